@@ -1,0 +1,1 @@
+# analysis/: trace readers and reports (know the HDF5 schema only)

@@ -1,0 +1,2 @@
+# cli/: the weft front end, one file per subcommand
+weft_SOURCES += cli/main.c

@@ -1,0 +1,129 @@
+/* sim/graph.h - the fabric graph: nodes, ports, full-duplex links and routes.
+ *
+ * Topology generators (topologies/) fill it; the model builder (models/builder.c) turns it into
+ * model instances.  It knows nothing of events or models.
+ *
+ * Nodes have ports numbered 0..n_ports-1 internally (users see port numbers from 1, as
+ * InfiniBand numbers them); a port may be empty (a partial scalable unit leaves switch ports
+ * unconnected).  A link joins (node a, port pa) and (node b, port pb) and has one rate and one
+ * propagation delay for both directions.
+ *
+ * Endpoints are the nodes traffic starts and ends at (hosts, GPUs, host memory, NICs when a
+ * workload addresses them); each has a dense endpoint index used by route tables.  Forwarding
+ * nodes (switches, NVSwitch, PCIe switches, NICs bridging PCIe and the fabric) carry transit
+ * traffic; an endpoint that does not forward never carries transit traffic.
+ *
+ * Routes: for every forwarding node and destination endpoint, the set of output ports on
+ * minimal (equal-cost) paths, and one static choice among them (D-mod-k style for fat trees,
+ * or loaded from a forwarding-table file).  weft_graph_routes_compute() fills both by
+ * breadth-first search from every endpoint; generators may then override static choices.
+ * Identical port sets are stored once, so the table costs 4 bytes per (forwarding node,
+ * destination) plus the distinct sets.
+ */
+#ifndef WEFT_SIM_GRAPH_H
+#define WEFT_SIM_GRAPH_H
+
+#include <glib.h>
+
+#include "sim/errors.h"
+#include "sim/time.h"
+
+#define WEFT_GRAPH_NONE G_MAXUINT32
+
+typedef enum {
+    WEFT_NODE_HOST,        /* a plain host with one NIC port (non-AI topologies) */
+    WEFT_NODE_SWITCH,      /* a fabric switch (leaf, spine, core) */
+    WEFT_NODE_GPU,
+    WEFT_NODE_NIC,         /* a server's NIC: PCIe on one side, the fabric on the other */
+    WEFT_NODE_PCIE_SWITCH,
+    WEFT_NODE_NVSWITCH,
+    WEFT_NODE_CPU,         /* host memory / root complex */
+    WEFT_NODE_KIND_COUNT
+} WeftNodeKind;
+
+typedef enum {
+    WEFT_LINK_FABRIC,
+    WEFT_LINK_NVLINK,
+    WEFT_LINK_PCIE,
+    WEFT_LINK_KIND_COUNT
+} WeftLinkKind;
+
+typedef struct {
+    char *name;            /* unique, e.g. "host3", "leaf0", "dgx-1/gpu0", "su0-rail3-leaf" */
+    WeftNodeKind kind;
+    gint32 tier;           /* switches: 1 leaf, 2 spine, 3 core; 0 for the rest */
+    gint32 server, su, rail; /* -1 where not meaningful */
+    gboolean forwards;     /* carries transit traffic */
+    guint32 endpoint;      /* dense endpoint index, or WEFT_GRAPH_NONE */
+    GArray *ports;         /* guint32 link id per port, WEFT_GRAPH_NONE when empty */
+} WeftNode;
+
+typedef struct {
+    guint32 a, b;          /* node ids */
+    guint32 pa, pb;        /* port indices (0-based) on a and b */
+    guint64 rate_bps;
+    weft_time_t delay_ps;  /* propagation, each way */
+    double length_m;       /* cable length if known, else 0 */
+    WeftLinkKind kind;
+} WeftLink;
+
+typedef struct _WeftGraph WeftGraph;
+
+WeftGraph *weft_graph_new (void);
+void weft_graph_free (WeftGraph *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftGraph, weft_graph_free)
+
+/* Adds a node with @n_ports empty ports; the name is copied.  Endpoint nodes (HOST, GPU, CPU,
+ * and NIC when @endpoint is TRUE for it) get the next endpoint index.  Returns the node id. */
+guint32 weft_graph_add_node (WeftGraph *g, const char *name, WeftNodeKind kind, guint n_ports);
+
+/* Marks a node as an endpoint (if not already) and returns its endpoint index. */
+guint32 weft_graph_make_endpoint (WeftGraph *g, guint32 node);
+
+/* Connects (a, pa) and (b, pb); both ports must exist and be empty (g_return_val_if_fail).
+ * With pa or pb WEFT_GRAPH_NONE, the first empty port is taken, growing the node if it has
+ * none.  Returns the link id. */
+guint32 weft_graph_connect (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb,
+                            guint64 rate_bps, weft_time_t delay_ps, WeftLinkKind kind);
+
+guint weft_graph_n_nodes (const WeftGraph *g);
+guint weft_graph_n_links (const WeftGraph *g);
+guint weft_graph_n_endpoints (const WeftGraph *g);
+WeftNode *weft_graph_node (const WeftGraph *g, guint32 id);
+WeftLink *weft_graph_link (const WeftGraph *g, guint32 id);
+/* Node id of endpoint index @ep. */
+guint32 weft_graph_endpoint_node (const WeftGraph *g, guint32 ep);
+/* Node id by name, or WEFT_GRAPH_NONE. */
+guint32 weft_graph_lookup (const WeftGraph *g, const char *name);
+
+/* The far end of port @port of @node: node id and port index there; FALSE if the port is
+ * empty. */
+gboolean weft_graph_peer (const WeftGraph *g, guint32 node, guint32 port, guint32 *peer_node,
+                          guint32 *peer_port);
+/* Direction of traffic leaving @node through @port on its link: 0 if @node is the link's a
+ * side, 1 if it is the b side. */
+guint weft_graph_direction (const WeftGraph *g, guint32 node, guint32 port);
+
+const char *weft_node_kind_name (WeftNodeKind kind);
+const char *weft_link_kind_name (WeftLinkKind kind);
+
+/* Fills equal-cost sets and static choices for every (forwarding node, endpoint) pair by
+ * breadth-first search from each endpoint over forwarding nodes.  The default static choice is
+ * set[endpoint_index % n] (D-mod-k at every tier).  Call after all links are added; call again
+ * after changing links. */
+void weft_graph_routes_compute (WeftGraph *g);
+
+/* Output ports of @node toward endpoint @dst_ep on minimal paths; *n_out = 0 when unreachable
+ * or when @node is the destination.  (transfer none) */
+const guint32 *weft_graph_route_set (const WeftGraph *g, guint32 node, guint32 dst_ep,
+                                     guint *n_out);
+/* The static (single-path) output port, or WEFT_GRAPH_NONE when unreachable. */
+guint32 weft_graph_route_static (const WeftGraph *g, guint32 node, guint32 dst_ep);
+/* Overrides one static choice (forwarding-table files, D-mod-k variants).  @port need not be in
+ * the equal-cost set (a file may route non-minimally). */
+void weft_graph_route_set_static (WeftGraph *g, guint32 node, guint32 dst_ep, guint32 port);
+/* Hop count (links crossed) between two nodes along minimal paths toward @dst's endpoint;
+ * G_MAXUINT when unreachable.  @dst must be an endpoint. */
+guint weft_graph_route_hops (const WeftGraph *g, guint32 src, guint32 dst);
+
+#endif /* WEFT_SIM_GRAPH_H */

@@ -1,0 +1,3 @@
+# sim/: the engine (time, events, packets, RNG streams, experiment files, graph, traces)
+libweft_a_SOURCES += sim/time.h sim/errors.c sim/errors.h
+libweft_a_SOURCES += sim/sim.c

@@ -1,0 +1,52 @@
+/* sim/trace.h - the HDF5 trace writer: one file per run.
+ *
+ * Layout (doc/hdf5-schema.md): /meta (attributes), /topology/nodes, /topology/links, /flows,
+ * /links, /ports; records from sim/trace_schema.h.  Data sets are compound, chunked,
+ * deflate-compressed and extendable; rows are buffered and appended in blocks, and
+ * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
+ * whose /meta status still says "running" - readers report it as incomplete.
+ *
+ * Ownership: the writer owns its HDF5 handles; no other file calls H5* (but analysis/).
+ * Errors: creation and close raise WEFT_TRACE_ERROR; appends inside the run never fail
+ * visibly - the first write error is kept and returned by weft_trace_close().
+ */
+#ifndef WEFT_SIM_TRACE_H
+#define WEFT_SIM_TRACE_H
+
+#include <glib.h>
+
+#include "sim/errors.h"
+#include "sim/trace_schema.h"
+
+typedef struct _WeftTrace WeftTrace;
+
+/** Creates @path (truncating it) and writes /meta with status "running".  Fails with
+ * WEFT_TRACE_ERROR_OPEN "PATH: cannot create trace file: REASON" if the path is unwritable.
+ * (transfer full) */
+WeftTrace *weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error);
+
+const char *weft_trace_path (const WeftTrace *trace);
+
+/* Topology, written once at the start. */
+void weft_trace_write_nodes (WeftTrace *trace, const WeftTraceNode *rows, gsize n);
+void weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize n);
+
+/* Buffered appends; cheap (a memcpy into a GArray). */
+void weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row);
+void weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row);
+
+/* Final per-port counters. */
+void weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n);
+
+/* Appends buffered rows and flushes the file to disk. */
+void weft_trace_flush (WeftTrace *trace);
+
+/** Flushes, writes the end attributes of /meta (status, sim time, wall time, events, message),
+ * closes and frees.  Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the
+ * run or now.  Safe to call from the interrupt path (after the run loop has stopped). */
+gboolean weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error);
+
+/* Closes and frees without writing the end (the file stays "running"); for error paths. */
+void weft_trace_abandon (WeftTrace *trace);
+
+#endif /* WEFT_SIM_TRACE_H */

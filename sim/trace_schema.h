@@ -1,0 +1,106 @@
+/* sim/trace_schema.h - the records of a weft trace file (HDF5), defined once.
+ *
+ * sim/trace.c writes these as compound data sets (chunked, deflate-compressed, extendable,
+ * appended and flushed during the run); analysis/ reads them.  doc/hdf5-schema.md documents
+ * every data set, field, unit and type; change both together and bump the version.
+ *
+ * Units: times in picoseconds (uint64), sizes in bytes, rates in bits per second.
+ */
+#ifndef WEFT_SIM_TRACE_SCHEMA_H
+#define WEFT_SIM_TRACE_SCHEMA_H
+
+#include <glib.h>
+
+#define WEFT_TRACE_SCHEMA_VERSION 1
+#define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
+#define WEFT_TRACE_KIND_LEN 16
+
+/* /topology/nodes: one row per node. */
+typedef struct {
+    guint32 id;
+    char name[WEFT_TRACE_NAME_LEN];
+    char kind[WEFT_TRACE_KIND_LEN]; /* "host", "switch", "gpu", "nic", ... */
+    guint32 n_ports;
+    gint32 tier;                    /* switches: 1 leaf, 2 spine, 3 core; else 0 */
+} WeftTraceNode;
+
+/* /topology/links: one row per full-duplex link. */
+typedef struct {
+    guint32 id;
+    guint32 node_a, port_a; /* port numbers as shown to users: 1-based */
+    guint32 node_b, port_b;
+    guint64 rate_bps;
+    guint64 delay_ps;       /* propagation delay, each way */
+    char kind[WEFT_TRACE_KIND_LEN]; /* "fabric", "nvlink", "pcie" */
+} WeftTraceLink;
+
+/* /flows: one row per flow, appended as flows finish (and, at the end, for unfinished ones). */
+typedef struct {
+    guint32 id;
+    guint32 src, dst;        /* node ids */
+    guint64 size_bytes;      /* application payload */
+    guint64 start_ps;        /* first byte handed to the sender's transport */
+    guint64 finish_ps;       /* last byte delivered to the receiving application; 0 if unfinished */
+    guint64 fct_ps;          /* finish - start; 0 if unfinished */
+    guint64 ideal_fct_ps;    /* alone on an idle fabric: wire bytes / bottleneck rate + path latency */
+    double slowdown;         /* fct / ideal; 0 if unfinished */
+    guint64 packets;         /* data packets of the flow (first transmissions) */
+    guint64 retransmits;     /* data packets sent again */
+    guint64 bytes_delivered; /* payload delivered in order to the application */
+    guint8 finished;         /* 1 finished, 0 still waiting at the end of the run */
+    char workload[WEFT_TRACE_KIND_LEN]; /* workload group suffix, truncated */
+} WeftTraceFlow;
+
+/* /links: samples per link and direction at [trace] interval; counters are per interval. */
+typedef struct {
+    guint64 time_ps;        /* end of the interval */
+    guint32 link;
+    guint8 direction;       /* 0: node_a -> node_b, 1: node_b -> node_a */
+    guint64 bytes;          /* wire bytes whose transmission finished in the interval */
+    guint64 packets;
+    guint64 max_queue_bytes;  /* egress queue depth feeding this direction */
+    double mean_queue_bytes;  /* time-weighted over the interval */
+    guint64 drops;            /* packets dropped at that egress queue in the interval */
+} WeftTraceLinkSample;
+
+/* /ports: final 64-bit counters per connected port, written at the end. */
+typedef struct {
+    guint32 node;
+    guint32 port;           /* 1-based */
+    guint32 link;
+    guint64 tx_bytes, rx_bytes; /* wire bytes */
+    guint64 tx_packets, rx_packets;
+    guint64 drops;          /* tail drops at this port's egress queue */
+    guint64 max_queue_bytes;
+    guint64 busy_ps;        /* time the transmitter was sending */
+} WeftTracePort;
+
+/* /meta attributes written when the file is opened. */
+typedef struct {
+    const char *weft_version;
+    const char *git_revision;
+    const char *experiment_text; /* resolved experiment (includes, overrides) */
+    const char *experiment_path;
+    guint64 seed;
+    const char *glib_version, *hdf5_version, *gsl_version; /* filled by trace.c when NULL */
+} WeftTraceMeta;
+
+/* /meta attributes written at the end (and by the interrupt path). */
+typedef enum {
+    WEFT_TRACE_STATUS_RUNNING = 0,   /* on disk while the run goes on; a file still saying this was killed */
+    WEFT_TRACE_STATUS_DONE = 1,      /* workload completed */
+    WEFT_TRACE_STATUS_DURATION = 2,  /* stopped at [experiment] duration */
+    WEFT_TRACE_STATUS_HANG = 3,      /* watchdog saw no progress for hang_timeout */
+    WEFT_TRACE_STATUS_INTERRUPTED = 4, /* SIGINT / SIGTERM */
+    WEFT_TRACE_STATUS_FAILED = 5,    /* runtime failure */
+} WeftTraceStatus;
+
+typedef struct {
+    WeftTraceStatus status;
+    guint64 sim_time_ps;
+    double wall_time_s;
+    guint64 events;
+    const char *message; /* one line: hang report, failure reason; may be NULL */
+} WeftTraceEnd;
+
+#endif /* WEFT_SIM_TRACE_SCHEMA_H */

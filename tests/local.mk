@@ -1,0 +1,7 @@
+# tests/: Check unit tests (tests/check_X from tests/check_X.c, main() in the harness) and
+# end-to-end shell tests (tests/e2e/*.sh) that drive the weft binary.
+check_LIBRARIES += tests/libharness.a
+tests_libharness_a_SOURCES = tests/harness.c tests/harness.h
+LDADD = tests/libharness.a $(WEFT_LIBS) $(CHECK_LIBS)
+AM_CFLAGS += $(CHECK_CFLAGS)
+TESTS += $(check_PROGRAMS)

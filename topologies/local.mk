@@ -1,0 +1,1 @@
+# topologies/: pure generators from parameters to the fabric graph
