@@ -1,0 +1,17 @@
+/* cli/cli.h - the subcommands of the weft front end.
+ *
+ * Each cli/X.c implements one subcommand as `int weft_cli_X (int argc, char **argv)`, where
+ * argv[0] is the subcommand name; it parses its own options with GOption (so `weft X --help`
+ * works), calls into the other folders, prints (errors with g_printerr, one line), and returns
+ * the process exit status (sim/errors.h WeftExitStatus).  cli/main.c dispatches.
+ */
+#ifndef WEFT_CLI_CLI_H
+#define WEFT_CLI_CLI_H
+
+int weft_cli_run (int argc, char **argv);
+int weft_cli_validate (int argc, char **argv);
+int weft_cli_params (int argc, char **argv);
+int weft_cli_topo (int argc, char **argv);
+int weft_cli_report (int argc, char **argv);
+
+#endif /* WEFT_CLI_CLI_H */
