@@ -5,3 +5,6 @@ tests_libharness_a_SOURCES = tests/harness.c tests/harness.h
 LDADD = tests/libharness.a $(WEFT_LIBS) $(CHECK_LIBS)
 AM_CFLAGS += $(CHECK_CFLAGS)
 TESTS += $(check_PROGRAMS)
+check_PROGRAMS += tests/check_graph tests/check_topology
+tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_topology_SOURCES = tests/check_topology.c
