@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "sim/errors.h"
 #include "sim/time.h"
 
 gboolean weft_units_parse_time (const char *text, weft_time_t *out_ps, GError **error);
