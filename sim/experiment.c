@@ -262,6 +262,14 @@ weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error
                      assignment);
         return FALSE;
     }
+    if (strcmp (group, "experiment") == 0 && strcmp (key, "include") == 0) {
+        /* Includes are resolved while loading; a late one would leave a key nobody reads. */
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE,
+                     SET_ORIGIN " %s: [experiment] include cannot be set from the command line: "
+                                "write an experiment file that includes the others",
+                     assignment);
+        return FALSE;
+    }
     g_autofree char *value = g_strstrip (g_strdup (eq + 1));
     note_group (exp, group, SET_ORIGIN);
     g_key_file_set_string (exp->kf, group, key, value);

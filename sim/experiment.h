@@ -34,7 +34,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftExperiment, weft_experiment_free)
 
 /** Applies one command-line override "GROUP:KEY=VALUE" (the group may contain dots; the
  * first ':' ends it, the first '=' after it ends the key).  Malformed text is
- * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected.  The value is not checked here: it goes
+ * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected, as is [experiment] include (includes
+ * are resolved while loading).  The value is not checked here: it goes
  * through the same validation as file values when models read it.  Its origin is "--set". */
 gboolean weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error);
 

@@ -494,8 +494,12 @@ weft_params_describe (const WeftParamSpec *spec, GString *out)
         g_autofree char *extra = NULL;
         if (p->type == WEFT_PARAM_TYPE_ENUM)
             extra = g_strdup_printf ("[%s]", p->choices);
-        else if (has_range (p->type) && (p->min || p->max))
-            extra = g_strdup_printf ("[%s .. %s]", p->min ? p->min : "", p->max ? p->max : "");
+        else if (has_range (p->type) && p->min && p->max)
+            extra = g_strdup_printf ("[%s .. %s]", p->min, p->max);
+        else if (has_range (p->type) && p->min)
+            extra = g_strdup_printf ("[>= %s]", p->min);
+        else if (has_range (p->type) && p->max)
+            extra = g_strdup_printf ("[<= %s]", p->max);
         g_autofree char *line =
             g_strdup_printf ("  %-20s %-7s %-12s %s", p->name, weft_params_type_name (p->type),
                              p->def ? p->def : "(required)", extra ? extra : "");

@@ -184,6 +184,10 @@ START_TEST (test_experiment_set_overrides)
     g_autofree char *dir = weft_experiment_dir_for (exp, "trace", "flows");
     ck_assert_str_eq (dir, ".");
 
+    g_clear_error (&err);
+    ck_assert (!weft_experiment_set (exp, "experiment:include=x.ini", &err));
+    ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE));
+
     const char *bad[] = {"foo=bar", "switch:buffer", ":k=v", "switch:=v", "a=b:c=d", NULL};
     for (guint i = 0; bad[i]; i++) {
         g_clear_error (&err);

@@ -276,6 +276,7 @@ START_TEST (test_params_describe_and_type_names)
     ck_assert_ptr_nonnull (strstr (out->str, "link speed"));
     ck_assert_ptr_nonnull (strstr (out->str, "static|ecmp|adaptive"));
     ck_assert_ptr_nonnull (strstr (out->str, "(required)"));
+    ck_assert_ptr_nonnull (strstr (out->str, "[>= 1KiB]"));
     ck_assert_ptr_null (strstr (out->str, " \n"));
     ck_assert_str_eq (weft_params_type_name (WEFT_PARAM_TYPE_TIME), "time");
     ck_assert_str_eq (weft_params_type_name (WEFT_PARAM_TYPE_RATE), "rate");
