@@ -5,3 +5,7 @@ tests_libharness_a_SOURCES = tests/harness.c tests/harness.h
 LDADD = tests/libharness.a $(WEFT_LIBS) $(CHECK_LIBS)
 AM_CFLAGS += $(CHECK_CFLAGS)
 TESTS += $(check_PROGRAMS)
+check_PROGRAMS += tests/check_units tests/check_params tests/check_experiment
+tests_check_units_SOURCES = tests/check_units.c
+tests_check_params_SOURCES = tests/check_params.c
+tests_check_experiment_SOURCES = tests/check_experiment.c
