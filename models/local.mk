@@ -1,1 +1,6 @@
 # models/: one file pair per mechanism, instantiated from the graph by the builder
+libweft_a_SOURCES += models/link.c models/link.h models/port.c models/port.h
+libweft_a_SOURCES += models/fabric.c models/fabric.h models/routing.h
+libweft_a_SOURCES += models/switch.c models/switch.h models/transport.c models/transport.h
+libweft_a_SOURCES += models/nic.c models/nic.h
+libweft_a_SOURCES += models/builder.c models/builder.h

@@ -34,7 +34,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftExperiment, weft_experiment_free)
 
 /** Applies one command-line override "GROUP:KEY=VALUE" (the group may contain dots; the
  * first ':' ends it, the first '=' after it ends the key).  Malformed text is
- * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected.  The value is not checked here: it goes
+ * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected, as is [experiment] include (includes
+ * are resolved while loading).  The value is not checked here: it goes
  * through the same validation as file values when models read it.  Its origin is "--set". */
 gboolean weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error);
 
@@ -44,12 +45,13 @@ GKeyFile *weft_experiment_keyfile (const WeftExperiment *exp);
 /* The top-level file name as given (or @name for from_data).  (transfer none) */
 const char *weft_experiment_path (const WeftExperiment *exp);
 
-/* Directory of the file that set group/key, for resolving relative paths such as a flow-list
- * CSV or a CDF file; the top file's directory when unknown.  (transfer full) */
+/* Directory of the file that set group/key (as weft_experiment_origin finds it), for resolving
+ * relative paths such as a flow-list CSV or a CDF file; "." for a --set value, since a path
+ * typed on the command line is relative to the working directory.  (transfer full) */
 char *weft_experiment_dir_for (const WeftExperiment *exp, const char *group, const char *key);
 
-/* File that set group/key ("--set" for overrides); with key NULL, the first file that had the
- * group; the top file when unknown.  (transfer none) */
+/* File that set group/key ("--set" for overrides); with key NULL or a key nobody set, the first
+ * file that had the group; the top file when the group is unknown too.  (transfer none) */
 const char *weft_experiment_origin (const WeftExperiment *exp, const char *group, const char *key);
 
 gboolean weft_experiment_has_group (const WeftExperiment *exp, const char *group);
@@ -69,7 +71,7 @@ char *weft_experiment_to_data (const WeftExperiment *exp);
  * weft_experiment_fail:
  * Sets @error (domain WEFT_CONFIG_ERROR, @code) to "ORIGIN: [group] key: MESSAGE", where ORIGIN
  * is weft_experiment_origin (exp, group, key); with @key NULL the form is "ORIGIN: [group]:
- * MESSAGE".  Returns FALSE so callers can `return weft_experiment_fail (...)`.
+ * MESSAGE", and with @group NULL too "ORIGIN: MESSAGE" (the top file).  Returns FALSE so callers can `return weft_experiment_fail (...)`.
  */
 gboolean weft_experiment_fail (const WeftExperiment *exp, GError **error, WeftConfigError code,
                                const char *group, const char *key, const char *format, ...)

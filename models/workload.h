@@ -1,0 +1,61 @@
+/* models/workload.h - workload generators: from [workload.NAME] groups to a list of flows.
+ *
+ * Generation happens before the run, all at once, so the flows of a run are known up front
+ * (and written to the trace as they finish).  Each group draws from its own RNG stream,
+ * derived from the run seed and the group's name, so adding a group changes no other group's
+ * flows.
+ *
+ * Kinds (`kind = ...`):
+ *   flows        explicit list: inline `flows = SRC>DST SIZE [START]; ...` or `file = x.csv`
+ *                (CSV columns src,dst,size[,start] with units, '#' comments, optional header)
+ *   permutation  every selected host sends to exactly one other and receives from exactly one
+ *                (a random derangement, or `pattern = shift` with `shift = K`)
+ *   incast       `senders` hosts (or a list) to one `receiver`
+ *   all_to_all   every selected host to every other
+ * Sizes: `flow_size = 1MiB` (fixed), or `size_dist = exponential|lognormal|pareto|uniform`
+ * with its parameters, or `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear
+ * interpolation between points).  Starts: `start = 0us` (all at once, plus optional `jitter`),
+ * or `arrival = poisson` at `load` (fraction of each sender's link rate) for `duration` or
+ * `count` flows.
+ *
+ * Hosts are the graph's endpoints of kind HOST (or GPU where there are no HOSTs) unless a
+ * `hosts = a;b;c` list or range narrows them; node names are checked (WEFT_CONFIG_ERROR_NODE).
+ */
+#ifndef WEFT_MODELS_WORKLOAD_H
+#define WEFT_MODELS_WORKLOAD_H
+
+#include <glib.h>
+
+#include "sim/experiment.h"
+#include "sim/graph.h"
+#include "sim/params.h"
+#include "sim/time.h"
+
+typedef struct {
+    guint32 id;          /* dense, in generation order (group order, then time) */
+    guint32 src, dst;    /* node ids (endpoints) */
+    guint64 size_bytes;  /* application payload, >= 1 */
+    weft_time_t start_ps;
+    guint32 group;       /* index into the workload names array */
+} WeftFlowSpec;
+
+/**
+ * weft_workload_generate:
+ * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
+ * WeftFlowSpec), sorted by start time then id, ids dense from 0; appends each group's NAME
+ * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
+ * An experiment without workload groups is an error (nothing to simulate).
+ */
+gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
+                                 GArray *flows, GPtrArray *names, GError **error);
+
+/* For `weft params`: the kinds and their tables (common keys first).  NULL-terminated. */
+typedef struct {
+    const char *kind;
+    const char *help;
+    const WeftParamSpec *spec;
+} WeftWorkloadKind;
+const WeftWorkloadKind *weft_workload_kinds (void);
+const WeftParamSpec *weft_workload_common_params (void);
+
+#endif /* WEFT_MODELS_WORKLOAD_H */
