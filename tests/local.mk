@@ -12,3 +12,5 @@ tests_check_experiment_SOURCES = tests/check_experiment.c
 check_PROGRAMS += tests/check_graph tests/check_topology
 tests_check_graph_SOURCES = tests/check_graph.c
 tests_check_topology_SOURCES = tests/check_topology.c
+check_PROGRAMS += tests/check_railopt
+tests_check_railopt_SOURCES = tests/check_railopt.c
