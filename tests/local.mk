@@ -9,3 +9,6 @@ check_PROGRAMS += tests/check_units tests/check_params tests/check_experiment
 tests_check_units_SOURCES = tests/check_units.c
 tests_check_params_SOURCES = tests/check_params.c
 tests_check_experiment_SOURCES = tests/check_experiment.c
+check_PROGRAMS += tests/check_event tests/check_packet
+tests_check_event_SOURCES = tests/check_event.c
+tests_check_packet_SOURCES = tests/check_packet.c
