@@ -6,3 +6,4 @@ libweft_a_SOURCES += sim/event.c sim/event.h
 libweft_a_SOURCES += sim/packet.c sim/packet.h
 libweft_a_SOURCES += sim/runcfg.c sim/runcfg.h
 libweft_a_SOURCES += sim/units.c sim/units.h sim/params.c sim/params.h sim/experiment.c sim/experiment.h
+libweft_a_SOURCES += sim/graph.c sim/graph.h

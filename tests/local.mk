@@ -12,3 +12,6 @@ tests_check_experiment_SOURCES = tests/check_experiment.c
 check_PROGRAMS += tests/check_event tests/check_packet
 tests_check_event_SOURCES = tests/check_event.c
 tests_check_packet_SOURCES = tests/check_packet.c
+check_PROGRAMS += tests/check_graph tests/check_topology
+tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_topology_SOURCES = tests/check_topology.c
