@@ -5,3 +5,5 @@ tests_libharness_a_SOURCES = tests/harness.c tests/harness.h
 LDADD = tests/libharness.a $(WEFT_LIBS) $(CHECK_LIBS)
 AM_CFLAGS += $(CHECK_CFLAGS)
 TESTS += $(check_PROGRAMS)
+check_PROGRAMS += tests/check_workload
+tests_check_workload_SOURCES = tests/check_workload.c
