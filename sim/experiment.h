@@ -44,12 +44,13 @@ GKeyFile *weft_experiment_keyfile (const WeftExperiment *exp);
 /* The top-level file name as given (or @name for from_data).  (transfer none) */
 const char *weft_experiment_path (const WeftExperiment *exp);
 
-/* Directory of the file that set group/key, for resolving relative paths such as a flow-list
- * CSV or a CDF file; the top file's directory when unknown.  (transfer full) */
+/* Directory of the file that set group/key (as weft_experiment_origin finds it), for resolving
+ * relative paths such as a flow-list CSV or a CDF file; "." for a --set value, since a path
+ * typed on the command line is relative to the working directory.  (transfer full) */
 char *weft_experiment_dir_for (const WeftExperiment *exp, const char *group, const char *key);
 
-/* File that set group/key ("--set" for overrides); with key NULL, the first file that had the
- * group; the top file when unknown.  (transfer none) */
+/* File that set group/key ("--set" for overrides); with key NULL or a key nobody set, the first
+ * file that had the group; the top file when the group is unknown too.  (transfer none) */
 const char *weft_experiment_origin (const WeftExperiment *exp, const char *group, const char *key);
 
 gboolean weft_experiment_has_group (const WeftExperiment *exp, const char *group);

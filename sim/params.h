@@ -82,7 +82,9 @@ gboolean weft_params_read (const WeftExperiment *exp, const char *group,
                            const WeftParamBinding *bindings, guint n_bindings, GError **error);
 
 /* Sets every field to its default, for code that builds objects without a file (tests).
- * Aborts on a spec whose default does not parse (a programming error). */
+ * STRING and LIST fields must be NULL or owned: they are freed first, so reading twice does
+ * not leak.  A required key (def NULL) leaves its field zero.  Aborts on a spec whose default
+ * does not parse (a programming error). */
 void weft_params_set_defaults (const WeftParamSpec *spec, void *obj);
 
 /* Frees STRING and LIST fields and sets them to NULL. */

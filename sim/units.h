@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "sim/errors.h"
 #include "sim/time.h"
 
 gboolean weft_units_parse_time (const char *text, weft_time_t *out_ps, GError **error);
@@ -28,9 +29,11 @@ gboolean weft_units_parse_bytes (const char *text, guint64 *out_bytes, GError **
 /* Length in metres, as a double (it only feeds propagation-delay and headroom arithmetic). */
 gboolean weft_units_parse_length (const char *text, double *out_m, GError **error);
 
-/* Human-readable forms, choosing the largest unit that keeps the number >= 1 and printing at
- * most 4 significant decimals ("40.96ns", "400Gbps", "64MiB" when exact in binary units, else
- * decimal "1.5MB").  The result parses back to the same value whenever it is exact.  (transfer full) */
+/* Human-readable forms: the largest unit in which the value is >= 1 and exact with at most 4
+ * decimals ("40.96ns", "1234.567ns", "400Gbps"; rates always in bit units).  Sizes use binary
+ * units when a unit above B says it with no more decimals than decimal units ("64MiB",
+ * "1.5KiB"), else decimal ("1.5MB", "1KB").  The base unit is always exact, so the result
+ * always parses back to the same value.  (transfer full) */
 char *weft_units_format_time (weft_time_t ps);
 char *weft_units_format_rate (guint64 bps);
 char *weft_units_format_bytes (guint64 bytes);
