@@ -179,7 +179,14 @@ emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t start, GError 
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, NULL,
                                      "more than %u flows: reduce count, duration or hosts",
                                      MAX_FLOWS);
-    Gen gen = { { 0, src, dst, size, start, x->group_index }, (*x->seq)++ };
+    Gen gen;
+    memset (&gen, 0, sizeof gen); /* padding too, so equal flow arrays compare equal bytewise */
+    gen.spec.src = src;
+    gen.spec.dst = dst;
+    gen.spec.size_bytes = size;
+    gen.spec.start_ps = start;
+    gen.spec.group = x->group_index;
+    gen.seq = (*x->seq)++;
     g_array_append_val (x->out, gen);
     return TRUE;
 }
@@ -964,9 +971,9 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                                      "more than %u flows in all", MAX_FLOWS);
     g_array_sort (out, gen_cmp);
     for (guint i = 0; i < out->len; i++) {
-        WeftFlowSpec f = g_array_index (out, Gen, i).spec;
-        f.id = flows->len;
-        g_array_append_val (flows, f);
+        WeftFlowSpec *f = &g_array_index (out, Gen, i).spec;
+        f->id = flows->len;
+        g_array_append_vals (flows, f, 1);
     }
     for (guint i = 0; groups[i]; i++)
         g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));

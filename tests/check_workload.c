@@ -118,6 +118,21 @@ assert_fails (const char *text, WeftConfigError code, const char *needle)
 
 #define FLOW(a, i) (&g_array_index ((a), WeftFlowSpec, (i)))
 
+/* Field by field: padding bytes carry no meaning. */
+static gboolean
+same_flows (GArray *a, GArray *b)
+{
+    if (a->len != b->len)
+        return FALSE;
+    for (guint i = 0; i < a->len; i++) {
+        const WeftFlowSpec *x = FLOW (a, i), *y = FLOW (b, i);
+        if (x->id != y->id || x->src != y->src || x->dst != y->dst ||
+            x->size_bytes != y->size_bytes || x->start_ps != y->start_ps || x->group != y->group)
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* ---- permutation ------------------------------------------------------------------------ */
 
 static const char *perm_text = "[workload.perm]\nkind = permutation\nflow_size = 1MiB\n";
@@ -150,13 +165,13 @@ START_TEST (test_workload_permutation_deterministic)
 {
     g_autoptr (GArray) a = gen (perm_text, 7);
     g_autoptr (GArray) b = gen (perm_text, 7);
-    ck_assert_int_eq (memcmp (a->data, b->data, a->len * sizeof (WeftFlowSpec)), 0);
+    ck_assert (same_flows (a, b));
     /* 8 hosts have 14833 derangements: five other seeds all repeating seed 7's is a bug. */
     gboolean differs = FALSE;
     for (guint64 seed = 8; seed < 13; seed++) {
         g_autoptr (GArray) c = gen (perm_text, seed);
         assert_derangement (c);
-        differs |= memcmp (a->data, c->data, a->len * sizeof (WeftFlowSpec)) != 0;
+        differs |= !same_flows (a, c);
     }
     ck_assert (differs);
 }
