@@ -15,3 +15,5 @@ tests_check_packet_SOURCES = tests/check_packet.c
 check_PROGRAMS += tests/check_graph tests/check_topology
 tests_check_graph_SOURCES = tests/check_graph.c
 tests_check_topology_SOURCES = tests/check_topology.c
+check_PROGRAMS += tests/check_workload
+tests_check_workload_SOURCES = tests/check_workload.c
