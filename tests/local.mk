@@ -5,3 +5,5 @@ tests_libharness_a_SOURCES = tests/harness.c tests/harness.h
 LDADD = tests/libharness.a $(WEFT_LIBS) $(CHECK_LIBS)
 AM_CFLAGS += $(CHECK_CFLAGS)
 TESTS += $(check_PROGRAMS)
+check_PROGRAMS += tests/check_trace
+tests_check_trace_SOURCES = tests/check_trace.c
