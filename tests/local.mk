@@ -7,3 +7,9 @@ AM_CFLAGS += $(CHECK_CFLAGS)
 TESTS += $(check_PROGRAMS)
 check_PROGRAMS += tests/check_trace
 tests_check_trace_SOURCES = tests/check_trace.c
+# tests/mktrace writes a small trace for the shell tests; it is not a test itself (and, having
+# its own main(), does not link the harness).
+noinst_PROGRAMS += tests/mktrace
+tests_mktrace_SOURCES = tests/mktrace.c
+tests_mktrace_LDADD = $(WEFT_LIBS)
+TESTS += tests/e2e/trace_python.sh
