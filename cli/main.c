@@ -1,8 +1,3 @@
-/* cli/main.c - the weft front end: dispatches `weft NAME ...` to the subcommand NAME.
- *
- * Subcommands live in one static table (cli/cli.h declares their functions); adding one is a
- * new cli/X.c and a row here.  Each parses its own options, so `weft NAME --help` works.
- */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
 #include <glib.h>
@@ -24,7 +19,6 @@ static const Command commands[] = {
     { "run", weft_cli_run, "simulate an experiment, write its HDF5 trace, print a summary" },
     { "validate", weft_cli_validate, "check an experiment file without simulating" },
     { "params", weft_cli_params, "list groups and parameters with types, defaults and ranges" },
-    { "topo", weft_cli_topo, "build an experiment's topology and describe or export it" },
     { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
 };
 
@@ -40,23 +34,11 @@ usage (FILE *to)
                  "  --version      print the version and git revision\n\n"
                  "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 hang detected,\n"
                  "4 interrupted.\n");
-
-    int (*run) (int argc, char **argv); /* argv[0] is the subcommand name */
-    const char *summary;                /* one line for `weft --help` */
-} Subcommand;
-
-static const Subcommand subcommands[] = {
-    { "report", weft_cli_report, "summarise a trace file (HDF5); exit 0 complete, 1 incomplete" },
-
-usage (FILE *out)
-    fprintf (out, "Usage: weft COMMAND [OPTIONS...]\n\nCommands:\n");
-    for (gsize i = 0; i < G_N_ELEMENTS (subcommands); i++)
-        fprintf (out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-    fprintf (out, "\n`weft COMMAND --help` describes a command; `weft --version` prints the version.\n");
 }
 
 int
 main (int argc, char **argv)
+{
     if (argc < 2) {
         usage (stderr);
         return WEFT_EXIT_BAD_INPUT;
@@ -65,8 +47,11 @@ main (int argc, char **argv)
         strcmp (argv[1], "help") == 0) {
         usage (stdout);
         return WEFT_EXIT_DONE;
+    }
     if (strcmp (argv[1], "--version") == 0) {
         printf ("weft %s (%s)\n", PACKAGE_VERSION, WEFT_GIT_REVISION);
+        return WEFT_EXIT_DONE;
+    }
     for (guint i = 0; i < G_N_ELEMENTS (commands); i++) {
         if (strcmp (argv[1], commands[i].name) == 0) {
             /* The subcommand sees itself as argv[0], so GOption prints "weft run" etc. */
@@ -74,19 +59,13 @@ main (int argc, char **argv)
             g_set_prgname (prg);
             return commands[i].fn (argc - 1, argv + 1);
         }
+    }
     const char *names[G_N_ELEMENTS (commands) + 1];
+    for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
         names[i] = commands[i].name;
     names[G_N_ELEMENTS (commands)] = NULL;
     const char *guess = weft_suggest (argv[1], names);
     g_printerr ("weft: unknown command '%s'%s%s%s (see weft --help)\n", argv[1],
                 guess ? ", did you mean '" : "", guess ? guess : "", guess ? "'?" : "");
     return WEFT_EXIT_BAD_INPUT;
-        return 2;
-        printf ("weft %s\n", PACKAGE_VERSION);
-        return 0;
-    if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
-        || strcmp (argv[1], "help") == 0) {
-        if (strcmp (argv[1], subcommands[i].name) == 0)
-            return subcommands[i].run (argc - 1, argv + 1);
-    g_printerr ("weft: unknown command \"%s\" (see weft --help)\n", argv[1]);
-    return 2;
+}
