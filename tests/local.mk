@@ -25,3 +25,5 @@ noinst_PROGRAMS += tests/mktrace
 tests_mktrace_SOURCES = tests/mktrace.c
 tests_mktrace_LDADD = $(WEFT_LIBS)
 TESTS += tests/e2e/trace_python.sh
+check_PROGRAMS += tests/check_network
+tests_check_network_SOURCES = tests/check_network.c
