@@ -20,7 +20,7 @@ typedef struct {
 static void
 describe (GString *out, const char *group, const char *help, const WeftParamSpec *spec)
 {
-    g_string_append_printf (out, "[%s]  %s\n", group, help);
+    g_string_append_printf (out, "%s  %s\n", group, help);
     if (spec && spec[0].name)
         weft_params_describe (spec, out);
     else
@@ -59,23 +59,28 @@ weft_cli_params (int argc, char **argv)
     for (guint i = 0; i < G_N_ELEMENTS (fixed); i++) {
         g_ptr_array_add (names, g_strdup (fixed[i].group));
         if (!want || strcmp (want, fixed[i].group) == 0) {
-            describe (out, fixed[i].group, fixed[i].help, fixed[i].spec);
+            g_autofree char *title = g_strdup_printf ("[%s]", fixed[i].group);
+            describe (out, title, fixed[i].help, fixed[i].spec);
             found = TRUE;
         }
     }
     g_ptr_array_add (names, g_strdup ("topology"));
+    if (!want || strcmp (want, "topology") == 0) {
+        describe (out, "[topology]", "keys common to every generator", weft_topology_common_params ());
+        found = TRUE;
+    }
     for (const WeftTopologyGenerator *const *gen = weft_topology_generators (); *gen; gen++) {
         char *name = g_strconcat ("topology.", (*gen)->name, NULL);
         g_ptr_array_add (names, name);
         if (!want || strcmp (want, "topology") == 0 || strcmp (want, name) == 0) {
-            g_autofree char *title = g_strdup_printf ("topology] generator = %s  [", (*gen)->name);
-            describe (out, title, (*gen)->help, (*gen)->params);
+            g_autofree char *title = g_strdup_printf ("[topology] generator = %s:", (*gen)->name);
+            describe (out, title, (*gen)->help, (*gen)->spec);
             found = TRUE;
         }
     }
     g_ptr_array_add (names, g_strdup ("workload"));
     if (!want || strcmp (want, "workload") == 0) {
-        describe (out, "workload.NAME", "keys common to every workload kind",
+        describe (out, "[workload.NAME]", "keys common to every workload kind",
                   weft_workload_common_params ());
         found = TRUE;
     }
@@ -83,7 +88,7 @@ weft_cli_params (int argc, char **argv)
         char *name = g_strconcat ("workload.", k->kind, NULL);
         g_ptr_array_add (names, name);
         if (!want || strcmp (want, "workload") == 0 || strcmp (want, name) == 0) {
-            g_autofree char *title = g_strdup_printf ("workload.NAME] kind = %s  [", k->kind);
+            g_autofree char *title = g_strdup_printf ("[workload.NAME] kind = %s:", k->kind);
             describe (out, title, k->help, k->spec);
             found = TRUE;
         }

@@ -159,12 +159,20 @@ on_ack (WeftNic *nic, WeftPacket *ack)
 {
     WeftSim *sim = nic->parent.sim;
     WeftFlow *f = &nic->tp->flows[ack->flow];
-    if (ack->seq > f->snd_una) {
+    gboolean progressed = ack->seq > f->snd_una;
+    if (progressed) {
         if (!ack->retransmit) /* Karn: no samples from retransmitted packets */
             rtt_sample (nic, f, sim->now - ack->sent_at);
         f->snd_una = ack->seq;
         if (f->snd_nxt < f->snd_una)
             f->snd_nxt = f->snd_una;
+    }
+    if (ack->kind == WEFT_PKT_NACK && ack->seq < f->snd_nxt) {
+        /* Go back to the first packet the receiver is missing. */
+        f->naks++;
+        f->snd_nxt = ack->seq;
+    }
+    if (ack->kind == WEFT_PKT_NACK || progressed) {
         if (f->snd_una == f->n_pkts)
             f->deadline = 0; /* all acknowledged: the timer lapses */
         else
@@ -182,9 +190,11 @@ on_data (WeftNic *nic, WeftPacket *pkt)
     WeftSim *sim = nic->parent.sim;
     WeftTransport *tp = nic->tp;
     WeftFlow *f = &tp->flows[pkt->flow];
+    guint8 reply = WEFT_PKT_ACK;
     if (pkt->seq == f->rcv_nxt) {
         f->rcv_nxt++;
         f->delivered += pkt->payload;
+        f->nak_sent = FALSE;
         weft_sim_progress (sim);
         if (f->rcv_nxt == f->n_pkts) {
             f->finished = TRUE;
@@ -197,10 +207,16 @@ on_data (WeftNic *nic, WeftPacket *pkt)
         f->dup_discards++;
     } else {
         f->ooo_discards++;
+        if (f->nak_sent) {
+            weft_packet_release (&sim->pool, pkt);
+            return;
+        }
+        f->nak_sent = TRUE;
+        reply = WEFT_PKT_NACK;
     }
-    /* Cumulative ACK, echoing the data packet's send time and retransmit flag. */
+    /* Cumulative ACK (or NAK), echoing the data packet's send time and retransmit flag. */
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
-    ack->kind = WEFT_PKT_ACK;
+    ack->kind = reply;
     ack->prio = 0;
     ack->src = f->spec.dst;
     ack->dst = f->spec.src;

@@ -5,8 +5,9 @@
  * of at most `mtu` payload; every data packet is acknowledged with a cumulative ACK; the sender
  * keeps at most `window` packets unacknowledged (no congestion control) - by default one
  * bandwidth-delay product of the flow's own path plus one packet, so a lone flow runs at line
- * rate; the receiver accepts packets in order only and discards the rest (go-back-N); a
- * retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
+ * rate; the receiver accepts packets in order only and discards the rest (go-back-N),
+ * answering the first out-of-order packet of a gap with a NAK that sends the sender back to
+ * the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
  * clamped to [rto_min, rto_max]), sends everything from the first unacknowledged packet again.
  *
  * Each flow's sender half is touched only by its source NIC and its receiver half only by its
@@ -45,11 +46,12 @@ struct WeftFlow {
     gboolean timer_pending, started, in_ring;
     WeftFlow *ring_next;
     WeftModel *sender;        /* the source NIC (set when the start is scheduled) */
-    guint64 retransmits, timeouts;
+    guint64 retransmits, timeouts, naks;
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
     guint64 ooo_discards, dup_discards;
+    gboolean nak_sent;        /* a NAK for the current gap is out: stay silent until it heals */
     weft_time_t finish_ps;
     gboolean finished;
 };

@@ -32,14 +32,25 @@ weft_sim_new (guint64 seed)
     return sim;
 }
 
+guint64
+weft_sim_clear_models (WeftSim *sim)
+{
+    /* Clear in reverse creation order: later models may refer to earlier ones. */
+    for (guint i = sim->models->len; i-- > 0;)
+        model_free (sim->models->pdata[i]);
+    g_ptr_array_set_size (sim->models, 0);
+    return weft_packet_pool_live (&sim->pool);
+}
+
 void
 weft_sim_free (WeftSim *sim)
 {
     if (!sim)
         return;
-    /* Clear in reverse creation order: later models may refer to earlier ones. */
-    for (guint i = sim->models->len; i-- > 0;)
-        model_free (sim->models->pdata[i]);
+    guint64 live = weft_sim_clear_models (sim);
+    if (live != 0)
+        g_critical ("%" G_GUINT64_FORMAT " packets were not returned to the pool by the models",
+                    live);
     g_ptr_array_unref (sim->models);
     weft_evq_clear (&sim->evq);
     weft_packet_pool_clear (&sim->pool);

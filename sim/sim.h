@@ -59,8 +59,13 @@ struct _WeftSim {
 };
 
 WeftSim *weft_sim_new (guint64 seed);
-/* Calls every model's clear hook, frees the models, the queue and the pool. */
+/* Calls every model's clear hook, frees the models, the queue and the pool.  A packet not
+ * returned to the pool by then is a model bug, reported with g_critical. */
 void weft_sim_free (WeftSim *sim);
+
+/* Clears and frees every model (as weft_sim_free does first); returns the packets still live,
+ * which must be 0: every queue, wire and model hands its packets back when cleared. */
+guint64 weft_sim_clear_models (WeftSim *sim);
 
 /** Allocates a model instance of @klass (zeroed, instance_size bytes), gives it the next id and
  * adds it to the run.  Its parameters are the caller's to set; init is not called here.

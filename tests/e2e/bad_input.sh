@@ -1,0 +1,35 @@
+#!/bin/sh
+# Every class of bad input: exit status 2 and one line naming the file, [group] and key.
+. "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
+base="$WEFT_SRCDIR/experiments/incast.ini"
+check() { # check PATTERN CMD...: exit 2, one line on stderr matching PATTERN
+    pat=$1; shift
+    expect_exit 2 "$@"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] || { cat "$TMP/err" >&2; fail "'$*': expected one line"; }
+    grep -q -- "$pat" "$TMP/err" || { cat "$TMP/err" >&2; fail "'$*': no '$pat' in the message"; }
+}
+# unknown group and key, with suggestions
+printf '[experiment]\ninclude = %s\n[swich]\nbuffer = 1MiB\n' "$base" >"$TMP/g.ini"
+check "g.ini: \[swich\].*did you mean \[switch\]" "$WEFT" validate "$TMP/g.ini"
+check "\[switch\] bufer: unknown key, did you mean 'buffer'" "$WEFT" run "$base" --set switch:bufer=1MiB -o "$TMP/x.h5"
+# missing unit, wrong unit, out of range
+check "\[topology\] link_rate:.*no unit" "$WEFT" validate "$base" --set topology:link_rate=400
+check "\[switch\] latency:.*" "$WEFT" validate "$base" --set switch:latency=3MB
+check "\[fabric\] mtu:.*out of range" "$WEFT" validate "$base" --set fabric:mtu=64KiB
+# unknown node name
+check "\[workload.incast\] receiver:.*host99" "$WEFT" validate "$base" --set workload.incast:receiver=host99
+# unreadable file
+check "nonexistent.ini: cannot read" "$WEFT" run "$TMP/nonexistent.ini"
+# unwritable output: no file left behind
+check "cannot create" "$WEFT" run -q "$base" -o "$TMP/no/such/dir/out.h5"
+[ ! -e "$TMP/no/such/dir/out.h5" ] || fail "a trace was left behind"
+# include cycle
+printf '[experiment]\ninclude = b.ini\n' >"$TMP/a.ini"
+printf '[experiment]\ninclude = a.ini\n' >"$TMP/b.ini"
+check "include cycle" "$WEFT" validate "$TMP/a.ini"
+# malformed --set, and faults (reserved)
+check "GROUP:KEY=VALUE" "$WEFT" validate "$base" --set switchbuffer=1MiB
+printf '[experiment]\ninclude = %s\n[fault.cable]\n' "$base" >"$TMP/f.ini"
+check "\[fault.cable\].*not implemented yet" "$WEFT" validate "$TMP/f.ini"
+check "\[fabric\] kind:.*not implemented yet" "$WEFT" validate "$base" --set fabric:kind=infiniband
+echo "bad input: ok"
