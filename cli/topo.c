@@ -113,16 +113,18 @@ summary (const WeftGraph *g, const char *file)
     }
     printf ("%s\n", file);
     if (max_server >= 0)
-        printf ("  servers %d, GPUs %u, NICs %u, NVSwitches %u, PCIe switches %u\n",
+        printf ("  servers %d, GPUs %u, NICs %u, NVSwitches %u, PCIe switches %u, GPUDirect %s\n",
                 max_server + 1, kinds[WEFT_NODE_GPU], kinds[WEFT_NODE_NIC],
-                kinds[WEFT_NODE_NVSWITCH], kinds[WEFT_NODE_PCIE_SWITCH]);
+                kinds[WEFT_NODE_NVSWITCH], kinds[WEFT_NODE_PCIE_SWITCH],
+                weft_graph_gpudirect (g) ? "on" : "off");
     if (kinds[WEFT_NODE_HOST])
         printf ("  hosts %u\n", kinds[WEFT_NODE_HOST]);
     static const char *tier_names[MAX_TIER] = { "endpoint", "leaf", "spine", "core" };
+    static const char *plural[MAX_TIER] = { "endpoints", "leaves", "spines", "cores" };
     printf ("  switches %u:", kinds[WEFT_NODE_SWITCH]);
     for (gint32 t = 1; t < MAX_TIER; t++)
         if (sw_tier[t])
-            printf (" %u %s%s", sw_tier[t], tier_names[t], sw_tier[t] == 1 ? "" : "s");
+            printf (" %u %s", sw_tier[t], sw_tier[t] == 1 ? tier_names[t] : plural[t]);
     printf ("\n  links %u: %u fabric, %u NVLink, %u PCIe\n", weft_graph_n_links (g),
             link_kind[WEFT_LINK_FABRIC], link_kind[WEFT_LINK_NVLINK], link_kind[WEFT_LINK_PCIE]);
     printf ("  cables per tier:");
@@ -156,10 +158,11 @@ summary (const WeftGraph *g, const char *file)
         guint32 a = find_gpu (g, 0, 0, WEFT_GRAPH_NONE, -1);
         if (a != WEFT_GRAPH_NONE) {
             guint32 srv = weft_graph_node (g, a)->server;
-            print_pair (g, "same server:", a, find_gpu (g, -1, 1, WEFT_GRAPH_NONE, -1) != WEFT_GRAPH_NONE &&
-                                                  weft_graph_node (g, find_gpu (g, -1, 1, WEFT_GRAPH_NONE, -1))->server == (gint32) srv
-                                              ? find_gpu (g, -1, 1, WEFT_GRAPH_NONE, -1)
-                                              : WEFT_GRAPH_NONE);
+            guint32 b = find_gpu (g, -1, 1, WEFT_GRAPH_NONE, -1);
+            print_pair (g, "same server:", a,
+                        b != WEFT_GRAPH_NONE && weft_graph_node (g, b)->server == (gint32) srv
+                            ? b
+                            : WEFT_GRAPH_NONE);
             print_pair (g, "same rail, same SU:", a, find_gpu (g, 0, 0, srv, -1));
             print_pair (g, "cross rail, same SU:", a, find_gpu (g, 0, 1, srv, -1));
             print_pair (g, "same rail, other SU:", a, find_gpu (g, -1, 0, srv, 0));

@@ -3,3 +3,4 @@ libweft_a_SOURCES += topologies/topology.c topologies/topology.h \
 	topologies/leafspine.c topologies/leafspine.h \
 	topologies/server.c topologies/server.h \
 	topologies/railopt.c topologies/railopt.h
+libweft_a_SOURCES += topologies/file.c topologies/file.h

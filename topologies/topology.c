@@ -3,6 +3,7 @@
 #define G_LOG_DOMAIN "weft-topology"
 #include "topologies/topology.h"
 
+#include "topologies/file.h"
 #include "topologies/leafspine.h"
 #include "topologies/railopt.h"
 #include "topologies/server.h"
@@ -124,6 +125,26 @@ static const WeftParamSpec fattree_params[] = {
     WEFT_PARAM_END,
 };
 
+typedef struct {
+    char *file;
+} FileParams;
+
+static const WeftParamSpec file_params[] = {
+    WEFT_PARAM_STRING ("file", FileParams, file, NULL,
+                       "topology file (node and link lines; topologies/file.h), relative to the "
+                       "experiment file"),
+    WEFT_PARAM_END,
+};
+
+static WeftGraph *
+gen_file (const void *p, const void *server, const char *dir, GError **error)
+{
+    const FileParams *fp = p;
+    g_autofree char *path = g_path_is_absolute (fp->file) ? g_strdup (fp->file)
+                                                           : g_build_filename (dir, fp->file, NULL);
+    return weft_topology_load_file (path, error);
+}
+
 static WeftGraph *
 gen_railopt (const void *p, const void *server, const char *dir, GError **error)
 {
@@ -166,6 +187,10 @@ static const WeftTopologyGenerator gen_railopt_def = {
     "railopt", "rail-optimised fat tree of DGX-class servers in scalable units (2 or 3 tiers)",
     railopt_params, sizeof (WeftRailOptParams), TRUE, gen_railopt,
 };
+static const WeftTopologyGenerator gen_file_def = {
+    "file", "nodes and links listed in a file, for anything the generators do not cover",
+    file_params, sizeof (FileParams), FALSE, gen_file,
+};
 static const WeftTopologyGenerator gen_fattree_def = {
     "fattree", "k-ary three-tier fat tree of plain hosts", fattree_params,
     sizeof (WeftFatTreeParams), FALSE, gen_fattree,
@@ -179,6 +204,7 @@ static const WeftTopologyGenerator gen_single_switch_def = {
 static const WeftTopologyGenerator *const generators[] = {
     &gen_dumbbell_def,
     &gen_fattree_def,
+    &gen_file_def,
     &gen_leafspine_def,
     &gen_railopt_def,
     &gen_single_switch_def,
@@ -231,7 +257,7 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     WeftGraph *g = NULL;
     g_autofree char *dir = NULL;
     GError *local = NULL;
-    WeftParamBinding bind[2] = { { common_params, &common }, { gen->params, params } };
+    WeftParamBinding bind[2] = { { common_params, &common }, { gen->spec, params } };
     if (!weft_params_read (exp, "topology", bind, 2, error))
         goto out;
     if (gen->uses_server) {
@@ -253,10 +279,23 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
         goto out;
     }
     weft_graph_routes_compute (g);
+    if (common.forwarding_table && *common.forwarding_table) {
+        g_autofree char *fdir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
+        g_autofree char *path = g_path_is_absolute (common.forwarding_table)
+                                    ? g_strdup (common.forwarding_table)
+                                    : g_build_filename (fdir, common.forwarding_table, NULL);
+        if (!weft_topology_load_forwarding_table (g, path, &local)) {
+            g_propagate_prefixed_error (error, local, "%s: [topology] forwarding_table: ",
+                                        weft_experiment_origin (exp, "topology",
+                                                                "forwarding_table"));
+            g_clear_pointer (&g, weft_graph_free);
+            goto out;
+        }
+    }
     g_debug ("%s: %u nodes, %u links, %u endpoints", gen->name, weft_graph_n_nodes (g),
              weft_graph_n_links (g), weft_graph_n_endpoints (g));
 out:
-    weft_params_clear (gen->params, params);
+    weft_params_clear (gen->spec, params);
     weft_params_clear (common_params, &common);
     weft_params_clear (weft_server_params (), &server);
     g_free (params);
