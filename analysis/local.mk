@@ -1,1 +1,4 @@
 # analysis/: trace readers and reports (know the HDF5 schema only)
+libweft_a_SOURCES += analysis/trace_reader.c analysis/trace_reader.h
+# the Python reader (h5py + numpy), installed next to weft's other data
+dist_pkgdata_DATA += analysis/weft_trace.py

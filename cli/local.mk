@@ -1,2 +1,3 @@
 # cli/: the weft front end, one file per subcommand
-weft_SOURCES += cli/main.c
+weft_SOURCES += cli/main.c cli/cli.h cli/run.c cli/validate.c cli/params.c cli/report.c
+libweft_a_SOURCES += cli/session.c cli/session.h

@@ -34,7 +34,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftExperiment, weft_experiment_free)
 
 /** Applies one command-line override "GROUP:KEY=VALUE" (the group may contain dots; the
  * first ':' ends it, the first '=' after it ends the key).  Malformed text is
- * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected.  The value is not checked here: it goes
+ * WEFT_CONFIG_ERROR_OVERRIDE naming what was expected, as is [experiment] include (includes
+ * are resolved while loading).  The value is not checked here: it goes
  * through the same validation as file values when models read it.  Its origin is "--set". */
 gboolean weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error);
 
@@ -70,7 +71,7 @@ char *weft_experiment_to_data (const WeftExperiment *exp);
  * weft_experiment_fail:
  * Sets @error (domain WEFT_CONFIG_ERROR, @code) to "ORIGIN: [group] key: MESSAGE", where ORIGIN
  * is weft_experiment_origin (exp, group, key); with @key NULL the form is "ORIGIN: [group]:
- * MESSAGE".  Returns FALSE so callers can `return weft_experiment_fail (...)`.
+ * MESSAGE", and with @group NULL too "ORIGIN: MESSAGE" (the top file).  Returns FALSE so callers can `return weft_experiment_fail (...)`.
  */
 gboolean weft_experiment_fail (const WeftExperiment *exp, GError **error, WeftConfigError code,
                                const char *group, const char *key, const char *format, ...)

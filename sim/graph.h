@@ -19,6 +19,35 @@
  * breadth-first search from every endpoint; generators may then override static choices.
  * Identical port sets are stored once, so the table costs 4 bytes per (forwarding node,
  * destination) plus the distinct sets.
+ *
+ * Route tables (hierarchical, so that a 16k-GPU fabric stays small):
+ *  - Nodes with server < 0 form the fabric region; nodes with server = s >= 0 belong to server
+ *    s.  A server node with a link to a fabric-region node (a NIC) is "fabric-attached".
+ *  - The fabric table has a row per fabric-region node and a column per fabric destination:
+ *    every fabric-region endpoint and every fabric-attached server node.  Columns are numbered
+ *    leaf-major (the nodes hanging off each fabric switch, in node order then port order); that
+ *    column number is the destination key of D-mod-k.  It is filled by one BFS per distinct
+ *    attachment switch, not per column.
+ *  - Each server has a small table: rows are its nodes, columns its endpoints plus one
+ *    "outside" column (toward the nearest fabric-attached nodes of the server).
+ *  - A server endpoint's fabric traffic leaves and enters through its gateway
+ *    (weft_graph_gateway: by default the nearest fabric-attached node of its server, lowest id
+ *    on ties, so GPU g uses the NIC on its own PCIe switch).  A fabric switch routes toward the
+ *    destination's gateway; inside the destination server the server table takes over.  So
+ *    "minimal" means minimal within this policy: traffic between servers always crosses the
+ *    fabric from the source's nearest NIC to the destination's gateway (it never transits
+ *    another GPU, since GPUs, CPUs and hosts do not forward).  Links between two different
+ *    servers are ignored by routing.
+ *  - A fabric-attached server node treats all its fabric ports as equal.
+ *  - Static choice (D-mod-k): set[(key / div) % n], where the set is ordered cable-major (by the
+ *    port's rank among parallel cables to the same neighbour, then by neighbour id), key is the
+ *    destination's fabric column (its endpoint index inside a server), and div is 1 for a tier-1
+ *    switch and, for a tier-t switch, the product of the distinct upward neighbours of one
+ *    switch of each lower tier.  With destinations numbered leaf-major this is balanced on
+ *    full fat trees: a shift permutation puts at most one flow on every link.
+ *  - Static overrides are stored densely (2 bytes per cell, allocated on the first override).
+ * Memory: 4 bytes x fabric switches x fabric destinations (16k NICs, 1.3k switches: ~85 MB),
+ * plus about 4 bytes x 30 x 18 per DGX-class server.
  */
 #ifndef WEFT_SIM_GRAPH_H
 #define WEFT_SIM_GRAPH_H
@@ -125,5 +154,38 @@ void weft_graph_route_set_static (WeftGraph *g, guint32 node, guint32 dst_ep, gu
 /* Hop count (links crossed) between two nodes along minimal paths toward @dst's endpoint;
  * G_MAXUINT when unreachable.  @dst must be an endpoint. */
 guint weft_graph_route_hops (const WeftGraph *g, guint32 src, guint32 dst);
+
+/* Added by the topology module. */
+
+/* TRUE once weft_graph_routes_compute has run (and no node or link was added since). */
+gboolean weft_graph_routes_ready (const WeftGraph *g);
+
+/* Walks the static routes from @src to endpoint node @dst, appending every node visited
+ * (@src first, @dst last) to @nodes_out (a GArray of guint32; may be NULL).  Returns the number
+ * of links crossed, or G_MAXUINT when unreachable or looping (a forwarding-table file can make
+ * a loop). */
+guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArray *nodes_out);
+
+/* Approximate bytes held by the route tables (for benchmarks and `weft topo`). */
+gsize weft_graph_routes_bytes (const WeftGraph *g);
+
+/* Gateway of a server node: the fabric-attached node (NIC) its fabric traffic leaves and enters
+ * through.  Fabric-region nodes are their own gateway.  Set before computing routes; NONE
+ * restores the default (the nearest fabric-attached node of the server).  After routes are
+ * computed, weft_graph_gateway returns the resolved value (NONE for a server with no NIC). */
+void weft_graph_set_gateway (WeftGraph *g, guint32 node, guint32 gateway);
+guint32 weft_graph_gateway (const WeftGraph *g, guint32 node);
+
+/* GPUDirect RDMA.  The links are the same either way: a GPU's PCIe switch joins GPU, NIC and
+ * the uplink to the CPU (host memory).  What differs is where a NIC reads and writes the data
+ * of an endpoint: weft_graph_staging (g, gpu) is the GPU itself when GPUDirect is on, and the
+ * server's CPU node when it is off, so a transfer GPU->remote GPU becomes GPU->CPU (PCIe,
+ * crossing the uplink), CPU->NIC (the uplink again), fabric, NIC->CPU, CPU->GPU.  The models
+ * (transport, NIC) implement the staging; the graph records it.  Non-GPU nodes stage at
+ * themselves. */
+void weft_graph_set_gpudirect (WeftGraph *g, gboolean on);
+gboolean weft_graph_gpudirect (const WeftGraph *g);
+void weft_graph_set_staging (WeftGraph *g, guint32 node, guint32 staging);
+guint32 weft_graph_staging (const WeftGraph *g, guint32 node);
 
 #endif /* WEFT_SIM_GRAPH_H */

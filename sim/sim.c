@@ -1,1 +1,174 @@
 #include "config.h"
+#define G_LOG_DOMAIN "weft-sim"
+#include "sim/sim.h"
+
+/* How often (in events) the loop looks at the interrupt flag: a volatile read per event would
+ * cost little, but this keeps the hot loop free of it. */
+#define INTERRUPT_POLL_EVENTS 4096
+
+static void
+model_free (gpointer data)
+{
+    WeftModel *m = data;
+    if (m->klass->clear)
+        m->klass->clear (m);
+    if (m->klass->params)
+        weft_params_clear (m->klass->params, m);
+    g_free (m->name);
+    g_free (m);
+}
+
+WeftSim *
+weft_sim_new (guint64 seed)
+{
+    WeftSim *sim = g_new0 (WeftSim, 1);
+    sim->seed = seed;
+    weft_evq_init (&sim->evq);
+    weft_packet_pool_init (&sim->pool);
+    sim->models = g_ptr_array_new ();
+    sim->engine.sim = sim;
+    sim->engine.id = 0;
+    sim->engine.node = G_MAXUINT32;
+    return sim;
+}
+
+void
+weft_sim_free (WeftSim *sim)
+{
+    if (!sim)
+        return;
+    /* Clear in reverse creation order: later models may refer to earlier ones. */
+    for (guint i = sim->models->len; i-- > 0;)
+        model_free (sim->models->pdata[i]);
+    g_ptr_array_unref (sim->models);
+    weft_evq_clear (&sim->evq);
+    weft_packet_pool_clear (&sim->pool);
+    g_free (sim);
+}
+
+WeftModel *
+weft_sim_add_model (WeftSim *sim, const WeftModelClass *klass, const char *name, guint32 node)
+{
+    g_return_val_if_fail (klass->instance_size >= sizeof (WeftModel), NULL);
+    WeftModel *m = g_malloc0 (klass->instance_size);
+    m->klass = klass;
+    m->sim = sim;
+    m->id = sim->models->len + 1;
+    m->node = node;
+    m->name = g_strdup (name);
+    g_ptr_array_add (sim->models, m);
+    return m;
+}
+
+static void on_watchdog (WeftSim *sim, void *target, WeftArg arg);
+
+static void
+arm_watchdog (WeftSim *sim)
+{
+    sim->watchdog_armed = TRUE;
+    weft_sim_schedule_at (sim, NULL, sim->last_progress + sim->hang_timeout, on_watchdog, NULL,
+                          (WeftArg){ 0 });
+}
+
+static void
+on_watchdog (WeftSim *sim, void *target, WeftArg arg)
+{
+    sim->watchdog_armed = FALSE;
+    if (sim->work_pending == 0 || sim->status != WEFT_SIM_RUNNING)
+        return;
+    if (sim->now >= sim->last_progress + sim->hang_timeout)
+        sim->status = WEFT_SIM_HANG;
+    else
+        arm_watchdog (sim); /* progress since it was armed: look again later */
+}
+
+static void
+on_sample (WeftSim *sim, void *target, WeftArg arg)
+{
+    sim->sample (sim, sim->sample_data);
+    if (sim->status == WEFT_SIM_RUNNING && sim->work_pending > 0)
+        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+}
+
+void
+weft_sim_work_done (WeftSim *sim)
+{
+    g_assert (sim->work_pending > 0);
+    sim->last_progress = sim->now;
+    if (--sim->work_pending == 0)
+        sim->status = WEFT_SIM_DONE;
+}
+
+WeftSimStatus
+weft_sim_run (WeftSim *sim)
+{
+    if (sim->work_pending == 0) {
+        sim->status = WEFT_SIM_DONE;
+        return sim->status;
+    }
+    sim->status = WEFT_SIM_RUNNING;
+    sim->last_progress = sim->now;
+    if (sim->hang_timeout > 0 && !sim->watchdog_armed)
+        arm_watchdog (sim);
+    if (sim->sample && sim->sample_interval > 0)
+        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+
+    weft_time_t until = sim->duration ? sim->duration : WEFT_TIME_NEVER;
+    guint poll = INTERRUPT_POLL_EVENTS;
+    WeftEvent ev;
+    while (sim->status == WEFT_SIM_RUNNING) {
+        if (G_UNLIKELY (--poll == 0)) {
+            poll = INTERRUPT_POLL_EVENTS;
+            if (sim->poll)
+                sim->poll (sim, sim->poll_data);
+            if (sim->interrupt && *sim->interrupt) {
+                sim->status = WEFT_SIM_INTERRUPTED;
+                break;
+            }
+        }
+        if (G_UNLIKELY (weft_evq_len (&sim->evq) == 0)) {
+            /* Work is pending and nothing can ever happen again. */
+            sim->status = WEFT_SIM_HANG;
+            break;
+        }
+        if (G_UNLIKELY (weft_evq_peek_time (&sim->evq) > until)) {
+            sim->now = until;
+            sim->status = WEFT_SIM_DURATION;
+            break;
+        }
+        weft_evq_pop (&sim->evq, &ev);
+        g_assert (ev.at >= sim->now); /* time never runs backwards */
+        sim->now = ev.at;
+        sim->events++;
+        ev.fn (sim, ev.target, ev.arg);
+    }
+    return sim->status;
+}
+
+void
+weft_sim_finish (WeftSim *sim, WeftTrace *trace)
+{
+    for (guint i = 0; i < sim->models->len; i++) {
+        WeftModel *m = sim->models->pdata[i];
+        if (m->klass->finish)
+            m->klass->finish (m, trace);
+    }
+}
+
+const char *
+weft_sim_status_name (WeftSimStatus status)
+{
+    switch (status) {
+    case WEFT_SIM_RUNNING:
+        return "running";
+    case WEFT_SIM_DONE:
+        return "done";
+    case WEFT_SIM_DURATION:
+        return "duration";
+    case WEFT_SIM_HANG:
+        return "hang";
+    case WEFT_SIM_INTERRUPTED:
+        return "interrupted";
+    }
+    return "unknown";
+}

@@ -184,7 +184,11 @@ START_TEST (test_experiment_set_overrides)
     g_autofree char *dir = weft_experiment_dir_for (exp, "trace", "flows");
     ck_assert_str_eq (dir, ".");
 
-    const char *bad[] = { "foo=bar", "switch:buffer", ":k=v", "switch:=v", "a=b:c=d", NULL };
+    g_clear_error (&err);
+    ck_assert (!weft_experiment_set (exp, "experiment:include=x.ini", &err));
+    ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE));
+
+    const char *bad[] = {"foo=bar", "switch:buffer", ":k=v", "switch:=v", "a=b:c=d", NULL};
     for (guint i = 0; bad[i]; i++) {
         g_clear_error (&err);
         ck_assert_msg (!weft_experiment_set (exp, bad[i], &err), "accepted %s", bad[i]);
@@ -212,7 +216,7 @@ START_TEST (test_experiment_errors_name_the_origin)
     write_file ("run.ini", "[experiment]\ninclude = inc/base.ini\n");
     g_autoptr (WeftExperiment) exp = load_ok ("run.ini");
     Sw sw;
-    WeftParamBinding b[] = { { sw_params, &sw } };
+    WeftParamBinding b[] = {{sw_params, &sw}};
     g_autoptr (GError) err = NULL;
     ck_assert (!weft_params_read (exp, "switch", b, 1, &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNIT));
@@ -230,8 +234,8 @@ START_TEST (test_experiment_errors_name_the_origin)
 
     /* weft_experiment_fail without a key names the group's first file. */
     g_clear_error (&err);
-    ck_assert (!weft_experiment_fail (exp, &err, WEFT_CONFIG_ERROR_VALUE, "switch", NULL, "odd %d",
-                                      3));
+    ck_assert (
+        !weft_experiment_fail (exp, &err, WEFT_CONFIG_ERROR_VALUE, "switch", NULL, "odd %d", 3));
     ck_assert_str_eq (err->message, "inc/base.ini: [switch]: odd 3");
 }
 END_TEST
@@ -253,8 +257,8 @@ assert_same_content (GKeyFile *a, GKeyFile *b)
         for (gsize k = 0; k < ka; k++) {
             g_autofree char *va = g_key_file_get_value (a, ga[i], keys[k], NULL);
             g_autofree char *vb = g_key_file_get_value (b, ga[i], keys[k], NULL);
-            ck_assert_msg (vb && strcmp (va, vb) == 0, "[%s] %s: '%s' vs '%s'", ga[i], keys[k],
-                           va, vb);
+            ck_assert_msg (vb && strcmp (va, vb) == 0, "[%s] %s: '%s' vs '%s'", ga[i], keys[k], va,
+                           vb);
         }
     }
 }
@@ -278,11 +282,11 @@ START_TEST (test_experiment_to_data_round_trip)
     ck_assert_msg (again != NULL, "%s\n%s", err ? err->message : "", text);
     assert_same_content (weft_experiment_keyfile (exp), weft_experiment_keyfile (again));
     assert_same_content (weft_experiment_keyfile (again), weft_experiment_keyfile (exp));
-    ck_assert (!g_key_file_has_key (weft_experiment_keyfile (again), "experiment", "include",
-                                    NULL));
+    ck_assert (
+        !g_key_file_has_key (weft_experiment_keyfile (again), "experiment", "include", NULL));
     g_auto (GStrv) g1 = weft_experiment_groups (exp);
     g_auto (GStrv) g2 = weft_experiment_groups (again);
-    ck_assert (g_strv_equal ((const char *const *) g1, (const char *const *) g2));
+    ck_assert (g_strv_equal ((const char *const *)g1, (const char *const *)g2));
     ck_assert (weft_experiment_has_group (again, "empty"));
     g_autofree char *note = get (again, "workload.incast", "note");
     ck_assert_str_eq (note, " leading space");
@@ -302,8 +306,8 @@ END_TEST
 
 START_TEST (test_experiment_check_groups_suggests)
 {
-    const char *known[] = { "experiment", "topology", "switch", NULL };
-    const char *prefixes[] = { "workload", "fault", NULL };
+    const char *known[] = {"experiment", "topology", "switch", NULL};
+    const char *prefixes[] = {"workload", "fault", NULL};
     g_autoptr (GError) err = NULL;
     g_autoptr (WeftExperiment) good = weft_experiment_new_from_data (
         "[experiment]\n[switch]\n[workload.incast]\n[fault.link.a]\n", "g.ini", NULL);
@@ -313,12 +317,13 @@ START_TEST (test_experiment_check_groups_suggests)
         "[experiment]\nname = x\n[topolgy]\nk = 4\n", "typo.ini", NULL);
     ck_assert (!weft_experiment_check_groups (typo, known, prefixes, &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNKNOWN_GROUP));
-    ck_assert_msg (g_str_has_prefix (err->message,
-                                     "typo.ini: [topolgy]: unknown group, did you mean [topology]?"),
-                   "%s", err->message);
+    ck_assert_msg (
+        g_str_has_prefix (err->message,
+                          "typo.ini: [topolgy]: unknown group, did you mean [topology]?"),
+        "%s", err->message);
 
-    g_autoptr (WeftExperiment) pre = weft_experiment_new_from_data ("[worklaod.incast]\n", "w.ini",
-                                                                    NULL);
+    g_autoptr (WeftExperiment) pre =
+        weft_experiment_new_from_data ("[worklaod.incast]\n", "w.ini", NULL);
     g_clear_error (&err);
     ck_assert (!weft_experiment_check_groups (pre, known, prefixes, &err));
     ck_assert_ptr_nonnull (strstr (err->message, "did you mean [workload.incast]?"));
@@ -356,12 +361,12 @@ END_TEST
 
 START_TEST (test_experiment_suggest)
 {
-    const char *words[] = { "buffer", "kmin", "kmax", "link_rate", NULL };
+    const char *words[] = {"buffer", "kmin", "kmax", "link_rate", NULL};
     ck_assert_str_eq (weft_suggest ("bufer", words), "buffer");
     ck_assert_str_eq (weft_suggest ("kmix", words), "kmin");
     ck_assert_str_eq (weft_suggest ("linkrate", words), "link_rate");
     ck_assert_ptr_null (weft_suggest ("completely_different", words));
-    ck_assert_ptr_null (weft_suggest ("x", (const char *[]){ NULL }));
+    ck_assert_ptr_null (weft_suggest ("x", (const char *[]){NULL}));
 }
 END_TEST
 

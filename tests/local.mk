@@ -9,5 +9,19 @@ check_PROGRAMS += tests/check_units tests/check_params tests/check_experiment
 tests_check_units_SOURCES = tests/check_units.c
 tests_check_params_SOURCES = tests/check_params.c
 tests_check_experiment_SOURCES = tests/check_experiment.c
+check_PROGRAMS += tests/check_event tests/check_packet
+tests_check_event_SOURCES = tests/check_event.c
+tests_check_packet_SOURCES = tests/check_packet.c
+check_PROGRAMS += tests/check_graph tests/check_topology
+tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_topology_SOURCES = tests/check_topology.c
 check_PROGRAMS += tests/check_workload
 tests_check_workload_SOURCES = tests/check_workload.c
+check_PROGRAMS += tests/check_trace
+tests_check_trace_SOURCES = tests/check_trace.c
+# tests/mktrace writes a small trace for the shell tests; it is not a test itself (and, having
+# its own main(), does not link the harness).
+noinst_PROGRAMS += tests/mktrace
+tests_mktrace_SOURCES = tests/mktrace.c
+tests_mktrace_LDADD = $(WEFT_LIBS)
+TESTS += tests/e2e/trace_python.sh

@@ -1,1 +1,3 @@
 # topologies/: pure generators from parameters to the fabric graph
+libweft_a_SOURCES += topologies/topology.c topologies/topology.h \
+	topologies/leafspine.c topologies/leafspine.h

@@ -1,0 +1,406 @@
+/* analysis/trace_reader.c - reading weft traces.
+ *
+ * The memory types are declared here again from sim/trace_schema.h (analysis/ depends on the
+ * schema header only, not on the writer).  HDF5 converts compound members by name, so a
+ * reader keeps working when a later schema adds members; tests/check_trace.c compares every
+ * field written and read, which catches a member listed wrongly here.
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-trace-reader"
+#include "analysis/trace_reader.h"
+
+#include <hdf5.h>
+#include <string.h>
+
+typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND } FieldKind;
+
+typedef struct {
+    const char *name;
+    size_t offset;
+    FieldKind kind;
+} Field;
+
+#define FIELD(type, member, kind) { #member, HOFFSET (type, member), kind }
+
+static const Field node_fields[] = {
+    FIELD (WeftTraceNode, id, F_U32),         FIELD (WeftTraceNode, name, F_STR_NAME),
+    FIELD (WeftTraceNode, kind, F_STR_KIND),  FIELD (WeftTraceNode, n_ports, F_U32),
+    FIELD (WeftTraceNode, tier, F_I32),       { NULL, 0, 0 },
+};
+
+static const Field link_fields[] = {
+    FIELD (WeftTraceLink, id, F_U32),       FIELD (WeftTraceLink, node_a, F_U32),
+    FIELD (WeftTraceLink, port_a, F_U32),   FIELD (WeftTraceLink, node_b, F_U32),
+    FIELD (WeftTraceLink, port_b, F_U32),   FIELD (WeftTraceLink, rate_bps, F_U64),
+    FIELD (WeftTraceLink, delay_ps, F_U64), FIELD (WeftTraceLink, kind, F_STR_KIND),
+    { NULL, 0, 0 },
+};
+
+static const Field flow_fields[] = {
+    FIELD (WeftTraceFlow, id, F_U32),
+    FIELD (WeftTraceFlow, src, F_U32),
+    FIELD (WeftTraceFlow, dst, F_U32),
+    FIELD (WeftTraceFlow, size_bytes, F_U64),
+    FIELD (WeftTraceFlow, start_ps, F_U64),
+    FIELD (WeftTraceFlow, finish_ps, F_U64),
+    FIELD (WeftTraceFlow, fct_ps, F_U64),
+    FIELD (WeftTraceFlow, ideal_fct_ps, F_U64),
+    FIELD (WeftTraceFlow, slowdown, F_F64),
+    FIELD (WeftTraceFlow, packets, F_U64),
+    FIELD (WeftTraceFlow, retransmits, F_U64),
+    FIELD (WeftTraceFlow, bytes_delivered, F_U64),
+    FIELD (WeftTraceFlow, finished, F_U8),
+    FIELD (WeftTraceFlow, workload, F_STR_KIND),
+    { NULL, 0, 0 },
+};
+
+static const Field sample_fields[] = {
+    FIELD (WeftTraceLinkSample, time_ps, F_U64),
+    FIELD (WeftTraceLinkSample, link, F_U32),
+    FIELD (WeftTraceLinkSample, direction, F_U8),
+    FIELD (WeftTraceLinkSample, bytes, F_U64),
+    FIELD (WeftTraceLinkSample, packets, F_U64),
+    FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
+    FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
+    FIELD (WeftTraceLinkSample, drops, F_U64),
+    { NULL, 0, 0 },
+};
+
+static const Field port_fields[] = {
+    FIELD (WeftTracePort, node, F_U32),           FIELD (WeftTracePort, port, F_U32),
+    FIELD (WeftTracePort, link, F_U32),           FIELD (WeftTracePort, tx_bytes, F_U64),
+    FIELD (WeftTracePort, rx_bytes, F_U64),       FIELD (WeftTracePort, tx_packets, F_U64),
+    FIELD (WeftTracePort, rx_packets, F_U64),     FIELD (WeftTracePort, drops, F_U64),
+    FIELD (WeftTracePort, max_queue_bytes, F_U64), FIELD (WeftTracePort, busy_ps, F_U64),
+    { NULL, 0, 0 },
+};
+
+static hid_t
+mem_type (const Field *fields, gsize row_size)
+{
+    hid_t t = H5Tcreate (H5T_COMPOUND, row_size);
+    for (const Field *f = fields; f->name != NULL; f++) {
+        hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
+        switch (f->kind) {
+        case F_U8: member = H5T_NATIVE_UINT8; break;
+        case F_U32: member = H5T_NATIVE_UINT32; break;
+        case F_I32: member = H5T_NATIVE_INT32; break;
+        case F_U64: member = H5T_NATIVE_UINT64; break;
+        case F_F64: member = H5T_NATIVE_DOUBLE; break;
+        case F_STR_NAME:
+        case F_STR_KIND:
+            member = owned = H5Tcopy (H5T_C_S1);
+            H5Tset_size (owned, f->kind == F_STR_NAME ? WEFT_TRACE_NAME_LEN : WEFT_TRACE_KIND_LEN);
+            H5Tset_strpad (owned, H5T_STR_NULLPAD);
+            break;
+        }
+        H5Tinsert (t, f->name, f->offset, member);
+        if (owned >= 0)
+            H5Tclose (owned);
+    }
+    return t;
+}
+
+static herr_t
+take_innermost (unsigned n, const H5E_error2_t *err, void *data)
+{
+    char **out = data;
+    if (n == 0 && err->desc != NULL)
+        *out = g_strdup (err->desc);
+    return 0;
+}
+
+/* The innermost HDF5 error description, and the stack cleared. */
+static char *
+hdf5_reason (void)
+{
+    char *desc = NULL;
+    H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
+    H5Eclear2 (H5E_DEFAULT);
+    return desc != NULL ? desc : g_strdup ("HDF5 error");
+}
+
+const char *
+weft_trace_status_name (WeftTraceStatus status)
+{
+    static const char *const names[] = { "running", "done", "duration", "hang", "interrupted",
+                                         "failed" };
+    return (guint) status < G_N_ELEMENTS (names) ? names[status] : "unknown";
+}
+
+static gboolean
+status_from_name (const char *text, WeftTraceStatus *status)
+{
+    for (int s = WEFT_TRACE_STATUS_RUNNING; s <= WEFT_TRACE_STATUS_FAILED; s++)
+        if (g_strcmp0 (text, weft_trace_status_name (s)) == 0) {
+            *status = s;
+            return TRUE;
+        }
+    return FALSE;
+}
+
+/* A string attribute, variable-length or fixed-length; NULL if absent or unreadable. */
+static char *
+attr_string (hid_t obj, const char *name)
+{
+    if (H5Aexists (obj, name) <= 0)
+        return NULL;
+    hid_t attr = H5Aopen (obj, name, H5P_DEFAULT);
+    hid_t ftype = attr >= 0 ? H5Aget_type (attr) : H5I_INVALID_HID;
+    char *out = NULL;
+    if (ftype >= 0 && H5Tget_class (ftype) == H5T_STRING) {
+        hid_t mtype = H5Tcopy (H5T_C_S1);
+        if (H5Tis_variable_str (ftype) > 0) {
+            char *vl = NULL;
+            H5Tset_size (mtype, H5T_VARIABLE);
+            H5Tset_cset (mtype, H5Tget_cset (ftype));
+            if (H5Aread (attr, mtype, &vl) >= 0 && vl != NULL) {
+                out = g_strdup (vl);
+                H5free_memory (vl);
+            }
+        } else {
+            size_t size = H5Tget_size (ftype);
+            char *buf = g_malloc0 (size + 1);
+            H5Tset_size (mtype, size);
+            H5Tset_cset (mtype, H5Tget_cset (ftype));
+            if (H5Aread (attr, mtype, buf) >= 0)
+                out = g_strdup (buf); /* stops at the first NUL of NUL-padded text */
+            g_free (buf);
+        }
+        H5Tclose (mtype);
+    }
+    if (ftype >= 0)
+        H5Tclose (ftype);
+    if (attr >= 0)
+        H5Aclose (attr);
+    H5Eclear2 (H5E_DEFAULT);
+    return out;
+}
+
+/* A numeric attribute converted to @mtype; FALSE if absent or unreadable. */
+static gboolean
+attr_number (hid_t obj, const char *name, hid_t mtype, void *out)
+{
+    if (H5Aexists (obj, name) <= 0)
+        return FALSE;
+    hid_t attr = H5Aopen (obj, name, H5P_DEFAULT);
+    gboolean ok = attr >= 0 && H5Aread (attr, mtype, out) >= 0;
+    if (attr >= 0)
+        H5Aclose (attr);
+    H5Eclear2 (H5E_DEFAULT);
+    return ok;
+}
+
+/* Rows in a one-dimensional data set, or -1. */
+static gint64
+count_rows (hid_t file, const char *path)
+{
+    if (H5Lexists (file, path, H5P_DEFAULT) <= 0) { /* also <0 when a parent group is missing */
+        H5Eclear2 (H5E_DEFAULT);
+        return -1;
+    }
+    gint64 n = -1;
+    hid_t dset = H5Dopen2 (file, path, H5P_DEFAULT);
+    hid_t space = dset >= 0 ? H5Dget_space (dset) : H5I_INVALID_HID;
+    hsize_t dims[1];
+    if (space >= 0 && H5Sget_simple_extent_ndims (space) == 1
+        && H5Sget_simple_extent_dims (space, dims, NULL) == 1)
+        n = (gint64) dims[0];
+    if (space >= 0)
+        H5Sclose (space);
+    if (dset >= 0)
+        H5Dclose (dset);
+    H5Eclear2 (H5E_DEFAULT);
+    return n;
+}
+
+void
+weft_trace_info_free (WeftTraceInfo *info)
+{
+    if (info == NULL)
+        return;
+    g_free (info->path);
+    g_free (info->reason);
+    g_free (info->status_text);
+    g_free (info->weft_version);
+    g_free (info->git_revision);
+    g_free (info->experiment_path);
+    g_free (info->experiment_text);
+    g_free (info->message);
+    g_free (info);
+}
+
+static WeftTraceInfo *
+not_a_trace (WeftTraceInfo *info, hid_t file, GError **error, const char *reason)
+{
+    g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: not a weft trace: %s",
+                 info->path, reason);
+    if (file >= 0)
+        H5Fclose (file);
+    weft_trace_info_free (info);
+    return NULL;
+}
+
+WeftTraceInfo *
+weft_trace_reader_open (const char *path, GError **error)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+    WeftTraceInfo *info = g_new0 (WeftTraceInfo, 1);
+    info->path = g_strdup (path);
+    info->status = WEFT_TRACE_STATUS_RUNNING;
+    info->n_nodes = info->n_links = info->n_flows = info->n_link_samples = info->n_ports = -1;
+
+    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return not_a_trace (info, H5I_INVALID_HID, error, "no such file");
+    if (H5Fis_hdf5 (path) <= 0) {
+        H5Eclear2 (H5E_DEFAULT);
+        return not_a_trace (info, H5I_INVALID_HID, error, "not an HDF5 file");
+    }
+    hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        /* HDF5's signature is there but the file does not open: cut short while written. */
+        char *why = hdf5_reason ();
+        info->reason = g_strdup_printf ("truncated or damaged HDF5 file (%s)", why);
+        g_free (why);
+        return info;
+    }
+    if (H5Lexists (file, "/meta", H5P_DEFAULT) <= 0) {
+        H5Eclear2 (H5E_DEFAULT);
+        return not_a_trace (info, file, error, "no /meta group");
+    }
+    hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
+    if (meta < 0) {
+        char *why = hdf5_reason ();
+        info->reason = g_strdup_printf ("/meta is unreadable (%s)", why);
+        g_free (why);
+        H5Fclose (file);
+        return info;
+    }
+    if (!attr_number (meta, "schema_version", H5T_NATIVE_UINT, &info->schema_version)) {
+        H5Gclose (meta);
+        return not_a_trace (info, file, error, "no /meta schema_version");
+    }
+    if (info->schema_version > WEFT_TRACE_SCHEMA_VERSION) {
+        char *why = g_strdup_printf ("schema version %u is newer than this reader's (%d)",
+                                     info->schema_version, WEFT_TRACE_SCHEMA_VERSION);
+        H5Gclose (meta);
+        not_a_trace (info, file, error, why);
+        g_free (why);
+        return NULL;
+    }
+
+    info->readable = TRUE;
+    guint8 complete = 0;
+    attr_number (meta, "complete", H5T_NATIVE_UINT8, &complete);
+    attr_number (meta, "seed", H5T_NATIVE_UINT64, &info->seed);
+    attr_number (meta, "sim_time_ps", H5T_NATIVE_UINT64, &info->sim_time_ps);
+    attr_number (meta, "wall_time_s", H5T_NATIVE_DOUBLE, &info->wall_time_s);
+    attr_number (meta, "events", H5T_NATIVE_UINT64, &info->events);
+    info->status_text = attr_string (meta, "status");
+    info->weft_version = attr_string (meta, "weft_version");
+    info->git_revision = attr_string (meta, "git_revision");
+    info->experiment_path = attr_string (meta, "experiment_path");
+    info->experiment_text = attr_string (meta, "experiment");
+    info->message = attr_string (meta, "message");
+    H5Gclose (meta);
+
+    info->n_nodes = count_rows (file, "/topology/nodes");
+    info->n_links = count_rows (file, "/topology/links");
+    info->n_flows = count_rows (file, "/flows");
+    info->n_link_samples = count_rows (file, "/links");
+    info->n_ports = count_rows (file, "/ports");
+    H5Fclose (file);
+    H5Eclear2 (H5E_DEFAULT);
+
+    gboolean known = status_from_name (info->status_text, &info->status);
+    if (info->status_text == NULL)
+        info->reason = g_strdup ("/meta has no status");
+    else if (!known)
+        info->reason = g_strdup_printf ("unknown status \"%s\"", info->status_text);
+    else if (info->status == WEFT_TRACE_STATUS_RUNNING)
+        info->reason = g_strdup ("status is \"running\": the writer never closed it (killed, "
+                                 "or still running)");
+    else if (complete != 1)
+        info->reason = g_strdup ("/meta complete is not 1: the writer never closed it");
+    else
+        info->complete = TRUE;
+    g_debug ("%s: %s", path, info->complete ? "complete" : info->reason);
+    return info;
+}
+
+static GArray *
+read_rows (const char *path, const char *dset_path, const Field *fields, gsize row_size,
+           GError **error)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+    GArray *rows = NULL;
+    hid_t mtype = H5I_INVALID_HID, dset = H5I_INVALID_HID, space = H5I_INVALID_HID;
+    gboolean is_hdf5 = H5Fis_hdf5 (path) > 0;
+    hid_t file = is_hdf5 ? H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    hsize_t dims[1] = { 0 };
+    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, dset_path, H5P_DEFAULT)) >= 0
+                  && (space = H5Dget_space (dset)) >= 0
+                  && H5Sget_simple_extent_ndims (space) == 1
+                  && H5Sget_simple_extent_dims (space, dims, NULL) == 1;
+    if (ok) {
+        mtype = mem_type (fields, row_size);
+        rows = g_array_sized_new (FALSE, TRUE, row_size, (guint) dims[0]);
+        g_array_set_size (rows, (guint) dims[0]);
+        ok = dims[0] == 0 || H5Dread (dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows->data) >= 0;
+    }
+    if (!ok) {
+        char *why = is_hdf5 ? hdf5_reason () : g_strdup ("not an HDF5 file");
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s",
+                     path, dset_path, why);
+        g_free (why);
+        if (rows != NULL)
+            g_array_free (rows, TRUE);
+        rows = NULL;
+    }
+    if (mtype >= 0)
+        H5Tclose (mtype);
+    if (space >= 0)
+        H5Sclose (space);
+    if (dset >= 0)
+        H5Dclose (dset);
+    if (file >= 0)
+        H5Fclose (file);
+    H5Eclear2 (H5E_DEFAULT);
+    return rows;
+}
+
+GArray *
+weft_trace_reader_flows (const char *path, GError **error)
+{
+    return read_rows (path, "/flows", flow_fields, sizeof (WeftTraceFlow), error);
+}
+
+GArray *
+weft_trace_reader_nodes (const char *path, GError **error)
+{
+    return read_rows (path, "/topology/nodes", node_fields, sizeof (WeftTraceNode), error);
+}
+
+GArray *
+weft_trace_reader_links (const char *path, GError **error)
+{
+    return read_rows (path, "/topology/links", link_fields, sizeof (WeftTraceLink), error);
+}
+
+GArray *
+weft_trace_reader_link_samples (const char *path, GError **error)
+{
+    return read_rows (path, "/links", sample_fields, sizeof (WeftTraceLinkSample), error);
+}
+
+GArray *
+weft_trace_reader_ports (const char *path, GError **error)
+{
+    return read_rows (path, "/ports", port_fields, sizeof (WeftTracePort), error);
+}

@@ -1,0 +1,61 @@
+/* analysis/trace_reader.h - reading weft trace files (doc/hdf5-schema.md).
+ *
+ * Knows the records of sim/trace_schema.h and nothing else of weft.  Opening a trace answers
+ * three questions in order:
+ *   - is it a weft trace at all?  A missing file, a non-HDF5 file, or an HDF5 file without
+ *     /meta schema_version is not: weft_trace_reader_open() fails with WEFT_TRACE_ERROR_READ.
+ *   - can it be read?  An HDF5 file that does not open (truncated, or killed mid-write) gives
+ *     an info with readable = FALSE, complete = FALSE and a one-line reason.
+ *   - is it complete?  Only when the writer closed it: /meta complete = 1 and status is not
+ *     "running".  Otherwise complete = FALSE and reason says why.
+ * A complete trace may still record a run that hung, failed or was interrupted: see status.
+ *
+ * Row readers return every row of a data set; they are for analysis, not for huge traces
+ * (a /links of 10^8 samples would want a chunked reader).
+ */
+#ifndef WEFT_ANALYSIS_TRACE_READER_H
+#define WEFT_ANALYSIS_TRACE_READER_H
+
+#include <glib.h>
+
+#include "sim/errors.h"
+#include "sim/trace_schema.h"
+
+typedef struct {
+    char *path;
+    gboolean readable;      /* the HDF5 file opened and /meta was read */
+    gboolean complete;      /* closed by the writer (see above) */
+    char *reason;           /* one line: why not readable or not complete; NULL when complete */
+    guint schema_version;
+    WeftTraceStatus status; /* WEFT_TRACE_STATUS_RUNNING also for an unknown status text */
+    char *status_text;      /* as stored ("running", "done", ...); NULL if unreadable */
+    guint64 seed;
+    guint64 sim_time_ps;
+    double wall_time_s;
+    guint64 events;
+    char *weft_version, *git_revision, *experiment_path, *experiment_text, *message;
+    /* Rows per data set; -1 when the data set is absent or unreadable. */
+    gint64 n_nodes, n_links, n_flows, n_link_samples, n_ports;
+} WeftTraceInfo;
+
+/** Opens @path read-only, reads /meta and counts rows, then closes the file.  Returns NULL
+ * with WEFT_TRACE_ERROR_READ ("PATH: not a weft trace: REASON") if @path is missing, is not
+ * HDF5, or has no /meta schema_version, or a schema version newer than this reader.
+ * (transfer full: free with weft_trace_info_free) */
+WeftTraceInfo *weft_trace_reader_open (const char *path, GError **error);
+
+void weft_trace_info_free (WeftTraceInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTraceInfo, weft_trace_info_free)
+
+/** Every row of a data set, as a GArray of the schema struct.  Fails with
+ * WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON").  (transfer full) */
+GArray *weft_trace_reader_flows (const char *path, GError **error);        /* WeftTraceFlow */
+GArray *weft_trace_reader_nodes (const char *path, GError **error);        /* WeftTraceNode */
+GArray *weft_trace_reader_links (const char *path, GError **error);        /* WeftTraceLink */
+GArray *weft_trace_reader_link_samples (const char *path, GError **error); /* WeftTraceLinkSample */
+GArray *weft_trace_reader_ports (const char *path, GError **error);        /* WeftTracePort */
+
+/* "running", "done", ... for a status value. */
+const char *weft_trace_status_name (WeftTraceStatus status);
+
+#endif /* WEFT_ANALYSIS_TRACE_READER_H */

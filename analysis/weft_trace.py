@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Read weft trace files (HDF5; schema in doc/hdf5-schema.md). Needs h5py and numpy only.
+
+    import weft_trace
+    info = weft_trace.open_trace("run.h5")   # dict: /meta attributes + complete, reason
+    flows = weft_trace.flows("run.h5")       # numpy structured array, one row per flow
+    fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
+
+As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
+trace, 1 for an incomplete one (still "running", truncated, damaged), 2 if the file is not a
+weft trace -- the same statuses as `weft report`.
+"""
+import sys
+
+import h5py
+import numpy as np
+
+SCHEMA_VERSION = 1  # the newest schema this reader knows (sim/trace_schema.h)
+
+
+class NotATrace(Exception):
+    """The file is missing, not HDF5, or has no /meta schema_version."""
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def open_trace(path):
+    """Return a dict of the /meta attributes plus 'complete' (bool) and 'reason' (str or None).
+
+    A file that is HDF5 but does not open (truncated, killed mid-write) gives
+    {'path', 'readable': False, 'complete': False, 'reason'}; anything that is not a weft
+    trace raises NotATrace.
+    """
+    if not h5py.is_hdf5(path):
+        raise NotATrace(f"{path}: not a weft trace: not an HDF5 file (or missing)")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        reason = str(e).splitlines()[0] if str(e) else "cannot open"
+        return {"path": path, "readable": False, "complete": False,
+                "reason": f"truncated or damaged HDF5 file ({reason})"}
+    with f:
+        if "meta" not in f or "schema_version" not in f["meta"].attrs:
+            raise NotATrace(f"{path}: not a weft trace: no /meta schema_version")
+        info = {k: _text(v) for k, v in f["meta"].attrs.items()}
+        info["schema_version"] = int(info["schema_version"])
+        if info["schema_version"] > SCHEMA_VERSION:
+            raise NotATrace(f"{path}: schema version {info['schema_version']} is newer than "
+                            f"this reader's ({SCHEMA_VERSION})")
+        for name in ("topology/nodes", "topology/links", "flows", "links", "ports"):
+            info["rows:" + name] = f[name].shape[0] if name in f else None
+    info["path"] = path
+    info["readable"] = True
+    status = info.get("status")
+    if status == "running":
+        info["reason"] = 'status is "running": the writer never closed it (killed, or still running)'
+    elif int(info.get("complete", 0)) != 1:
+        info["reason"] = "/meta complete is not 1: the writer never closed it"
+    else:
+        info["reason"] = None
+    info["complete"] = info["reason"] is None
+    return info
+
+
+def _rows(path, name):
+    with h5py.File(path, "r") as f:
+        return f[name][()]
+
+
+def flows(path):
+    """/flows as a numpy structured array (fields as in doc/hdf5-schema.md; times in ps)."""
+    return _rows(path, "flows")
+
+
+def link_samples(path):
+    """/links: per-interval samples per link and direction, as a structured array."""
+    return _rows(path, "links")
+
+
+def ports(path):
+    """/ports: final counters per port, as a structured array."""
+    return _rows(path, "ports")
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: weft_trace.py TRACE.h5", file=sys.stderr)
+        return 2
+    try:
+        info = open_trace(argv[1])
+    except NotATrace as e:
+        print(e, file=sys.stderr)
+        return 2
+    print(f"trace:      {info['path']}")
+    if info["complete"]:
+        print(f"status:     complete ({info['status']})")
+    else:
+        print(f"status:     INCOMPLETE: {info['reason']}")
+    if not info["readable"]:
+        return 1
+    print(f"experiment: {info.get('experiment_path') or '(none)'}")
+    print(f"seed:       {int(info['seed'])}")
+    print(f"sim time:   {int(info['sim_time_ps']) / 1e9:.3f} ms")
+    f = flows(argv[1])
+    done = f[f["finished"] == 1]
+    print(f"flows:      {len(done)} finished / {len(f)} total")
+    if len(done):
+        p50, p99 = np.quantile(done["fct_ps"].astype(float), [0.5, 0.99]) / 1e6
+        print(f"FCT:        p50 {p50:.3f} us, p99 {p99:.3f} us, max {done['fct_ps'].max() / 1e6:.3f} us")
+        print(f"slowdown:   p99 {np.quantile(done['slowdown'], 0.99):.3f}")
+    print(f"drops:      {int(ports(argv[1])['drops'].sum())}")
+    return 0 if info["complete"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,187 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-cli"
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_version.h>
+
+#include "cli/cli.h"
+#include "cli/session.h"
+#include "sim/trace.h"
+#include "sim/units.h"
+#include "weft-gitrev.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal (int signum)
+{
+    interrupted = 1;
+}
+
+typedef struct {
+    const WeftSession *s;
+    gint64 wall_start, last_print;
+    gboolean shown;
+} Progress;
+
+static void
+show_progress (WeftSim *sim, void *data)
+{
+    Progress *pr = data;
+    gint64 t = g_get_monotonic_time ();
+    if (t - pr->last_print < G_USEC_PER_SEC)
+        return;
+    pr->last_print = t;
+    double wall = (double) (t - pr->wall_start) / G_USEC_PER_SEC;
+    const WeftNetwork *net = pr->s->net;
+    double frac = sim->duration ? (double) sim->now / (double) sim->duration
+                  : net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows
+                                    : 0;
+    g_autofree char *now = weft_units_format_time (sim->now);
+    char eta[32] = "?";
+    if (frac > 0.001)
+        g_snprintf (eta, sizeof eta, "%.0fs", wall / frac - wall);
+    fprintf (stderr, "\r  sim %s  %5.1f%%  %.2fM events/s  ETA %s   ", now, 100 * frac,
+             sim->events / wall / 1e6, eta);
+    pr->shown = TRUE;
+}
+
+static void
+print_summary (const WeftSession *s, WeftSimStatus status, double wall, const char *out)
+{
+    WeftNetworkStats st;
+    weft_network_stats (s->net, &st);
+    g_autofree char *now = weft_units_format_time (s->sim->now);
+    g_autofree char *maxq = weft_units_format_bytes (st.max_queue_bytes);
+    printf ("%s: %s at %s\n", s->ec.name, weft_sim_status_name (status), now);
+    printf ("  flows        %u of %u finished\n", st.finished, st.n_flows);
+    if (st.finished > 0) {
+        printf ("  FCT          p50 %.3f us  p99 %.3f us  max %.3f us\n", st.fct_p50_us,
+                st.fct_p99_us, st.fct_max_us);
+        printf ("  slowdown     p99 %.3f\n", st.slowdown_p99);
+        printf ("  fairness     Jain's index %.4f over per-flow throughput\n", st.jain);
+    }
+    printf ("  max queue    %s\n", maxq);
+    printf ("  drops        %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " data)\n", st.drops,
+            st.data_drops);
+    printf ("  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
+            st.retransmits, st.timeouts);
+    printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
+            s->sim->events, wall > 0 ? s->sim->events / wall / 1e6 : 0.0);
+    printf ("  trace        %s\n", out);
+}
+
+int
+weft_cli_run (int argc, char **argv)
+{
+    g_auto (GStrv) sets = NULL;
+    gint64 seed = -1;
+    g_autofree char *output = NULL;
+    gboolean quiet = FALSE;
+    GOptionEntry entries[] = {
+        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+          "override a parameter (repeatable); GROUP may contain dots", "GROUP:KEY=VALUE" },
+        { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "run seed (overrides [experiment] seed)", "N" },
+        { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+          "trace file (default: [trace] output, else NAME.h5)", "PATH" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress line on stderr", NULL },
+        { NULL }
+    };
+    g_autoptr (GOptionContext) ctx = g_option_context_new ("EXPERIMENT.ini - simulate one experiment");
+    g_option_context_set_summary (
+        ctx, "Reads the experiment, builds the fabric, simulates every packet, writes an HDF5\n"
+             "trace and prints a summary.\n\n"
+             "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
+             "2 bad input, 3 hang (no progress for [experiment] hang_timeout: the waiting\n"
+             "flows and their paths are printed), 4 interrupted (SIGINT/SIGTERM; the trace is\n"
+             "closed and marked incomplete).");
+    g_option_context_add_main_entries (ctx, entries, NULL);
+    g_autoptr (GError) error = NULL;
+    if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+        g_printerr ("weft run: %s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (argc != 2) {
+        g_printerr ("weft run: expected one experiment file (see weft run --help)\n");
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (seed < -1) {
+        g_printerr ("weft run: --seed: expected a non-negative integer\n");
+        return WEFT_EXIT_BAD_INPUT;
+    }
+
+    WeftSession s;
+    guint64 useed = (guint64) seed;
+    if (!weft_session_prepare (&s, argv[1], sets, seed >= 0 ? &useed : NULL, &error)) {
+        g_printerr ("%s\n", error->message);
+        weft_session_clear (&s);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    g_autofree char *out = output ? g_strdup (output)
+                           : *s.tc.output ? g_strdup (s.tc.output)
+                                          : g_strconcat (s.ec.name, ".h5", NULL);
+    g_autofree char *text = weft_experiment_to_data (s.exp);
+    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION,
+                           .git_revision = WEFT_GIT_REVISION,
+                           .experiment_text = text,
+                           .experiment_path = weft_experiment_path (s.exp),
+                           .seed = s.ec.seed };
+    WeftTrace *trace = weft_trace_create (out, &meta, &error);
+    if (!trace) {
+        g_printerr ("%s\n", error->message);
+        weft_session_clear (&s);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    weft_network_attach_trace (s.net, trace, s.tc.interval);
+
+    struct sigaction sa = { 0 }, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, &old_int);
+    sigaction (SIGTERM, &sa, &old_term);
+    s.sim->interrupt = &interrupted;
+    Progress pr = { &s, g_get_monotonic_time (), g_get_monotonic_time (), FALSE };
+    if (!quiet && isatty (STDERR_FILENO)) {
+        s.sim->poll = show_progress;
+        s.sim->poll_data = &pr;
+    }
+
+    WeftSimStatus status = weft_sim_run (s.sim);
+    double wall = (double) (g_get_monotonic_time () - pr.wall_start) / G_USEC_PER_SEC;
+    if (pr.shown)
+        fprintf (stderr, "\r\033[K");
+    sigaction (SIGINT, &old_int, NULL);
+    sigaction (SIGTERM, &old_term, NULL);
+
+    g_autofree char *waiting = NULL;
+    int rc = WEFT_EXIT_DONE;
+    WeftTraceStatus ts = WEFT_TRACE_STATUS_DONE;
+    if (status == WEFT_SIM_DURATION) {
+        ts = WEFT_TRACE_STATUS_DURATION;
+    } else if (status == WEFT_SIM_HANG) {
+        ts = WEFT_TRACE_STATUS_HANG;
+        rc = WEFT_EXIT_HANG;
+        waiting = weft_network_describe_waiting (s.net, 20);
+        g_autofree char *at = weft_units_format_time (s.sim->now);
+        g_autofree char *since = weft_units_format_time (s.sim->last_progress);
+        g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
+                    since, waiting);
+    } else if (status == WEFT_SIM_INTERRUPTED) {
+        ts = WEFT_TRACE_STATUS_INTERRUPTED;
+        rc = WEFT_EXIT_INTERRUPTED;
+        g_printerr ("weft: interrupted; trace closed and marked incomplete\n");
+    }
+    weft_network_finish_trace (s.net);
+    g_autofree char *msg = waiting ? g_strdup_printf ("hang: waiting flows:\n%s", waiting) : NULL;
+    WeftTraceEnd end = { ts, s.sim->now, wall, s.sim->events, msg };
+    if (!weft_trace_close (trace, &end, &error)) {
+        g_printerr ("%s\n", error->message);
+        rc = WEFT_EXIT_FAILURE;
+    }
+    print_summary (&s, status, wall, out);
+    weft_session_clear (&s);
+    return rc;
+}

@@ -1,0 +1,50 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-cli"
+#include "cli/session.h"
+
+#include "topologies/topology.h"
+
+gboolean
+weft_session_prepare (WeftSession *s, const char *path, char **overrides,
+                      const guint64 *seed_override, GError **error)
+{
+    *s = (WeftSession){ 0 };
+    s->exp = weft_experiment_load (path, error);
+    if (!s->exp)
+        return FALSE;
+    for (char **o = overrides; o && *o; o++)
+        if (!weft_experiment_set (s->exp, *o, error))
+            return FALSE;
+    if (seed_override) {
+        char *v = g_strdup_printf ("experiment:seed=%" G_GUINT64_FORMAT, *seed_override);
+        gboolean ok = weft_experiment_set (s->exp, v, error);
+        g_free (v);
+        if (!ok)
+            return FALSE;
+    }
+    if (!weft_network_check_groups (s->exp, error) ||
+        !weft_runcfg_read (s->exp, &s->ec, &s->tc, error))
+        return FALSE;
+    s->graph = weft_topology_build (s->exp, error);
+    if (!s->graph)
+        return FALSE;
+    s->sim = weft_sim_new (s->ec.seed);
+    s->sim->duration = s->ec.duration;
+    s->sim->hang_timeout = s->ec.hang_timeout;
+    s->net = weft_network_build (s->exp, s->graph, s->sim, error);
+    return s->net != NULL;
+}
+
+void
+weft_session_clear (WeftSession *s)
+{
+    /* Models borrow the graph and the network's tables: free them first. */
+    weft_sim_free (s->sim);
+    weft_network_free (s->net);
+    if (s->graph)
+        weft_graph_free (s->graph);
+    if (s->exp)
+        weft_experiment_free (s->exp);
+    weft_runcfg_clear (&s->ec, &s->tc);
+    *s = (WeftSession){ 0 };
+}

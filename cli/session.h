@@ -1,0 +1,32 @@
+/* cli/session.h - one run from an experiment file: the glue that sees every folder.
+ *
+ * load (includes, --set overrides) -> [experiment]/[trace] -> topology -> models -> trace ->
+ * run -> summary.  `weft run` and `weft validate` both go through weft_session_prepare, so
+ * validation is exactly what a run would check before simulating.
+ */
+#ifndef WEFT_CLI_SESSION_H
+#define WEFT_CLI_SESSION_H
+
+#include "models/builder.h"
+#include "sim/experiment.h"
+#include "sim/graph.h"
+#include "sim/runcfg.h"
+#include "sim/sim.h"
+
+typedef struct {
+    WeftExperiment *exp;
+    WeftExperimentConfig ec;
+    WeftTraceConfig tc;
+    WeftGraph *graph;
+    WeftSim *sim;
+    WeftNetwork *net;
+} WeftSession;
+
+/* Everything up to (not including) opening the trace.  @overrides: NULL-terminated
+ * "GROUP:KEY=VALUE" strings; @seed_override: when non-NULL replaces [experiment] seed.
+ * Errors are bad input (exit 2). */
+gboolean weft_session_prepare (WeftSession *s, const char *path, char **overrides,
+                               const guint64 *seed_override, GError **error);
+void weft_session_clear (WeftSession *s);
+
+#endif /* WEFT_CLI_SESSION_H */

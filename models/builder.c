@@ -1,0 +1,353 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-builder"
+#include "models/builder.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <string.h>
+
+#include "models/nic.h"
+#include "models/routing.h"
+#include "models/switch.h"
+#include "models/workload.h"
+
+static const char *const known_groups[] = { "experiment", "topology", "server", "fabric",
+                                            "switch",     "transport", "trace", NULL };
+static const char *const known_prefixes[] = { "workload", "fault", NULL };
+
+gboolean
+weft_network_check_groups (const WeftExperiment *exp, GError **error)
+{
+    if (!weft_experiment_check_groups (exp, known_groups, known_prefixes, error))
+        return FALSE;
+    g_auto (GStrv) faults = weft_experiment_groups_with_prefix (exp, "fault");
+    if (faults && faults[0])
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, faults[0], NULL,
+                                     "faults are not implemented yet: remove this group");
+    return TRUE;
+}
+
+static WeftPort *
+port_of (WeftModel *m, guint32 p)
+{
+    if (m->klass == &weft_switch_class)
+        return &((WeftSwitch *) m)->ports[p];
+    return &((WeftNic *) m)->port;
+}
+
+static gboolean
+build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
+{
+    const WeftGraph *g = net->graph;
+    guint n_nodes = weft_graph_n_nodes (g);
+    for (guint32 id = 0; id < n_nodes; id++) {
+        const WeftNode *n = weft_graph_node (g, id);
+        const WeftModelClass *klass;
+        if (n->kind == WEFT_NODE_SWITCH)
+            klass = &weft_switch_class;
+        else if (n->kind == WEFT_NODE_HOST)
+            klass = &weft_nic_class;
+        else
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "topology",
+                                         NULL, "node %s is a %s: the packet models of this "
+                                         "version cover hosts and switches only",
+                                         n->name, weft_node_kind_name (n->kind));
+        WeftModel *m = weft_sim_add_model (net->sim, klass, n->name, id);
+        net->node_model[id] = m;
+        if (klass->params) {
+            WeftParamBinding b = { klass->params, m };
+            if (!weft_params_read (exp, klass->name, &b, 1, error))
+                return FALSE;
+        }
+        if (klass == &weft_switch_class) {
+            WeftSwitch *sw = (WeftSwitch *) m;
+            sw->graph = g;
+            sw->fabric = &net->fabric;
+            sw->hash_seed = weft_routing_seed (net->sim->seed, id);
+            sw->n_ports = n->ports->len;
+            sw->ports = g_new0 (WeftPort, MAX (sw->n_ports, 1));
+            net->node_latency[id] = sw->latency_ps;
+        } else {
+            WeftNic *nic = (WeftNic *) m;
+            nic->tp = &net->tp;
+            guint connected = 0;
+            for (guint p = 0; p < n->ports->len; p++)
+                connected += g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE;
+            if (connected != 1)
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED,
+                                             "topology", NULL,
+                                             "host %s has %u links: hosts need exactly one",
+                                             n->name, connected);
+        }
+    }
+    /* Ports: one per connected link end, sending toward the peer. */
+    for (guint32 id = 0; id < n_nodes; id++) {
+        const WeftNode *n = weft_graph_node (g, id);
+        WeftModel *m = net->node_model[id];
+        for (guint32 p = 0; p < n->ports->len; p++) {
+            guint32 lid = g_array_index (n->ports, guint32, p);
+            if (lid == WEFT_GRAPH_NONE)
+                continue;
+            const WeftLink *l = weft_graph_link (g, lid);
+            guint32 peer, peer_port;
+            weft_graph_peer (g, id, p, &peer, &peer_port);
+            WeftPort *port = port_of (m, p);
+            guint64 cap = m->klass == &weft_switch_class ? ((WeftSwitch *) m)->buffer_bytes
+                                                         : G_MAXUINT64;
+            weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
+                            net->node_model[peer], (guint16) peer_port, l->rate_bps,
+                            l->delay_ps + net->node_latency[peer], cap);
+            g_ptr_array_add (net->ports, port);
+        }
+    }
+    for (guint i = 0; i < net->sim->models->len; i++) {
+        WeftModel *m = net->sim->models->pdata[i];
+        if (m->klass->init && !m->klass->init (m, error)) {
+            g_prefix_error (error, "%s: [%s] ", weft_experiment_path (exp), m->klass->name);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+WeftNetwork *
+weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
+                    GError **error)
+{
+    WeftNetwork *net = g_new0 (WeftNetwork, 1);
+    net->sim = sim;
+    net->graph = graph;
+    net->specs = g_array_new (FALSE, TRUE, sizeof (WeftFlowSpec));
+    net->workload_names = g_ptr_array_new_with_free_func (g_free);
+    net->ports = g_ptr_array_new ();
+    guint n_nodes = weft_graph_n_nodes (graph);
+    net->node_model = g_new0 (WeftModel *, MAX (n_nodes, 1));
+    net->node_latency = g_new0 (weft_time_t, MAX (n_nodes, 1));
+
+    WeftParamBinding tb = { weft_transport_params, &net->tp };
+    if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
+        !weft_params_read (exp, "transport", &tb, 1, error) || !build_models (net, exp, error) ||
+        !weft_workload_generate (exp, graph, sim->seed, net->specs, net->workload_names, error))
+        goto fail;
+    net->tp.fabric = &net->fabric;
+    net->tp.graph = graph;
+    net->tp.seed = sim->seed;
+    net->tp.workload_names = net->workload_names;
+    WeftPathEnv env = { net->node_latency };
+    if (!weft_transport_setup (&net->tp, net->specs, &env, exp, error))
+        goto fail;
+    for (guint i = 0; i < net->tp.n_flows; i++) {
+        WeftFlow *f = &net->tp.flows[i];
+        WeftModel *src = net->node_model[f->spec.src];
+        if (!src || src->klass != &weft_nic_class || !net->node_model[f->spec.dst] ||
+            net->node_model[f->spec.dst]->klass != &weft_nic_class) {
+            weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE,
+                                  net->workload_names->pdata[f->spec.group], NULL,
+                                  "flow %u must run between hosts", i);
+            goto fail;
+        }
+        weft_nic_schedule_flow ((WeftNic *) src, f);
+    }
+    return net;
+fail:
+    weft_network_free (net);
+    return NULL;
+}
+
+void
+weft_network_free (WeftNetwork *net)
+{
+    if (!net)
+        return;
+    weft_transport_clear (&net->tp);
+    weft_params_clear (weft_transport_params, &net->tp);
+    weft_params_clear (weft_fabric_params, &net->fabric);
+    g_array_unref (net->specs);
+    g_ptr_array_unref (net->workload_names);
+    g_ptr_array_unref (net->ports);
+    g_free (net->node_model);
+    g_free (net->node_latency);
+    g_free (net);
+}
+
+/* ---- traces --------------------------------------------------------------------------- */
+
+static void
+sample_links (WeftSim *sim, void *data)
+{
+    WeftNetwork *net = data;
+    WeftTraceLinkSample row;
+    for (guint i = 0; i < net->ports->len; i++)
+        if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
+            weft_trace_append_link_sample (net->trace, &row);
+    weft_trace_flush (net->trace);
+}
+
+void
+weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t interval)
+{
+    const WeftGraph *g = net->graph;
+    net->trace = trace;
+    net->tp.trace = trace;
+    guint nn = weft_graph_n_nodes (g), nl = weft_graph_n_links (g);
+    WeftTraceNode *nodes = g_new0 (WeftTraceNode, MAX (nn, 1));
+    for (guint i = 0; i < nn; i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        nodes[i].id = i;
+        g_strlcpy (nodes[i].name, n->name, sizeof nodes[i].name);
+        g_strlcpy (nodes[i].kind, weft_node_kind_name (n->kind), sizeof nodes[i].kind);
+        nodes[i].n_ports = n->ports->len;
+        nodes[i].tier = n->tier;
+    }
+    weft_trace_write_nodes (trace, nodes, nn);
+    g_free (nodes);
+    WeftTraceLink *links = g_new0 (WeftTraceLink, MAX (nl, 1));
+    for (guint i = 0; i < nl; i++) {
+        const WeftLink *l = weft_graph_link (g, i);
+        links[i] = (WeftTraceLink){ .id = i, .node_a = l->a, .port_a = l->pa + 1,
+                                    .node_b = l->b, .port_b = l->pb + 1,
+                                    .rate_bps = l->rate_bps, .delay_ps = l->delay_ps };
+        g_strlcpy (links[i].kind, weft_link_kind_name (l->kind), sizeof links[i].kind);
+    }
+    weft_trace_write_links (trace, links, nl);
+    g_free (links);
+    if (interval > 0) {
+        net->sim->sample_interval = interval;
+        net->sim->sample = sample_links;
+        net->sim->sample_data = net;
+    }
+    weft_trace_flush (trace);
+}
+
+void
+weft_network_finish_trace (WeftNetwork *net)
+{
+    if (!net->trace)
+        return;
+    for (guint i = 0; i < net->tp.n_flows; i++)
+        if (!net->tp.flows[i].finished)
+            weft_transport_trace_flow (&net->tp, &net->tp.flows[i]);
+    if (net->sim->sample)
+        sample_links (net->sim, net);
+    WeftTracePort *rows = g_new0 (WeftTracePort, MAX (net->ports->len, 1));
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *p = net->ports->pdata[i];
+        rows[i] = (WeftTracePort){ .node = p->owner->node, .port = p->index + 1,
+                                   .link = p->link.link_id, .tx_bytes = p->tx_bytes,
+                                   .rx_bytes = p->rx_bytes, .tx_packets = p->tx_packets,
+                                   .rx_packets = p->rx_packets, .drops = p->drops,
+                                   .max_queue_bytes = p->max_q, .busy_ps = p->busy_ps };
+    }
+    weft_trace_write_ports (net->trace, rows, net->ports->len);
+    g_free (rows);
+    weft_trace_flush (net->trace);
+}
+
+/* ---- statistics ----------------------------------------------------------------------- */
+
+static guint64
+inflight_data (const WeftPort *p)
+{
+    guint64 n = 0;
+    for (const WeftPacket *pkt = p->link.wire.head; pkt; pkt = pkt->next)
+        n += pkt->kind == WEFT_PKT_DATA;
+    for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
+        for (const WeftPacket *pkt = p->q[c].head; pkt; pkt = pkt->next)
+            n += pkt->kind == WEFT_PKT_DATA;
+    return n;
+}
+
+void
+weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
+{
+    *st = (WeftNetworkStats){ 0 };
+    const WeftTransport *tp = &net->tp;
+    st->n_flows = tp->n_flows;
+    double *fct = g_new (double, MAX (tp->n_flows, 1));
+    double *slow = g_new (double, MAX (tp->n_flows, 1));
+    double sum = 0, sum2 = 0;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        st->retransmits += f->retransmits;
+        st->timeouts += f->timeouts;
+        st->ooo_discards += f->ooo_discards;
+        st->dup_discards += f->dup_discards;
+        st->bytes_delivered += f->delivered;
+        st->bytes_offered += f->spec.size_bytes;
+        if (!f->finished)
+            continue;
+        weft_time_t t = f->finish_ps - f->spec.start_ps;
+        fct[st->finished] = weft_time_to_us (t);
+        slow[st->finished] = f->ideal_fct_ps ? (double) t / (double) f->ideal_fct_ps : 0;
+        /* Jain's index over per-flow throughput (bytes / FCT). */
+        double x = t ? (double) f->spec.size_bytes / (double) t : 0;
+        sum += x;
+        sum2 += x * x;
+        st->finished++;
+    }
+    if (st->finished > 0) {
+        gsl_sort (fct, 1, st->finished);
+        gsl_sort (slow, 1, st->finished);
+        st->fct_p50_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.5);
+        st->fct_p99_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.99);
+        st->fct_max_us = fct[st->finished - 1];
+        st->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, st->finished, 0.99);
+        st->jain = sum2 > 0 ? sum * sum / (st->finished * sum2) : 0;
+    }
+    g_free (fct);
+    g_free (slow);
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *p = net->ports->pdata[i];
+        st->drops += p->drops;
+        st->data_drops += p->drops_data;
+        st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
+        st->inflight_data += inflight_data (p);
+    }
+    for (guint i = 0; i < net->sim->models->len; i++) {
+        const WeftModel *m = net->sim->models->pdata[i];
+        if (m->klass == &weft_switch_class)
+            st->unroutable += ((const WeftSwitch *) m)->unroutable;
+    }
+}
+
+typedef struct {
+    const WeftGraph *g;
+    GString *out;
+} PathPrint;
+
+static void
+print_hop (guint32 node, guint32 port, void *data)
+{
+    PathPrint *pp = data;
+    guint32 peer, peer_port;
+    weft_graph_peer (pp->g, node, port, &peer, &peer_port);
+    g_string_append_printf (pp->out, " %s:%u->%s", weft_graph_node (pp->g, node)->name, port + 1,
+                            weft_graph_node (pp->g, peer)->name);
+}
+
+char *
+weft_network_describe_waiting (const WeftNetwork *net, guint max)
+{
+    GString *out = g_string_new (NULL);
+    guint shown = 0, waiting = 0;
+    for (guint i = 0; i < net->tp.n_flows; i++) {
+        const WeftFlow *f = &net->tp.flows[i];
+        if (f->finished)
+            continue;
+        waiting++;
+        if (shown >= max)
+            continue;
+        shown++;
+        g_string_append_printf (out, "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                                " bytes delivered%s; path",
+                                f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
+                                weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
+                                f->spec.size_bytes, f->started ? "" : " (not started)");
+        PathPrint pp = { net->graph, out };
+        weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, print_hop, &pp);
+        g_string_append_c (out, '\n');
+    }
+    if (waiting > shown)
+        g_string_append_printf (out, "  ... and %u more waiting flows\n", waiting - shown);
+    return g_string_free (out, FALSE);
+}

@@ -1,0 +1,61 @@
+/* models/builder.h - from the fabric graph and the experiment to model instances: one switch
+ * model per switch node, one NIC model per host, a port per connected link end, the flow table
+ * and the flows' start events; and the run's end-of-run bookkeeping (ports, unfinished flows,
+ * link samples) that needs to see every model.
+ *
+ * Reads [fabric], [switch], [transport] and every [workload.NAME]; refuses [fault.NAME] (not
+ * implemented yet).  weft_builder_known_groups() lists what an experiment may contain.
+ */
+#ifndef WEFT_MODELS_BUILDER_H
+#define WEFT_MODELS_BUILDER_H
+
+#include "models/fabric.h"
+#include "models/transport.h"
+#include "sim/graph.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+
+typedef struct {
+    WeftSim *sim;            /* borrowed */
+    const WeftGraph *graph;  /* borrowed; must outlive the network */
+    WeftFabric fabric;
+    WeftTransport tp;
+    GArray *specs;           /* WeftFlowSpec */
+    GPtrArray *workload_names;
+    WeftModel **node_model;  /* per node id; NULL for nodes without a model */
+    GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
+    weft_time_t *node_latency; /* per node id */
+    WeftTrace *trace;        /* borrowed, may be NULL */
+} WeftNetwork;
+
+/** Instantiates models for @graph in @sim and schedules the workload.  Errors name the file,
+ * group and key (WEFT_CONFIG_ERROR).  (transfer full) */
+WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *graph,
+                                 WeftSim *sim, GError **error);
+void weft_network_free (WeftNetwork *net);
+
+/* Checks the experiment's groups against everything weft knows (fault groups are refused
+ * as not implemented yet). */
+gboolean weft_network_check_groups (const WeftExperiment *exp, GError **error);
+
+/* Writes /topology, and starts /links sampling every @interval (0: none). */
+void weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t interval);
+
+/* After the run: rows for unfinished flows, a last link sample, and /ports. */
+void weft_network_finish_trace (WeftNetwork *net);
+
+typedef struct {
+    guint n_flows, finished;
+    double fct_p50_us, fct_p99_us, fct_max_us, slowdown_p99, jain;
+    guint64 max_queue_bytes, drops, data_drops, retransmits, timeouts;
+    guint64 ooo_discards, dup_discards, unroutable, inflight_data;
+    guint64 bytes_delivered, bytes_offered;
+} WeftNetworkStats;
+
+void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);
+
+/* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
+ * bytes delivered, and the links of its path.  (transfer full) */
+char *weft_network_describe_waiting (const WeftNetwork *net, guint max);
+
+#endif /* WEFT_MODELS_BUILDER_H */

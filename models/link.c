@@ -1,0 +1,36 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-link"
+#include "models/link.h"
+
+static void
+on_arrival (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftLinkTx *link = target;
+    WeftPacket *pkt = weft_fifo_pop (&link->wire);
+    g_assert (pkt && pkt->arrive_at == sim->now);
+    pkt->in_port = link->peer_port;
+    pkt->hop++;
+    if (link->wire.head)
+        weft_sim_schedule_at (sim, link->owner, link->wire.head->arrive_at, on_arrival, link,
+                              (WeftArg){ 0 });
+    link->peer->klass->receive (link->peer, link->peer_port, pkt);
+}
+
+void
+weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_end)
+{
+    pkt->arrive_at = tx_end + link->delay_ps;
+    gboolean was_empty = link->wire.head == NULL;
+    weft_fifo_push (&link->wire, pkt);
+    /* A FIFO wire delivers in order, so only the head needs an event. */
+    if (was_empty)
+        weft_sim_schedule_at (link->owner->sim, link->owner, pkt->arrive_at, on_arrival, link,
+                              (WeftArg){ 0 });
+}
+
+void
+weft_link_clear (WeftLinkTx *link)
+{
+    if (link->owner)
+        weft_fifo_release_all (&link->wire, &link->owner->sim->pool);
+}

@@ -1,0 +1,253 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-nic"
+#include "models/nic.h"
+
+/* ---- sender half ---------------------------------------------------------------------- */
+
+static inline gboolean
+sendable (const WeftFlow *f)
+{
+    return f->started && f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts;
+}
+
+static void
+ring_push (WeftNic *nic, WeftFlow *f)
+{
+    f->in_ring = TRUE;
+    f->ring_next = NULL;
+    if (nic->ring_tail)
+        nic->ring_tail->ring_next = f;
+    else
+        nic->ring_head = f;
+    nic->ring_tail = f;
+}
+
+static WeftFlow *
+ring_pop (WeftNic *nic)
+{
+    WeftFlow *f = nic->ring_head;
+    if (f) {
+        nic->ring_head = f->ring_next;
+        if (!nic->ring_head)
+            nic->ring_tail = NULL;
+        f->in_ring = FALSE;
+    }
+    return f;
+}
+
+static void
+make_ready (WeftNic *nic, WeftFlow *f)
+{
+    if (!f->in_ring && sendable (f)) {
+        ring_push (nic, f);
+        weft_port_kick (&nic->port);
+    }
+}
+
+static void on_rto (WeftSim *sim, void *target, WeftArg arg);
+
+/* One timer event per flow at a time: a later deadline is picked up lazily when the pending
+ * event fires; only an earlier one schedules anew (and supersedes the old by generation). */
+static void
+timer_arm (WeftNic *nic, WeftFlow *f, weft_time_t deadline)
+{
+    f->deadline = deadline;
+    if (f->timer_pending && f->timer_at <= deadline)
+        return;
+    f->timer_gen++;
+    f->timer_pending = TRUE;
+    f->timer_at = deadline;
+    weft_sim_schedule_at (nic->parent.sim, &nic->parent, deadline, on_rto, f,
+                          (WeftArg){ .u = f->timer_gen });
+}
+
+static void
+on_rto (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftFlow *f = target;
+    if (arg.u != f->timer_gen)
+        return;
+    f->timer_pending = FALSE;
+    if (f->deadline == 0)
+        return; /* nothing outstanding */
+    WeftNic *nic = (WeftNic *) f->sender;
+    if (sim->now < f->deadline) {
+        timer_arm (nic, f, f->deadline);
+        return;
+    }
+    /* Timeout: go back to the first unacknowledged packet and back off. */
+    f->timeouts++;
+    f->snd_nxt = f->snd_una;
+    f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+    timer_arm (nic, f, sim->now + f->rto);
+    make_ready (nic, f);
+}
+
+static void
+on_flow_start (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftNic *nic = target;
+    WeftFlow *f = &nic->tp->flows[arg.u];
+    f->started = TRUE;
+    timer_arm (nic, f, sim->now + f->rto);
+    make_ready (nic, f);
+}
+
+void
+weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow)
+{
+    flow->sender = &nic->parent;
+    weft_sim_work_add (nic->parent.sim, 1);
+    weft_sim_schedule_at (nic->parent.sim, &nic->parent, flow->spec.start_ps, on_flow_start, nic,
+                          (WeftArg){ .u = flow->spec.id });
+}
+
+/* The port's pull source: the next packet of the next ready flow, round-robin. */
+static WeftPacket *
+nic_pull (WeftModel *m, guint port)
+{
+    WeftNic *nic = (WeftNic *) m;
+    WeftSim *sim = m->sim;
+    const WeftFabric *fab = nic->tp->fabric;
+    WeftFlow *f;
+    while ((f = ring_pop (nic))) {
+        if (!sendable (f))
+            continue;
+        guint64 seq = f->snd_nxt++;
+        WeftPacket *pkt = weft_packet_alloc (&sim->pool);
+        pkt->kind = WEFT_PKT_DATA;
+        pkt->prio = 1;
+        pkt->flow = f->spec.id;
+        pkt->src = f->spec.src;
+        pkt->dst = f->spec.dst;
+        pkt->dst_ep = f->dst_ep;
+        pkt->hash = f->hash;
+        pkt->seq = seq;
+        pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
+        pkt->size = pkt->payload + (guint32) fab->header;
+        pkt->sent_at = sim->now;
+        if (seq < f->snd_max) {
+            pkt->retransmit = 1;
+            f->retransmits++;
+        } else {
+            f->snd_max = seq + 1;
+        }
+        if (sendable (f))
+            ring_push (nic, f);
+        return pkt;
+    }
+    return NULL;
+}
+
+static void
+rtt_sample (WeftNic *nic, WeftFlow *f, weft_time_t rtt)
+{
+    /* RFC 6298 with alpha = 1/8, beta = 1/4, in integer picoseconds. */
+    if (f->srtt == 0) {
+        f->srtt = rtt;
+        f->rttvar = rtt / 2;
+    } else {
+        weft_time_t err = f->srtt > rtt ? f->srtt - rtt : rtt - f->srtt;
+        f->rttvar = (3 * f->rttvar + err) / 4;
+        f->srtt = (7 * f->srtt + rtt) / 8;
+    }
+    f->rto = CLAMP (f->srtt + 4 * f->rttvar, nic->tp->rto_min, nic->tp->rto_max);
+}
+
+static void
+on_ack (WeftNic *nic, WeftPacket *ack)
+{
+    WeftSim *sim = nic->parent.sim;
+    WeftFlow *f = &nic->tp->flows[ack->flow];
+    if (ack->seq > f->snd_una) {
+        if (!ack->retransmit) /* Karn: no samples from retransmitted packets */
+            rtt_sample (nic, f, sim->now - ack->sent_at);
+        f->snd_una = ack->seq;
+        if (f->snd_nxt < f->snd_una)
+            f->snd_nxt = f->snd_una;
+        if (f->snd_una == f->n_pkts)
+            f->deadline = 0; /* all acknowledged: the timer lapses */
+        else
+            timer_arm (nic, f, sim->now + f->rto);
+        make_ready (nic, f);
+    }
+    weft_packet_release (&sim->pool, ack);
+}
+
+/* ---- receiver half -------------------------------------------------------------------- */
+
+static void
+on_data (WeftNic *nic, WeftPacket *pkt)
+{
+    WeftSim *sim = nic->parent.sim;
+    WeftTransport *tp = nic->tp;
+    WeftFlow *f = &tp->flows[pkt->flow];
+    if (pkt->seq == f->rcv_nxt) {
+        f->rcv_nxt++;
+        f->delivered += pkt->payload;
+        weft_sim_progress (sim);
+        if (f->rcv_nxt == f->n_pkts) {
+            f->finished = TRUE;
+            f->finish_ps = sim->now;
+            tp->flows_done++;
+            weft_transport_trace_flow (tp, f);
+            weft_sim_work_done (sim);
+        }
+    } else if (pkt->seq < f->rcv_nxt) {
+        f->dup_discards++;
+    } else {
+        f->ooo_discards++;
+    }
+    /* Cumulative ACK, echoing the data packet's send time and retransmit flag. */
+    WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
+    ack->kind = WEFT_PKT_ACK;
+    ack->prio = 0;
+    ack->src = f->spec.dst;
+    ack->dst = f->spec.src;
+    ack->dst_ep = f->src_ep;
+    ack->seq = f->rcv_nxt;
+    ack->payload = 0;
+    ack->size = (guint32) tp->fabric->ack_bytes;
+    ack->hop = 0;
+    weft_port_enqueue (&nic->port, ack);
+}
+
+static void
+nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
+{
+    WeftNic *nic = (WeftNic *) m;
+    weft_port_count_rx (&nic->port, pkt);
+    if (G_UNLIKELY (pkt->dst != m->node)) {
+        nic->misdelivered++;
+        weft_packet_release (&m->sim->pool, pkt);
+        return;
+    }
+    if (pkt->kind == WEFT_PKT_DATA)
+        on_data (nic, pkt);
+    else
+        on_ack (nic, pkt);
+}
+
+static gboolean
+nic_init (WeftModel *m, GError **error)
+{
+    WeftNic *nic = (WeftNic *) m;
+    nic->port.pull = nic_pull;
+    return TRUE;
+}
+
+static void
+nic_clear (WeftModel *m)
+{
+    weft_port_clear (&((WeftNic *) m)->port);
+}
+
+const WeftModelClass weft_nic_class = {
+    .name = "nic",
+    .help = "host NIC: one fabric port, reliable go-back-N transport for its flows",
+    .instance_size = sizeof (WeftNic),
+    .params = NULL,
+    .init = nic_init,
+    .receive = nic_receive,
+    .clear = nic_clear,
+};

@@ -1,0 +1,72 @@
+/* models/port.h - an egress port: per-class FIFO queues, a finite buffer, a transmitter.
+ *
+ * Models: strict priority between classes (class 0 first), FIFO inside a class, one buffer
+ * shared by the port's classes with tail drop (a packet that would take the waiting bytes
+ * above the buffer is dropped and counted), serialization at the link rate in integer
+ * picoseconds.  A port may also have a pull source (a NIC's transport): when the queues are
+ * empty and the transmitter is free, it asks the source for the next packet, so a host's flows
+ * share its link round-robin without filling a queue.
+ * Counters are 64-bit and kept per port for /ports; interval counters feed /links samples.
+ * Queue depth counts bytes waiting, not the packet being serialized.
+ * Ignores: shared switch buffers, PFC, ECN (later fabrics add them beside this).
+ *
+ * Events: at most one pending "transmitter free" event per port, and none at all while a
+ * packet arrives at an idle port and leaves at once.
+ */
+#ifndef WEFT_MODELS_PORT_H
+#define WEFT_MODELS_PORT_H
+
+#include "models/link.h"
+#include "sim/trace_schema.h"
+
+#define WEFT_PORT_CLASSES 2 /* 0: control (ACKs), 1: data */
+
+typedef WeftPacket *(*WeftPortPull) (WeftModel *owner, guint port);
+
+typedef struct {
+    WeftModel *owner;
+    guint32 index;              /* port index on the owner's node */
+    WeftLinkTx link;
+    WeftPacketFifo q[WEFT_PORT_CLASSES];
+    guint64 q_bytes;            /* waiting bytes, all classes */
+    guint64 cap_bytes;          /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    weft_time_t busy_until;     /* the transmitter is sending until then */
+    gboolean tx_event;          /* a "transmitter free" event is pending */
+    WeftPortPull pull;          /* may be NULL */
+
+    /* Totals for /ports. */
+    guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
+    guint64 drops_data;         /* the data packets among the drops */
+    /* Current sample interval, for /links. */
+    guint64 s_bytes, s_packets, s_drops, s_max_q;
+    double s_area;              /* queue bytes x ps */
+    weft_time_t s_start, s_last;
+} WeftPort;
+
+/* Sets up @port for @owner's port @index sending over @link_id in @direction to @peer. */
+void weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id,
+                     guint8 direction, WeftModel *peer, guint16 peer_port, guint64 rate_bps,
+                     weft_time_t delay_ps, guint64 cap_bytes);
+/* Releases queued and in-flight packets. */
+void weft_port_clear (WeftPort *port);
+
+/** Queues @pkt in class pkt->prio (clamped) or sends it at once if the port is idle.  Returns
+ * FALSE when the buffer is full: the packet is then dropped, counted and released.
+ * (transfer full) */
+gboolean weft_port_enqueue (WeftPort *port, WeftPacket *pkt);
+
+/* The pull source has something to send: start the transmitter if it is idle. */
+void weft_port_kick (WeftPort *port);
+
+static inline void
+weft_port_count_rx (WeftPort *port, const WeftPacket *pkt)
+{
+    port->rx_bytes += pkt->size;
+    port->rx_packets++;
+}
+
+/* Closes the current sample interval at @now into @row; returns FALSE (row untouched) when
+ * nothing happened in it (no bytes, no drops, empty queue), so idle rows are not written. */
+gboolean weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row);
+
+#endif /* WEFT_MODELS_PORT_H */

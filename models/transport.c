@@ -1,0 +1,177 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-transport"
+#include "models/transport.h"
+
+#include <string.h>
+
+#include "models/routing.h"
+#include "sim/rng.h"
+
+const WeftParamSpec weft_transport_params[] = {
+    WEFT_PARAM_BYTES ("window", WeftTransport, window_bytes, "0B", "0B", "1GiB",
+                      "unacknowledged payload a sender may have out; 0: the flow's own "
+                      "bandwidth-delay product plus one packet (line rate for a lone flow)"),
+    WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "20us", "1us", "10s",
+                     "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR)"),
+    WEFT_PARAM_TIME ("rto_initial", WeftTransport, rto_initial, "100us", "1us", "10s",
+                     "retransmission timeout before the first RTT sample"),
+    WEFT_PARAM_TIME ("rto_max", WeftTransport, rto_max, "100ms", "1us", "100s",
+                     "upper clamp of the timeout after exponential backoff"),
+    WEFT_PARAM_END,
+};
+
+typedef struct {
+    const WeftTransport *tp;
+    const WeftPathEnv *env;
+    guint32 first_wire;     /* wire bytes of the first packet */
+    weft_time_t latency;    /* first packet: serialization + propagation + forwarding, all hops */
+    guint64 min_rate;
+} PathAcc;
+
+static void
+acc_visit (guint32 node, guint32 port, void *data)
+{
+    PathAcc *acc = data;
+    const WeftGraph *g = acc->tp->graph;
+    const WeftNode *n = weft_graph_node (g, node);
+    const WeftLink *l = weft_graph_link (g, g_array_index (n->ports, guint32, port));
+    guint32 peer, peer_port;
+    weft_graph_peer (g, node, port, &peer, &peer_port);
+    acc->latency += weft_time_serialize (acc->first_wire, l->rate_bps) + l->delay_ps +
+                    acc->env->node_latency_ps[peer];
+    if (l->rate_bps < acc->min_rate)
+        acc->min_rate = l->rate_bps;
+}
+
+guint
+weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
+                     guint32 to_ep, void (*visit) (guint32 node, guint32 port, void *data),
+                     void *data)
+{
+    const WeftGraph *g = tp->graph;
+    guint32 node = from_node;
+    guint32 to_node = weft_graph_endpoint_node (g, to_ep);
+    guint hops = 0;
+    while (node != to_node) {
+        const WeftNode *n = weft_graph_node (g, node);
+        guint32 port;
+        if (n->forwards) {
+            port = weft_routing_choose (g, tp->fabric->routing, weft_routing_seed (tp->seed, node),
+                                        node, to_ep, f->hash);
+        } else {
+            port = WEFT_GRAPH_NONE; /* an endpoint sends through its first connected port */
+            for (guint p = 0; p < n->ports->len && port == WEFT_GRAPH_NONE; p++)
+                if (g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE)
+                    port = p;
+            if (hops > 0)
+                return G_MAXUINT; /* an endpoint never carries transit traffic */
+        }
+        guint32 peer, peer_port;
+        if (port == WEFT_GRAPH_NONE || !weft_graph_peer (g, node, port, &peer, &peer_port) ||
+            hops > weft_graph_n_nodes (g))
+            return G_MAXUINT;
+        if (visit)
+            visit (node, port, data);
+        node = peer;
+        hops++;
+    }
+    return hops;
+}
+
+static weft_time_t
+path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f, guint32 from,
+              guint32 to_ep, guint32 wire, guint64 *min_rate)
+{
+    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64 };
+    if (weft_transport_walk (tp, f, from, to_ep, acc_visit, &acc) == G_MAXUINT)
+        return WEFT_TIME_NEVER;
+    if (min_rate)
+        *min_rate = acc.min_rate;
+    return acc.latency;
+}
+
+gboolean
+weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv *env,
+                      const WeftExperiment *exp, GError **error)
+{
+    const WeftGraph *g = tp->graph;
+    guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
+    tp->n_flows = specs->len;
+    tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
+    for (guint i = 0; i < specs->len; i++) {
+        WeftFlow *f = &tp->flows[i];
+        f->spec = g_array_index (specs, WeftFlowSpec, i);
+        g_assert (f->spec.id == i);
+        f->src_ep = weft_graph_node (g, f->spec.src)->endpoint;
+        f->dst_ep = weft_graph_node (g, f->spec.dst)->endpoint;
+        /* Each flow is its own queue pair with its own UDP source port (RoCEv2 entropy). */
+        guint64 sport = 49152 + weft_mix64 (tp->seed ^ (0xf10 + (guint64) i)) % 16384;
+        guint64 tuple = ((guint64) f->spec.src << 32 | f->spec.dst) ^ (sport << 16);
+        f->hash = (guint32) weft_mix64 (tuple);
+        guint64 n = (f->spec.size_bytes + mtu - 1) / mtu;
+        if (n > G_MAXUINT32)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "fabric", "mtu",
+                                         "flow %u needs more than 2^32 packets", i);
+        f->n_pkts = (guint32) n;
+        f->last_payload = (guint32) (f->spec.size_bytes - (n - 1) * mtu);
+
+        guint32 first_wire = (guint32) (MIN (mtu, f->spec.size_bytes) + hdr);
+        guint64 min_rate = G_MAXUINT64;
+        weft_time_t fwd = path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate);
+        weft_time_t back = path_latency (tp, env, f, f->spec.dst, f->src_ep,
+                                         (guint32) tp->fabric->ack_bytes, NULL);
+        if (fwd == WEFT_TIME_NEVER || back == WEFT_TIME_NEVER)
+            return weft_experiment_fail (
+                exp, error, WEFT_CONFIG_ERROR_NODE, "topology", NULL,
+                "flow %u from %s to %s has no route in one direction", i,
+                weft_graph_node (g, f->spec.src)->name, weft_graph_node (g, f->spec.dst)->name);
+        /* Ideal: the first packet crosses every hop, the rest stream at the bottleneck. */
+        guint64 wire_total = f->spec.size_bytes + n * hdr;
+        f->ideal_fct_ps = fwd + weft_time_serialize (wire_total - first_wire, min_rate);
+        f->base_rtt_ps = fwd + back;
+        guint64 full_wire = mtu + hdr;
+        if (tp->window_bytes > 0) {
+            f->window_pkts = (guint32) MAX (1, (tp->window_bytes + mtu - 1) / mtu);
+        } else {
+            /* Packets the bottleneck sends in one base RTT, plus one. */
+            unsigned __int128 bits = (unsigned __int128) f->base_rtt_ps * min_rate;
+            guint64 bdp_bytes = (guint64) (bits / (8 * WEFT_PS_PER_S));
+            f->window_pkts = (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2);
+        }
+        f->rto = tp->rto_initial;
+    }
+    return TRUE;
+}
+
+void
+weft_transport_clear (WeftTransport *tp)
+{
+    g_clear_pointer (&tp->flows, g_free);
+    tp->n_flows = 0;
+}
+
+void
+weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
+{
+    if (!tp->trace)
+        return;
+    WeftTraceFlow row = { 0 };
+    row.id = f->spec.id;
+    row.src = f->spec.src;
+    row.dst = f->spec.dst;
+    row.size_bytes = f->spec.size_bytes;
+    row.start_ps = f->spec.start_ps;
+    row.ideal_fct_ps = f->ideal_fct_ps;
+    row.packets = f->n_pkts;
+    row.retransmits = f->retransmits;
+    row.bytes_delivered = f->delivered;
+    row.finished = f->finished;
+    if (f->finished) {
+        row.finish_ps = f->finish_ps;
+        row.fct_ps = f->finish_ps - f->spec.start_ps;
+        row.slowdown = f->ideal_fct_ps ? (double) row.fct_ps / (double) f->ideal_fct_ps : 0;
+    }
+    if (tp->workload_names && f->spec.group < tp->workload_names->len)
+        g_strlcpy (row.workload, tp->workload_names->pdata[f->spec.group], sizeof row.workload);
+    weft_trace_append_flow (tp->trace, &row);
+}

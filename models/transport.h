@@ -1,0 +1,94 @@
+/* models/transport.h - the reliable message transport shared by the hosts' NICs: the flow
+ * table, its parameters, and the path arithmetic done before the run.
+ *
+ * Models (baseline, replaced per fabric by later issues): a message is segmented into packets
+ * of at most `mtu` payload; every data packet is acknowledged with a cumulative ACK; the sender
+ * keeps at most `window` packets unacknowledged (no congestion control) - by default one
+ * bandwidth-delay product of the flow's own path plus one packet, so a lone flow runs at line
+ * rate; the receiver accepts packets in order only and discards the rest (go-back-N); a
+ * retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
+ * clamped to [rto_min, rto_max]), sends everything from the first unacknowledged packet again.
+ *
+ * Each flow's sender half is touched only by its source NIC and its receiver half only by its
+ * destination NIC.
+ *
+ * Accounting identity, exact at every instant: data transmissions = packets + retransmits, and
+ * every transmission is accepted once, dropped at a queue, discarded as out of order, discarded
+ * as a duplicate, or still in flight.  Tests check it.
+ */
+#ifndef WEFT_MODELS_TRANSPORT_H
+#define WEFT_MODELS_TRANSPORT_H
+
+#include "models/fabric.h"
+#include "models/workload.h"
+#include "sim/graph.h"
+#include "sim/sim.h"
+#include "sim/trace.h"
+
+typedef struct WeftFlow WeftFlow;
+struct WeftFlow {
+    WeftFlowSpec spec;
+    guint32 src_ep, dst_ep;
+    guint32 hash;             /* 5-tuple entropy (per-flow UDP source port) */
+    guint32 n_pkts;
+    guint32 last_payload;     /* payload of the last packet */
+    guint32 window_pkts;
+    weft_time_t ideal_fct_ps;
+    weft_time_t base_rtt_ps;
+
+    /* Sender half (source NIC). */
+    guint64 snd_una, snd_nxt, snd_max;
+    weft_time_t srtt, rttvar, rto;
+    weft_time_t deadline;     /* retransmission deadline; 0 when nothing is outstanding */
+    weft_time_t timer_at;     /* when the pending timer event fires */
+    guint32 timer_gen;
+    gboolean timer_pending, started, in_ring;
+    WeftFlow *ring_next;
+    WeftModel *sender;        /* the source NIC (set when the start is scheduled) */
+    guint64 retransmits, timeouts;
+
+    /* Receiver half (destination NIC). */
+    guint64 rcv_nxt, delivered;
+    guint64 ooo_discards, dup_discards;
+    weft_time_t finish_ps;
+    gboolean finished;
+};
+
+typedef struct {
+    guint64 window_bytes;     /* [transport] window; 0: automatic */
+    weft_time_t rto_min, rto_initial, rto_max;
+
+    const WeftFabric *fabric; /* borrowed */
+    const WeftGraph *graph;   /* borrowed */
+    guint64 seed;
+    WeftFlow *flows;
+    guint n_flows;
+    GPtrArray *workload_names; /* borrowed */
+    WeftTrace *trace;          /* borrowed; may be NULL */
+    guint64 flows_done;
+} WeftTransport;
+
+extern const WeftParamSpec weft_transport_params[];
+
+/* Per-node forwarding latency added on arrival (switch latency); indexed by node id. */
+typedef struct {
+    const weft_time_t *node_latency_ps;
+} WeftPathEnv;
+
+/** Fills @tp->flows from @specs: entropy, packet counts, ideal FCT and base RTT along the path
+ * the routing will choose, and windows.  @tp's parameters, fabric, graph and seed must be set.
+ * Fails (WEFT_CONFIG_ERROR_NODE) when a flow's destination is unreachable. */
+gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv *env,
+                               const WeftExperiment *exp, GError **error);
+void weft_transport_clear (WeftTransport *tp);
+
+/* Appends the /flows row of @f (finished or not) to the trace, if any. */
+void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
+
+/* Walks the route of flow @f from its source, calling @visit for each link crossed (node and
+ * port it leaves by); returns the hop count, or G_MAXUINT if a node has no route. */
+guint weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
+                           guint32 to_ep, void (*visit) (guint32 node, guint32 port, void *data),
+                           void *data);
+
+#endif /* WEFT_MODELS_TRANSPORT_H */

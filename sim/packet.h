@@ -1,0 +1,124 @@
+/* sim/packet.h - packets and the pool they come from.
+ *
+ * Exactly one owner at a time: a queue, a wire (a link's in-flight FIFO), a model's hands
+ * during receive.  Sending, receiving and enqueueing move ownership; whoever drops a packet
+ * releases it.  No reference counts.  The pool grows in slabs and never frees mid-run, so a
+ * hop costs no malloc; debug builds poison released packets (kind = WEFT_PKT_FREED) so a use
+ * after release trips an assertion.  weft_packet_pool_live() counts packets not in the pool;
+ * tests assert it is 0 once a run is torn down.
+ */
+#ifndef WEFT_SIM_PACKET_H
+#define WEFT_SIM_PACKET_H
+
+#include <glib.h>
+
+#include "sim/time.h"
+
+typedef enum {
+    WEFT_PKT_DATA = 1,
+    WEFT_PKT_ACK,
+    WEFT_PKT_NACK,
+    WEFT_PKT_FREED = 0xff, /* poison: a released packet */
+} WeftPacketKind;
+
+typedef struct WeftPacket {
+    struct WeftPacket *next; /* intrusive link: the pool free list or one FIFO, never both */
+    guint32 flow;            /* flow index in the run's flow table */
+    guint32 src, dst;        /* node ids of the endpoints */
+    guint32 dst_ep;          /* destination endpoint index (route lookups) */
+    guint32 size;            /* bytes on the wire: payload + headers */
+    guint32 payload;         /* application bytes carried */
+    guint32 hash;            /* flow entropy for ECMP (the 5-tuple's hash) */
+    guint64 seq;             /* DATA: packet sequence number; ACK: cumulative next expected */
+    weft_time_t sent_at;     /* DATA: when the sender's transport emitted it (RTT samples) */
+    weft_time_t arrive_at;   /* on a wire: when its last bit (plus forwarding latency) lands */
+    guint16 in_port;         /* set by the link: port of the receiver it arrives on */
+    guint8 kind;
+    guint8 prio;             /* traffic class: 0 is served first */
+    guint8 retransmit;       /* 1 for a retransmitted copy */
+    guint8 hop;              /* links crossed so far */
+} WeftPacket;
+
+typedef struct {
+    WeftPacket *free_list;
+    GPtrArray *slabs;
+    guint64 live;  /* allocated and not released */
+    guint64 total; /* packets in all slabs */
+} WeftPacketPool;
+
+void weft_packet_pool_init (WeftPacketPool *pool);
+/* Frees every slab; packets still live become invalid (callers release theirs first). */
+void weft_packet_pool_clear (WeftPacketPool *pool);
+void weft_packet_pool_grow (WeftPacketPool *pool);
+
+static inline guint64
+weft_packet_pool_live (const WeftPacketPool *pool)
+{
+    return pool->live;
+}
+
+/** A zeroed packet from the pool.  (transfer full) */
+static inline WeftPacket *
+weft_packet_alloc (WeftPacketPool *pool)
+{
+    if (G_UNLIKELY (pool->free_list == NULL))
+        weft_packet_pool_grow (pool);
+    WeftPacket *p = pool->free_list;
+    pool->free_list = p->next;
+    pool->live++;
+    *p = (WeftPacket){ 0 };
+    return p;
+}
+
+/** Returns @p to the pool.  (transfer full) */
+static inline void
+weft_packet_release (WeftPacketPool *pool, WeftPacket *p)
+{
+#ifndef G_DISABLE_ASSERT
+    g_assert (p->kind != WEFT_PKT_FREED);
+    p->kind = WEFT_PKT_FREED;
+#endif
+    p->next = pool->free_list;
+    pool->free_list = p;
+    pool->live--;
+}
+
+/* A FIFO of packets linked through ->next. */
+typedef struct {
+    WeftPacket *head, *tail;
+    guint32 packets;
+    guint64 bytes;
+} WeftPacketFifo;
+
+static inline void
+weft_fifo_push (WeftPacketFifo *f, WeftPacket *p)
+{
+    p->next = NULL;
+    if (f->tail)
+        f->tail->next = p;
+    else
+        f->head = p;
+    f->tail = p;
+    f->packets++;
+    f->bytes += p->size;
+}
+
+static inline WeftPacket *
+weft_fifo_pop (WeftPacketFifo *f)
+{
+    WeftPacket *p = f->head;
+    if (p) {
+        f->head = p->next;
+        if (!f->head)
+            f->tail = NULL;
+        f->packets--;
+        f->bytes -= p->size;
+        p->next = NULL;
+    }
+    return p;
+}
+
+/* Releases every packet of @f to @pool. */
+void weft_fifo_release_all (WeftPacketFifo *f, WeftPacketPool *pool);
+
+#endif /* WEFT_SIM_PACKET_H */

@@ -1,0 +1,113 @@
+/* sim/sim.h - one run's context and its run loop.
+ *
+ * A WeftSim holds everything mutable of one run: clock, event queue, packet pool, model
+ * instances, and the termination state.  There are no globals, so a test can build several.
+ *
+ * The run ends when (1) the workload completes: every unit of work added with
+ * weft_sim_work_add() has been marked done; (2) simulated time reaches `duration`; (3) the
+ * watchdog sees no progress for `hang_timeout`, where progress means application bytes
+ * delivered or workload steps completed (weft_sim_progress), never mere events, so
+ * retransmission timers firing into a dead link do not count; or the event queue runs dry with
+ * work pending (nothing can ever happen again: also a hang); (4) an interrupt flag is set
+ * (SIGINT / SIGTERM).  The watchdog is one pending event at a time, armed for the moment
+ * hang_timeout after the last progress, so it costs nothing per packet.
+ */
+#ifndef WEFT_SIM_SIM_H
+#define WEFT_SIM_SIM_H
+
+#include <glib.h>
+#include <signal.h>
+
+#include "sim/event.h"
+#include "sim/model.h"
+#include "sim/packet.h"
+#include "sim/time.h"
+
+typedef enum {
+    WEFT_SIM_RUNNING = 0,
+    WEFT_SIM_DONE,        /* workload complete */
+    WEFT_SIM_DURATION,    /* reached duration */
+    WEFT_SIM_HANG,        /* no progress for hang_timeout, or nothing left to happen */
+    WEFT_SIM_INTERRUPTED, /* interrupt flag seen */
+} WeftSimStatus;
+
+struct _WeftSim {
+    weft_time_t now;
+    WeftEventQueue evq;
+    WeftPacketPool pool;
+    guint64 seed;
+    guint64 events;           /* events executed */
+    GPtrArray *models;        /* WeftModel *, owned; models->pdata[i]->id == i + 1 */
+    WeftModel engine;         /* the engine's own scheduling identity (id 0) */
+
+    weft_time_t duration;     /* 0: unlimited */
+    weft_time_t hang_timeout; /* 0: watchdog off (a dry queue with work pending still ends the run) */
+    guint64 work_pending;
+    weft_time_t last_progress;
+    gboolean watchdog_armed;
+    WeftSimStatus status;
+    const volatile sig_atomic_t *interrupt; /* borrowed; may be NULL */
+
+    /* Called every `interval` of simulated time while the run goes on (trace sampling). */
+    weft_time_t sample_interval;
+    void (*sample) (WeftSim *sim, void *data);
+    void *sample_data;
+
+    /* Called every few thousand events (progress display); may be NULL. */
+    void (*poll) (WeftSim *sim, void *data);
+    void *poll_data;
+};
+
+WeftSim *weft_sim_new (guint64 seed);
+/* Calls every model's clear hook, frees the models, the queue and the pool. */
+void weft_sim_free (WeftSim *sim);
+
+/** Allocates a model instance of @klass (zeroed, instance_size bytes), gives it the next id and
+ * adds it to the run.  Its parameters are the caller's to set; init is not called here.
+ * (transfer none: the sim owns it) */
+WeftModel *weft_sim_add_model (WeftSim *sim, const WeftModelClass *klass, const char *name,
+                               guint32 node);
+
+/* Schedules fn(sim, target, arg) @delay after now (or at absolute time @at), keyed by the
+ * scheduling object @from (NULL: the engine). */
+static inline void
+weft_sim_schedule_at (WeftSim *sim, WeftModel *from, weft_time_t at, WeftHandler fn,
+                      void *target, WeftArg arg)
+{
+    if (!from)
+        from = &sim->engine;
+    WeftEvent ev = { at, ((guint64) from->id << 32) | from->counter++, fn, target, arg };
+    weft_evq_push (&sim->evq, &ev);
+}
+
+static inline void
+weft_sim_schedule (WeftSim *sim, WeftModel *from, weft_time_t delay, WeftHandler fn,
+                   void *target, WeftArg arg)
+{
+    weft_sim_schedule_at (sim, from, sim->now + delay, fn, target, arg);
+}
+
+/* Work accounting: the run is done when all work added is done. */
+static inline void
+weft_sim_work_add (WeftSim *sim, guint64 n)
+{
+    sim->work_pending += n;
+}
+
+static inline void
+weft_sim_progress (WeftSim *sim)
+{
+    sim->last_progress = sim->now;
+}
+
+void weft_sim_work_done (WeftSim *sim);
+
+/* Runs until one of the ending conditions; returns (and stores) why it stopped. */
+WeftSimStatus weft_sim_run (WeftSim *sim);
+
+/* Calls every model's finish hook, in id order. */
+void weft_sim_finish (WeftSim *sim, WeftTrace *trace);
+
+const char *weft_sim_status_name (WeftSimStatus status);
+
+#endif /* WEFT_SIM_SIM_H */

@@ -1,0 +1,549 @@
+/* sim/trace.c - the HDF5 trace writer (doc/hdf5-schema.md).
+ *
+ * Each data set is a compound type built once from its struct in sim/trace_schema.h.  The
+ * memory type follows the struct (native types, HOFFSET, padding); the file type is the same
+ * members in little-endian standard types, packed, so files do not depend on the writer's ABI.
+ * Rows go into a GArray and reach the file one block at a time (a chunk's worth, or whatever
+ * is buffered at weft_trace_flush()): one H5Dset_extent + one H5Dwrite per block, so the
+ * per-row cost inside the run is a memcpy.
+ *
+ * Why flushing matters: HDF5 keeps metadata in a cache, so a file killed between two
+ * H5Fflush calls may not open at all; after a flush it opens and its /meta says "running".
+ * Object modification times are switched off so identical runs give identical data sets.
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-trace"
+#include "sim/trace.h"
+
+#include <errno.h>
+#include <gsl/gsl_version.h>
+#include <hdf5.h>
+#include <string.h>
+
+/* Member kinds of the record structs; both type tables below are built from them. */
+typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND } FieldKind;
+
+typedef struct {
+    const char *name;
+    size_t offset;
+    FieldKind kind;
+} Field;
+
+#define FIELD(type, member, kind) { #member, HOFFSET (type, member), kind }
+
+static const Field node_fields[] = {
+    FIELD (WeftTraceNode, id, F_U32),
+    FIELD (WeftTraceNode, name, F_STR_NAME),
+    FIELD (WeftTraceNode, kind, F_STR_KIND),
+    FIELD (WeftTraceNode, n_ports, F_U32),
+    FIELD (WeftTraceNode, tier, F_I32),
+    { NULL, 0, 0 },
+};
+
+static const Field link_fields[] = {
+    FIELD (WeftTraceLink, id, F_U32),
+    FIELD (WeftTraceLink, node_a, F_U32),
+    FIELD (WeftTraceLink, port_a, F_U32),
+    FIELD (WeftTraceLink, node_b, F_U32),
+    FIELD (WeftTraceLink, port_b, F_U32),
+    FIELD (WeftTraceLink, rate_bps, F_U64),
+    FIELD (WeftTraceLink, delay_ps, F_U64),
+    FIELD (WeftTraceLink, kind, F_STR_KIND),
+    { NULL, 0, 0 },
+};
+
+static const Field flow_fields[] = {
+    FIELD (WeftTraceFlow, id, F_U32),
+    FIELD (WeftTraceFlow, src, F_U32),
+    FIELD (WeftTraceFlow, dst, F_U32),
+    FIELD (WeftTraceFlow, size_bytes, F_U64),
+    FIELD (WeftTraceFlow, start_ps, F_U64),
+    FIELD (WeftTraceFlow, finish_ps, F_U64),
+    FIELD (WeftTraceFlow, fct_ps, F_U64),
+    FIELD (WeftTraceFlow, ideal_fct_ps, F_U64),
+    FIELD (WeftTraceFlow, slowdown, F_F64),
+    FIELD (WeftTraceFlow, packets, F_U64),
+    FIELD (WeftTraceFlow, retransmits, F_U64),
+    FIELD (WeftTraceFlow, bytes_delivered, F_U64),
+    FIELD (WeftTraceFlow, finished, F_U8),
+    FIELD (WeftTraceFlow, workload, F_STR_KIND),
+    { NULL, 0, 0 },
+};
+
+static const Field sample_fields[] = {
+    FIELD (WeftTraceLinkSample, time_ps, F_U64),
+    FIELD (WeftTraceLinkSample, link, F_U32),
+    FIELD (WeftTraceLinkSample, direction, F_U8),
+    FIELD (WeftTraceLinkSample, bytes, F_U64),
+    FIELD (WeftTraceLinkSample, packets, F_U64),
+    FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
+    FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
+    FIELD (WeftTraceLinkSample, drops, F_U64),
+    { NULL, 0, 0 },
+};
+
+static const Field port_fields[] = {
+    FIELD (WeftTracePort, node, F_U32),
+    FIELD (WeftTracePort, port, F_U32),
+    FIELD (WeftTracePort, link, F_U32),
+    FIELD (WeftTracePort, tx_bytes, F_U64),
+    FIELD (WeftTracePort, rx_bytes, F_U64),
+    FIELD (WeftTracePort, tx_packets, F_U64),
+    FIELD (WeftTracePort, rx_packets, F_U64),
+    FIELD (WeftTracePort, drops, F_U64),
+    FIELD (WeftTracePort, max_queue_bytes, F_U64),
+    FIELD (WeftTracePort, busy_ps, F_U64),
+    { NULL, 0, 0 },
+};
+
+/* One extendable data set and its row buffer. */
+typedef struct {
+    const char *path;     /* "/flows" */
+    const Field *fields;
+    gsize row_size;       /* sizeof the struct */
+    hsize_t chunk_rows;   /* also the buffer size that triggers a write */
+    hid_t mem_type;
+    hid_t dset;
+    hsize_t rows_on_disk;
+    GArray *buf;
+} Table;
+
+enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, N_TABLES };
+
+struct _WeftTrace {
+    char *path;
+    hid_t file;
+    hid_t meta;            /* the /meta group */
+    Table tables[N_TABLES];
+    GError *write_error;   /* the first write failure, returned by weft_trace_close() */
+};
+
+/* The innermost HDF5 error description (where the failure was detected), or NULL. */
+static herr_t
+take_innermost (unsigned n, const H5E_error2_t *err, void *data)
+{
+    char **out = data;
+    if (n == 0 && err->desc != NULL)
+        *out = g_strdup (err->desc);
+    return 0;
+}
+
+static char *
+hdf5_reason (void)
+{
+    char *desc = NULL;
+    H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
+    H5Eclear2 (H5E_DEFAULT);
+    if (desc == NULL)
+        desc = g_strdup ("HDF5 error");
+    return desc;
+}
+
+/* Keeps the first write failure; later ones are consequences. */
+static void
+write_failed (WeftTrace *trace, const char *what)
+{
+    char *reason = hdf5_reason ();
+    if (trace->write_error == NULL)
+        g_set_error (&trace->write_error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
+                     "%s: cannot write %s: %s", trace->path, what, reason);
+    g_free (reason);
+}
+
+static hid_t
+string_type (size_t len)
+{
+    hid_t t = H5Tcopy (H5T_C_S1);
+    H5Tset_size (t, len);
+    H5Tset_strpad (t, H5T_STR_NULLPAD);
+    return t;
+}
+
+/* Memory (native, struct layout) or file (little-endian standard, packed) compound type. */
+static hid_t
+compound_type (const Field *fields, gsize row_size, gboolean file)
+{
+    hid_t t = H5Tcreate (H5T_COMPOUND, row_size);
+    for (const Field *f = fields; f->name != NULL; f++) {
+        hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
+        switch (f->kind) {
+        case F_U8: member = file ? H5T_STD_U8LE : H5T_NATIVE_UINT8; break;
+        case F_U32: member = file ? H5T_STD_U32LE : H5T_NATIVE_UINT32; break;
+        case F_I32: member = file ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
+        case F_U64: member = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64; break;
+        case F_F64: member = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE; break;
+        case F_STR_NAME: member = owned = string_type (WEFT_TRACE_NAME_LEN); break;
+        case F_STR_KIND: member = owned = string_type (WEFT_TRACE_KIND_LEN); break;
+        }
+        H5Tinsert (t, f->name, f->offset, member);
+        if (owned >= 0)
+            H5Tclose (owned);
+    }
+    if (file)
+        H5Tpack (t);
+    return t;
+}
+
+static gboolean
+table_create (WeftTrace *trace, Table *t, hid_t parent, const char *name, GError **error)
+{
+    hsize_t dims[1] = { 0 }, maxdims[1] = { H5S_UNLIMITED }, chunk[1] = { t->chunk_rows };
+    hid_t file_type = compound_type (t->fields, t->row_size, TRUE);
+    hid_t space = H5Screate_simple (1, dims, maxdims);
+    hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
+    H5Pset_chunk (dcpl, 1, chunk);
+    H5Pset_shuffle (dcpl);
+    H5Pset_deflate (dcpl, 4);
+    H5Pset_obj_track_times (dcpl, FALSE);
+    t->mem_type = compound_type (t->fields, t->row_size, FALSE);
+    t->dset = H5Dcreate2 (parent, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    t->buf = g_array_sized_new (FALSE, FALSE, t->row_size, t->chunk_rows);
+    H5Pclose (dcpl);
+    H5Sclose (space);
+    H5Tclose (file_type);
+    if (t->dset < 0) {
+        char *reason = hdf5_reason ();
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot create data set %s: %s", trace->path, t->path, reason);
+        g_free (reason);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Appends the buffered rows to the data set; on failure the rows are dropped (and the
+ * error kept), so a broken file does not also grow memory for the rest of the run. */
+static void
+table_write (WeftTrace *trace, Table *t)
+{
+    if (t->buf->len == 0 || t->dset < 0)
+        return;
+    hsize_t start[1] = { t->rows_on_disk }, count[1] = { t->buf->len };
+    hsize_t extent[1] = { t->rows_on_disk + t->buf->len };
+    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+    gboolean ok = H5Dset_extent (t->dset, extent) >= 0
+                  && (fspace = H5Dget_space (t->dset)) >= 0
+                  && H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0
+                  && (mspace = H5Screate_simple (1, count, NULL)) >= 0
+                  && H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, t->buf->data) >= 0;
+    if (ok)
+        t->rows_on_disk += t->buf->len;
+    else
+        write_failed (trace, t->path);
+    if (mspace >= 0)
+        H5Sclose (mspace);
+    if (fspace >= 0)
+        H5Sclose (fspace);
+    g_array_set_size (t->buf, 0);
+}
+
+static void
+table_append (WeftTrace *trace, Table *t, const void *rows, gsize n)
+{
+    g_array_append_vals (t->buf, rows, n);
+    if (t->buf->len >= t->chunk_rows)
+        table_write (trace, t);
+}
+
+/* Attributes of /meta.  A scalar attribute is deleted and recreated when it changes, so the
+ * same helpers serve creation and the end of the run. */
+static gboolean
+set_attr (hid_t obj, const char *name, hid_t type, const void *value)
+{
+    if (H5Aexists (obj, name) > 0 && H5Adelete (obj, name) < 0)
+        return FALSE;
+    hid_t space = H5Screate (H5S_SCALAR);
+    hid_t attr = H5Acreate2 (obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    gboolean ok = attr >= 0 && H5Awrite (attr, type, value) >= 0;
+    if (attr >= 0)
+        H5Aclose (attr);
+    H5Sclose (space);
+    return ok;
+}
+
+/* Strings are variable-length UTF-8 (h5py reads them as str); NULL is stored as "". */
+static gboolean
+set_attr_string (hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy (H5T_C_S1);
+    H5Tset_size (type, H5T_VARIABLE);
+    H5Tset_cset (type, H5T_CSET_UTF8);
+    const char *v = value != NULL ? value : "";
+    gboolean ok = set_attr (obj, name, type, &v);
+    H5Tclose (type);
+    return ok;
+}
+
+static const char *
+status_name (WeftTraceStatus status)
+{
+    switch (status) {
+    case WEFT_TRACE_STATUS_RUNNING: return "running";
+    case WEFT_TRACE_STATUS_DONE: return "done";
+    case WEFT_TRACE_STATUS_DURATION: return "duration";
+    case WEFT_TRACE_STATUS_HANG: return "hang";
+    case WEFT_TRACE_STATUS_INTERRUPTED: return "interrupted";
+    case WEFT_TRACE_STATUS_FAILED: return "failed";
+    }
+    return "failed";
+}
+
+static gboolean
+write_meta_start (WeftTrace *trace, const WeftTraceMeta *meta)
+{
+    guint schema = WEFT_TRACE_SCHEMA_VERSION;
+    guint8 complete = 0;
+    guint64 zero = 0;
+    double zero_s = 0.0;
+    unsigned h5_major = 0, h5_minor = 0, h5_release = 0;
+    H5get_libversion (&h5_major, &h5_minor, &h5_release);
+    char *glib_v = g_strdup_printf ("%u.%u.%u", glib_major_version, glib_minor_version,
+                                    glib_micro_version);
+    char *hdf5_v = g_strdup_printf ("%u.%u.%u", h5_major, h5_minor, h5_release);
+    hid_t m = trace->meta;
+    gboolean ok = set_attr (m, "schema_version", H5T_NATIVE_UINT, &schema)
+                  && set_attr_string (m, "weft_version",
+                                      meta->weft_version ? meta->weft_version : PACKAGE_VERSION)
+                  && set_attr_string (m, "git_revision",
+                                      meta->git_revision ? meta->git_revision : "unknown")
+                  && set_attr_string (m, "experiment", meta->experiment_text)
+                  && set_attr_string (m, "experiment_path", meta->experiment_path)
+                  && set_attr (m, "seed", H5T_NATIVE_UINT64, &meta->seed)
+                  && set_attr_string (m, "glib_version", meta->glib_version ? meta->glib_version : glib_v)
+                  && set_attr_string (m, "hdf5_version", meta->hdf5_version ? meta->hdf5_version : hdf5_v)
+                  && set_attr_string (m, "gsl_version", meta->gsl_version ? meta->gsl_version : gsl_version)
+                  && set_attr_string (m, "status", status_name (WEFT_TRACE_STATUS_RUNNING))
+                  && set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)
+                  && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero)
+                  && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s)
+                  && set_attr (m, "events", H5T_NATIVE_UINT64, &zero)
+                  && set_attr_string (m, "message", "");
+    g_free (glib_v);
+    g_free (hdf5_v);
+    return ok;
+}
+
+static void
+trace_free (WeftTrace *trace)
+{
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        if (t->dset >= 0)
+            H5Dclose (t->dset);
+        if (t->mem_type >= 0)
+            H5Tclose (t->mem_type);
+        if (t->buf != NULL)
+            g_array_free (t->buf, TRUE);
+    }
+    if (trace->meta >= 0)
+        H5Gclose (trace->meta);
+    g_clear_error (&trace->write_error);
+    g_free (trace->path);
+    g_free (trace);
+}
+
+/* Closes the file itself; FALSE (with the HDF5 reason kept) if the final write-out failed. */
+static gboolean
+close_file (WeftTrace *trace)
+{
+    if (trace->file < 0)
+        return TRUE;
+    herr_t rc = H5Fclose (trace->file);
+    trace->file = H5I_INVALID_HID;
+    if (rc < 0)
+        write_failed (trace, "the file at close");
+    return rc >= 0;
+}
+
+WeftTrace *
+weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
+{
+    g_return_val_if_fail (path != NULL && meta != NULL, NULL);
+    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL); /* failures become GErrors, not stderr dumps */
+    WeftTrace *trace = g_new0 (WeftTrace, 1);
+    trace->path = g_strdup (path);
+    trace->file = trace->meta = H5I_INVALID_HID;
+    static const struct {
+        const char *path, *name;
+        const Field *fields;
+        gsize row_size;
+        hsize_t chunk_rows;
+    } specs[N_TABLES] = {
+        [T_NODES] = { "/topology/nodes", "nodes", node_fields, sizeof (WeftTraceNode), 1024 },
+        [T_LINKS] = { "/topology/links", "links", link_fields, sizeof (WeftTraceLink), 1024 },
+        [T_FLOWS] = { "/flows", "flows", flow_fields, sizeof (WeftTraceFlow), 4096 },
+        [T_SAMPLES] = { "/links", "links", sample_fields, sizeof (WeftTraceLinkSample), 4096 },
+        [T_PORTS] = { "/ports", "ports", port_fields, sizeof (WeftTracePort), 1024 },
+    };
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        t->path = specs[i].path;
+        t->fields = specs[i].fields;
+        t->row_size = specs[i].row_size;
+        t->chunk_rows = specs[i].chunk_rows;
+        t->mem_type = t->dset = H5I_INVALID_HID;
+    }
+
+    errno = 0;
+    trace->file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (trace->file < 0) {
+        int saved = errno;
+        char *reason = hdf5_reason ();
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot create trace file: %s", path,
+                     saved != 0 ? g_strerror (saved) : reason);
+        g_free (reason);
+        trace_free (trace);
+        return NULL;
+    }
+
+    hid_t gcpl = H5Pcreate (H5P_GROUP_CREATE);
+    H5Pset_obj_track_times (gcpl, FALSE);
+    trace->meta = H5Gcreate2 (trace->file, "meta", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    hid_t topo = H5Gcreate2 (trace->file, "topology", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    H5Pclose (gcpl);
+    gboolean ok = trace->meta >= 0 && topo >= 0;
+    if (!ok) {
+        char *reason = hdf5_reason ();
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot create groups: %s", path, reason);
+        g_free (reason);
+    }
+    for (int i = 0; ok && i < N_TABLES; i++) {
+        hid_t parent = (i == T_NODES || i == T_LINKS) ? topo : trace->file;
+        ok = table_create (trace, &trace->tables[i], parent, specs[i].name, error);
+    }
+    if (topo >= 0)
+        H5Gclose (topo);
+    if (ok && !write_meta_start (trace, meta)) {
+        char *reason = hdf5_reason ();
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot write /meta: %s", path, reason);
+        g_free (reason);
+        ok = FALSE;
+    }
+    if (ok && H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0) {
+        char *reason = hdf5_reason ();
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot flush trace file: %s", path, reason);
+        g_free (reason);
+        ok = FALSE;
+    }
+    if (!ok) {
+        weft_trace_abandon (trace);
+        return NULL;
+    }
+    g_debug ("%s: trace created", path);
+    return trace;
+}
+
+const char *
+weft_trace_path (const WeftTrace *trace)
+{
+    g_return_val_if_fail (trace != NULL, NULL);
+    return trace->path;
+}
+
+void
+weft_trace_write_nodes (WeftTrace *trace, const WeftTraceNode *rows, gsize n)
+{
+    g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
+    table_append (trace, &trace->tables[T_NODES], rows, n);
+    table_write (trace, &trace->tables[T_NODES]);
+}
+
+void
+weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize n)
+{
+    g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
+    table_append (trace, &trace->tables[T_LINKS], rows, n);
+    table_write (trace, &trace->tables[T_LINKS]);
+}
+
+void
+weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_FLOWS], row, 1);
+}
+
+void
+weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_SAMPLES], row, 1);
+}
+
+void
+weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n)
+{
+    g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
+    table_append (trace, &trace->tables[T_PORTS], rows, n);
+    table_write (trace, &trace->tables[T_PORTS]);
+}
+
+void
+weft_trace_flush (WeftTrace *trace)
+{
+    g_return_if_fail (trace != NULL);
+    for (int i = 0; i < N_TABLES; i++)
+        table_write (trace, &trace->tables[i]);
+    if (H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0)
+        write_failed (trace, "(flush)");
+}
+
+gboolean
+weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
+{
+    g_return_val_if_fail (trace != NULL && end != NULL, FALSE);
+    g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+    for (int i = 0; i < N_TABLES; i++)
+        table_write (trace, &trace->tables[i]);
+    guint8 complete = 1;
+    hid_t m = trace->meta;
+    if (!(set_attr_string (m, "status", status_name (end->status))
+          && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps)
+          && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s)
+          && set_attr (m, "events", H5T_NATIVE_UINT64, &end->events)
+          && set_attr_string (m, "message", end->message)
+          && set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)))
+        write_failed (trace, "/meta");
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        if (t->dset >= 0)
+            H5Dclose (t->dset);
+        t->dset = H5I_INVALID_HID;
+    }
+    H5Gclose (trace->meta);
+    trace->meta = H5I_INVALID_HID;
+    close_file (trace);
+
+    gboolean ok = trace->write_error == NULL;
+    if (!ok)
+        g_propagate_error (error, g_steal_pointer (&trace->write_error));
+    else
+        g_debug ("%s: trace closed (%s)", trace->path, status_name (end->status));
+    trace_free (trace);
+    return ok;
+}
+
+void
+weft_trace_abandon (WeftTrace *trace)
+{
+    if (trace == NULL)
+        return;
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        if (t->dset >= 0)
+            H5Dclose (t->dset);
+        t->dset = H5I_INVALID_HID;
+    }
+    if (trace->meta >= 0)
+        H5Gclose (trace->meta);
+    trace->meta = H5I_INVALID_HID;
+    close_file (trace);
+    trace_free (trace);
+}

@@ -1,0 +1,170 @@
+/* tests/check_event.c - the event queue and the run loop.
+ *
+ * Checks: events pop in (time, key) order against a sorted reference for many random events;
+ * ties at one time break by the scheduling object's id, then by its own counter, whatever the
+ * order of scheduling; the run loop stops at `duration`, on a dry queue with work pending
+ * (hang), when the watchdog sees no progress for hang_timeout (and not while progress goes on),
+ * and when the interrupt flag is set.
+ * Leaves unchecked: speed (bench/evq_hold measures it).
+ */
+#include "config.h"
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+
+#include "sim/event.h"
+#include "sim/rng.h"
+#include "sim/sim.h"
+#include "tests/harness.h"
+
+static int
+cmp_event (const void *a, const void *b)
+{
+    const WeftEvent *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+START_TEST (test_event_pops_in_time_then_key_order)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    gsl_rng *r = weft_rng_new (7, 1);
+    enum { N = 20000 };
+    WeftEvent *ref = g_new (WeftEvent, N);
+    for (guint i = 0; i < N; i++) {
+        /* Few distinct times, so ties are common. */
+        ref[i] = (WeftEvent){ .at = gsl_rng_uniform_int (r, 50),
+                              .key = ((guint64) gsl_rng_uniform_int (r, 8) << 32) | i };
+        weft_evq_push (&q, &ref[i]);
+    }
+    qsort (ref, N, sizeof *ref, cmp_event);
+    WeftEvent ev;
+    for (guint i = 0; i < N; i++) {
+        ck_assert (weft_evq_pop (&q, &ev));
+        ck_assert_uint_eq (ev.at, ref[i].at);
+        ck_assert_uint_eq (ev.key, ref[i].key);
+    }
+    ck_assert (!weft_evq_pop (&q, &ev));
+    g_free (ref);
+    gsl_rng_free (r);
+    weft_evq_clear (&q);
+}
+END_TEST
+
+static GString *order;
+
+static void
+record (WeftSim *sim, void *target, WeftArg arg)
+{
+    g_string_append_printf (order, "%s%" G_GUINT64_FORMAT " ", ((WeftModel *) target)->name, arg.u);
+}
+
+static const WeftModelClass dummy_class = { .name = "dummy", .instance_size = sizeof (WeftModel) };
+
+START_TEST (test_event_ties_break_by_object_then_counter)
+{
+    order = g_string_new (NULL);
+    WeftSim *sim = weft_sim_new (1);
+    WeftModel *a = weft_sim_add_model (sim, &dummy_class, "a", 0);
+    WeftModel *b = weft_sim_add_model (sim, &dummy_class, "b", 1);
+    /* Scheduled interleaved, b first; at one time a (lower id) goes first, each in its order. */
+    weft_sim_schedule_at (sim, b, 10, record, b, (WeftArg){ .u = 1 });
+    weft_sim_schedule_at (sim, a, 10, record, a, (WeftArg){ .u = 1 });
+    weft_sim_schedule_at (sim, b, 10, record, b, (WeftArg){ .u = 2 });
+    weft_sim_schedule_at (sim, a, 5, record, a, (WeftArg){ .u = 0 });
+    weft_sim_schedule_at (sim, a, 10, record, a, (WeftArg){ .u = 2 });
+    weft_sim_work_add (sim, 1);
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_HANG); /* dry queue, work pending */
+    ck_assert_str_eq (order->str, "a0 a1 a2 b1 b2 ");
+    ck_assert_uint_eq (sim->now, 10);
+    ck_assert_uint_eq (sim->events, 5);
+    weft_sim_free (sim);
+    g_string_free (order, TRUE);
+}
+END_TEST
+
+/* A ticking object that reports progress every tick while @arg.u ticks remain. */
+static void
+tick (WeftSim *sim, void *target, WeftArg arg)
+{
+    if (arg.u > 0)
+        weft_sim_progress (sim);
+    weft_sim_schedule (sim, target, WEFT_US (1), tick, target, (WeftArg){ .u = arg.u ? arg.u - 1 : 0 });
+}
+
+START_TEST (test_event_watchdog_counts_progress_not_events)
+{
+    WeftSim *sim = weft_sim_new (1);
+    WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+    sim->hang_timeout = WEFT_US (50);
+    weft_sim_work_add (sim, 1);
+    /* 100 us of progress, then events that are not progress forever. */
+    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 100 });
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_HANG);
+    ck_assert_uint_eq (sim->last_progress, WEFT_US (99));
+    ck_assert_uint_ge (sim->now, WEFT_US (99) + WEFT_US (50));
+    ck_assert_uint_le (sim->now, WEFT_US (99) + WEFT_US (51));
+    weft_sim_free (sim);
+}
+END_TEST
+
+START_TEST (test_event_duration_stops_the_clock)
+{
+    WeftSim *sim = weft_sim_new (1);
+    WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+    sim->duration = WEFT_US (30) + 500;
+    weft_sim_work_add (sim, 1);
+    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 1000 });
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DURATION);
+    ck_assert_uint_eq (sim->now, WEFT_US (30) + 500);
+    ck_assert_uint_eq (sim->events, 31); /* ticks at 0..30 us */
+    weft_sim_free (sim);
+}
+END_TEST
+
+static void
+finish_at_once (WeftSim *sim, void *target, WeftArg arg)
+{
+    weft_sim_work_done (sim);
+}
+
+START_TEST (test_event_done_and_interrupt)
+{
+    WeftSim *sim = weft_sim_new (1);
+    WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+    weft_sim_work_add (sim, 1);
+    weft_sim_schedule_at (sim, m, WEFT_NS (3), finish_at_once, m, (WeftArg){ 0 });
+    weft_sim_schedule_at (sim, m, WEFT_NS (4), finish_at_once, m, (WeftArg){ 0 });
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DONE);
+    ck_assert_uint_eq (sim->now, WEFT_NS (3));
+    weft_sim_free (sim);
+
+    static volatile sig_atomic_t flag = 1;
+    sim = weft_sim_new (1);
+    m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+    sim->interrupt = &flag;
+    weft_sim_work_add (sim, 1);
+    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 1000000 });
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_INTERRUPTED);
+    ck_assert_uint_lt (sim->events, 10000);
+    weft_sim_free (sim);
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("event");
+    TCase *tc = tcase_create ("queue");
+    tcase_add_test (tc, test_event_pops_in_time_then_key_order);
+    tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
+    suite_add_tcase (s, tc);
+    tc = tcase_create ("run");
+    tcase_add_test (tc, test_event_watchdog_counts_progress_not_events);
+    tcase_add_test (tc, test_event_duration_stops_the_clock);
+    tcase_add_test (tc, test_event_done_and_interrupt);
+    suite_add_tcase (s, tc);
+    return s;
+}

@@ -1,0 +1,481 @@
+/* tests/check_trace.c - the HDF5 trace writer (sim/trace.c) read back by analysis/trace_reader.c.
+ *
+ * Invariants checked: every field of every record type survives a write and a read (rows
+ * at chunk boundaries included, for data sets larger than one chunk); row counts; /meta
+ * start and end attributes; a trace reads as incomplete ("running") after creation and a
+ * flush, and after weft_trace_abandon(), and as complete after weft_trace_close(); data sets
+ * with no rows exist with 0 rows; creating in a missing directory fails with
+ * WEFT_TRACE_ERROR_OPEN; a truncated copy and a non-HDF5 file are reported without a crash.
+ * Unchecked here: compression ratios, chunk layout, a file killed by a signal mid-write (the
+ * truncated copy stands in for it); byte-level determinism across runs is checked with
+ * h5diff by tests/e2e/trace_python.sh.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "analysis/trace_reader.h"
+#include "sim/trace.h"
+#include "tests/harness.h"
+
+#define N_NODES 6
+#define N_LINKS 5
+#define N_FLOWS 10000 /* two full 4096-row chunks and a partial one */
+#define N_SAMPLES 9000
+#define N_PORTS 10
+
+static char *tmpdir;
+
+static void
+setup (void)
+{
+    GError *error = NULL;
+    tmpdir = g_dir_make_tmp ("check_trace-XXXXXX", &error);
+    ck_assert_msg (tmpdir != NULL, "%s", error ? error->message : "?");
+}
+
+static void
+teardown (void)
+{
+    GDir *dir = g_dir_open (tmpdir, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL) {
+        char *p = g_build_filename (tmpdir, name, NULL);
+        g_unlink (p);
+        g_free (p);
+    }
+    if (dir != NULL)
+        g_dir_close (dir);
+    g_rmdir (tmpdir);
+    g_clear_pointer (&tmpdir, g_free);
+}
+
+static char *
+tmp_path (const char *name)
+{
+    return g_build_filename (tmpdir, name, NULL);
+}
+
+/* Rows whose every field depends on the index, so a swapped or shifted field shows. */
+static WeftTraceNode
+make_node (guint i)
+{
+    WeftTraceNode r;
+    memset (&r, 0, sizeof r);
+    r.id = i;
+    g_snprintf (r.name, sizeof r.name, "node%u", i);
+    g_strlcpy (r.kind, i % 2 ? "switch" : "host", sizeof r.kind);
+    r.n_ports = 4 + i;
+    r.tier = i % 2 ? (gint32) i : -1;
+    return r;
+}
+
+static WeftTraceLink
+make_link (guint i)
+{
+    WeftTraceLink r;
+    memset (&r, 0, sizeof r);
+    r.id = i;
+    r.node_a = i;
+    r.port_a = i + 1;
+    r.node_b = i + 2;
+    r.port_b = i + 3;
+    r.rate_bps = G_GUINT64_CONSTANT (400000000000) + i;
+    r.delay_ps = 1000 * (guint64) i + 7;
+    g_strlcpy (r.kind, "fabric", sizeof r.kind);
+    return r;
+}
+
+static WeftTraceFlow
+make_flow (guint i)
+{
+    WeftTraceFlow r;
+    memset (&r, 0, sizeof r);
+    r.id = i;
+    r.src = i % 16;
+    r.dst = (i + 5) % 16;
+    r.size_bytes = G_GUINT64_CONSTANT (1) << 20 | i;
+    r.start_ps = (guint64) i * 1000;
+    r.finished = i % 10 != 0;
+    r.finish_ps = r.finished ? r.start_ps + 5000 + i : 0;
+    r.fct_ps = r.finished ? r.finish_ps - r.start_ps : 0;
+    r.ideal_fct_ps = 4000;
+    r.slowdown = r.finished ? (double) r.fct_ps / (double) r.ideal_fct_ps : 0.0;
+    r.packets = 256 + i;
+    r.retransmits = i % 3;
+    r.bytes_delivered = r.finished ? r.size_bytes : i;
+    /* exactly WEFT_TRACE_KIND_LEN characters: no NUL, as the writer's truncation allows */
+    memcpy (r.workload, i % 2 ? "incast0123456789" : "allreduce", i % 2 ? 16 : 9);
+    return r;
+}
+
+static WeftTraceLinkSample
+make_sample (guint i)
+{
+    WeftTraceLinkSample r;
+    memset (&r, 0, sizeof r);
+    r.time_ps = (guint64) (i / 10 + 1) * 1000000;
+    r.link = i % 5;
+    r.direction = i % 2;
+    r.bytes = 100 * (guint64) i;
+    r.packets = i;
+    r.max_queue_bytes = 3 * (guint64) i;
+    r.mean_queue_bytes = i * 1.25;
+    r.drops = i % 7;
+    return r;
+}
+
+static WeftTracePort
+make_port (guint i)
+{
+    WeftTracePort r;
+    memset (&r, 0, sizeof r);
+    r.node = i / 2;
+    r.port = i % 2 + 1;
+    r.link = i / 2;
+    r.tx_bytes = 10 * (guint64) i + 1;
+    r.rx_bytes = 10 * (guint64) i + 2;
+    r.tx_packets = i + 3;
+    r.rx_packets = i + 4;
+    r.drops = i;
+    r.max_queue_bytes = i + 6;
+    r.busy_ps = i + 7;
+    return r;
+}
+
+static const WeftTraceMeta test_meta = {
+    .weft_version = "0.1.0-test",
+    .git_revision = "abc123",
+    .experiment_text = "[experiment]\nname = t\nseed = 42\n",
+    .experiment_path = "experiments/t.ini",
+    .seed = G_GUINT64_CONSTANT (18446744073709551557), /* large: checks the 64-bit path */
+};
+
+/* A trace with every data set filled; left open for the caller. */
+static WeftTrace *
+write_full (const char *path)
+{
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    WeftTraceNode nodes[N_NODES];
+    WeftTraceLink links[N_LINKS];
+    WeftTracePort ports[N_PORTS];
+    for (guint i = 0; i < N_NODES; i++)
+        nodes[i] = make_node (i);
+    for (guint i = 0; i < N_LINKS; i++)
+        links[i] = make_link (i);
+    for (guint i = 0; i < N_PORTS; i++)
+        ports[i] = make_port (i);
+    weft_trace_write_nodes (t, nodes, N_NODES);
+    weft_trace_write_links (t, links, N_LINKS);
+    for (guint i = 0; i < N_FLOWS; i++) {
+        WeftTraceFlow f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    for (guint i = 0; i < N_SAMPLES; i++) {
+        WeftTraceLinkSample s = make_sample (i);
+        weft_trace_append_link_sample (t, &s);
+    }
+    weft_trace_write_ports (t, ports, N_PORTS);
+    return t;
+}
+
+static void
+close_ok (WeftTrace *t, WeftTraceStatus status, const char *message)
+{
+    GError *error = NULL;
+    WeftTraceEnd end = { .status = status, .sim_time_ps = G_GUINT64_CONSTANT (5000000000),
+                         .wall_time_s = 1.5, .events = 123456789, .message = message };
+    gboolean ok = weft_trace_close (t, &end, &error);
+    ck_assert_msg (ok, "%s", error ? error->message : "?");
+}
+
+static void
+assert_flow_eq (const WeftTraceFlow *a, const WeftTraceFlow *b)
+{
+    ck_assert_uint_eq (a->id, b->id);
+    ck_assert_uint_eq (a->src, b->src);
+    ck_assert_uint_eq (a->dst, b->dst);
+    ck_assert_uint_eq (a->size_bytes, b->size_bytes);
+    ck_assert_uint_eq (a->start_ps, b->start_ps);
+    ck_assert_uint_eq (a->finish_ps, b->finish_ps);
+    ck_assert_uint_eq (a->fct_ps, b->fct_ps);
+    ck_assert_uint_eq (a->ideal_fct_ps, b->ideal_fct_ps);
+    ck_assert (a->slowdown == b->slowdown);
+    ck_assert_uint_eq (a->packets, b->packets);
+    ck_assert_uint_eq (a->retransmits, b->retransmits);
+    ck_assert_uint_eq (a->bytes_delivered, b->bytes_delivered);
+    ck_assert_uint_eq (a->finished, b->finished);
+    ck_assert_mem_eq (a->workload, b->workload, WEFT_TRACE_KIND_LEN);
+}
+
+START_TEST (test_trace_roundtrip_every_field)
+{
+    char *path = tmp_path ("full.h5");
+    GError *error = NULL;
+    WeftTrace *t = write_full (path);
+    ck_assert_str_eq (weft_trace_path (t), path);
+    weft_trace_flush (t);
+
+    /* before close: readable, "running", incomplete */
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->readable);
+    ck_assert (!info->complete);
+    ck_assert_int_eq (info->status, WEFT_TRACE_STATUS_RUNNING);
+    ck_assert_str_eq (info->status_text, "running");
+    ck_assert_ptr_nonnull (strstr (info->reason, "running"));
+    ck_assert_int_eq (info->n_flows, N_FLOWS);
+    weft_trace_info_free (info);
+
+    close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
+    info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->readable);
+    ck_assert (info->complete);
+    ck_assert_ptr_null (info->reason);
+    ck_assert_uint_eq (info->schema_version, WEFT_TRACE_SCHEMA_VERSION);
+    ck_assert_int_eq (info->status, WEFT_TRACE_STATUS_DONE);
+    ck_assert_str_eq (info->status_text, "done");
+    ck_assert_uint_eq (info->seed, test_meta.seed);
+    ck_assert_uint_eq (info->sim_time_ps, G_GUINT64_CONSTANT (5000000000));
+    ck_assert (info->wall_time_s == 1.5);
+    ck_assert_uint_eq (info->events, 123456789);
+    ck_assert_str_eq (info->weft_version, "0.1.0-test");
+    ck_assert_str_eq (info->git_revision, "abc123");
+    ck_assert_str_eq (info->experiment_text, test_meta.experiment_text);
+    ck_assert_str_eq (info->experiment_path, "experiments/t.ini");
+    ck_assert_str_eq (info->message, "");
+    ck_assert_int_eq (info->n_nodes, N_NODES);
+    ck_assert_int_eq (info->n_links, N_LINKS);
+    ck_assert_int_eq (info->n_flows, N_FLOWS);
+    ck_assert_int_eq (info->n_link_samples, N_SAMPLES);
+    ck_assert_int_eq (info->n_ports, N_PORTS);
+    weft_trace_info_free (info);
+
+    GArray *flows = weft_trace_reader_flows (path, &error);
+    ck_assert_msg (flows != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (flows->len, N_FLOWS);
+    static const guint rows[] = { 0, 1, 4095, 4096, 8191, 8192, N_FLOWS - 1 };
+    for (guint k = 0; k < G_N_ELEMENTS (rows); k++) {
+        WeftTraceFlow want = make_flow (rows[k]);
+        assert_flow_eq (&g_array_index (flows, WeftTraceFlow, rows[k]), &want);
+    }
+    g_array_free (flows, TRUE);
+
+    GArray *nodes = weft_trace_reader_nodes (path, &error);
+    ck_assert_msg (nodes != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (nodes->len, N_NODES);
+    for (guint i = 0; i < N_NODES; i++) {
+        WeftTraceNode want = make_node (i), *got = &g_array_index (nodes, WeftTraceNode, i);
+        ck_assert_uint_eq (got->id, want.id);
+        ck_assert_str_eq (got->name, want.name);
+        ck_assert_str_eq (got->kind, want.kind);
+        ck_assert_uint_eq (got->n_ports, want.n_ports);
+        ck_assert_int_eq (got->tier, want.tier);
+    }
+    g_array_free (nodes, TRUE);
+
+    GArray *links = weft_trace_reader_links (path, &error);
+    ck_assert_msg (links != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (links->len, N_LINKS);
+    for (guint i = 0; i < N_LINKS; i++) {
+        WeftTraceLink want = make_link (i), *got = &g_array_index (links, WeftTraceLink, i);
+        ck_assert_uint_eq (got->id, want.id);
+        ck_assert_uint_eq (got->node_a, want.node_a);
+        ck_assert_uint_eq (got->port_a, want.port_a);
+        ck_assert_uint_eq (got->node_b, want.node_b);
+        ck_assert_uint_eq (got->port_b, want.port_b);
+        ck_assert_uint_eq (got->rate_bps, want.rate_bps);
+        ck_assert_uint_eq (got->delay_ps, want.delay_ps);
+        ck_assert_str_eq (got->kind, want.kind);
+    }
+    g_array_free (links, TRUE);
+
+    GArray *samples = weft_trace_reader_link_samples (path, &error);
+    ck_assert_msg (samples != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (samples->len, N_SAMPLES);
+    static const guint srows[] = { 0, 4095, 4096, N_SAMPLES - 1 };
+    for (guint k = 0; k < G_N_ELEMENTS (srows); k++) {
+        WeftTraceLinkSample want = make_sample (srows[k]);
+        WeftTraceLinkSample *got = &g_array_index (samples, WeftTraceLinkSample, srows[k]);
+        ck_assert_uint_eq (got->time_ps, want.time_ps);
+        ck_assert_uint_eq (got->link, want.link);
+        ck_assert_uint_eq (got->direction, want.direction);
+        ck_assert_uint_eq (got->bytes, want.bytes);
+        ck_assert_uint_eq (got->packets, want.packets);
+        ck_assert_uint_eq (got->max_queue_bytes, want.max_queue_bytes);
+        ck_assert (got->mean_queue_bytes == want.mean_queue_bytes);
+        ck_assert_uint_eq (got->drops, want.drops);
+    }
+    g_array_free (samples, TRUE);
+
+    GArray *ports = weft_trace_reader_ports (path, &error);
+    ck_assert_msg (ports != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (ports->len, N_PORTS);
+    for (guint i = 0; i < N_PORTS; i++) {
+        WeftTracePort want = make_port (i), *got = &g_array_index (ports, WeftTracePort, i);
+        ck_assert_uint_eq (got->node, want.node);
+        ck_assert_uint_eq (got->port, want.port);
+        ck_assert_uint_eq (got->link, want.link);
+        ck_assert_uint_eq (got->tx_bytes, want.tx_bytes);
+        ck_assert_uint_eq (got->rx_bytes, want.rx_bytes);
+        ck_assert_uint_eq (got->tx_packets, want.tx_packets);
+        ck_assert_uint_eq (got->rx_packets, want.rx_packets);
+        ck_assert_uint_eq (got->drops, want.drops);
+        ck_assert_uint_eq (got->max_queue_bytes, want.max_queue_bytes);
+        ck_assert_uint_eq (got->busy_ps, want.busy_ps);
+    }
+    g_array_free (ports, TRUE);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_end_status_and_message)
+{
+    char *path = tmp_path ("hang.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    close_ok (t, WEFT_TRACE_STATUS_HANG, "flow 3 waits on link 7");
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->complete); /* closed: a complete record of a run that hung */
+    ck_assert_int_eq (info->status, WEFT_TRACE_STATUS_HANG);
+    ck_assert_str_eq (info->message, "flow 3 waits on link 7");
+    weft_trace_info_free (info);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_empty_datasets_exist)
+{
+    char *path = tmp_path ("empty.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    close_ok (t, WEFT_TRACE_STATUS_DURATION, NULL);
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->complete);
+    ck_assert_int_eq (info->n_nodes, 0);
+    ck_assert_int_eq (info->n_links, 0);
+    ck_assert_int_eq (info->n_flows, 0);
+    ck_assert_int_eq (info->n_link_samples, 0);
+    ck_assert_int_eq (info->n_ports, 0);
+    weft_trace_info_free (info);
+    GArray *flows = weft_trace_reader_flows (path, &error);
+    ck_assert_msg (flows != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (flows->len, 0);
+    g_array_free (flows, TRUE);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_create_in_missing_directory_fails)
+{
+    char *path = g_build_filename (tmpdir, "no", "such", "dir", "t.h5", NULL);
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_ptr_null (t);
+    ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN));
+    ck_assert_ptr_nonnull (strstr (error->message, path));
+    ck_assert_ptr_null (strchr (error->message, '\n'));
+    g_error_free (error);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_abandoned_is_incomplete)
+{
+    char *path = tmp_path ("abandoned.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    for (guint i = 0; i < 100; i++) {
+        WeftTraceFlow f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    weft_trace_flush (t);
+    weft_trace_abandon (t);
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->readable);
+    ck_assert (!info->complete);
+    ck_assert_int_eq (info->status, WEFT_TRACE_STATUS_RUNNING);
+    ck_assert_ptr_nonnull (strstr (info->reason, "running"));
+    ck_assert_int_eq (info->n_flows, 100);
+    weft_trace_info_free (info);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_truncated_copy_is_not_complete)
+{
+    char *path = tmp_path ("whole.h5"), *cut = tmp_path ("cut.h5");
+    GError *error = NULL;
+    close_ok (write_full (path), WEFT_TRACE_STATUS_DONE, NULL);
+    char *bytes = NULL;
+    gsize len = 0;
+    ck_assert (g_file_get_contents (path, &bytes, &len, NULL));
+    ck_assert (g_file_set_contents (cut, bytes, len / 2, NULL));
+    g_free (bytes);
+
+    WeftTraceInfo *info = weft_trace_reader_open (cut, &error);
+    if (info != NULL) {
+        ck_assert (!info->complete);
+        ck_assert (!info->readable);
+        ck_assert_ptr_nonnull (info->reason);
+        ck_assert_ptr_null (strchr (info->reason, '\n'));
+        weft_trace_info_free (info);
+    } else {
+        ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+        g_clear_error (&error);
+    }
+    GArray *flows = weft_trace_reader_flows (cut, &error);
+    ck_assert_ptr_null (flows);
+    ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+    ck_assert_ptr_nonnull (strstr (error->message, "/flows"));
+    g_clear_error (&error);
+    g_free (path);
+    g_free (cut);
+}
+END_TEST
+
+START_TEST (test_trace_not_a_trace)
+{
+    char *text = tmp_path ("text.h5"), *missing = tmp_path ("missing.h5");
+    GError *error = NULL;
+    ck_assert (g_file_set_contents (text, "[experiment]\n", -1, NULL));
+    ck_assert_ptr_null (weft_trace_reader_open (text, &error));
+    ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+    ck_assert_ptr_nonnull (strstr (error->message, "not an HDF5 file"));
+    g_clear_error (&error);
+    ck_assert_ptr_null (weft_trace_reader_open (missing, &error));
+    ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+    g_clear_error (&error);
+    g_free (text);
+    g_free (missing);
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("trace");
+    TCase *tc = tcase_create ("write-read");
+    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_set_timeout (tc, 60);
+    tcase_add_test (tc, test_trace_roundtrip_every_field);
+    tcase_add_test (tc, test_trace_end_status_and_message);
+    tcase_add_test (tc, test_trace_empty_datasets_exist);
+    tcase_add_test (tc, test_trace_create_in_missing_directory_fails);
+    tcase_add_test (tc, test_trace_abandoned_is_incomplete);
+    tcase_add_test (tc, test_trace_truncated_copy_is_not_complete);
+    tcase_add_test (tc, test_trace_not_a_trace);
+    suite_add_tcase (s, tc);
+    return s;
+}

@@ -1,0 +1,117 @@
+/* tests/mktrace.c - writes a small deterministic trace for the end-to-end tests.
+ *
+ * Usage: mktrace OUT.h5 [done|running]
+ *   done     (default) a closed trace: 4 nodes, 3 links, 5000 flows (every 10th unfinished),
+ *            6000 link samples, 6 ports with 1 drop each (6 in all)
+ *   running  the same rows flushed, then abandoned: the file says "running"
+ * Same arguments, same data sets (tests/e2e/trace_python.sh checks with h5diff).
+ */
+#include "config.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/trace.h"
+
+static void
+fill (WeftTrace *t)
+{
+    for (guint i = 0; i < 4; i++) {
+        WeftTraceNode n;
+        memset (&n, 0, sizeof n);
+        n.id = i;
+        g_snprintf (n.name, sizeof n.name, i < 2 ? "host%u" : "sw%u", i);
+        g_strlcpy (n.kind, i < 2 ? "host" : "switch", sizeof n.kind);
+        n.n_ports = i < 2 ? 1 : 2;
+        n.tier = i < 2 ? 0 : 1;
+        weft_trace_write_nodes (t, &n, 1);
+    }
+    for (guint i = 0; i < 3; i++) {
+        WeftTraceLink l;
+        memset (&l, 0, sizeof l);
+        l.id = i;
+        l.node_a = i;
+        l.port_a = 1;
+        l.node_b = i + 1;
+        l.port_b = 2;
+        l.rate_bps = G_GUINT64_CONSTANT (400000000000);
+        l.delay_ps = 500000;
+        g_strlcpy (l.kind, "fabric", sizeof l.kind);
+        weft_trace_write_links (t, &l, 1);
+    }
+    for (guint i = 0; i < 5000; i++) {
+        WeftTraceFlow f;
+        memset (&f, 0, sizeof f);
+        f.id = i;
+        f.src = 0;
+        f.dst = 1;
+        f.size_bytes = 1 << 20;
+        f.start_ps = (guint64) i * 1000000;
+        f.finished = i % 10 != 0;
+        f.ideal_fct_ps = 21000000;
+        if (f.finished) {
+            f.fct_ps = f.ideal_fct_ps + (guint64) (i % 100) * 1000000; /* slowdown 1 .. 5.71 */
+            f.finish_ps = f.start_ps + f.fct_ps;
+            f.slowdown = (double) f.fct_ps / (double) f.ideal_fct_ps;
+            f.bytes_delivered = f.size_bytes;
+        }
+        f.packets = 256;
+        g_strlcpy (f.workload, "incast", sizeof f.workload);
+        weft_trace_append_flow (t, &f);
+    }
+    for (guint i = 0; i < 6000; i++) {
+        WeftTraceLinkSample s;
+        memset (&s, 0, sizeof s);
+        s.time_ps = (guint64) (i / 6 + 1) * 1000000;
+        s.link = i % 3;
+        s.direction = (i / 3) % 2;
+        s.bytes = 4096 * (guint64) (i % 50);
+        s.packets = i % 50;
+        s.max_queue_bytes = 1024 * (guint64) (i % 13);
+        s.mean_queue_bytes = 512.0 * (i % 13);
+        weft_trace_append_link_sample (t, &s);
+    }
+    WeftTracePort ports[6];
+    memset (ports, 0, sizeof ports);
+    for (guint i = 0; i < 6; i++) {
+        ports[i].node = i / 2;
+        ports[i].port = i % 2 + 1;
+        ports[i].link = i / 2;
+        ports[i].tx_bytes = ports[i].rx_bytes = 1000 * (guint64) i;
+        ports[i].drops = 1;
+    }
+    weft_trace_write_ports (t, ports, 6);
+}
+
+int
+main (int argc, char **argv)
+{
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp (argv[2], "done") != 0
+                                 && strcmp (argv[2], "running") != 0)) {
+        fprintf (stderr, "usage: mktrace OUT.h5 [done|running]\n");
+        return 2;
+    }
+    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION, .git_revision = "test",
+                           .experiment_text = "[experiment]\nname = mktrace\nseed = 7\n",
+                           .experiment_path = "experiments/mktrace.ini", .seed = 7 };
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (argv[1], &meta, &error);
+    if (t == NULL) {
+        fprintf (stderr, "mktrace: %s\n", error->message);
+        g_error_free (error);
+        return 1;
+    }
+    fill (t);
+    if (argc == 3 && strcmp (argv[2], "running") == 0) {
+        weft_trace_flush (t);
+        weft_trace_abandon (t);
+        return 0;
+    }
+    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE, .sim_time_ps = G_GUINT64_CONSTANT (5100000000),
+                         .wall_time_s = 0.25, .events = 1000000, .message = NULL };
+    if (!weft_trace_close (t, &end, &error)) {
+        fprintf (stderr, "mktrace: %s\n", error->message);
+        g_error_free (error);
+        return 1;
+    }
+    return 0;
+}

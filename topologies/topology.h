@@ -1,0 +1,53 @@
+/* topologies/topology.h - the topology generators and the one entry point that builds the
+ * fabric graph of an experiment.
+ *
+ * [topology] generator = NAME picks a generator; every generator's keys live in [topology] too,
+ * declared in its parameter table (plus the common keys below), so `weft params topology.NAME`
+ * can list them and an unknown key is an error.  Generators are pure functions from a params
+ * struct to a WeftGraph; weft_topology_build reads the parameters, runs the generator, computes
+ * the route tables (sim/graph.h) and applies an optional forwarding-table file.
+ *
+ * Common keys (every generator):
+ *   generator          the generator name (required)
+ *   forwarding_table   optional file of static routes to replay (topologies/file.h format)
+ * Generators that build servers also read the [server] group (topologies/server.h).
+ */
+#ifndef WEFT_TOPOLOGIES_TOPOLOGY_H
+#define WEFT_TOPOLOGIES_TOPOLOGY_H
+
+#include "sim/experiment.h"
+#include "sim/graph.h"
+#include "sim/params.h"
+
+typedef struct {
+    const char *name;          /* the value of [topology] generator */
+    const char *help;          /* one line for `weft params` */
+    const WeftParamSpec *spec; /* its [topology] keys, {NULL}-terminated (not the common ones) */
+    gsize params_size;         /* sizeof its params struct */
+    gboolean uses_server;      /* also reads [server] */
+    /* @params: the struct @spec describes; @server: the [server] struct or NULL.  Returns a
+     * graph without routes, or NULL with an error (WEFT_TOPO_ERROR_PARAM, message starting
+     * "[group] key: "). */
+    WeftGraph *(*generate) (const void *params, const void *server, const char *exp_dir,
+                            GError **error);
+} WeftTopologyGenerator;
+
+/* NULL-terminated, sorted by name.  (transfer none) */
+const WeftTopologyGenerator *const *weft_topology_generators (void);
+/* By name, or NULL.  (transfer none) */
+const WeftTopologyGenerator *weft_topology_generator_lookup (const char *name);
+/* The keys every generator accepts in [topology] (generator, forwarding_table). */
+const WeftParamSpec *weft_topology_common_params (void);
+
+/**
+ * weft_topology_build:
+ * Builds the fabric of @exp: reads [topology] (and [server] when the generator uses it),
+ * generates, computes routes, and loads the forwarding table if one is named.  Errors:
+ * WEFT_CONFIG_ERROR_* for missing, unknown or malformed keys (from sim/params.h), and
+ * WEFT_TOPO_ERROR_* for parameters no fabric satisfies or bad topology/forwarding files; every
+ * message is "FILE: [group] key: what is wrong, what would fit".  Both mean bad input (exit 2).
+ * (transfer full)
+ */
+WeftGraph *weft_topology_build (const WeftExperiment *exp, GError **error);
+
+#endif /* WEFT_TOPOLOGIES_TOPOLOGY_H */
