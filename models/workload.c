@@ -52,7 +52,8 @@ static const WeftParamSpec common_params[] = {
     WEFT_PARAM_TIME ("duration", Common, duration, "0us", "0ps", "3600s",
                      "poisson: arrivals from start for this long (0: no limit)"),
     WEFT_PARAM_LIST ("hosts", Common, hosts, "",
-                     "endpoints taking part (names or ranges host0..host7); default all hosts"),
+                     "endpoints taking part (names or ranges host0..host7; incast: the pool a "
+                     "sender count draws from); default all hosts"),
     WEFT_PARAM_END,
 };
 

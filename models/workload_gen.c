@@ -457,6 +457,11 @@ weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError *
         /* gsl_ran_choose keeps the pool's order: senders stay in endpoint order. */
         gsl_ran_choose (x->rng, snd->data, (size_t)want, pool->data, pool->len, sizeof (guint32));
     } else if (items->len > 0) {
+        if (weft_workload_has_key (x, "hosts"))
+            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
+                                         "hosts",
+                                         "not used when senders lists names (it narrows the "
+                                         "pool a sender count draws from)");
         if (!resolve_names (x, "senders", items, snd, error))
             return FALSE;
         for (guint i = 0; i < snd->len; i++)

@@ -238,6 +238,15 @@ START_TEST (test_workload_incast_lists)
                   WEFT_CONFIG_ERROR_RANGE, "senders");
     assert_fails ("[workload.in]\nkind = incast\nreceiver = host0\nsenders = host0;host1\n",
                   WEFT_CONFIG_ERROR_VALUE, "also a sender");
+    assert_fails ("[workload.in]\nkind = incast\nreceiver = host0\nsenders = host1\n"
+                  "hosts = host0..host3\n",
+                  WEFT_CONFIG_ERROR_UNKNOWN_KEY, "hosts: not used");
+    g_autoptr (GArray) pooled = gen ("[workload.in]\nkind = incast\nreceiver = host0\n"
+                                     "senders = 2\nhosts = host5..host7\n",
+                                     9);
+    ck_assert_uint_eq (pooled->len, 2);
+    for (guint i = 0; i < pooled->len; i++)
+        ck_assert_uint_ge (host_index (FLOW (pooled, i)->src), 5);
 }
 END_TEST
 
