@@ -1,3 +1,4 @@
 # cli/: the weft front end, one file per subcommand
 weft_SOURCES += cli/main.c cli/cli.h cli/run.c cli/validate.c cli/params.c cli/report.c
+weft_SOURCES += cli/topo.c
 libweft_a_SOURCES += cli/session.c cli/session.h

@@ -543,7 +543,7 @@ set_of_ports_to (Ctx *c, guint32 v, guint32 to)
         guint32 u = c->r->peer[off + p];
         if (u == WEFT_GRAPH_NONE)
             continue;
-        if (to != WEFT_GRAPH_NONE ? u == to : node_at (c->g, u)->server < 0 && region >= 0)
+        if (to != WEFT_GRAPH_NONE ? u == to : node_at (c->g, u)->server < 0 || region < 0)
             c->buf[n++] = p;
     }
     sort_ports (c->r, v, c->buf, n);
@@ -683,7 +683,7 @@ compute_fabric (Ctx *c, GArray *cols)
     guint32 *rowset = g_new (guint32, t->n_rows + 1);
     guint32 *rownode = g_new (guint32, t->n_rows + 1);
     for (guint v = 0; v < nn; v++)
-        if (node_at (g, v)->server < 0)
+        if (r->row[v] != WEFT_GRAPH_NONE && node_at (g, v)->server < 0)
             rownode[r->row[v]] = v;
 
     for (guint i = 0; i < cols->len;) {
@@ -729,7 +729,7 @@ compute_fabric (Ctx *c, GArray *cols)
                 t->cells[(gsize) row * t->n_cols + ci] = rowset[row];
             if (x != cnode)
                 t->cells[(gsize) r->row[x] * t->n_cols + ci] = set_of_ports_to (c, x, cnode);
-            if (node_at (g, cnode)->server < 0)
+            if (node_at (g, cnode)->server < 0 && r->row[cnode] != WEFT_GRAPH_NONE)
                 t->cells[(gsize) r->row[cnode] * t->n_cols + ci] = 0;
         }
     }
@@ -823,7 +823,7 @@ weft_graph_routes_compute (WeftGraph *g)
     for (guint v = 0; v < nn; v++) {
         WeftNode *n = node_at (g, v);
         r->col[v] = r->scol[v] = WEFT_GRAPH_NONE;
-        r->row[v] = n->server < 0 ? n_fabric++ : WEFT_GRAPH_NONE;
+        r->row[v] = n->server < 0 && n->forwards ? n_fabric++ : WEFT_GRAPH_NONE;
         r->gw[v] = n->server < 0 ? v : WEFT_GRAPH_NONE;
         max_server = MAX (max_server, n->server);
     }
@@ -846,7 +846,7 @@ weft_graph_routes_compute (WeftGraph *g)
         WeftNode *n = node_at (g, v);
         if (n->server < 0 ? n->endpoint != WEFT_GRAPH_NONE : is_fabric_attached (g, r, v))
             cand[v] = 1;
-        if (n->server >= 0 && cand[v])
+        if (cand[v] && r->row[v] == WEFT_GRAPH_NONE)
             r->fports[v] = set_of_ports_to (&c, v, WEFT_GRAPH_NONE);
     }
     for (guint v = 0; v < nn; v++) {
@@ -941,7 +941,7 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
     if (target == WEFT_GRAPH_NONE || r->col[target] == WEFT_GRAPH_NONE)
         return FALSE;
     out->key = r->col[target];
-    if (sv < 0) {
+    if (sv < 0 && r->row[node] != WEFT_GRAPH_NONE) {
         Table *t = &r->fabric;
         out->table = t;
         out->cell = (gsize) r->row[node] * t->n_cols + r->col[target];
@@ -950,12 +950,14 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
         return TRUE;
     }
     if (r->col[node] != WEFT_GRAPH_NONE) {
-        /* a fabric-attached server node (a NIC) leaving its server */
+        /* a fabric-attached server node (a NIC) leaving its server, or a host */
         if (node == target)
             return FALSE;
         out->set = r->fports[node];
         return TRUE;
     }
+    if (sv < 0)
+        return FALSE;
     Table *t = &r->servers[sv];
     out->table = t;
     out->cell = (gsize) r->row[node] * t->n_cols + (t->n_cols - 1);

@@ -23,7 +23,8 @@
  * Route tables (hierarchical, so that a 16k-GPU fabric stays small):
  *  - Nodes with server < 0 form the fabric region; nodes with server = s >= 0 belong to server
  *    s.  A server node with a link to a fabric-region node (a NIC) is "fabric-attached".
- *  - The fabric table has a row per fabric-region node and a column per fabric destination:
+ *  - The fabric table has a row per forwarding fabric-region node (a switch) and a column per
+ *    fabric destination (hosts and NICs send through all their fabric ports alike):
  *    every fabric-region endpoint and every fabric-attached server node.  Columns are numbered
  *    leaf-major (the nodes hanging off each fabric switch, in node order then port order); that
  *    column number is the destination key of D-mod-k.  It is filled by one BFS per distinct
@@ -38,7 +39,6 @@
  *    fabric from the source's nearest NIC to the destination's gateway (it never transits
  *    another GPU, since GPUs, CPUs and hosts do not forward).  Links between two different
  *    servers are ignored by routing.
- *  - A fabric-attached server node treats all its fabric ports as equal.
  *  - Static choice (D-mod-k): set[(key / div) % n], where the set is ordered cable-major (by the
  *    port's rank among parallel cables to the same neighbour, then by neighbour id), key is the
  *    destination's fabric column (its endpoint index inside a server), and div is 1 for a tier-1

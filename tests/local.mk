@@ -41,3 +41,5 @@ check-sanitize:
 	  LDFLAGS="$(LDFLAGS) -fsanitize=address,undefined"
 	$(MAKE) $(AM_MAKEFLAGS) clean
 .PHONY: check-sanitize
+check_PROGRAMS += tests/check_railopt
+tests_check_railopt_SOURCES = tests/check_railopt.c

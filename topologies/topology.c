@@ -4,6 +4,8 @@
 #include "topologies/topology.h"
 
 #include "topologies/leafspine.h"
+#include "topologies/railopt.h"
+#include "topologies/server.h"
 
 typedef struct {
     char *generator;
@@ -78,6 +80,62 @@ static const WeftParamSpec leafspine_params[] = {
     WEFT_PARAM_END,
 };
 
+static const WeftParamSpec railopt_params[] = {
+    WEFT_PARAM_UINT ("sus", WeftRailOptParams, sus, "1", "1", "1024", "scalable units"),
+    WEFT_PARAM_UINT ("servers_per_su", WeftRailOptParams, servers_per_su, "32", "1", "4096",
+                     "server slots per SU (one port on each of the SU's rail leaves)"),
+    WEFT_PARAM_UINT ("servers", WeftRailOptParams, servers, "0", "0", "1000000",
+                     "servers present, filling slots SU by SU (0: every slot; fewer: partial SU)"),
+    WEFT_PARAM_UINT ("radix", WeftRailOptParams, radix, "64", "2", "4096", "ports per switch"),
+    WEFT_PARAM_UINT ("tiers", WeftRailOptParams, tiers, "0", "0", "3",
+                     "switch tiers, 2 or 3 (0: the fewest that fit)"),
+    WEFT_PARAM_ENUM ("spine_grouping", WeftRailOptParams, spine_grouping, "full_mesh",
+                     "full_mesh|per_rail",
+                     "full_mesh: leaves join every spine (of their SU with 3 tiers); per_rail: "
+                     "one spine group per rail (3 tiers)"),
+    WEFT_PARAM_RATIO ("leaf_oversubscription", WeftRailOptParams, leaf_oversubscription, "1:1",
+                      "1:1", "64:1", "leaf down:up ports (fewer uplinks for the same downlinks)"),
+    WEFT_PARAM_RATIO ("spine_oversubscription", WeftRailOptParams, spine_oversubscription, "1:1",
+                      "1:1", "64:1", "spine down:up ports (three tiers)"),
+    WEFT_PARAM_RATE ("spine_link_rate", WeftRailOptParams, spine_link_rate_bps, "400Gbps",
+                     "1Gbps", "10Tbps", "leaf-spine link rate"),
+    WEFT_PARAM_RATE ("core_link_rate", WeftRailOptParams, core_link_rate_bps, "400Gbps", "1Gbps",
+                     "10Tbps", "spine-core link rate"),
+    WEFT_PARAM_TIME ("link_delay", WeftRailOptParams, link_delay_ps, "0ps", "0ps", "1s",
+                     "fixed delay added to every fabric link's cable delay"),
+    WEFT_PARAM_LENGTH ("leaf_cable_length", WeftRailOptParams, leaf_cable_length_m, "3m", "0m",
+                       "100000m", "NIC-leaf cable length (5 ns/m)"),
+    WEFT_PARAM_LENGTH ("spine_cable_length", WeftRailOptParams, spine_cable_length_m, "20m",
+                       "0m", "100000m", "leaf-spine cable length (5 ns/m)"),
+    WEFT_PARAM_LENGTH ("core_cable_length", WeftRailOptParams, core_cable_length_m, "50m", "0m",
+                       "100000m", "spine-core cable length (5 ns/m)"),
+    WEFT_PARAM_END,
+};
+
+static const WeftParamSpec fattree_params[] = {
+    WEFT_PARAM_UINT ("k", WeftFatTreeParams, k, "4", "2", "256",
+                     "switch radix (even): k pods, k^3/4 hosts, 5k^2/4 switches"),
+    WEFT_PARAM_RATE ("link_rate", WeftFatTreeParams, link_rate_bps, "100Gbps", "1Mbps", "10Tbps",
+                     "rate of every link"),
+    WEFT_PARAM_TIME ("link_delay", WeftFatTreeParams, link_delay_ps, "0ps", "0ps", "1s",
+                     "fixed delay added to every link's cable delay"),
+    WEFT_PARAM_LENGTH ("cable_length", WeftFatTreeParams, cable_length_m, "5m", "0m", "100000m",
+                       "cable length of every link (5 ns/m)"),
+    WEFT_PARAM_END,
+};
+
+static WeftGraph *
+gen_railopt (const void *p, const void *server, const char *dir, GError **error)
+{
+    return weft_topology_railopt (p, server, error);
+}
+
+static WeftGraph *
+gen_fattree (const void *p, const void *server, const char *dir, GError **error)
+{
+    return weft_topology_fattree (p, error);
+}
+
 static WeftGraph *
 gen_single_switch (const void *p, const void *server, const char *dir, GError **error)
 {
@@ -104,6 +162,14 @@ static const WeftTopologyGenerator gen_leafspine_def = {
     "leafspine", "two-tier leaf-spine with hosts on the leaves, ECMP over the spines",
     leafspine_params, sizeof (WeftLeafSpineParams), FALSE, gen_leafspine,
 };
+static const WeftTopologyGenerator gen_railopt_def = {
+    "railopt", "rail-optimised fat tree of DGX-class servers in scalable units (2 or 3 tiers)",
+    railopt_params, sizeof (WeftRailOptParams), TRUE, gen_railopt,
+};
+static const WeftTopologyGenerator gen_fattree_def = {
+    "fattree", "k-ary three-tier fat tree of plain hosts", fattree_params,
+    sizeof (WeftFatTreeParams), FALSE, gen_fattree,
+};
 static const WeftTopologyGenerator gen_single_switch_def = {
     "single_switch", "N hosts on one switch", single_switch_params,
     sizeof (WeftSingleSwitchParams), FALSE, gen_single_switch,
@@ -112,7 +178,9 @@ static const WeftTopologyGenerator gen_single_switch_def = {
 /* One sorted array (STYLE B4): grep finds every generator here. */
 static const WeftTopologyGenerator *const generators[] = {
     &gen_dumbbell_def,
+    &gen_fattree_def,
     &gen_leafspine_def,
+    &gen_railopt_def,
     &gen_single_switch_def,
     NULL,
 };
@@ -158,27 +226,39 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     }
 
     Common common = { 0 };
+    WeftServerParams server = { 0 };
     void *params = g_malloc0 (gen->params_size);
     WeftGraph *g = NULL;
     g_autofree char *dir = NULL;
     GError *local = NULL;
-    WeftParamBinding bind[2] = { { common_params, &common }, { gen->spec, params } };
+    WeftParamBinding bind[2] = { { common_params, &common }, { gen->params, params } };
     if (!weft_params_read (exp, "topology", bind, 2, error))
         goto out;
+    if (gen->uses_server) {
+        WeftParamBinding sb = { weft_server_params (), &server };
+        if (!weft_params_read (exp, "server", &sb, 1, error))
+            goto out;
+    } else if (weft_experiment_has_group (exp, "server")) {
+        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "server", NULL,
+                              "generator %s builds no servers: expected no [server] group",
+                              gen->name);
+        goto out;
+    }
 
     dir = weft_experiment_dir_for (exp, "topology", "generator");
-    g = gen->generate (params, NULL, dir, &local);
+    g = gen->generate (params, gen->uses_server ? &server : NULL, dir, &local);
     if (g == NULL) {
-        g_propagate_prefixed_error (error, local, "%s: ",
-                                    weft_experiment_origin (exp, "topology", NULL));
+        const char *grp = g_str_has_prefix (local->message, "[server]") ? "server" : "topology";
+        g_propagate_prefixed_error (error, local, "%s: ", weft_experiment_origin (exp, grp, NULL));
         goto out;
     }
     weft_graph_routes_compute (g);
     g_debug ("%s: %u nodes, %u links, %u endpoints", gen->name, weft_graph_n_nodes (g),
              weft_graph_n_links (g), weft_graph_n_endpoints (g));
 out:
-    weft_params_clear (gen->spec, params);
+    weft_params_clear (gen->params, params);
     weft_params_clear (common_params, &common);
+    weft_params_clear (weft_server_params (), &server);
     g_free (params);
     return g;
 }

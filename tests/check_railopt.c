@@ -1,0 +1,401 @@
+/* tests/check_railopt.c - rail-optimised fat trees, DGX servers and k-ary fat trees.
+ *
+ * Invariants checked: exact switch and cable counts for the SuperPOD sizes (radix 64, 32 slots
+ * per SU, 1:1); NIC r on a rail-r leaf; every GPU pair reachable over loop-free static routes
+ * with the expected switch hops (same rail in one SU: 1; across SUs: 3 in two tiers, 5 in three
+ * unless spines are grouped per rail); D-mod-k balance (a shift permutation over the NICs,
+ * numbered leaf-major, puts at most one flow on any link direction); the oversubscription
+ * taper and its error; the server sub-topology and GPUDirect staging; k-ary fat tree formulas.
+ * Unchecked here: experiment-file parsing of these parameters (check_topology_build).
+ */
+#include "config.h"
+#include <check.h>
+#include <string.h>
+
+#include "sim/graph.h"
+#include "tests/harness.h"
+#include "topologies/railopt.h"
+#include "topologies/server.h"
+
+static WeftServerParams server;
+
+static void
+setup (void)
+{
+    weft_params_set_defaults (weft_server_params (), &server);
+}
+
+static void
+teardown (void)
+{
+    weft_params_clear (weft_server_params (), &server);
+}
+
+static WeftRailOptParams
+superpod (guint64 sus, guint64 servers)
+{
+    WeftRailOptParams p = { .sus = sus, .servers_per_su = 32, .servers = servers, .radix = 64,
+                            .tiers = 0, .spine_grouping = WEFT_SPINE_FULL_MESH,
+                            .leaf_oversubscription = 1, .spine_oversubscription = 1,
+                            .spine_link_rate_bps = 400000000000ull,
+                            .core_link_rate_bps = 400000000000ull, .leaf_cable_length_m = 3,
+                            .spine_cable_length_m = 20, .core_cable_length_m = 50 };
+    return p;
+}
+
+typedef struct {
+    guint tier[4], cables[4][4], gpus, nics, servers;
+} Counts;
+
+static Counts
+count (const WeftGraph *g)
+{
+    Counts c = { 0 };
+    gint32 ms = -1;
+    for (guint i = 0; i < weft_graph_n_nodes (g); i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        if (n->kind == WEFT_NODE_SWITCH)
+            c.tier[n->tier]++;
+        c.gpus += n->kind == WEFT_NODE_GPU;
+        c.nics += n->kind == WEFT_NODE_NIC;
+        ms = MAX (ms, n->server);
+    }
+    c.servers = ms + 1;
+    for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        const WeftLink *l = weft_graph_link (g, i);
+        if (l->kind != WEFT_LINK_FABRIC)
+            continue;
+        const WeftNode *a = weft_graph_node (g, l->a), *b = weft_graph_node (g, l->b);
+        gint32 ta = a->kind == WEFT_NODE_SWITCH ? a->tier : 0;
+        gint32 tb = b->kind == WEFT_NODE_SWITCH ? b->tier : 0;
+        c.cables[MIN (ta, tb)][MAX (ta, tb)]++;
+    }
+    return c;
+}
+
+static WeftGraph *
+build (const WeftRailOptParams *p)
+{
+    GError *err = NULL;
+    WeftGraph *g = weft_topology_railopt (p, &server, &err);
+    ck_assert_msg (g != NULL, "%s", err ? err->message : "?");
+    return g;
+}
+
+static const struct {
+    guint64 sus, servers, leaves, spines, cores;
+} sizes[] = {
+    { 1, 31, 8, 4, 0 },  { 2, 63, 16, 8, 0 },  { 4, 127, 32, 16, 0 },
+    { 8, 256, 64, 32, 0 }, { 16, 512, 128, 128, 64 },
+};
+
+START_TEST (test_railopt_superpod_counts)
+{
+    WeftRailOptParams p = superpod (sizes[_i].sus, sizes[_i].servers);
+    g_autoptr (WeftGraph) g = build (&p);
+    Counts c = count (g);
+    ck_assert_uint_eq (c.tier[1], sizes[_i].leaves);
+    ck_assert_uint_eq (c.tier[2], sizes[_i].spines);
+    ck_assert_uint_eq (c.tier[3], sizes[_i].cores);
+    ck_assert_uint_eq (c.servers, sizes[_i].servers);
+    ck_assert_uint_eq (c.gpus, 8 * sizes[_i].servers);
+    ck_assert_uint_eq (c.nics, 8 * sizes[_i].servers);
+    ck_assert_uint_eq (c.cables[0][1], 8 * sizes[_i].servers);
+    ck_assert_uint_eq (c.cables[1][2], sizes[_i].leaves * 32);
+    if (sizes[_i].cores)
+        ck_assert_uint_eq (c.cables[2][3], sizes[_i].spines * 32);
+    /* NIC r of every server on a rail-r leaf */
+    for (guint i = 0; i < weft_graph_n_nodes (g); i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        if (n->kind != WEFT_NODE_NIC)
+            continue;
+        guint32 leaf;
+        ck_assert (weft_graph_peer (g, i, 1, &leaf, NULL));
+        ck_assert_int_eq (weft_graph_node (g, leaf)->rail, n->rail);
+        ck_assert_int_eq (weft_graph_node (g, leaf)->tier, 1);
+    }
+    /* names */
+    ck_assert_uint_ne (weft_graph_lookup (g, "dgx-1/mlx5_11"), WEFT_GRAPH_NONE);
+    ck_assert_uint_ne (weft_graph_lookup (g, "dgx-1/gpu7"), WEFT_GRAPH_NONE);
+    ck_assert_uint_ne (weft_graph_lookup (g, "su0-rail3-leaf"), WEFT_GRAPH_NONE);
+}
+END_TEST
+
+static guint
+switch_hops (const WeftGraph *g, guint32 a, guint32 b)
+{
+    GArray *path = g_array_new (FALSE, FALSE, sizeof (guint32));
+    guint h = weft_graph_route_path (g, a, b, path), n = 0;
+    ck_assert_uint_ne (h, G_MAXUINT);
+    for (guint i = 0; i < path->len; i++)
+        n += weft_graph_node (g, g_array_index (path, guint32, i))->kind == WEFT_NODE_SWITCH;
+    g_array_unref (path);
+    return n;
+}
+
+static guint32
+gpu (const WeftGraph *g, guint server_1based, guint k)
+{
+    char name[64];
+    g_snprintf (name, sizeof name, "dgx-%u/gpu%u", server_1based, k);
+    guint32 v = weft_graph_lookup (g, name);
+    ck_assert_msg (v != WEFT_GRAPH_NONE, "%s", name);
+    return v;
+}
+
+START_TEST (test_railopt_hops_two_tier)
+{
+    WeftRailOptParams p = superpod (2, 0);
+    g_autoptr (WeftGraph) g = build (&p);
+    weft_graph_routes_compute (g);
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 3), gpu (g, 2, 3)), 1);  /* same rail, SU */
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 3), gpu (g, 40, 3)), 3); /* other SU */
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 3), gpu (g, 2, 4)), 3);  /* cross rail */
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 3), gpu (g, 1, 4)), 0);  /* NVSwitch */
+    ck_assert_uint_eq (weft_graph_route_hops (g, gpu (g, 1, 3), gpu (g, 1, 4)), 2);
+    /* every GPU pair from dgx-1's GPUs reachable, loop-free */
+    guint n_ep = weft_graph_n_endpoints (g);
+    for (guint s = 0; s < 8; s++)
+        for (guint d = 0; d < n_ep; d++) {
+            guint32 a = gpu (g, 1, s), b = weft_graph_endpoint_node (g, d);
+            ck_assert_uint_ne (weft_graph_route_hops (g, a, b), G_MAXUINT);
+        }
+}
+END_TEST
+
+START_TEST (test_railopt_hops_three_tier)
+{
+    WeftRailOptParams p = superpod (16, 0);
+    g_autoptr (WeftGraph) g = build (&p);
+    weft_graph_routes_compute (g);
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 0), gpu (g, 32, 0)), 1);
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 0), gpu (g, 33, 0)), 5);
+    ck_assert_uint_eq (switch_hops (g, gpu (g, 1, 0), gpu (g, 2, 5)), 3);
+    p.spine_grouping = WEFT_SPINE_PER_RAIL;
+    g_autoptr (WeftGraph) h = build (&p);
+    weft_graph_routes_compute (h);
+    Counts c = count (h);
+    ck_assert_uint_eq (c.tier[2], 128);
+    ck_assert_uint_eq (c.tier[3], 64);
+    ck_assert_uint_eq (switch_hops (h, gpu (h, 1, 0), gpu (h, 33, 0)), 3);
+    ck_assert_uint_eq (switch_hops (h, gpu (h, 1, 0), gpu (h, 33, 1)), 5);
+}
+END_TEST
+
+/* Shift permutation over the NICs in fabric-column order (leaf-major). */
+static guint
+max_nic_shift_load (const WeftGraph *g, guint shift)
+{
+    GArray *nics = g_array_new (FALSE, FALSE, sizeof (guint32));
+    /* leaf-major: leaves in node order, ports in order */
+    for (guint v = 0; v < weft_graph_n_nodes (g); v++) {
+        const WeftNode *n = weft_graph_node (g, v);
+        if (n->kind != WEFT_NODE_SWITCH || n->tier != 1)
+            continue;
+        for (guint p = 0; p < n->ports->len; p++) {
+            guint32 u;
+            if (weft_graph_peer (g, v, p, &u, NULL) &&
+                weft_graph_node (g, u)->kind == WEFT_NODE_NIC)
+                g_array_append_val (nics, u);
+        }
+    }
+    guint *load = g_new0 (guint, 2 * weft_graph_n_links (g)), worst = 0;
+    for (guint s = 0; s < nics->len; s++) {
+        guint32 a = g_array_index (nics, guint32, s);
+        guint32 b = g_array_index (nics, guint32, (s + shift) % nics->len);
+        guint32 ep = weft_graph_node (g, b)->endpoint;
+        for (guint32 cur = a; cur != b;) {
+            guint32 port = weft_graph_route_static (g, cur, ep);
+            ck_assert_uint_ne (port, WEFT_GRAPH_NONE);
+            guint32 lid = g_array_index (weft_graph_node (g, cur)->ports, guint32, port);
+            guint i = 2 * lid + weft_graph_direction (g, cur, port);
+            load[i]++;
+            worst = MAX (worst, load[i]);
+            weft_graph_peer (g, cur, port, &cur, NULL);
+        }
+    }
+    g_free (load);
+    g_array_unref (nics);
+    return worst;
+}
+
+START_TEST (test_railopt_dmodk_balanced)
+{
+    static const guint64 sus[] = { 1, 2, 4, 8 };
+    for (guint i = 0; i < G_N_ELEMENTS (sus); i++) {
+        WeftRailOptParams p = superpod (sus[i], 0);
+        g_autoptr (WeftGraph) g = build (&p);
+        weft_graph_routes_compute (g);
+        guint n = 256 * sus[i];
+        guint shifts[] = { 1, 7, 31, 32, 33, 255, n / 2, n - 1 };
+        for (guint k = 0; k < G_N_ELEMENTS (shifts); k++)
+            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "%u SU shift %u",
+                           (guint) sus[i], shifts[k]);
+    }
+}
+END_TEST
+
+START_TEST (test_railopt_dmodk_balanced_three_tier)
+{
+    for (int grouping = 0; grouping < 2; grouping++) {
+        WeftRailOptParams p = superpod (16, 0);
+        p.spine_grouping = grouping;
+        g_autoptr (WeftGraph) g = build (&p);
+        weft_graph_routes_compute (g);
+        guint shifts[] = { 1, 32, 100, 256, 1000, 2048, 4095 };
+        for (guint k = 0; k < G_N_ELEMENTS (shifts); k++)
+            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "grouping %d shift %u",
+                           grouping, shifts[k]);
+    }
+}
+END_TEST
+
+START_TEST (test_railopt_oversubscription)
+{
+    /* 3:1 leaf: 48 down, 16 up on a 64-port switch */
+    WeftRailOptParams p = superpod (1, 0);
+    p.servers_per_su = 48;
+    p.leaf_oversubscription = 3;
+    g_autoptr (WeftGraph) g = build (&p);
+    guint32 leaf = weft_graph_lookup (g, "su0-rail0-leaf");
+    double down = 0, up = 0;
+    const WeftNode *n = weft_graph_node (g, leaf);
+    for (guint i = 0; i < n->ports->len; i++) {
+        guint32 u;
+        if (!weft_graph_peer (g, leaf, i, &u, NULL))
+            continue;
+        guint32 lid = g_array_index (n->ports, guint32, i);
+        if (weft_graph_node (g, u)->kind == WEFT_NODE_SWITCH)
+            up += weft_graph_link (g, lid)->rate_bps;
+        else
+            down += weft_graph_link (g, lid)->rate_bps;
+    }
+    ck_assert_double_eq_tol (down / up, 3.0, 1e-9);
+
+    /* 3:1 with 32 downlinks is refused with 2:1 and 4:1 */
+    p = superpod (1, 0);
+    p.leaf_oversubscription = 3;
+    GError *err = NULL;
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert (g_error_matches (err, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] leaf_oversubscription:"));
+    ck_assert_ptr_nonnull (strstr (err->message, "4:1 (8 up)"));
+    ck_assert_ptr_nonnull (strstr (err->message, "2:1 (16 up)"));
+    g_clear_error (&err);
+
+    /* 2:1 at 4 SU: 16 uplinks per leaf */
+    p = superpod (4, 0);
+    p.leaf_oversubscription = 2;
+    g_autoptr (WeftGraph) h = build (&p);
+    Counts c = count (h);
+    ck_assert_uint_eq (c.cables[1][2], 32 * 16);
+    ck_assert_uint_eq (c.tier[2], 8);
+}
+END_TEST
+
+START_TEST (test_railopt_bad_params)
+{
+    GError *err = NULL;
+    WeftRailOptParams p = superpod (1, 0);
+    p.radix = 32; /* 32 servers per SU need more than 32 ports */
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] radix:"));
+    g_clear_error (&err);
+    p = superpod (16, 0);
+    p.tiers = 2;
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] tiers:"));
+    g_clear_error (&err);
+    p = superpod (1, 40);
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] servers:"));
+    g_clear_error (&err);
+    p = superpod (1, 0);
+    server.nics = 0;
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "[server] nics:"));
+    g_clear_error (&err);
+}
+END_TEST
+
+START_TEST (test_railopt_partial_su)
+{
+    WeftRailOptParams p = superpod (1, 31);
+    g_autoptr (WeftGraph) g = build (&p);
+    const WeftNode *leaf = weft_graph_node (g, weft_graph_lookup (g, "su0-rail0-leaf"));
+    ck_assert_uint_eq (leaf->ports->len, 64);
+    ck_assert_uint_eq (g_array_index (leaf->ports, guint32, 31), WEFT_GRAPH_NONE);
+    ck_assert_uint_ne (g_array_index (leaf->ports, guint32, 32), WEFT_GRAPH_NONE);
+}
+END_TEST
+
+START_TEST (test_server_shape_and_gpudirect)
+{
+    WeftRailOptParams p = superpod (1, 4);
+    server.gpudirect = FALSE;
+    g_autoptr (WeftGraph) g = build (&p);
+    weft_graph_routes_compute (g);
+    ck_assert (!weft_graph_gpudirect (g));
+    guint32 g3 = gpu (g, 2, 3), cpu = weft_graph_lookup (g, "dgx-2/cpu");
+    ck_assert_uint_eq (weft_graph_staging (g, g3), cpu);
+    ck_assert_uint_eq (weft_graph_gateway (g, g3), weft_graph_lookup (g, "dgx-2/mlx5_5"));
+    ck_assert_uint_eq (weft_graph_route_hops (g, g3, cpu), 2);
+    /* GPU -> PCIe switch -> NIC; 8 NVSwitch links per server, 8 x 4 PCIe links */
+    guint nv = 0, pcie = 0;
+    for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        nv += weft_graph_link (g, i)->kind == WEFT_LINK_NVLINK;
+        pcie += weft_graph_link (g, i)->kind == WEFT_LINK_PCIE;
+    }
+    ck_assert_uint_eq (nv, 4 * 8);
+    ck_assert_uint_eq (pcie, 4 * 8 * 3);
+    ck_assert_uint_eq (weft_graph_link (g, 0)->rate_bps, 400000000000ull); /* 50 GB/s */
+    server.gpudirect = TRUE;
+    g_autoptr (WeftGraph) h = build (&p);
+    ck_assert_uint_eq (weft_graph_staging (h, gpu (h, 2, 3)), gpu (h, 2, 3));
+}
+END_TEST
+
+START_TEST (test_fattree_counts)
+{
+    static const guint64 ks[] = { 4, 8, 16, 48 };
+    for (guint i = 0; i < G_N_ELEMENTS (ks); i++) {
+        guint64 k = ks[i];
+        WeftFatTreeParams p = { .k = k, .link_rate_bps = 1 };
+        g_autoptr (WeftGraph) g = weft_topology_fattree (&p, NULL);
+        guint hosts = 0, sws = 0;
+        for (guint v = 0; v < weft_graph_n_nodes (g); v++) {
+            hosts += weft_graph_node (g, v)->kind == WEFT_NODE_HOST;
+            sws += weft_graph_node (g, v)->kind == WEFT_NODE_SWITCH;
+        }
+        ck_assert_uint_eq (hosts, k * k * k / 4);
+        ck_assert_uint_eq (sws, 5 * k * k / 4);
+        ck_assert_uint_eq (weft_graph_n_links (g), 3 * k * k * k / 4);
+        if (k <= 8) {
+            weft_graph_routes_compute (g);
+            for (guint s = 1; s < hosts; s += 3)
+                ck_assert_uint_le (max_nic_shift_load (g, s), 1);
+        }
+    }
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("railopt");
+    TCase *tc = tcase_create ("railopt");
+    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_set_timeout (tc, 120);
+    tcase_add_loop_test (tc, test_railopt_superpod_counts, 0, G_N_ELEMENTS (sizes));
+    tcase_add_test (tc, test_railopt_hops_two_tier);
+    tcase_add_test (tc, test_railopt_hops_three_tier);
+    tcase_add_test (tc, test_railopt_dmodk_balanced);
+    tcase_add_test (tc, test_railopt_dmodk_balanced_three_tier);
+    tcase_add_test (tc, test_railopt_oversubscription);
+    tcase_add_test (tc, test_railopt_bad_params);
+    tcase_add_test (tc, test_railopt_partial_su);
+    tcase_add_test (tc, test_server_shape_and_gpudirect);
+    tcase_add_test (tc, test_fattree_counts);
+    suite_add_tcase (s, tc);
+    return s;
+}
