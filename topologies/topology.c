@@ -3,6 +3,8 @@
 #define G_LOG_DOMAIN "weft-topology"
 #include "topologies/topology.h"
 
+#include "topologies/lft.h"
+
 #include "topologies/leafspine.h"
 #include "topologies/railopt.h"
 #include "topologies/server.h"
@@ -253,6 +255,18 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
         goto out;
     }
     weft_graph_routes_compute (g);
+    if (common.forwarding_table && *common.forwarding_table) {
+        g_autofree char *lft_dir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
+        g_autofree char *lft = g_path_is_absolute (common.forwarding_table)
+                                   ? g_strdup (common.forwarding_table)
+                                   : g_build_filename (lft_dir, common.forwarding_table, NULL);
+        if (!weft_lft_load (g, lft, &local)) {
+            g_propagate_prefixed_error (error, local, "%s: [topology] forwarding_table: ",
+                                        weft_experiment_origin (exp, "topology", "forwarding_table"));
+            g_clear_pointer (&g, weft_graph_free);
+            goto out;
+        }
+    }
     g_debug ("%s: %u nodes, %u links, %u endpoints", gen->name, weft_graph_n_nodes (g),
              weft_graph_n_links (g), weft_graph_n_endpoints (g));
 out:
