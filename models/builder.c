@@ -301,6 +301,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->drops += p->drops;
         st->data_drops += p->drops_data;
         st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
+        st->packet_hops += p->tx_packets;
         st->inflight_data += inflight_data (p);
     }
     for (guint i = 0; i < net->sim->models->len; i++) {
