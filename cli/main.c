@@ -19,8 +19,8 @@ static const Command commands[] = {
     { "run", weft_cli_run, "simulate an experiment, write its HDF5 trace, print a summary" },
     { "validate", weft_cli_validate, "check an experiment file without simulating" },
     { "params", weft_cli_params, "list groups and parameters with types, defaults and ranges" },
-    { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
     { "topo", weft_cli_topo, "build an experiment's topology and describe or export it" },
+    { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
 };
 
 static void

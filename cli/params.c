@@ -9,6 +9,7 @@
 #include "models/switch.h"
 #include "models/workload.h"
 #include "sim/runcfg.h"
+#include "topologies/server.h"
 #include "topologies/topology.h"
 
 typedef struct {
@@ -52,15 +53,17 @@ weft_cli_params (int argc, char **argv)
         { "fabric", "link layer, packet format and path choice", weft_fabric_params },
         { "switch", weft_switch_class.help, weft_switch_class.params },
         { "transport", "reliable transport at the hosts' NICs", weft_transport_params },
+        { "server", "a DGX-class server (generator = railopt)", NULL },
     };
     GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
     GString *out = g_string_new (NULL);
     gboolean found = FALSE;
     for (guint i = 0; i < G_N_ELEMENTS (fixed); i++) {
+        const WeftParamSpec *spec = fixed[i].spec ? fixed[i].spec : weft_server_params ();
         g_ptr_array_add (names, g_strdup (fixed[i].group));
         if (!want || strcmp (want, fixed[i].group) == 0) {
             g_autofree char *title = g_strdup_printf ("[%s]", fixed[i].group);
-            describe (out, title, fixed[i].help, fixed[i].spec);
+            describe (out, title, fixed[i].help, spec);
             found = TRUE;
         }
     }
@@ -74,7 +77,7 @@ weft_cli_params (int argc, char **argv)
         g_ptr_array_add (names, name);
         if (!want || strcmp (want, "topology") == 0 || strcmp (want, name) == 0) {
             g_autofree char *title = g_strdup_printf ("[topology] generator = %s:", (*gen)->name);
-            describe (out, title, (*gen)->help, (*gen)->spec);
+            describe (out, title, (*gen)->help, (*gen)->params);
             found = TRUE;
         }
     }

@@ -69,6 +69,7 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
             st.data_drops);
     printf ("  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
             st.retransmits, st.timeouts);
+    printf ("  packets      %" G_GUINT64_FORMAT " hops\n", st.packet_hops);
     printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
             s->sim->events, wall > 0 ? s->sim->events / wall / 1e6 : 0.0);
     printf ("  trace        %s\n", out);

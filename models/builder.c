@@ -301,6 +301,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->drops += p->drops;
         st->data_drops += p->drops_data;
         st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
+        st->packet_hops += p->tx_packets;
         st->inflight_data += inflight_data (p);
     }
     for (guint i = 0; i < net->sim->models->len; i++) {
@@ -344,7 +345,9 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
                                 weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
                                 f->spec.size_bytes, f->started ? "" : " (not started)");
         PathPrint pp = { net->graph, out };
-        weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, print_hop, &pp);
+        if (weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, FALSE, print_hop, &pp) ==
+            G_MAXUINT)
+            g_string_append (out, " (does not reach the destination)");
         g_string_append_c (out, '\n');
     }
     if (waiting > shown)

@@ -50,6 +50,7 @@ typedef struct {
     guint64 max_queue_bytes, drops, data_drops, retransmits, timeouts;
     guint64 ooo_discards, dup_discards, unroutable, inflight_data;
     guint64 bytes_delivered, bytes_offered;
+    guint64 packet_hops; /* packets sent on any link (sum of every port's tx_packets) */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

@@ -45,8 +45,8 @@ acc_visit (guint32 node, guint32 port, void *data)
 
 guint
 weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
-                     guint32 to_ep, void (*visit) (guint32 node, guint32 port, void *data),
-                     void *data)
+                     guint32 to_ep, gboolean minimal,
+                     void (*visit) (guint32 node, guint32 port, void *data), void *data)
 {
     const WeftGraph *g = tp->graph;
     guint32 node = from_node;
@@ -56,8 +56,9 @@ weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_no
         const WeftNode *n = weft_graph_node (g, node);
         guint32 port;
         if (n->forwards) {
-            port = weft_routing_choose (g, tp->fabric->routing, weft_routing_seed (tp->seed, node),
-                                        node, to_ep, f->hash);
+            int routing = minimal ? WEFT_ROUTING_ECMP : tp->fabric->routing;
+            port = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
+                                        to_ep, f->hash);
         } else {
             port = WEFT_GRAPH_NONE; /* an endpoint sends through its first connected port */
             for (guint p = 0; p < n->ports->len && port == WEFT_GRAPH_NONE; p++)
@@ -83,7 +84,7 @@ path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f
               guint32 to_ep, guint32 wire, guint64 *min_rate)
 {
     PathAcc acc = { tp, env, wire, 0, G_MAXUINT64 };
-    if (weft_transport_walk (tp, f, from, to_ep, acc_visit, &acc) == G_MAXUINT)
+    if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT)
         return WEFT_TIME_NEVER;
     if (min_rate)
         *min_rate = acc.min_rate;

@@ -87,10 +87,13 @@ void weft_transport_clear (WeftTransport *tp);
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
 
-/* Walks the route of flow @f from its source, calling @visit for each link crossed (node and
- * port it leaves by); returns the hop count, or G_MAXUINT if a node has no route. */
+/* Walks the route of flow @f from @from_node toward endpoint @to_ep, calling @visit for each
+ * link crossed (node and port it leaves by); returns the hop count, or G_MAXUINT if the walk
+ * reaches a node without a route or an endpoint that is not the destination.  @minimal: along
+ * the equal-cost (minimal) paths, hashed as ECMP would, whatever the configured routing - the
+ * path an ideal FCT is measured on; otherwise the path the switches will actually take. */
 guint weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
-                           guint32 to_ep, void (*visit) (guint32 node, guint32 port, void *data),
-                           void *data);
+                           guint32 to_ep, gboolean minimal,
+                           void (*visit) (guint32 node, guint32 port, void *data), void *data);
 
 #endif /* WEFT_MODELS_TRANSPORT_H */

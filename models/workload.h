@@ -13,13 +13,20 @@
  *   incast       `senders` hosts (or a list) to one `receiver`
  *   all_to_all   every selected host to every other
  * Sizes: `flow_size = 1MiB` (fixed), or `size_dist = exponential|lognormal|pareto|uniform`
- * with its parameters, or `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear
- * interpolation between points).  Starts: `start = 0us` (all at once, plus optional `jitter`),
- * or `arrival = poisson` at `load` (fraction of each sender's link rate) for `duration` or
- * `count` flows.
+ * with its parameters (size_mean, size_sigma or size_mu, size_shape, size_min/size_max), or
+ * `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear interpolation between
+ * points; models/flowsize.h).  Starts: `start = 0us` (all at once, plus optional `jitter`), or
+ * `arrival = poisson` at `load` (fraction of each sender's link rate: its fabric link in the
+ * graph) from `start`, for `duration` and/or until `count` flows in the group.  With poisson,
+ * a permutation sender always sends to its partner, an incast sender to the receiver, and an
+ * all_to_all sender to a uniformly random other host per flow.
  *
  * Hosts are the graph's endpoints of kind HOST (or GPU where there are no HOSTs) unless a
- * `hosts = a;b;c` list or range narrows them; node names are checked (WEFT_CONFIG_ERROR_NODE).
+ * `hosts = a;b;host0..host7` list narrows them; node names are checked
+ * (WEFT_CONFIG_ERROR_NODE, with a suggestion).  A key that the group's kind, size
+ * distribution or arrival process does not use is refused (WEFT_CONFIG_ERROR_UNKNOWN_KEY,
+ * "[workload.x] receiver: not used by kind = permutation"), never silently ignored.
+ * Relative file names (flow-list CSV, size CDF) resolve against the file that set the key.
  */
 #ifndef WEFT_MODELS_WORKLOAD_H
 #define WEFT_MODELS_WORKLOAD_H
@@ -32,7 +39,7 @@
 #include "sim/time.h"
 
 typedef struct {
-    guint32 id;          /* dense, in generation order (group order, then time) */
+    guint32 id;          /* dense: its index in the output array */
     guint32 src, dst;    /* node ids (endpoints) */
     guint64 size_bytes;  /* application payload, >= 1 */
     weft_time_t start_ps;
@@ -42,9 +49,11 @@ typedef struct {
 /**
  * weft_workload_generate:
  * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
- * WeftFlowSpec), sorted by start time then id, ids dense from 0; appends each group's NAME
+ * WeftFlowSpec), sorted by start time, ties in generation order (group order, then each
+ * group's own order), with id = index in @flows (dense from 0); appends each group's NAME
  * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
- * An experiment without workload groups is an error (nothing to simulate).
+ * An experiment without workload groups is an error (nothing to simulate).  On error @flows
+ * and @names are left as they were.  Same @exp, @g and @seed: the same flows.
  */
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
                                  GArray *flows, GPtrArray *names, GError **error);

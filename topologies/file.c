@@ -52,44 +52,6 @@ parse_uint (const char *s, guint64 *out)
     return *end == '\0';
 }
 
-gboolean
-weft_topology_load_forwarding_table (WeftGraph *g, const char *path, GError **error)
-{
-    g_autofree char *text = NULL;
-    GError *local = NULL;
-    if (!g_file_get_contents (path, &text, NULL, &local)) {
-        g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, "%s: %s", path,
-                     local->message);
-        g_error_free (local);
-        return FALSE;
-    }
-    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-    guint n_routes = 0;
-    for (guint i = 0; lines[i]; i++) {
-        g_auto (GStrv) w = words (lines[i]);
-        if (w == NULL)
-            continue;
-        if (g_strv_length (w) != 3)
-            return ferr (error, path, i + 1, "expected 'SWITCH DESTINATION PORT'");
-        guint32 sw = weft_graph_lookup (g, w[0]), dst = weft_graph_lookup (g, w[1]);
-        if (sw == WEFT_GRAPH_NONE || !weft_graph_node (g, sw)->forwards)
-            return ferr (error, path, i + 1, "'%s' is not a forwarding node of this topology",
-                         w[0]);
-        if (dst == WEFT_GRAPH_NONE || weft_graph_node (g, dst)->endpoint == WEFT_GRAPH_NONE)
-            return ferr (error, path, i + 1, "'%s' is not an endpoint of this topology", w[1]);
-        guint64 port;
-        guint n_ports = weft_graph_node (g, sw)->ports->len;
-        if (!parse_uint (w[2], &port) || port < 1 || port > n_ports)
-            return ferr (error, path, i + 1, "port '%s': expected 1 to %u (ports count from 1)",
-                         w[2], n_ports);
-        weft_graph_route_set_static (g, sw, weft_graph_node (g, dst)->endpoint,
-                                     (guint32) port - 1);
-        n_routes++;
-    }
-    g_debug ("%s: %u static routes", path, n_routes);
-    return TRUE;
-}
-
 static gboolean
 parse_kind (const char *s, WeftNodeKind *out)
 {

@@ -1,11 +1,4 @@
-/* topologies/file.h - topologies and forwarding tables read from text files.
- *
- * Forwarding table (replaying a subnet manager's tables): one route per line,
- *     SWITCH DESTINATION PORT
- * node names as weft names them, ports numbered from 1 (as InfiniBand numbers them); '#'
- * starts a comment line; blank lines are ignored.  Each line overrides the static choice of
- * SWITCH toward endpoint DESTINATION (sim/graph.h: weft_graph_route_set_static); the port need
- * not be on a minimal path, so a table can make loops (the run's watchdog reports them).
+/* topologies/file.h - topologies read from text files (forwarding tables: topologies/lft.h).
  *
  * Topology file ([topology] generator = file, file = PATH): one statement per line,
  *     node NAME KIND [key=value]...     KIND: host switch gpu nic pcie-switch nvswitch cpu;
@@ -18,9 +11,6 @@
 #define WEFT_TOPOLOGIES_FILE_H
 
 #include "sim/graph.h"
-
-/** Applies a forwarding table to @g (routes must be computed). */
-gboolean weft_topology_load_forwarding_table (WeftGraph *g, const char *path, GError **error);
 
 /** Reads a topology file.  (transfer full) */
 WeftGraph *weft_topology_load_file (const char *path, GError **error);

@@ -4,6 +4,8 @@
 #include "topologies/topology.h"
 
 #include "topologies/file.h"
+#include "topologies/lft.h"
+
 #include "topologies/leafspine.h"
 #include "topologies/railopt.h"
 #include "topologies/server.h"
@@ -257,7 +259,7 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     WeftGraph *g = NULL;
     g_autofree char *dir = NULL;
     GError *local = NULL;
-    WeftParamBinding bind[2] = { { common_params, &common }, { gen->spec, params } };
+    WeftParamBinding bind[2] = { { common_params, &common }, { gen->params, params } };
     if (!weft_params_read (exp, "topology", bind, 2, error))
         goto out;
     if (gen->uses_server) {
@@ -280,14 +282,13 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     }
     weft_graph_routes_compute (g);
     if (common.forwarding_table && *common.forwarding_table) {
-        g_autofree char *fdir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
-        g_autofree char *path = g_path_is_absolute (common.forwarding_table)
-                                    ? g_strdup (common.forwarding_table)
-                                    : g_build_filename (fdir, common.forwarding_table, NULL);
-        if (!weft_topology_load_forwarding_table (g, path, &local)) {
+        g_autofree char *lft_dir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
+        g_autofree char *lft = g_path_is_absolute (common.forwarding_table)
+                                   ? g_strdup (common.forwarding_table)
+                                   : g_build_filename (lft_dir, common.forwarding_table, NULL);
+        if (!weft_lft_load (g, lft, &local)) {
             g_propagate_prefixed_error (error, local, "%s: [topology] forwarding_table: ",
-                                        weft_experiment_origin (exp, "topology",
-                                                                "forwarding_table"));
+                                        weft_experiment_origin (exp, "topology", "forwarding_table"));
             g_clear_pointer (&g, weft_graph_free);
             goto out;
         }
@@ -295,7 +296,7 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     g_debug ("%s: %u nodes, %u links, %u endpoints", gen->name, weft_graph_n_nodes (g),
              weft_graph_n_links (g), weft_graph_n_endpoints (g));
 out:
-    weft_params_clear (gen->spec, params);
+    weft_params_clear (gen->params, params);
     weft_params_clear (common_params, &common);
     weft_params_clear (weft_server_params (), &server);
     g_free (params);

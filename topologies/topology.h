@@ -22,7 +22,7 @@
 typedef struct {
     const char *name;          /* the value of [topology] generator */
     const char *help;          /* one line for `weft params` */
-    const WeftParamSpec *spec; /* its [topology] keys, {NULL}-terminated (not the common ones) */
+    const WeftParamSpec *params; /* its [topology] keys, {NULL}-terminated (not the common ones) */
     gsize params_size;         /* sizeof its params struct */
     gboolean uses_server;      /* also reads [server] */
     /* @params: the struct @spec describes; @server: the [server] struct or NULL.  Returns a

@@ -1,0 +1,100 @@
+/* models/workload_private.h - shared by the files of the workload module (workload.c: tables,
+ * key checks and the driver; workload_gen.c: hosts, flow lists, arrivals and patterns).  Not
+ * installed, not for other modules. */
+#ifndef WEFT_MODELS_WORKLOAD_PRIVATE_H
+#define WEFT_MODELS_WORKLOAD_PRIVATE_H
+
+#include <gsl/gsl_rng.h>
+
+#include "models/flowsize.h"
+#include "models/workload.h"
+
+enum { KIND_FLOWS, KIND_PERMUTATION, KIND_INCAST, KIND_ALL_TO_ALL, N_KINDS };
+#define KIND_CHOICES "flows|permutation|incast|all_to_all"
+
+enum { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_PARETO, DIST_UNIFORM };
+enum { ARRIVAL_FIXED, ARRIVAL_POISSON };
+enum { PATTERN_RANDOM, PATTERN_SHIFT };
+
+/* The keys every kind shares (common_params); ENUM fields index the choices above. */
+typedef struct {
+    int kind;
+    guint64 flow_size;
+    int size_dist;
+    guint64 size_mean;
+    double size_sigma, size_mu, size_shape;
+    guint64 size_min, size_max;
+    char *size_cdf;
+    weft_time_t start, jitter;
+    int arrival;
+    double load;
+    guint64 count;
+    weft_time_t duration;
+    char **hosts;
+} Common;
+
+/* Per-kind keys, one struct per kind table. */
+typedef struct {
+    char **flows;
+    char *file;
+} FlowsParams;
+
+typedef struct {
+    int pattern;
+    guint64 shift;
+} PermParams;
+
+typedef struct {
+    char *receiver;
+    char **senders;
+} IncastParams;
+
+typedef struct {
+    int unused;
+} AllToAllParams;
+
+typedef struct {
+    WeftFlowSpec spec;
+    guint64 seq; /* generation order across groups */
+} Gen;
+
+/* One group being generated. */
+typedef struct {
+    const WeftExperiment *exp;
+    const WeftGraph *g;
+    const char *group; /* "workload.NAME" */
+    guint32 group_index;
+    gsl_rng *rng;
+    GArray *out; /* Gen */
+    guint64 *seq;
+    GPtrArray *endpoint_names; /* NULL-terminated, for suggestions */
+    Common c;
+    WeftFlowsize *size;
+} Ctx;
+
+/* Total flows are indexed by guint32 ids. */
+#define MAX_FLOWS G_MAXUINT32
+
+static inline gboolean
+str_set (const char *s)
+{
+    return s != NULL && *s != '\0';
+}
+
+/* workload.c */
+gboolean weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t start,
+                             GError **error);
+gboolean weft_workload_has_key (const Ctx *x, const char *key);
+/* Non-empty entries of a LIST value, stripped.  (transfer full: g_ptr_array_unref) */
+GPtrArray *weft_workload_list_items (char **list);
+
+/* workload_gen.c */
+/* The hosts taking part: the `hosts` list, or every HOST endpoint (GPUs when there are none),
+ * in endpoint order.  (transfer full) */
+GArray *weft_workload_select_hosts (Ctx *x, GError **error);
+gboolean weft_workload_gen_flows (Ctx *x, const FlowsParams *p, GError **error);
+gboolean weft_workload_gen_permutation (Ctx *x, const PermParams *p, GArray *hosts, GError **error);
+gboolean weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError **error);
+gboolean weft_workload_gen_all_to_all (Ctx *x, GArray *hosts, GError **error);
+
+#endif /* WEFT_MODELS_WORKLOAD_PRIVATE_H */
