@@ -43,3 +43,5 @@ check-sanitize:
 .PHONY: check-sanitize
 check_PROGRAMS += tests/check_railopt
 tests_check_railopt_SOURCES = tests/check_railopt.c
+check_PROGRAMS += tests/check_topology_build
+tests_check_topology_build_SOURCES = tests/check_topology_build.c
