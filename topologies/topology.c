@@ -3,6 +3,8 @@
 #define G_LOG_DOMAIN "weft-topology"
 #include "topologies/topology.h"
 
+#include <string.h>
+
 #include "topologies/file.h"
 #include "topologies/lft.h"
 
@@ -276,8 +278,11 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     dir = weft_experiment_dir_for (exp, "topology", "generator");
     g = gen->generate (params, gen->uses_server ? &server : NULL, dir, &local);
     if (g == NULL) {
+        /* the message starts "[group] key: ": name the file (or --set) that set that key */
         const char *grp = g_str_has_prefix (local->message, "[server]") ? "server" : "topology";
-        g_propagate_prefixed_error (error, local, "%s: ", weft_experiment_origin (exp, grp, NULL));
+        const char *k0 = strstr (local->message, "] "), *k1 = k0 ? strchr (k0, ':') : NULL;
+        g_autofree char *key = k1 ? g_strndup (k0 + 2, k1 - k0 - 2) : NULL;
+        g_propagate_prefixed_error (error, local, "%s: ", weft_experiment_origin (exp, grp, key));
         goto out;
     }
     weft_graph_routes_compute (g);
