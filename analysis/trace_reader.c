@@ -1,143 +1,16 @@
 /* analysis/trace_reader.c - reading weft traces.
  *
- * The memory types are declared here again from sim/trace_schema.h (analysis/ depends on the
- * schema header only, not on the writer).  HDF5 converts compound members by name, so a
- * reader keeps working when a later schema adds members; tests/check_trace.c compares every
- * field written and read, which catches a member listed wrongly here.
+ * The memory types come from the schema module (sim/trace_types.h), the same ones the writer
+ * uses; analysis/ depends on the schema only, not on the writer.  HDF5 converts compound
+ * members by name, so a reader keeps working when a later schema adds members.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-trace-reader"
 #include "analysis/trace_reader.h"
+#include "sim/trace_types.h"
 
 #include <hdf5.h>
 #include <string.h>
-
-typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND } FieldKind;
-
-typedef struct {
-    const char *name;
-    size_t offset;
-    FieldKind kind;
-} Field;
-
-#define FIELD(type, member, kind) { #member, HOFFSET (type, member), kind }
-
-static const Field node_fields[] = {
-    FIELD (WeftTraceNode, id, F_U32),         FIELD (WeftTraceNode, name, F_STR_NAME),
-    FIELD (WeftTraceNode, kind, F_STR_KIND),  FIELD (WeftTraceNode, n_ports, F_U32),
-    FIELD (WeftTraceNode, tier, F_I32),       { NULL, 0, 0 },
-};
-
-static const Field link_fields[] = {
-    FIELD (WeftTraceLink, id, F_U32),       FIELD (WeftTraceLink, node_a, F_U32),
-    FIELD (WeftTraceLink, port_a, F_U32),   FIELD (WeftTraceLink, node_b, F_U32),
-    FIELD (WeftTraceLink, port_b, F_U32),   FIELD (WeftTraceLink, rate_bps, F_U64),
-    FIELD (WeftTraceLink, delay_ps, F_U64), FIELD (WeftTraceLink, kind, F_STR_KIND),
-    { NULL, 0, 0 },
-};
-
-static const Field flow_fields[] = {
-    FIELD (WeftTraceFlow, id, F_U32),
-    FIELD (WeftTraceFlow, src, F_U32),
-    FIELD (WeftTraceFlow, dst, F_U32),
-    FIELD (WeftTraceFlow, size_bytes, F_U64),
-    FIELD (WeftTraceFlow, start_ps, F_U64),
-    FIELD (WeftTraceFlow, finish_ps, F_U64),
-    FIELD (WeftTraceFlow, fct_ps, F_U64),
-    FIELD (WeftTraceFlow, ideal_fct_ps, F_U64),
-    FIELD (WeftTraceFlow, slowdown, F_F64),
-    FIELD (WeftTraceFlow, packets, F_U64),
-    FIELD (WeftTraceFlow, retransmits, F_U64),
-    FIELD (WeftTraceFlow, bytes_delivered, F_U64),
-    FIELD (WeftTraceFlow, finished, F_U8),
-    FIELD (WeftTraceFlow, workload, F_STR_KIND),
-    { NULL, 0, 0 },
-};
-
-static const Field sample_fields[] = {
-    FIELD (WeftTraceLinkSample, time_ps, F_U64),
-    FIELD (WeftTraceLinkSample, link, F_U32),
-    FIELD (WeftTraceLinkSample, direction, F_U8),
-    FIELD (WeftTraceLinkSample, bytes, F_U64),
-    FIELD (WeftTraceLinkSample, packets, F_U64),
-    FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
-    FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
-    FIELD (WeftTraceLinkSample, drops, F_U64),
-    { NULL, 0, 0 },
-};
-
-static const Field port_fields[] = {
-    FIELD (WeftTracePort, node, F_U32),           FIELD (WeftTracePort, port, F_U32),
-    FIELD (WeftTracePort, link, F_U32),           FIELD (WeftTracePort, tx_bytes, F_U64),
-    FIELD (WeftTracePort, rx_bytes, F_U64),       FIELD (WeftTracePort, tx_packets, F_U64),
-    FIELD (WeftTracePort, rx_packets, F_U64),     FIELD (WeftTracePort, drops, F_U64),
-    FIELD (WeftTracePort, max_queue_bytes, F_U64), FIELD (WeftTracePort, busy_ps, F_U64),
-    { NULL, 0, 0 },
-};
-
-static hid_t
-mem_type (const Field *fields, gsize row_size)
-{
-    hid_t t = H5Tcreate (H5T_COMPOUND, row_size);
-    for (const Field *f = fields; f->name != NULL; f++) {
-        hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
-        switch (f->kind) {
-        case F_U8: member = H5T_NATIVE_UINT8; break;
-        case F_U32: member = H5T_NATIVE_UINT32; break;
-        case F_I32: member = H5T_NATIVE_INT32; break;
-        case F_U64: member = H5T_NATIVE_UINT64; break;
-        case F_F64: member = H5T_NATIVE_DOUBLE; break;
-        case F_STR_NAME:
-        case F_STR_KIND:
-            member = owned = H5Tcopy (H5T_C_S1);
-            H5Tset_size (owned, f->kind == F_STR_NAME ? WEFT_TRACE_NAME_LEN : WEFT_TRACE_KIND_LEN);
-            H5Tset_strpad (owned, H5T_STR_NULLPAD);
-            break;
-        }
-        H5Tinsert (t, f->name, f->offset, member);
-        if (owned >= 0)
-            H5Tclose (owned);
-    }
-    return t;
-}
-
-static herr_t
-take_innermost (unsigned n, const H5E_error2_t *err, void *data)
-{
-    char **out = data;
-    if (n == 0 && err->desc != NULL)
-        *out = g_strdup (err->desc);
-    return 0;
-}
-
-/* The innermost HDF5 error description, and the stack cleared. */
-static char *
-hdf5_reason (void)
-{
-    char *desc = NULL;
-    H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
-    H5Eclear2 (H5E_DEFAULT);
-    return desc != NULL ? desc : g_strdup ("HDF5 error");
-}
-
-const char *
-weft_trace_status_name (WeftTraceStatus status)
-{
-    static const char *const names[] = { "running", "done", "duration", "hang", "interrupted",
-                                         "failed" };
-    return (guint) status < G_N_ELEMENTS (names) ? names[status] : "unknown";
-}
-
-static gboolean
-status_from_name (const char *text, WeftTraceStatus *status)
-{
-    for (int s = WEFT_TRACE_STATUS_RUNNING; s <= WEFT_TRACE_STATUS_FAILED; s++)
-        if (g_strcmp0 (text, weft_trace_status_name (s)) == 0) {
-            *status = s;
-            return TRUE;
-        }
-    return FALSE;
-}
 
 /* A string attribute, variable-length or fixed-length; NULL if absent or unreadable. */
 static char *
@@ -262,7 +135,7 @@ weft_trace_reader_open (const char *path, GError **error)
     hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) {
         /* HDF5's signature is there but the file does not open: cut short while written. */
-        char *why = hdf5_reason ();
+        char *why = weft_trace_hdf5_reason ();
         info->reason = g_strdup_printf ("truncated or damaged HDF5 file (%s)", why);
         g_free (why);
         return info;
@@ -273,7 +146,7 @@ weft_trace_reader_open (const char *path, GError **error)
     }
     hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
     if (meta < 0) {
-        char *why = hdf5_reason ();
+        char *why = weft_trace_hdf5_reason ();
         info->reason = g_strdup_printf ("/meta is unreadable (%s)", why);
         g_free (why);
         H5Fclose (file);
@@ -315,7 +188,7 @@ weft_trace_reader_open (const char *path, GError **error)
     H5Fclose (file);
     H5Eclear2 (H5E_DEFAULT);
 
-    gboolean known = status_from_name (info->status_text, &info->status);
+    gboolean known = weft_trace_status_from_name (info->status_text, &info->status);
     if (info->status_text == NULL)
         info->reason = g_strdup ("/meta has no status");
     else if (!known)
@@ -332,7 +205,7 @@ weft_trace_reader_open (const char *path, GError **error)
 }
 
 static GArray *
-read_rows (const char *path, const char *dset_path, const Field *fields, gsize row_size,
+read_rows (const char *path, const char *dset_path, hid_t (*type) (void), gsize row_size,
            GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
@@ -349,13 +222,13 @@ read_rows (const char *path, const char *dset_path, const Field *fields, gsize r
                   && H5Sget_simple_extent_ndims (space) == 1
                   && H5Sget_simple_extent_dims (space, dims, NULL) == 1;
     if (ok) {
-        mtype = mem_type (fields, row_size);
+        mtype = type ();
         rows = g_array_sized_new (FALSE, TRUE, row_size, (guint) dims[0]);
         g_array_set_size (rows, (guint) dims[0]);
         ok = dims[0] == 0 || H5Dread (dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows->data) >= 0;
     }
     if (!ok) {
-        char *why = is_hdf5 ? hdf5_reason () : g_strdup ("not an HDF5 file");
+        char *why = is_hdf5 ? weft_trace_hdf5_reason () : g_strdup ("not an HDF5 file");
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s",
                      path, dset_path, why);
         g_free (why);
@@ -378,29 +251,30 @@ read_rows (const char *path, const char *dset_path, const Field *fields, gsize r
 GArray *
 weft_trace_reader_flows (const char *path, GError **error)
 {
-    return read_rows (path, "/flows", flow_fields, sizeof (WeftTraceFlow), error);
+    return read_rows (path, "/flows", weft_trace_type_flow, sizeof (WeftTraceFlow), error);
 }
 
 GArray *
 weft_trace_reader_nodes (const char *path, GError **error)
 {
-    return read_rows (path, "/topology/nodes", node_fields, sizeof (WeftTraceNode), error);
+    return read_rows (path, "/topology/nodes", weft_trace_type_node, sizeof (WeftTraceNode), error);
 }
 
 GArray *
 weft_trace_reader_links (const char *path, GError **error)
 {
-    return read_rows (path, "/topology/links", link_fields, sizeof (WeftTraceLink), error);
+    return read_rows (path, "/topology/links", weft_trace_type_link, sizeof (WeftTraceLink), error);
 }
 
 GArray *
 weft_trace_reader_link_samples (const char *path, GError **error)
 {
-    return read_rows (path, "/links", sample_fields, sizeof (WeftTraceLinkSample), error);
+    return read_rows (path, "/links", weft_trace_type_link_sample, sizeof (WeftTraceLinkSample),
+                      error);
 }
 
 GArray *
 weft_trace_reader_ports (const char *path, GError **error)
 {
-    return read_rows (path, "/ports", port_fields, sizeof (WeftTracePort), error);
+    return read_rows (path, "/ports", weft_trace_type_port, sizeof (WeftTracePort), error);
 }

@@ -55,7 +55,4 @@ GArray *weft_trace_reader_links (const char *path, GError **error);        /* We
 GArray *weft_trace_reader_link_samples (const char *path, GError **error); /* WeftTraceLinkSample */
 GArray *weft_trace_reader_ports (const char *path, GError **error);        /* WeftTracePort */
 
-/* "running", "done", ... for a status value. */
-const char *weft_trace_status_name (WeftTraceStatus status);
-
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

@@ -1,8 +1,8 @@
 /* sim/trace.c - the HDF5 trace writer (doc/hdf5-schema.md).
  *
- * Each data set is a compound type built once from its struct in sim/trace_schema.h.  The
- * memory type follows the struct (native types, HOFFSET, padding); the file type is the same
- * members in little-endian standard types, packed, so files do not depend on the writer's ABI.
+ * Each data set is a compound type from sim/trace_types.h (built in sim/trace_schema.c, which
+ * the readers share): the memory type follows the struct, the file type is the same members
+ * in little-endian standard types, packed, so files do not depend on the writer's ABI.
  * Rows go into a GArray and reach the file one block at a time (a chunk's worth, or whatever
  * is buffered at weft_trace_flush()): one H5Dset_extent + one H5Dwrite per block, so the
  * per-row cost inside the run is a memcpy.
@@ -14,92 +14,17 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-trace"
 #include "sim/trace.h"
+#include "sim/trace_types.h"
 
 #include <errno.h>
 #include <gsl/gsl_version.h>
 #include <hdf5.h>
 #include <string.h>
 
-/* Member kinds of the record structs; both type tables below are built from them. */
-typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND } FieldKind;
-
-typedef struct {
-    const char *name;
-    size_t offset;
-    FieldKind kind;
-} Field;
-
-#define FIELD(type, member, kind) { #member, HOFFSET (type, member), kind }
-
-static const Field node_fields[] = {
-    FIELD (WeftTraceNode, id, F_U32),
-    FIELD (WeftTraceNode, name, F_STR_NAME),
-    FIELD (WeftTraceNode, kind, F_STR_KIND),
-    FIELD (WeftTraceNode, n_ports, F_U32),
-    FIELD (WeftTraceNode, tier, F_I32),
-    { NULL, 0, 0 },
-};
-
-static const Field link_fields[] = {
-    FIELD (WeftTraceLink, id, F_U32),
-    FIELD (WeftTraceLink, node_a, F_U32),
-    FIELD (WeftTraceLink, port_a, F_U32),
-    FIELD (WeftTraceLink, node_b, F_U32),
-    FIELD (WeftTraceLink, port_b, F_U32),
-    FIELD (WeftTraceLink, rate_bps, F_U64),
-    FIELD (WeftTraceLink, delay_ps, F_U64),
-    FIELD (WeftTraceLink, kind, F_STR_KIND),
-    { NULL, 0, 0 },
-};
-
-static const Field flow_fields[] = {
-    FIELD (WeftTraceFlow, id, F_U32),
-    FIELD (WeftTraceFlow, src, F_U32),
-    FIELD (WeftTraceFlow, dst, F_U32),
-    FIELD (WeftTraceFlow, size_bytes, F_U64),
-    FIELD (WeftTraceFlow, start_ps, F_U64),
-    FIELD (WeftTraceFlow, finish_ps, F_U64),
-    FIELD (WeftTraceFlow, fct_ps, F_U64),
-    FIELD (WeftTraceFlow, ideal_fct_ps, F_U64),
-    FIELD (WeftTraceFlow, slowdown, F_F64),
-    FIELD (WeftTraceFlow, packets, F_U64),
-    FIELD (WeftTraceFlow, retransmits, F_U64),
-    FIELD (WeftTraceFlow, bytes_delivered, F_U64),
-    FIELD (WeftTraceFlow, finished, F_U8),
-    FIELD (WeftTraceFlow, workload, F_STR_KIND),
-    { NULL, 0, 0 },
-};
-
-static const Field sample_fields[] = {
-    FIELD (WeftTraceLinkSample, time_ps, F_U64),
-    FIELD (WeftTraceLinkSample, link, F_U32),
-    FIELD (WeftTraceLinkSample, direction, F_U8),
-    FIELD (WeftTraceLinkSample, bytes, F_U64),
-    FIELD (WeftTraceLinkSample, packets, F_U64),
-    FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
-    FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
-    FIELD (WeftTraceLinkSample, drops, F_U64),
-    { NULL, 0, 0 },
-};
-
-static const Field port_fields[] = {
-    FIELD (WeftTracePort, node, F_U32),
-    FIELD (WeftTracePort, port, F_U32),
-    FIELD (WeftTracePort, link, F_U32),
-    FIELD (WeftTracePort, tx_bytes, F_U64),
-    FIELD (WeftTracePort, rx_bytes, F_U64),
-    FIELD (WeftTracePort, tx_packets, F_U64),
-    FIELD (WeftTracePort, rx_packets, F_U64),
-    FIELD (WeftTracePort, drops, F_U64),
-    FIELD (WeftTracePort, max_queue_bytes, F_U64),
-    FIELD (WeftTracePort, busy_ps, F_U64),
-    { NULL, 0, 0 },
-};
-
 /* One extendable data set and its row buffer. */
 typedef struct {
     const char *path;     /* "/flows" */
-    const Field *fields;
+    hid_t (*type) (void); /* its memory type, from sim/trace_types.h */
     gsize row_size;       /* sizeof the struct */
     hsize_t chunk_rows;   /* also the buffer size that triggers a write */
     hid_t mem_type;
@@ -118,91 +43,36 @@ struct _WeftTrace {
     GError *write_error;   /* the first write failure, returned by weft_trace_close() */
 };
 
-/* The innermost HDF5 error description (where the failure was detected), or NULL. */
-static herr_t
-take_innermost (unsigned n, const H5E_error2_t *err, void *data)
-{
-    char **out = data;
-    if (n == 0 && err->desc != NULL)
-        *out = g_strdup (err->desc);
-    return 0;
-}
-
-static char *
-hdf5_reason (void)
-{
-    char *desc = NULL;
-    H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
-    H5Eclear2 (H5E_DEFAULT);
-    if (desc == NULL)
-        desc = g_strdup ("HDF5 error");
-    return desc;
-}
-
 /* Keeps the first write failure; later ones are consequences. */
 static void
 write_failed (WeftTrace *trace, const char *what)
 {
-    char *reason = hdf5_reason ();
+    char *reason = weft_trace_hdf5_reason ();
     if (trace->write_error == NULL)
         g_set_error (&trace->write_error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
                      "%s: cannot write %s: %s", trace->path, what, reason);
     g_free (reason);
 }
 
-static hid_t
-string_type (size_t len)
-{
-    hid_t t = H5Tcopy (H5T_C_S1);
-    H5Tset_size (t, len);
-    H5Tset_strpad (t, H5T_STR_NULLPAD);
-    return t;
-}
-
-/* Memory (native, struct layout) or file (little-endian standard, packed) compound type. */
-static hid_t
-compound_type (const Field *fields, gsize row_size, gboolean file)
-{
-    hid_t t = H5Tcreate (H5T_COMPOUND, row_size);
-    for (const Field *f = fields; f->name != NULL; f++) {
-        hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
-        switch (f->kind) {
-        case F_U8: member = file ? H5T_STD_U8LE : H5T_NATIVE_UINT8; break;
-        case F_U32: member = file ? H5T_STD_U32LE : H5T_NATIVE_UINT32; break;
-        case F_I32: member = file ? H5T_STD_I32LE : H5T_NATIVE_INT32; break;
-        case F_U64: member = file ? H5T_STD_U64LE : H5T_NATIVE_UINT64; break;
-        case F_F64: member = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE; break;
-        case F_STR_NAME: member = owned = string_type (WEFT_TRACE_NAME_LEN); break;
-        case F_STR_KIND: member = owned = string_type (WEFT_TRACE_KIND_LEN); break;
-        }
-        H5Tinsert (t, f->name, f->offset, member);
-        if (owned >= 0)
-            H5Tclose (owned);
-    }
-    if (file)
-        H5Tpack (t);
-    return t;
-}
-
 static gboolean
 table_create (WeftTrace *trace, Table *t, hid_t parent, const char *name, GError **error)
 {
     hsize_t dims[1] = { 0 }, maxdims[1] = { H5S_UNLIMITED }, chunk[1] = { t->chunk_rows };
-    hid_t file_type = compound_type (t->fields, t->row_size, TRUE);
+    t->mem_type = t->type ();
+    hid_t file_type = weft_trace_type_for_file (t->mem_type);
     hid_t space = H5Screate_simple (1, dims, maxdims);
     hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
     H5Pset_chunk (dcpl, 1, chunk);
     H5Pset_shuffle (dcpl);
     H5Pset_deflate (dcpl, 4);
     H5Pset_obj_track_times (dcpl, FALSE);
-    t->mem_type = compound_type (t->fields, t->row_size, FALSE);
     t->dset = H5Dcreate2 (parent, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     t->buf = g_array_sized_new (FALSE, FALSE, t->row_size, t->chunk_rows);
     H5Pclose (dcpl);
     H5Sclose (space);
     H5Tclose (file_type);
     if (t->dset < 0) {
-        char *reason = hdf5_reason ();
+        char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
                      "%s: cannot create data set %s: %s", trace->path, t->path, reason);
         g_free (reason);
@@ -274,20 +144,6 @@ set_attr_string (hid_t obj, const char *name, const char *value)
     return ok;
 }
 
-static const char *
-status_name (WeftTraceStatus status)
-{
-    switch (status) {
-    case WEFT_TRACE_STATUS_RUNNING: return "running";
-    case WEFT_TRACE_STATUS_DONE: return "done";
-    case WEFT_TRACE_STATUS_DURATION: return "duration";
-    case WEFT_TRACE_STATUS_HANG: return "hang";
-    case WEFT_TRACE_STATUS_INTERRUPTED: return "interrupted";
-    case WEFT_TRACE_STATUS_FAILED: return "failed";
-    }
-    return "failed";
-}
-
 static gboolean
 write_meta_start (WeftTrace *trace, const WeftTraceMeta *meta)
 {
@@ -312,7 +168,8 @@ write_meta_start (WeftTrace *trace, const WeftTraceMeta *meta)
                   && set_attr_string (m, "glib_version", meta->glib_version ? meta->glib_version : glib_v)
                   && set_attr_string (m, "hdf5_version", meta->hdf5_version ? meta->hdf5_version : hdf5_v)
                   && set_attr_string (m, "gsl_version", meta->gsl_version ? meta->gsl_version : gsl_version)
-                  && set_attr_string (m, "status", status_name (WEFT_TRACE_STATUS_RUNNING))
+                  && set_attr_string (m, "status",
+                                      weft_trace_status_name (WEFT_TRACE_STATUS_RUNNING))
                   && set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)
                   && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero)
                   && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s)
@@ -367,20 +224,23 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     trace->file = trace->meta = H5I_INVALID_HID;
     static const struct {
         const char *path, *name;
-        const Field *fields;
+        hid_t (*type) (void);
         gsize row_size;
         hsize_t chunk_rows;
     } specs[N_TABLES] = {
-        [T_NODES] = { "/topology/nodes", "nodes", node_fields, sizeof (WeftTraceNode), 1024 },
-        [T_LINKS] = { "/topology/links", "links", link_fields, sizeof (WeftTraceLink), 1024 },
-        [T_FLOWS] = { "/flows", "flows", flow_fields, sizeof (WeftTraceFlow), 4096 },
-        [T_SAMPLES] = { "/links", "links", sample_fields, sizeof (WeftTraceLinkSample), 4096 },
-        [T_PORTS] = { "/ports", "ports", port_fields, sizeof (WeftTracePort), 1024 },
+        [T_NODES] = { "/topology/nodes", "nodes", weft_trace_type_node, sizeof (WeftTraceNode),
+                      1024 },
+        [T_LINKS] = { "/topology/links", "links", weft_trace_type_link, sizeof (WeftTraceLink),
+                      1024 },
+        [T_FLOWS] = { "/flows", "flows", weft_trace_type_flow, sizeof (WeftTraceFlow), 4096 },
+        [T_SAMPLES] = { "/links", "links", weft_trace_type_link_sample,
+                        sizeof (WeftTraceLinkSample), 4096 },
+        [T_PORTS] = { "/ports", "ports", weft_trace_type_port, sizeof (WeftTracePort), 1024 },
     };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
         t->path = specs[i].path;
-        t->fields = specs[i].fields;
+        t->type = specs[i].type;
         t->row_size = specs[i].row_size;
         t->chunk_rows = specs[i].chunk_rows;
         t->mem_type = t->dset = H5I_INVALID_HID;
@@ -390,7 +250,7 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     trace->file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (trace->file < 0) {
         int saved = errno;
-        char *reason = hdf5_reason ();
+        char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
                      "%s: cannot create trace file: %s", path,
                      saved != 0 ? g_strerror (saved) : reason);
@@ -406,7 +266,7 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     H5Pclose (gcpl);
     gboolean ok = trace->meta >= 0 && topo >= 0;
     if (!ok) {
-        char *reason = hdf5_reason ();
+        char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
                      "%s: cannot create groups: %s", path, reason);
         g_free (reason);
@@ -418,14 +278,14 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     if (topo >= 0)
         H5Gclose (topo);
     if (ok && !write_meta_start (trace, meta)) {
-        char *reason = hdf5_reason ();
+        char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
                      "%s: cannot write /meta: %s", path, reason);
         g_free (reason);
         ok = FALSE;
     }
     if (ok && H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0) {
-        char *reason = hdf5_reason ();
+        char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
                      "%s: cannot flush trace file: %s", path, reason);
         g_free (reason);
@@ -504,7 +364,7 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
         table_write (trace, &trace->tables[i]);
     guint8 complete = 1;
     hid_t m = trace->meta;
-    if (!(set_attr_string (m, "status", status_name (end->status))
+    if (!(set_attr_string (m, "status", weft_trace_status_name (end->status))
           && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps)
           && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s)
           && set_attr (m, "events", H5T_NATIVE_UINT64, &end->events)
@@ -525,7 +385,7 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
     if (!ok)
         g_propagate_error (error, g_steal_pointer (&trace->write_error));
     else
-        g_debug ("%s: trace closed (%s)", trace->path, status_name (end->status));
+        g_debug ("%s: trace closed (%s)", trace->path, weft_trace_status_name (end->status));
     trace_free (trace);
     return ok;
 }

@@ -1,8 +1,10 @@
 /* sim/trace_schema.h - the records of a weft trace file (HDF5), defined once.
  *
  * sim/trace.c writes these as compound data sets (chunked, deflate-compressed, extendable,
- * appended and flushed during the run); analysis/ reads them.  doc/hdf5-schema.md documents
- * every data set, field, unit and type; change both together and bump the version.
+ * appended and flushed during the run); analysis/ reads them.  Their HDF5 types are built
+ * once, in sim/trace_schema.c (declared in sim/trace_types.h), for writer and readers alike.
+ * doc/hdf5-schema.md documents every data set, field, unit and type; change them together
+ * and bump the version.
  *
  * Units: times in picoseconds (uint64), sizes in bytes, rates in bits per second.
  */
@@ -102,5 +104,10 @@ typedef struct {
     guint64 events;
     const char *message; /* one line: hang report, failure reason; may be NULL */
 } WeftTraceEnd;
+
+/* The /meta status text of a status ("running", "done", ...; "unknown" if out of range),
+ * and back; FALSE for a text that names no status.  HDF5 types: sim/trace_types.h. */
+const char *weft_trace_status_name (WeftTraceStatus status);
+gboolean weft_trace_status_from_name (const char *text, WeftTraceStatus *status);
 
 #endif /* WEFT_SIM_TRACE_SCHEMA_H */
