@@ -196,6 +196,12 @@ weft_trace_reader_open (const char *path, GError **error)
     else if (info->status == WEFT_TRACE_STATUS_RUNNING)
         info->reason = g_strdup ("status is \"running\": the writer never closed it (killed, "
                                  "or still running)");
+    else if (info->status == WEFT_TRACE_STATUS_INTERRUPTED)
+        info->reason = g_strdup ("the run was interrupted (SIGINT or SIGTERM); the trace holds "
+                                 "it up to that point");
+    else if (!weft_trace_status_complete (info->status))
+        info->reason = g_strdup_printf ("the run ended early (%s); the trace holds it up to "
+                                        "that point", info->status_text);
     else if (complete != 1)
         info->reason = g_strdup ("/meta complete is not 1: the writer never closed it");
     else

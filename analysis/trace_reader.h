@@ -6,9 +6,10 @@
  *     /meta schema_version is not: weft_trace_reader_open() fails with WEFT_TRACE_ERROR_READ.
  *   - can it be read?  An HDF5 file that does not open (truncated, or killed mid-write) gives
  *     an info with readable = FALSE, complete = FALSE and a one-line reason.
- *   - is it complete?  Only when the writer closed it: /meta complete = 1 and status is not
- *     "running".  Otherwise complete = FALSE and reason says why.
- * A complete trace may still record a run that hung, failed or was interrupted: see status.
+ *   - is it complete?  Only when the writer closed it after the whole run: /meta complete = 1
+ *     and status done, duration or hang (a hang trace is complete data about a hung run).
+ *     An interrupted or failed run's trace is closed but incomplete, and so is one still
+ *     "running"; then complete = FALSE and reason says why.
  *
  * Row readers return every row of a data set; they are for analysis, not for huge traces
  * (a /links of 10^8 samples would want a chunked reader).

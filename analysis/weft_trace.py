@@ -7,8 +7,9 @@
     fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
 
 As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
-trace, 1 for an incomplete one (still "running", truncated, damaged), 2 if the file is not a
-weft trace -- the same statuses as `weft report`.
+trace (closed after the whole run: status done, duration or hang), 1 for an incomplete one
+(interrupted or failed, still "running", truncated, damaged), 2 if the file is not a weft
+trace -- the same statuses as `weft report`.
 """
 import sys
 
@@ -16,6 +17,9 @@ import h5py
 import numpy as np
 
 SCHEMA_VERSION = 1  # the newest schema this reader knows (sim/trace_schema.h)
+# Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
+# is complete data about a hung run.  "interrupted" and "failed" traces stop short.
+COMPLETE_STATUSES = ("done", "duration", "hang")
 
 
 class NotATrace(Exception):
@@ -54,8 +58,17 @@ def open_trace(path):
     info["path"] = path
     info["readable"] = True
     status = info.get("status")
-    if status == "running":
+    if status is None:
+        info["reason"] = "/meta has no status"
+    elif status == "running":
         info["reason"] = 'status is "running": the writer never closed it (killed, or still running)'
+    elif status == "interrupted":
+        info["reason"] = ("the run was interrupted (SIGINT or SIGTERM); the trace holds it up "
+                          "to that point")
+    elif status == "failed":
+        info["reason"] = "the run ended early (failed); the trace holds it up to that point"
+    elif status not in COMPLETE_STATUSES:
+        info["reason"] = f'unknown status "{status}"'
     elif int(info.get("complete", 0)) != 1:
         info["reason"] = "/meta complete is not 1: the writer never closed it"
     else:
@@ -96,6 +109,8 @@ def main(argv):
     print(f"trace:      {info['path']}")
     if info["complete"]:
         print(f"status:     complete ({info['status']})")
+    elif info.get("status") in ("interrupted", "failed"):
+        print(f"status:     incomplete ({info['status']}): {info['reason']}")
     else:
         print(f"status:     INCOMPLETE: {info['reason']}")
     if not info["readable"]:

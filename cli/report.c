@@ -155,6 +155,9 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     }
     if (info->complete)
         printf ("status:      complete (%s)\n", info->status_text);
+    else if (info->readable && info->status_text != NULL
+             && info->status != WEFT_TRACE_STATUS_RUNNING)
+        printf ("status:      incomplete (%s): %s\n", info->status_text, info->reason);
     else
         printf ("status:      INCOMPLETE: %s\n", info->reason);
     if (info->message != NULL && *info->message)
@@ -204,8 +207,10 @@ weft_cli_report (int argc, char **argv)
              "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
              "\n"
              "Exit status:\n"
-             "  0  the trace is complete (closed by weft; the status may still be hang/failed)\n"
-             "  1  the trace is incomplete (still \"running\", truncated or damaged)\n"
+             "  0  the trace is complete: closed by weft after the whole run (status done,\n"
+             "     duration, or hang: a hung run's trace is complete data about the hang)\n"
+             "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
+             "     stops there), or the file still says \"running\", or is truncated or damaged\n"
              "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n");
     GError *error = NULL;
     gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);

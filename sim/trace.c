@@ -362,7 +362,7 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
 
     for (int i = 0; i < N_TABLES; i++)
         table_write (trace, &trace->tables[i]);
-    guint8 complete = 1;
+    guint8 complete = weft_trace_status_complete (end->status) ? 1 : 0;
     hid_t m = trace->meta;
     if (!(set_attr_string (m, "status", weft_trace_status_name (end->status))
           && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps)

@@ -226,6 +226,13 @@ weft_trace_status_name (WeftTraceStatus status)
 }
 
 gboolean
+weft_trace_status_complete (WeftTraceStatus status)
+{
+    return status == WEFT_TRACE_STATUS_DONE || status == WEFT_TRACE_STATUS_DURATION
+           || status == WEFT_TRACE_STATUS_HANG;
+}
+
+gboolean
 weft_trace_status_from_name (const char *text, WeftTraceStatus *status)
 {
     for (guint s = 0; s < G_N_ELEMENTS (status_names); s++)

@@ -87,7 +87,8 @@ typedef struct {
     const char *glib_version, *hdf5_version, *gsl_version; /* filled by trace.c when NULL */
 } WeftTraceMeta;
 
-/* /meta attributes written at the end (and by the interrupt path). */
+/* /meta attributes written at the end (and by the interrupt path).  Whether the closed trace
+ * is complete follows from the status: see weft_trace_status_complete(). */
 typedef enum {
     WEFT_TRACE_STATUS_RUNNING = 0,   /* on disk while the run goes on; a file still saying this was killed */
     WEFT_TRACE_STATUS_DONE = 1,      /* workload completed */
@@ -109,5 +110,10 @@ typedef struct {
  * and back; FALSE for a text that names no status.  HDF5 types: sim/trace_types.h. */
 const char *weft_trace_status_name (WeftTraceStatus status);
 gboolean weft_trace_status_from_name (const char *text, WeftTraceStatus *status);
+
+/* Whether a trace closed with @status holds the whole run (/meta complete = 1): done,
+ * duration and hang do - a hang trace is complete data about a hung run; interrupted and
+ * failed stop short, and running was never closed. */
+gboolean weft_trace_status_complete (WeftTraceStatus status);
 
 #endif /* WEFT_SIM_TRACE_SCHEMA_H */

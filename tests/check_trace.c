@@ -3,7 +3,8 @@
  * Invariants checked: every field of every record type survives a write and a read (rows
  * at chunk boundaries included, for data sets larger than one chunk); row counts; /meta
  * start and end attributes; a trace reads as incomplete ("running") after creation and a
- * flush, and after weft_trace_abandon(), and as complete after weft_trace_close(); data sets
+ * flush, and after weft_trace_abandon(); closed, it reads as complete for done, duration and
+ * hang, and as incomplete (rows kept) for interrupted and failed; data sets
  * with no rows exist with 0 rows; creating in a missing directory fails with
  * WEFT_TRACE_ERROR_OPEN; a truncated copy and a non-HDF5 file are reported without a crash.
  * Unchecked here: compression ratios, chunk layout, a file killed by a signal mid-write (the
@@ -351,6 +352,45 @@ START_TEST (test_trace_end_status_and_message)
 }
 END_TEST
 
+/* An interrupted or failed run's trace is closed with every row so far, but is incomplete. */
+START_TEST (test_trace_cut_short_is_incomplete)
+{
+    static const WeftTraceStatus cut_short[] = { WEFT_TRACE_STATUS_INTERRUPTED,
+                                                 WEFT_TRACE_STATUS_FAILED };
+    for (guint k = 0; k < G_N_ELEMENTS (cut_short); k++) {
+        WeftTraceStatus status = cut_short[k];
+        const char *name = weft_trace_status_name (status);
+        char *file = g_strconcat (name, ".h5", NULL), *path = tmp_path (file);
+        GError *error = NULL;
+        WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+        ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+        for (guint i = 0; i < 100; i++) {
+            WeftTraceFlow f = make_flow (i);
+            weft_trace_append_flow (t, &f);
+        }
+        close_ok (t, status, NULL);
+        WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+        ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+        ck_assert (info->readable);
+        ck_assert_msg (!info->complete, "%s trace reads as complete", name);
+        ck_assert_int_eq (info->status, status);
+        ck_assert_str_eq (info->status_text, name);
+        ck_assert_ptr_nonnull (strstr (info->reason, name));
+        ck_assert_int_eq (info->n_flows, 100);
+        ck_assert_uint_eq (info->events, 123456789);
+        weft_trace_info_free (info);
+        g_free (path);
+        g_free (file);
+    }
+    ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_DONE));
+    ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_DURATION));
+    ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_HANG));
+    ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_RUNNING));
+    ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_INTERRUPTED));
+    ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_FAILED));
+}
+END_TEST
+
 START_TEST (test_trace_empty_datasets_exist)
 {
     char *path = tmp_path ("empty.h5");
@@ -471,6 +511,7 @@ test_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_trace_roundtrip_every_field);
     tcase_add_test (tc, test_trace_end_status_and_message);
+    tcase_add_test (tc, test_trace_cut_short_is_incomplete);
     tcase_add_test (tc, test_trace_empty_datasets_exist);
     tcase_add_test (tc, test_trace_create_in_missing_directory_fails);
     tcase_add_test (tc, test_trace_abandoned_is_incomplete);
