@@ -2,7 +2,11 @@
  * describe it (summary), export it (--format dot|json) or show routes (--routes SRC DST).
  *
  * Every figure is computed from the generated ports and links, never echoed from the
- * parameters: oversubscription per tier is down-rate : up-rate summed over the tier's ports.
+ * parameters.  Oversubscription of a switch tier is down-bandwidth : up-bandwidth summed over
+ * its switches' ports.  The designed ratio counts every port meant for the tier below (the
+ * node's down_ports), cabled or not, at the mean rate of the tier's cabled down links; a
+ * partial scalable unit leaves server ports empty while its leaves keep all their uplinks, so
+ * the populated ratio (cabled ports only) is shown beside it when they differ.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
@@ -74,12 +78,60 @@ print_pair (const WeftGraph *g, const char *label, guint32 a, guint32 b)
                 weft_graph_node (g, a)->name, weft_graph_node (g, b)->name, sh, links);
 }
 
+/* A ratio x:1 with up to three significant digits ("1:1", "3:1", "0.125:1", "1.94:1"). */
+static void
+print_ratio (double x)
+{
+    printf ("%.3g:1", x);
+}
+
+/* Per switch tier: ports meant for the tier below (designed) and cabled there, their
+ * bandwidth, and the uplink bandwidth; "uniform" while every switch of the tier agrees. */
+typedef struct {
+    guint64 designed, cabled;
+    double down_bps, up_bps;
+    guint64 first_designed, first_cabled;
+    gboolean uniform, seen;
+} TierPorts;
+
+static void
+tier_ports_add (const WeftGraph *g, guint32 v, TierPorts *tp)
+{
+    const WeftNode *n = weft_graph_node (g, v);
+    gint32 t = tier_of (n);
+    guint64 cabled = 0;
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 lid = g_array_index (n->ports, guint32, p), u;
+        if (lid == WEFT_GRAPH_NONE || weft_graph_link (g, lid)->kind != WEFT_LINK_FABRIC ||
+            !weft_graph_peer (g, v, p, &u, NULL))
+            continue;
+        gint32 tu = tier_of (weft_graph_node (g, u));
+        double bps = (double) weft_graph_link (g, lid)->rate_bps;
+        if (tu < t) {
+            cabled++;
+            tp->down_bps += bps;
+        } else if (tu > t) {
+            tp->up_bps += bps;
+        }
+    }
+    guint64 designed = MAX ((guint64) n->down_ports, cabled);
+    tp->designed += designed;
+    tp->cabled += cabled;
+    if (!tp->seen) {
+        tp->seen = tp->uniform = TRUE;
+        tp->first_designed = designed;
+        tp->first_cabled = cabled;
+    } else if (designed != tp->first_designed || cabled != tp->first_cabled) {
+        tp->uniform = FALSE;
+    }
+}
+
 static void
 summary (const WeftGraph *g, const char *file)
 {
     guint kinds[WEFT_NODE_KIND_COUNT] = { 0 }, sw_tier[MAX_TIER] = { 0 };
     guint64 ports_tier[MAX_TIER] = { 0 }, used_tier[MAX_TIER] = { 0 };
-    double down_bps[MAX_TIER] = { 0 }, up_bps[MAX_TIER] = { 0 };
+    TierPorts tp[MAX_TIER] = { { 0 } };
     guint link_kind[WEFT_LINK_KIND_COUNT] = { 0 }, cables[MAX_TIER][MAX_TIER] = { { 0 } };
     double cross_bps[MAX_TIER] = { 0 };
     gint32 max_server = -1;
@@ -94,6 +146,7 @@ summary (const WeftGraph *g, const char *file)
             for (guint p = 0; p < n->ports->len; p++)
                 if (g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE)
                     used_tier[t]++;
+            tier_ports_add (g, i, &tp[t]);
         }
     }
     for (guint i = 0; i < weft_graph_n_links (g); i++) {
@@ -104,12 +157,8 @@ summary (const WeftGraph *g, const char *file)
         gint32 ta = tier_of (weft_graph_node (g, l->a)), tb = tier_of (weft_graph_node (g, l->b));
         gint32 lo = MIN (ta, tb), hi = MAX (ta, tb);
         cables[lo][hi]++;
-        if (hi > lo) {
-            down_bps[hi] += l->rate_bps;
-            up_bps[lo] += l->rate_bps;
-            if (hi == lo + 1)
-                cross_bps[lo] += l->rate_bps;
-        }
+        if (hi == lo + 1)
+            cross_bps[lo] += l->rate_bps;
     }
     printf ("%s\n", file);
     if (max_server >= 0)
@@ -137,12 +186,35 @@ summary (const WeftGraph *g, const char *file)
         if (sw_tier[t])
             printf (" %s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ports (%.0f%%)", tier_names[t],
                     used_tier[t], ports_tier[t], 100.0 * used_tier[t] / MAX (ports_tier[t], 1));
-    printf ("\n  oversubscription (down:up bandwidth, from the ports):");
-    for (gint32 t = 1; t < MAX_TIER; t++)
-        if (sw_tier[t] && up_bps[t] > 0)
-            printf (" %s %.3g:1", tier_names[t], down_bps[t] / up_bps[t]);
-        else if (sw_tier[t])
-            printf (" %s top", tier_names[t]);
+    printf ("\n  oversubscription (down:up bandwidth per tier, as designed, from the ports):");
+    const char *sep = " ";
+    for (gint32 t = 1; t < MAX_TIER; t++) {
+        if (!sw_tier[t])
+            continue;
+        printf ("%s%s ", sep, tier_names[t]);
+        sep = ", ";
+        if (tp[t].up_bps <= 0) {
+            printf ("top");
+            continue;
+        }
+        /* empty down ports count at the mean rate of the tier's cabled ones */
+        double down_rate = tp[t].cabled ? tp[t].down_bps / tp[t].cabled : 0;
+        if (tp[t].cabled == 0) {
+            printf ("no down ports cabled");
+            continue;
+        }
+        print_ratio (down_rate * tp[t].designed / tp[t].up_bps);
+        if (tp[t].cabled == tp[t].designed)
+            continue;
+        printf (" (populated ");
+        print_ratio (tp[t].down_bps / tp[t].up_bps);
+        if (tp[t].uniform)
+            printf (": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used per %s)",
+                    tp[t].first_cabled, tp[t].first_designed, tier_names[t]);
+        else
+            printf (": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used on %u %s)",
+                    tp[t].cabled, tp[t].designed, sw_tier[t], plural[t]);
+    }
     printf ("\n");
     /* Bisection estimate for symmetric trees: half the smallest capacity between tiers. */
     double bis = 0;
