@@ -327,8 +327,12 @@ routes (const WeftGraph *g, const char *src, const char *dst)
         g_array_unref (path);
         return WEFT_EXIT_DONE;
     }
-    printf ("%s -> %s: %u links; static path, with the equal-cost choices at each hop:\n", src,
-            dst, hops);
+    guint sw = 0;
+    for (guint i = 0; i < path->len; i++)
+        sw += weft_graph_node (g, g_array_index (path, guint32, i))->kind == WEFT_NODE_SWITCH;
+    printf ("%s -> %s: %u links, %u switch hop%s; static path, with the equal-cost choices at "
+            "each hop:\n",
+            src, dst, hops, sw, sw == 1 ? "" : "s");
     for (guint i = 0; i + 1 < path->len; i++) {
         guint32 v = g_array_index (path, guint32, i);
         guint n;
@@ -348,19 +352,58 @@ routes (const WeftGraph *g, const char *src, const char *dst)
     return WEFT_EXIT_DONE;
 }
 
+/* `--routes SRC DST` takes two values, which GOption cannot parse: take `--routes` (or `-r`,
+ * or `--routes=SRC`) and its node names out of argv before GOption sees it.  The entry in the
+ * option table only documents it.  Stops at "--". */
+static gboolean
+take_routes (int *argc, char **argv, char **src, char **dst)
+{
+    int out = 1;
+    gboolean taken = FALSE, options = TRUE;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (options && strcmp (a, "--") == 0)
+            options = FALSE;
+        gboolean eq = options && g_str_has_prefix (a, "--routes=");
+        if (!options || (!eq && strcmp (a, "--routes") != 0 && strcmp (a, "-r") != 0)) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (taken) {
+            g_printerr ("weft topo: --routes given twice: expected one --routes SRC DST\n");
+            return FALSE;
+        }
+        taken = TRUE;
+        const char *names[2] = { eq ? a + strlen ("--routes=") : NULL, NULL };
+        for (int k = eq ? 1 : 0; k < 2; k++)
+            names[k] = i + 1 < *argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+        if (!names[0] || !names[0][0] || !names[1]) {
+            g_printerr ("weft topo: --routes: expected two node names, --routes SRC DST "
+                        "(e.g. --routes dgx-1/gpu0 dgx-2/gpu0)\n");
+            return FALSE;
+        }
+        *src = g_strdup (names[0]);
+        *dst = g_strdup (names[1]);
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return TRUE;
+}
+
 int
 weft_cli_topo (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
-    g_auto (GStrv) route = NULL;
-    g_autofree char *format = NULL;
+    g_autofree char *format = NULL, *src = NULL, *dst = NULL;
+    gboolean routes_doc = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
           "GROUP:KEY=VALUE" },
         { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "export the graph: dot or json",
           "FORMAT" },
-        { "routes", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &route,
-          "print the path from SRC to DST (give --routes twice: SRC then DST)", "NODE" },
+        { "routes", 'r', 0, G_OPTION_ARG_NONE, &routes_doc,
+          "SRC DST: print the path from node SRC to endpoint DST, with the equal-cost ports",
+          NULL },
         { NULL }
     };
     g_autoptr (GOptionContext) ctx =
@@ -369,13 +412,30 @@ weft_cli_topo (int argc, char **argv)
         ctx, "Builds the [topology] of an experiment without simulating and prints servers,\n"
              "GPUs, NICs, switches and cables per tier, radix use, oversubscription computed\n"
              "from the ports, bisection bandwidth and GPU-to-GPU hop counts.\n"
+             "\n"
+             "Oversubscription of a switch tier is its down-bandwidth : up-bandwidth. The\n"
+             "designed ratio counts every port meant for the tier below, cabled or not, at the\n"
+             "rate of the tier's cabled down links. A partial scalable unit leaves server ports\n"
+             "empty but keeps every leaf uplink, so the populated ratio (cabled ports only)\n"
+             "follows when the two differ: dgx4.ini (4 servers in a 32-slot SU) prints\n"
+             "\"leaf 1:1 (populated 0.125:1: 4 of 32 down ports used per leaf)\". The top tier\n"
+             "has no uplinks and prints \"top\".\n"
+             "\n"
              "Examples:  weft topo experiments/dgx4.ini\n"
              "           weft topo --format dot experiments/dgx4.ini | dot -Tsvg > dgx4.svg\n"
-             "           weft topo --routes dgx-1/gpu0 --routes dgx-4/gpu3 experiments/dgx4.ini");
+             "           weft topo --format json experiments/dgx4.ini\n"
+             "           weft topo --routes dgx-1/gpu0 dgx-4/gpu3 experiments/dgx4.ini");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
+    if (!take_routes (&argc, argv, &src, &dst))
+        return WEFT_EXIT_BAD_INPUT;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
         g_printerr ("weft topo: %s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (argc != 2 && src) {
+        g_printerr ("weft topo: expected one experiment file besides --routes SRC DST (%s "
+                    "and %s were taken as the nodes)\n", src, dst);
         return WEFT_EXIT_BAD_INPUT;
     }
     if (argc != 2) {
@@ -386,8 +446,8 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("weft topo: --format %s: expected dot or json\n", format);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (route && g_strv_length (route) != 2) {
-        g_printerr ("weft topo: --routes: expected exactly two nodes (--routes SRC --routes DST)\n");
+    if (src && format) {
+        g_printerr ("weft topo: --routes and --format: expected one of them\n");
         return WEFT_EXIT_BAD_INPUT;
     }
     g_autoptr (WeftExperiment) exp = weft_experiment_load (argv[1], &error);
@@ -399,8 +459,8 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("%s\n", error->message);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (route)
-        return routes (g, route[0], route[1]);
+    if (src)
+        return routes (g, src, dst);
     if (format && strcmp (format, "dot") == 0)
         export_dot (g);
     else if (format)
