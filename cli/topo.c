@@ -435,7 +435,8 @@ weft_cli_topo (int argc, char **argv)
     }
     if (argc != 2 && src) {
         g_printerr ("weft topo: expected one experiment file besides --routes SRC DST (%s "
-                    "and %s were taken as the nodes)\n", src, dst);
+                    "and %s were taken as the nodes)\n",
+                    src, dst);
         return WEFT_EXIT_BAD_INPUT;
     }
     if (argc != 2) {
