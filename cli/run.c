@@ -21,6 +21,19 @@ on_signal (int signum)
     interrupted = 1;
 }
 
+/* Times for people: three decimals in the largest unit that keeps the number >= 1. */
+static char *
+human_time (weft_time_t ps)
+{
+    if (ps >= WEFT_S (1))
+        return g_strdup_printf ("%.3f s", ps / 1e12);
+    if (ps >= WEFT_MS (1))
+        return g_strdup_printf ("%.3f ms", ps / 1e9);
+    if (ps >= WEFT_US (1))
+        return g_strdup_printf ("%.3f us", ps / 1e6);
+    return g_strdup_printf ("%.3f ns", ps / 1e3);
+}
+
 typedef struct {
     const WeftSession *s;
     gint64 wall_start, last_print;
@@ -40,7 +53,7 @@ show_progress (WeftSim *sim, void *data)
     double frac = sim->duration ? (double) sim->now / (double) sim->duration
                   : net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows
                                     : 0;
-    g_autofree char *now = weft_units_format_time (sim->now);
+    g_autofree char *now = human_time (sim->now);
     char eta[32] = "?";
     if (frac > 0.001)
         g_snprintf (eta, sizeof eta, "%.0fs", wall / frac - wall);
@@ -54,7 +67,7 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
 {
     WeftNetworkStats st;
     weft_network_stats (s->net, &st);
-    g_autofree char *now = weft_units_format_time (s->sim->now);
+    g_autofree char *now = human_time (s->sim->now);
     g_autofree char *maxq = weft_units_format_bytes (st.max_queue_bytes);
     printf ("%s: %s at %s\n", s->ec.name, weft_sim_status_name (status), now);
     printf ("  flows        %u of %u finished\n", st.finished, st.n_flows);
@@ -166,8 +179,8 @@ weft_cli_run (int argc, char **argv)
         ts = WEFT_TRACE_STATUS_HANG;
         rc = WEFT_EXIT_HANG;
         waiting = weft_network_describe_waiting (s.net, 20);
-        g_autofree char *at = weft_units_format_time (s.sim->now);
-        g_autofree char *since = weft_units_format_time (s.sim->last_progress);
+        g_autofree char *at = human_time (s.sim->now);
+        g_autofree char *since = human_time (s.sim->last_progress);
         g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
                     since, waiting);
     } else if (status == WEFT_SIM_INTERRUPTED) {

@@ -2,7 +2,11 @@
  * describe it (summary), export it (--format dot|json) or show routes (--routes SRC DST).
  *
  * Every figure is computed from the generated ports and links, never echoed from the
- * parameters: oversubscription per tier is down-rate : up-rate summed over the tier's ports.
+ * parameters.  Oversubscription of a switch tier is down-bandwidth : up-bandwidth summed over
+ * its switches' ports.  The designed ratio counts every port meant for the tier below (the
+ * node's down_ports), cabled or not, at the mean rate of the tier's cabled down links; a
+ * partial scalable unit leaves server ports empty while its leaves keep all their uplinks, so
+ * the populated ratio (cabled ports only) is shown beside it when they differ.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
@@ -74,12 +78,60 @@ print_pair (const WeftGraph *g, const char *label, guint32 a, guint32 b)
                 weft_graph_node (g, a)->name, weft_graph_node (g, b)->name, sh, links);
 }
 
+/* A ratio x:1 with up to three significant digits ("1:1", "3:1", "0.125:1", "1.94:1"). */
+static void
+print_ratio (double x)
+{
+    printf ("%.3g:1", x);
+}
+
+/* Per switch tier: ports meant for the tier below (designed) and cabled there, their
+ * bandwidth, and the uplink bandwidth; "uniform" while every switch of the tier agrees. */
+typedef struct {
+    guint64 designed, cabled;
+    double down_bps, up_bps;
+    guint64 first_designed, first_cabled;
+    gboolean uniform, seen;
+} TierPorts;
+
+static void
+tier_ports_add (const WeftGraph *g, guint32 v, TierPorts *tp)
+{
+    const WeftNode *n = weft_graph_node (g, v);
+    gint32 t = tier_of (n);
+    guint64 cabled = 0;
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 lid = g_array_index (n->ports, guint32, p), u;
+        if (lid == WEFT_GRAPH_NONE || weft_graph_link (g, lid)->kind != WEFT_LINK_FABRIC ||
+            !weft_graph_peer (g, v, p, &u, NULL))
+            continue;
+        gint32 tu = tier_of (weft_graph_node (g, u));
+        double bps = (double) weft_graph_link (g, lid)->rate_bps;
+        if (tu < t) {
+            cabled++;
+            tp->down_bps += bps;
+        } else if (tu > t) {
+            tp->up_bps += bps;
+        }
+    }
+    guint64 designed = MAX ((guint64) n->down_ports, cabled);
+    tp->designed += designed;
+    tp->cabled += cabled;
+    if (!tp->seen) {
+        tp->seen = tp->uniform = TRUE;
+        tp->first_designed = designed;
+        tp->first_cabled = cabled;
+    } else if (designed != tp->first_designed || cabled != tp->first_cabled) {
+        tp->uniform = FALSE;
+    }
+}
+
 static void
 summary (const WeftGraph *g, const char *file)
 {
     guint kinds[WEFT_NODE_KIND_COUNT] = { 0 }, sw_tier[MAX_TIER] = { 0 };
     guint64 ports_tier[MAX_TIER] = { 0 }, used_tier[MAX_TIER] = { 0 };
-    double down_bps[MAX_TIER] = { 0 }, up_bps[MAX_TIER] = { 0 };
+    TierPorts tp[MAX_TIER] = { { 0 } };
     guint link_kind[WEFT_LINK_KIND_COUNT] = { 0 }, cables[MAX_TIER][MAX_TIER] = { { 0 } };
     double cross_bps[MAX_TIER] = { 0 };
     gint32 max_server = -1;
@@ -94,6 +146,7 @@ summary (const WeftGraph *g, const char *file)
             for (guint p = 0; p < n->ports->len; p++)
                 if (g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE)
                     used_tier[t]++;
+            tier_ports_add (g, i, &tp[t]);
         }
     }
     for (guint i = 0; i < weft_graph_n_links (g); i++) {
@@ -104,12 +157,8 @@ summary (const WeftGraph *g, const char *file)
         gint32 ta = tier_of (weft_graph_node (g, l->a)), tb = tier_of (weft_graph_node (g, l->b));
         gint32 lo = MIN (ta, tb), hi = MAX (ta, tb);
         cables[lo][hi]++;
-        if (hi > lo) {
-            down_bps[hi] += l->rate_bps;
-            up_bps[lo] += l->rate_bps;
-            if (hi == lo + 1)
-                cross_bps[lo] += l->rate_bps;
-        }
+        if (hi == lo + 1)
+            cross_bps[lo] += l->rate_bps;
     }
     printf ("%s\n", file);
     if (max_server >= 0)
@@ -137,12 +186,35 @@ summary (const WeftGraph *g, const char *file)
         if (sw_tier[t])
             printf (" %s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ports (%.0f%%)", tier_names[t],
                     used_tier[t], ports_tier[t], 100.0 * used_tier[t] / MAX (ports_tier[t], 1));
-    printf ("\n  oversubscription (down:up bandwidth, from the ports):");
-    for (gint32 t = 1; t < MAX_TIER; t++)
-        if (sw_tier[t] && up_bps[t] > 0)
-            printf (" %s %.3g:1", tier_names[t], down_bps[t] / up_bps[t]);
-        else if (sw_tier[t])
-            printf (" %s top", tier_names[t]);
+    printf ("\n  oversubscription (down:up bandwidth per tier, as designed, from the ports):");
+    const char *sep = " ";
+    for (gint32 t = 1; t < MAX_TIER; t++) {
+        if (!sw_tier[t])
+            continue;
+        printf ("%s%s ", sep, tier_names[t]);
+        sep = ", ";
+        if (tp[t].up_bps <= 0) {
+            printf ("top");
+            continue;
+        }
+        /* empty down ports count at the mean rate of the tier's cabled ones */
+        double down_rate = tp[t].cabled ? tp[t].down_bps / tp[t].cabled : 0;
+        if (tp[t].cabled == 0) {
+            printf ("no down ports cabled");
+            continue;
+        }
+        print_ratio (down_rate * tp[t].designed / tp[t].up_bps);
+        if (tp[t].cabled == tp[t].designed)
+            continue;
+        printf (" (populated ");
+        print_ratio (tp[t].down_bps / tp[t].up_bps);
+        if (tp[t].uniform)
+            printf (": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used per %s)",
+                    tp[t].first_cabled, tp[t].first_designed, tier_names[t]);
+        else
+            printf (": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used on %u %s)",
+                    tp[t].cabled, tp[t].designed, sw_tier[t], plural[t]);
+    }
     printf ("\n");
     /* Bisection estimate for symmetric trees: half the smallest capacity between tiers. */
     double bis = 0;
@@ -255,8 +327,12 @@ routes (const WeftGraph *g, const char *src, const char *dst)
         g_array_unref (path);
         return WEFT_EXIT_DONE;
     }
-    printf ("%s -> %s: %u links; static path, with the equal-cost choices at each hop:\n", src,
-            dst, hops);
+    guint sw = 0;
+    for (guint i = 0; i < path->len; i++)
+        sw += weft_graph_node (g, g_array_index (path, guint32, i))->kind == WEFT_NODE_SWITCH;
+    printf ("%s -> %s: %u links, %u switch hop%s; static path, with the equal-cost choices at "
+            "each hop:\n",
+            src, dst, hops, sw, sw == 1 ? "" : "s");
     for (guint i = 0; i + 1 < path->len; i++) {
         guint32 v = g_array_index (path, guint32, i);
         guint n;
@@ -276,19 +352,58 @@ routes (const WeftGraph *g, const char *src, const char *dst)
     return WEFT_EXIT_DONE;
 }
 
+/* `--routes SRC DST` takes two values, which GOption cannot parse: take `--routes` (or `-r`,
+ * or `--routes=SRC`) and its node names out of argv before GOption sees it.  The entry in the
+ * option table only documents it.  Stops at "--". */
+static gboolean
+take_routes (int *argc, char **argv, char **src, char **dst)
+{
+    int out = 1;
+    gboolean taken = FALSE, options = TRUE;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (options && strcmp (a, "--") == 0)
+            options = FALSE;
+        gboolean eq = options && g_str_has_prefix (a, "--routes=");
+        if (!options || (!eq && strcmp (a, "--routes") != 0 && strcmp (a, "-r") != 0)) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (taken) {
+            g_printerr ("weft topo: --routes given twice: expected one --routes SRC DST\n");
+            return FALSE;
+        }
+        taken = TRUE;
+        const char *names[2] = { eq ? a + strlen ("--routes=") : NULL, NULL };
+        for (int k = eq ? 1 : 0; k < 2; k++)
+            names[k] = i + 1 < *argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+        if (!names[0] || !names[0][0] || !names[1]) {
+            g_printerr ("weft topo: --routes: expected two node names, --routes SRC DST "
+                        "(e.g. --routes dgx-1/gpu0 dgx-2/gpu0)\n");
+            return FALSE;
+        }
+        *src = g_strdup (names[0]);
+        *dst = g_strdup (names[1]);
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return TRUE;
+}
+
 int
 weft_cli_topo (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
-    g_auto (GStrv) route = NULL;
-    g_autofree char *format = NULL;
+    g_autofree char *format = NULL, *src = NULL, *dst = NULL;
+    gboolean routes_doc = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
           "GROUP:KEY=VALUE" },
         { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "export the graph: dot or json",
           "FORMAT" },
-        { "routes", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &route,
-          "print the path from SRC to DST (give --routes twice: SRC then DST)", "NODE" },
+        { "routes", 'r', 0, G_OPTION_ARG_NONE, &routes_doc,
+          "SRC DST: print the path from node SRC to endpoint DST, with the equal-cost ports",
+          NULL },
         { NULL }
     };
     g_autoptr (GOptionContext) ctx =
@@ -297,13 +412,31 @@ weft_cli_topo (int argc, char **argv)
         ctx, "Builds the [topology] of an experiment without simulating and prints servers,\n"
              "GPUs, NICs, switches and cables per tier, radix use, oversubscription computed\n"
              "from the ports, bisection bandwidth and GPU-to-GPU hop counts.\n"
+             "\n"
+             "Oversubscription of a switch tier is its down-bandwidth : up-bandwidth. The\n"
+             "designed ratio counts every port meant for the tier below, cabled or not, at the\n"
+             "rate of the tier's cabled down links. A partial scalable unit leaves server ports\n"
+             "empty but keeps every leaf uplink, so the populated ratio (cabled ports only)\n"
+             "follows when the two differ: dgx4.ini (4 servers in a 32-slot SU) prints\n"
+             "\"leaf 1:1 (populated 0.125:1: 4 of 32 down ports used per leaf)\". The top tier\n"
+             "has no uplinks and prints \"top\".\n"
+             "\n"
              "Examples:  weft topo experiments/dgx4.ini\n"
              "           weft topo --format dot experiments/dgx4.ini | dot -Tsvg > dgx4.svg\n"
-             "           weft topo --routes dgx-1/gpu0 --routes dgx-4/gpu3 experiments/dgx4.ini");
+             "           weft topo --format json experiments/dgx4.ini\n"
+             "           weft topo --routes dgx-1/gpu0 dgx-4/gpu3 experiments/dgx4.ini");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
+    if (!take_routes (&argc, argv, &src, &dst))
+        return WEFT_EXIT_BAD_INPUT;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
         g_printerr ("weft topo: %s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (argc != 2 && src) {
+        g_printerr ("weft topo: expected one experiment file besides --routes SRC DST (%s "
+                    "and %s were taken as the nodes)\n",
+                    src, dst);
         return WEFT_EXIT_BAD_INPUT;
     }
     if (argc != 2) {
@@ -314,8 +447,8 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("weft topo: --format %s: expected dot or json\n", format);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (route && g_strv_length (route) != 2) {
-        g_printerr ("weft topo: --routes: expected exactly two nodes (--routes SRC --routes DST)\n");
+    if (src && format) {
+        g_printerr ("weft topo: --routes and --format: expected one of them\n");
         return WEFT_EXIT_BAD_INPUT;
     }
     g_autoptr (WeftExperiment) exp = weft_experiment_load (argv[1], &error);
@@ -327,8 +460,8 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("%s\n", error->message);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (route)
-        return routes (g, route[0], route[1]);
+    if (src)
+        return routes (g, src, dst);
     if (format && strcmp (format, "dot") == 0)
         export_dot (g);
     else if (format)

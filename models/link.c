@@ -11,7 +11,7 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->in_port = link->peer_port;
     pkt->hop++;
     if (link->wire.head)
-        weft_sim_schedule_at (sim, link->owner, link->wire.head->arrive_at, on_arrival, link,
+        weft_sim_schedule_at (sim, link->sched, link->wire.head->arrive_at, on_arrival, link,
                               (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
@@ -24,7 +24,7 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_end)
     weft_fifo_push (&link->wire, pkt);
     /* A FIFO wire delivers in order, so only the head needs an event. */
     if (was_empty)
-        weft_sim_schedule_at (link->owner->sim, link->owner, pkt->arrive_at, on_arrival, link,
+        weft_sim_schedule_at (link->owner->sim, link->sched, pkt->arrive_at, on_arrival, link,
                               (WeftArg){ 0 });
 }
 

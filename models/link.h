@@ -17,7 +17,8 @@
 #include "sim/sim.h"
 
 typedef struct {
-    WeftModel *owner;      /* sending side: the arrival events are scheduled under its id */
+    WeftModel *owner;      /* sending side */
+    WeftSched *sched;      /* the sending port's scheduling identity (arrival events) */
     WeftModel *peer;       /* receiving model */
     guint16 peer_port;     /* port index at the receiver */
     guint8 direction;      /* 0: a -> b of the graph link, 1: b -> a */

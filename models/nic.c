@@ -57,7 +57,7 @@ timer_arm (WeftNic *nic, WeftFlow *f, weft_time_t deadline)
     f->timer_gen++;
     f->timer_pending = TRUE;
     f->timer_at = deadline;
-    weft_sim_schedule_at (nic->parent.sim, &nic->parent, deadline, on_rto, f,
+    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, deadline, on_rto, f,
                           (WeftArg){ .u = f->timer_gen });
 }
 
@@ -98,7 +98,7 @@ weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow)
 {
     flow->sender = &nic->parent;
     weft_sim_work_add (nic->parent.sim, 1);
-    weft_sim_schedule_at (nic->parent.sim, &nic->parent, flow->spec.start_ps, on_flow_start, nic,
+    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, flow->spec.start_ps, on_flow_start, nic,
                           (WeftArg){ .u = flow->spec.id });
 }
 

@@ -9,9 +9,11 @@ weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id
 {
     *port = (WeftPort){ 0 };
     port->owner = owner;
+    port->sched = weft_sim_sched_new (owner->sim);
     port->index = index;
     port->cap_bytes = cap_bytes;
     port->link = (WeftLinkTx){ .owner = owner,
+                               .sched = &port->sched,
                                .peer = peer,
                                .peer_port = peer_port,
                                .direction = direction,
@@ -62,7 +64,7 @@ static void
 schedule_free (WeftPort *port)
 {
     port->tx_event = TRUE;
-    weft_sim_schedule_at (port->owner->sim, port->owner, port->busy_until, on_tx_free, port,
+    weft_sim_schedule_at (port->owner->sim, &port->sched, port->busy_until, on_tx_free, port,
                           (WeftArg){ 0 });
 }
 

@@ -25,6 +25,8 @@ typedef WeftPacket *(*WeftPortPull) (WeftModel *owner, guint port);
 
 typedef struct {
     WeftModel *owner;
+    WeftSched sched;            /* the port schedules its own events, so simultaneous events of
+                                   a switch's ports tie-break by port, not by one counter */
     guint32 index;              /* port index on the owner's node */
     WeftLinkTx link;
     WeftPacketFifo q[WEFT_PORT_CLASSES];

@@ -2,76 +2,156 @@
 #define G_LOG_DOMAIN "weft-event"
 #include "sim/event.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define D WEFT_EVQ_ARITY
 
 static inline gboolean
-before (const WeftEvent *a, const WeftEvent *b)
+before (const WeftEventQueue *q, const WeftEvqEntry *a, const WeftEvqEntry *b)
 {
-    return a->at < b->at || (a->at == b->at && a->key < b->key);
+    if (a->at != b->at)
+        return a->at < b->at;
+    if (a->id != b->id)
+        return a->id < b->id;
+    return q->rec[a->slot].key < q->rec[b->slot].key; /* same object, same time */
+}
+
+static void
+heap_alloc (WeftEventQueue *q, gsize cap)
+{
+    /* D - 1 spare entries in front, so that heap + 1 - and every sibling group - starts on a
+     * cache-line boundary. */
+    void *mem = NULL;
+    if (posix_memalign (&mem, 64, (cap + D) * sizeof (WeftEvqEntry)) != 0)
+        g_error ("event queue: out of memory for %" G_GSIZE_FORMAT " events", cap);
+    WeftEvqEntry *heap = (WeftEvqEntry *) mem + (D - 1);
+    if (q->heap_mem) {
+        memcpy (heap, q->heap, q->len * sizeof (WeftEvqEntry));
+        free (q->heap_mem);
+    }
+    q->heap_mem = mem;
+    q->heap = heap;
+    q->cap = cap;
+}
+
+static void
+rec_grow (WeftEventQueue *q)
+{
+    gsize old = q->cap_rec, cap = old ? old * 2 : 1024;
+    q->rec = g_renew (WeftEvqRecord, q->rec, cap);
+    q->free_slots = g_renew (guint32, q->free_slots, cap);
+    /* Lowest slots on top of the stack, so a small queue stays in a few lines. */
+    for (gsize s = cap; s-- > old;)
+        q->free_slots[q->n_free++] = (guint32) s;
+    q->cap_rec = cap;
 }
 
 void
 weft_evq_init (WeftEventQueue *q)
 {
-    q->cap = 1024;
-    q->len = 0;
-    q->heap = g_new (WeftEvent, q->cap);
+    *q = (WeftEventQueue){ 0 };
+    heap_alloc (q, 1024);
+    rec_grow (q);
 }
 
 void
 weft_evq_clear (WeftEventQueue *q)
 {
-    g_clear_pointer (&q->heap, g_free);
-    q->len = q->cap = 0;
+    free (q->heap_mem);
+    g_free (q->rec);
+    g_free (q->free_slots);
+    *q = (WeftEventQueue){ 0 };
+}
+
+/* Index of the earliest of the @k entries from @first. */
+static inline gsize
+min_child (const WeftEventQueue *q, gsize first, gsize k)
+{
+    const WeftEvqEntry *h = q->heap;
+#if WEFT_EVQ_ARITY == 4
+    if (G_LIKELY (k == 4)) {
+        /* A full group of four: a tournament of three comparisons, no loop. */
+        gsize a = before (q, &h[first + 1], &h[first]) ? first + 1 : first;
+        gsize b = before (q, &h[first + 3], &h[first + 2]) ? first + 3 : first + 2;
+        return before (q, &h[b], &h[a]) ? b : a;
+    }
+#endif
+    gsize best = first;
+    for (gsize c = first + 1; c < first + k; c++)
+        if (before (q, &h[c], &h[best]))
+            best = c;
+    return best;
+}
+
+/* Places @e at position @i of a heap of @n entries, moving smaller children up. */
+static inline void
+sift_down (WeftEventQueue *q, gsize n, gsize i, WeftEvqEntry e)
+{
+    WeftEvqEntry *h = q->heap;
+    for (;;) {
+        gsize first = i * D + 1;
+        if (first >= n)
+            break;
+        gsize best = min_child (q, first, first + D <= n ? D : n - first);
+        if (!before (q, &h[best], &e))
+            break;
+        h[i] = h[best];
+        i = best;
+    }
+    h[i] = e;
+}
+
+void
+weft_evq_settle (WeftEventQueue *q)
+{
+    if (!q->hole)
+        return;
+    q->hole = FALSE;
+    gsize n = --q->len;
+    if (n > 0)
+        sift_down (q, n, 0, q->heap[n]);
 }
 
 void
 weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
 {
-    if (G_UNLIKELY (q->len == q->cap)) {
-        q->cap *= 2;
-        q->heap = g_renew (WeftEvent, q->heap, q->cap);
+    if (G_UNLIKELY (q->n_free == 0))
+        rec_grow (q);
+    guint32 slot = q->free_slots[--q->n_free];
+    q->rec[slot] = (WeftEvqRecord){ ev->key, ev->fn, ev->target, ev->arg };
+    WeftEvqEntry e = { ev->at, (guint32) (ev->key >> 32), slot };
+    if (q->hole) {
+        /* Refill the root left by the last pop: one sift-down does both operations. */
+        q->hole = FALSE;
+        sift_down (q, q->len, 0, e);
+        return;
     }
-    /* Sift up with a hole: move parents down until ev fits, then write it once. */
+    if (G_UNLIKELY (q->len == q->cap))
+        heap_alloc (q, q->cap * 2);
+    /* Sift up: move parents down until e fits, then write it once. */
     gsize i = q->len++;
-    WeftEvent *h = q->heap;
+    WeftEvqEntry *h = q->heap;
     while (i > 0) {
         gsize parent = (i - 1) / D;
-        if (!before (ev, &h[parent]))
+        if (!before (q, &e, &h[parent]))
             break;
         h[i] = h[parent];
         i = parent;
     }
-    h[i] = *ev;
+    h[i] = e;
 }
 
 gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {
+    weft_evq_settle (q);
     if (q->len == 0)
         return FALSE;
-    WeftEvent *h = q->heap;
-    *out = h[0];
-    gsize n = --q->len;
-    if (n == 0)
-        return TRUE;
-    /* Sift the last record down from the root, again with a hole. */
-    WeftEvent last = h[n];
-    gsize i = 0;
-    for (;;) {
-        gsize first = i * D + 1;
-        if (first >= n)
-            break;
-        gsize best = first;
-        gsize end = first + D < n ? first + D : n;
-        for (gsize c = first + 1; c < end; c++)
-            if (before (&h[c], &h[best]))
-                best = c;
-        if (!before (&h[best], &last))
-            break;
-        h[i] = h[best];
-        i = best;
-    }
-    h[i] = last;
+    const WeftEvqEntry *top = &q->heap[0];
+    const WeftEvqRecord *r = &q->rec[top->slot];
+    *out = (WeftEvent){ top->at, r->key, r->fn, r->target, r->arg };
+    q->free_slots[q->n_free++] = top->slot;
+    q->hole = TRUE;
     return TRUE;
 }

@@ -85,6 +85,10 @@ typedef struct {
     gboolean forwards;     /* carries transit traffic */
     guint32 endpoint;      /* dense endpoint index, or WEFT_GRAPH_NONE */
     GArray *ports;         /* guint32 link id per port, WEFT_GRAPH_NONE when empty */
+    guint32 down_ports;    /* switches: ports 0..down_ports-1 are meant for the tier below,
+                            * cabled or not (a partial scalable unit leaves some empty), so a
+                            * tier's designed oversubscription can be told from its populated
+                            * one; 0 when the generator does not say (count the cabled ones) */
 } WeftNode;
 
 typedef struct {

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "sim/event.h"
 #include "sim/packet.h"
 #include "sim/params.h"
 
@@ -33,8 +34,7 @@ typedef struct {
 struct WeftModel {
     const WeftModelClass *klass;
     WeftSim *sim;
-    guint32 id;      /* unique per run, from 1 (0 is the engine); the tie-break key's high half */
-    guint32 counter; /* events this object has scheduled: the tie-break key's low half */
+    WeftSched sched; /* scheduling identity: id unique per run (0 is the engine) */
     guint32 node;    /* graph node it stands for, or G_MAXUINT32 */
     char *name;      /* owned */
 };

@@ -26,9 +26,6 @@ weft_sim_new (guint64 seed)
     weft_evq_init (&sim->evq);
     weft_packet_pool_init (&sim->pool);
     sim->models = g_ptr_array_new ();
-    sim->engine.sim = sim;
-    sim->engine.id = 0;
-    sim->engine.node = G_MAXUINT32;
     return sim;
 }
 
@@ -64,7 +61,7 @@ weft_sim_add_model (WeftSim *sim, const WeftModelClass *klass, const char *name,
     WeftModel *m = g_malloc0 (klass->instance_size);
     m->klass = klass;
     m->sim = sim;
-    m->id = sim->models->len + 1;
+    m->sched = weft_sim_sched_new (sim);
     m->node = node;
     m->name = g_strdup (name);
     g_ptr_array_add (sim->models, m);
@@ -137,17 +134,17 @@ weft_sim_run (WeftSim *sim)
                 break;
             }
         }
-        if (G_UNLIKELY (weft_evq_len (&sim->evq) == 0)) {
+        if (G_UNLIKELY (!weft_evq_pop (&sim->evq, &ev))) {
             /* Work is pending and nothing can ever happen again. */
             sim->status = WEFT_SIM_HANG;
             break;
         }
-        if (G_UNLIKELY (weft_evq_peek_time (&sim->evq) > until)) {
+        if (G_UNLIKELY (ev.at > until)) {
+            weft_evq_push (&sim->evq, &ev); /* not executed: leave it for a later run */
             sim->now = until;
             sim->status = WEFT_SIM_DURATION;
             break;
         }
-        weft_evq_pop (&sim->evq, &ev);
         g_assert (ev.at >= sim->now); /* time never runs backwards */
         sim->now = ev.at;
         sim->events++;

@@ -37,8 +37,9 @@ struct _WeftSim {
     WeftPacketPool pool;
     guint64 seed;
     guint64 events;           /* events executed */
-    GPtrArray *models;        /* WeftModel *, owned; models->pdata[i]->id == i + 1 */
-    WeftModel engine;         /* the engine's own scheduling identity (id 0) */
+    GPtrArray *models;        /* WeftModel *, owned, in creation order */
+    WeftSched engine;         /* the engine's own scheduling identity (id 0) */
+    guint32 next_sched_id;    /* last scheduling id handed out */
 
     weft_time_t duration;     /* 0: unlimited */
     weft_time_t hang_timeout; /* 0: watchdog off (a dry queue with work pending still ends the run) */
@@ -73,10 +74,17 @@ guint64 weft_sim_clear_models (WeftSim *sim);
 WeftModel *weft_sim_add_model (WeftSim *sim, const WeftModelClass *klass, const char *name,
                                guint32 node);
 
+/* A fresh scheduling identity (ids are handed out in creation order, from 1). */
+static inline WeftSched
+weft_sim_sched_new (WeftSim *sim)
+{
+    return (WeftSched){ ++sim->next_sched_id, 0 };
+}
+
 /* Schedules fn(sim, target, arg) @delay after now (or at absolute time @at), keyed by the
  * scheduling object @from (NULL: the engine). */
 static inline void
-weft_sim_schedule_at (WeftSim *sim, WeftModel *from, weft_time_t at, WeftHandler fn,
+weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler fn,
                       void *target, WeftArg arg)
 {
     if (!from)
@@ -86,7 +94,7 @@ weft_sim_schedule_at (WeftSim *sim, WeftModel *from, weft_time_t at, WeftHandler
 }
 
 static inline void
-weft_sim_schedule (WeftSim *sim, WeftModel *from, weft_time_t delay, WeftHandler fn,
+weft_sim_schedule (WeftSim *sim, WeftSched *from, weft_time_t delay, WeftHandler fn,
                    void *target, WeftArg arg)
 {
     weft_sim_schedule_at (sim, from, sim->now + delay, fn, target, arg);

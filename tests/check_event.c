@@ -70,11 +70,11 @@ START_TEST (test_event_ties_break_by_object_then_counter)
     WeftModel *a = weft_sim_add_model (sim, &dummy_class, "a", 0);
     WeftModel *b = weft_sim_add_model (sim, &dummy_class, "b", 1);
     /* Scheduled interleaved, b first; at one time a (lower id) goes first, each in its order. */
-    weft_sim_schedule_at (sim, b, 10, record, b, (WeftArg){ .u = 1 });
-    weft_sim_schedule_at (sim, a, 10, record, a, (WeftArg){ .u = 1 });
-    weft_sim_schedule_at (sim, b, 10, record, b, (WeftArg){ .u = 2 });
-    weft_sim_schedule_at (sim, a, 5, record, a, (WeftArg){ .u = 0 });
-    weft_sim_schedule_at (sim, a, 10, record, a, (WeftArg){ .u = 2 });
+    weft_sim_schedule_at (sim, &b->sched, 10, record, b, (WeftArg){ .u = 1 });
+    weft_sim_schedule_at (sim, &a->sched, 10, record, a, (WeftArg){ .u = 1 });
+    weft_sim_schedule_at (sim, &b->sched, 10, record, b, (WeftArg){ .u = 2 });
+    weft_sim_schedule_at (sim, &a->sched, 5, record, a, (WeftArg){ .u = 0 });
+    weft_sim_schedule_at (sim, &a->sched, 10, record, a, (WeftArg){ .u = 2 });
     weft_sim_work_add (sim, 1);
     ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_HANG); /* dry queue, work pending */
     ck_assert_str_eq (order->str, "a0 a1 a2 b1 b2 ");
@@ -91,7 +91,7 @@ tick (WeftSim *sim, void *target, WeftArg arg)
 {
     if (arg.u > 0)
         weft_sim_progress (sim);
-    weft_sim_schedule (sim, target, WEFT_US (1), tick, target, (WeftArg){ .u = arg.u ? arg.u - 1 : 0 });
+    weft_sim_schedule (sim, &((WeftModel *) target)->sched, WEFT_US (1), tick, target, (WeftArg){ .u = arg.u ? arg.u - 1 : 0 });
 }
 
 START_TEST (test_event_watchdog_counts_progress_not_events)
@@ -101,7 +101,7 @@ START_TEST (test_event_watchdog_counts_progress_not_events)
     sim->hang_timeout = WEFT_US (50);
     weft_sim_work_add (sim, 1);
     /* 100 us of progress, then events that are not progress forever. */
-    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 100 });
+    weft_sim_schedule_at (sim, &m->sched, 0, tick, m, (WeftArg){ .u = 100 });
     ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_HANG);
     ck_assert_uint_eq (sim->last_progress, WEFT_US (99));
     ck_assert_uint_ge (sim->now, WEFT_US (99) + WEFT_US (50));
@@ -116,7 +116,7 @@ START_TEST (test_event_duration_stops_the_clock)
     WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
     sim->duration = WEFT_US (30) + 500;
     weft_sim_work_add (sim, 1);
-    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 1000 });
+    weft_sim_schedule_at (sim, &m->sched, 0, tick, m, (WeftArg){ .u = 1000 });
     ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DURATION);
     ck_assert_uint_eq (sim->now, WEFT_US (30) + 500);
     ck_assert_uint_eq (sim->events, 31); /* ticks at 0..30 us */
@@ -135,8 +135,8 @@ START_TEST (test_event_done_and_interrupt)
     WeftSim *sim = weft_sim_new (1);
     WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
     weft_sim_work_add (sim, 1);
-    weft_sim_schedule_at (sim, m, WEFT_NS (3), finish_at_once, m, (WeftArg){ 0 });
-    weft_sim_schedule_at (sim, m, WEFT_NS (4), finish_at_once, m, (WeftArg){ 0 });
+    weft_sim_schedule_at (sim, &m->sched, WEFT_NS (3), finish_at_once, m, (WeftArg){ 0 });
+    weft_sim_schedule_at (sim, &m->sched, WEFT_NS (4), finish_at_once, m, (WeftArg){ 0 });
     ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DONE);
     ck_assert_uint_eq (sim->now, WEFT_NS (3));
     weft_sim_free (sim);
@@ -146,7 +146,7 @@ START_TEST (test_event_done_and_interrupt)
     m = weft_sim_add_model (sim, &dummy_class, "m", 0);
     sim->interrupt = &flag;
     weft_sim_work_add (sim, 1);
-    weft_sim_schedule_at (sim, m, 0, tick, m, (WeftArg){ .u = 1000000 });
+    weft_sim_schedule_at (sim, &m->sched, 0, tick, m, (WeftArg){ .u = 1000000 });
     ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_INTERRUPTED);
     ck_assert_uint_lt (sim->events, 10000);
     weft_sim_free (sim);

@@ -4,7 +4,8 @@
  * per SU, 1:1); NIC r on a rail-r leaf; every GPU pair reachable over loop-free static routes
  * with the expected switch hops (same rail in one SU: 1; across SUs: 3 in two tiers, 5 in three
  * unless spines are grouped per rail); D-mod-k balance (a shift permutation over the NICs,
- * numbered leaf-major, puts at most one flow on any link direction); the oversubscription
+ * numbered leaf-major, puts at most one flow on any link direction, and every leaf up port and
+ * spine down port carries the same number of destination routes); the oversubscription
  * taper and its error; the server sub-topology and GPUDirect staging; k-ary fat tree formulas.
  * Unchecked here: experiment-file parsing of these parameters (check_topology_build).
  */
@@ -235,6 +236,66 @@ START_TEST (test_railopt_dmodk_balanced)
 }
 END_TEST
 
+/* Destinations (NICs, or GPUs) whose static route leaves switch @v through each port. */
+static guint *
+routes_per_port (const WeftGraph *g, guint32 v, WeftNodeKind dest_kind)
+{
+    const WeftNode *n = weft_graph_node (g, v);
+    guint *per_port = g_new0 (guint, n->ports->len);
+    for (guint ep = 0; ep < weft_graph_n_endpoints (g); ep++) {
+        if (weft_graph_node (g, weft_graph_endpoint_node (g, ep))->kind != dest_kind)
+            continue;
+        guint32 port = weft_graph_route_static (g, v, ep);
+        ck_assert_uint_lt (port, n->ports->len);
+        per_port[port]++;
+    }
+    return per_port;
+}
+
+/* The issue's "balanced": on the full 1, 2 and 4 SU fabrics every spine-facing port of a leaf
+ * carries the routes of (N - 32) / 32 destinations (the N - 32 NICs or GPUs not on the leaf
+ * over its 32 uplinks), and every port of a spine N / 64 (all N over its 64 down ports). */
+START_TEST (test_railopt_dmodk_port_balance)
+{
+    static const guint64 sus[] = { 1, 2, 4 };
+    static const WeftNodeKind kinds[] = { WEFT_NODE_NIC, WEFT_NODE_GPU };
+    for (guint i = 0; i < G_N_ELEMENTS (sus); i++) {
+        WeftRailOptParams p = superpod (sus[i], 0);
+        g_autoptr (WeftGraph) g = build (&p);
+        weft_graph_routes_compute (g);
+        guint dests = 32 * 8 * sus[i], leaves = 0, spines = 0;
+        for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+            for (guint32 v = 0; v < weft_graph_n_nodes (g); v++) {
+                const WeftNode *n = weft_graph_node (g, v);
+                if (n->kind != WEFT_NODE_SWITCH)
+                    continue;
+                g_autofree guint *per_port = routes_per_port (g, v, kinds[k]);
+                guint up = 0, down = 0;
+                for (guint port = 0; port < n->ports->len; port++) {
+                    guint32 u;
+                    ck_assert (weft_graph_peer (g, v, port, &u, NULL)); /* full: all cabled */
+                    const WeftNode *peer = weft_graph_node (g, u);
+                    gboolean is_up = peer->kind == WEFT_NODE_SWITCH && peer->tier > n->tier;
+                    guint want = n->tier == 1 ? (is_up ? (dests - 32) / 32 : 1) : dests / 64;
+                    ck_assert_msg (per_port[port] == want,
+                                   "%u SU, %s destinations: %s port %u carries %u routes, "
+                                   "expected %u",
+                                   (guint) sus[i], weft_node_kind_name (kinds[k]), n->name,
+                                   port + 1, per_port[port], want);
+                    up += is_up;
+                    down += !is_up;
+                }
+                ck_assert_uint_eq (up, n->tier == 1 ? 32 : 0);
+                ck_assert_uint_eq (down, n->tier == 1 ? 32 : 64);
+                leaves += n->tier == 1;
+                spines += n->tier == 2;
+            }
+        ck_assert_uint_eq (leaves, 2 * 8 * sus[i]);
+        ck_assert_uint_eq (spines, 2 * 4 * sus[i]);
+    }
+}
+END_TEST
+
 START_TEST (test_railopt_dmodk_balanced_three_tier)
 {
     for (int grouping = 0; grouping < 2; grouping++) {
@@ -391,6 +452,7 @@ test_suite (void)
     tcase_add_test (tc, test_railopt_hops_three_tier);
     tcase_add_test (tc, test_railopt_dmodk_balanced);
     tcase_add_test (tc, test_railopt_dmodk_balanced_three_tier);
+    tcase_add_test (tc, test_railopt_dmodk_port_balance);
     tcase_add_test (tc, test_railopt_oversubscription);
     tcase_add_test (tc, test_railopt_bad_params);
     tcase_add_test (tc, test_railopt_partial_su);

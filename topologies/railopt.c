@@ -210,6 +210,7 @@ weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *serve
         g_snprintf (name, sizeof name, "su%" G_GUINT64_FORMAT "-rail%" G_GUINT64_FORMAT "-leaf",
                     su, rail);
         leaf[su * R + rail] = sw (g, name, radix, 1, su, rail);
+        weft_graph_node (g, leaf[su * R + rail])->down_ports = (guint32) S; /* slot k on port k */
     }
     guint64 n_spines = tiers == 2 ? sp2 : pods * sp_pod;
     guint32 *spine = g_new (guint32, n_spines);
@@ -217,6 +218,8 @@ weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *serve
         g_snprintf (name, sizeof name, "spine%" G_GUINT64_FORMAT, s);
         spine[s] = sw (g, name, radix, 2, tiers == 3 && !rail_major ? (gint32) (s / sp_pod) : -1,
                        rail_major ? (gint32) (s / sp_pod) : -1);
+        if (tiers == 3)
+            weft_graph_node (g, spine[s])->down_ports = (guint32) D2;
     }
     guint32 *core = g_new (guint32, cores + 1);
     for (guint64 c = 0; c < cores; c++) {

@@ -3,9 +3,10 @@
  * Scalable units (SU) of servers_per_su server slots; NIC r of every server of an SU is cabled
  * to the SU's rail-r leaf (one leaf per SU and rail, rails = [server] nics).  Leaves have
  * `radix` ports: slot k of the SU on port k (empty when the server is missing: partial SUs keep
- * every leaf and all leaf-spine cabling), then the uplinks.  Oversubscription is a ratio of
- * down to up ports: a leaf with D down ports has D / leaf_oversubscription uplinks, which must
- * be a whole number (3:1 with 32 down is refused, naming 2:1 and 4:1).
+ * every leaf and all leaf-spine cabling; the leaf's down_ports stays servers_per_su), then the
+ * uplinks.  Oversubscription is a ratio of down to up ports: a leaf with D down ports has
+ * D / leaf_oversubscription uplinks, which must be a whole number (3:1 with 32 down is refused,
+ * naming 2:1 and 4:1).
  *
  * Two tiers: every leaf joins every spine (spine_grouping = full_mesh) with the same number of
  * parallel cables; spines use every port for leaves, so spines = leaves x uplinks / radix
