@@ -184,6 +184,20 @@ write_full (const char *path)
     return t;
 }
 
+/* A trace with @n flows and nothing else; left open for the caller. */
+static WeftTrace *
+write_flows (const char *path, guint n)
+{
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    for (guint i = 0; i < n; i++) {
+        WeftTraceFlow f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    return t;
+}
+
 static void
 close_ok (WeftTrace *t, WeftTraceStatus status, const char *message)
 {
@@ -362,13 +376,7 @@ START_TEST (test_trace_cut_short_is_incomplete)
         const char *name = weft_trace_status_name (status);
         char *file = g_strconcat (name, ".h5", NULL), *path = tmp_path (file);
         GError *error = NULL;
-        WeftTrace *t = weft_trace_create (path, &test_meta, &error);
-        ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
-        for (guint i = 0; i < 100; i++) {
-            WeftTraceFlow f = make_flow (i);
-            weft_trace_append_flow (t, &f);
-        }
-        close_ok (t, status, NULL);
+        close_ok (write_flows (path, 100), status, NULL);
         WeftTraceInfo *info = weft_trace_reader_open (path, &error);
         ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
         ck_assert (info->readable);
@@ -433,12 +441,7 @@ START_TEST (test_trace_abandoned_is_incomplete)
 {
     char *path = tmp_path ("abandoned.h5");
     GError *error = NULL;
-    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
-    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
-    for (guint i = 0; i < 100; i++) {
-        WeftTraceFlow f = make_flow (i);
-        weft_trace_append_flow (t, &f);
-    }
+    WeftTrace *t = write_flows (path, 100);
     weft_trace_flush (t);
     weft_trace_abandon (t);
     WeftTraceInfo *info = weft_trace_reader_open (path, &error);
