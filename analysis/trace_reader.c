@@ -5,7 +5,7 @@
  * members by name, so a reader keeps working when a later schema adds members.
  */
 #include "config.h"
-#define G_LOG_DOMAIN "weft-trace-reader"
+#define G_LOG_DOMAIN "weft-reader"
 #include "analysis/trace_reader.h"
 #include "sim/trace_types.h"
 
