@@ -11,8 +11,9 @@
  * round, so the figure is the queue's cost, not mt19937's and log()'s.  A warm-up of
  * 2 x PENDING hold operations runs untimed first.
  *
- * Built twice from this source: bench/evq_hold (the default arity, 4) and bench/evq_hold_d2
- * (-DWEFT_EVQ_ARITY=2); both compile sim/event.c in directly so the arity differs.
+ * Built twice from this source: bench/evq_hold measures weft's event queue (sim/event.c, a
+ * radix heap) and bench/evq_hold_heap (-DEVQ_HEAP) the 4-ary heap it replaced
+ * (bench/evq_heap.c), on the same records and the same (time, key) order.
  *
  * Usage: bench/evq_hold [OPS [PENDING [SEED]]]   (defaults 10^7, 10^5, 1)
  */
@@ -24,6 +25,24 @@
 #include <time.h>
 
 #include "sim/event.h"
+#ifdef EVQ_HEAP
+#include "bench/evq_heap.h"
+typedef EvqHeap Queue;
+#define QUEUE_NAME "4-ary heap (baseline)"
+#define q_init evq_heap_init
+#define q_clear evq_heap_clear
+#define q_push evq_heap_push
+#define q_pop evq_heap_pop
+#define q_len evq_heap_len
+#else
+typedef WeftEventQueue Queue;
+#define QUEUE_NAME "radix heap (sim/event.c)"
+#define q_init weft_evq_init
+#define q_clear weft_evq_clear
+#define q_push weft_evq_push
+#define q_pop weft_evq_pop
+#define q_len weft_evq_len
+#endif
 #include "sim/rng.h"
 
 #define N_INCR (1u << 20)
@@ -59,11 +78,11 @@ cpu_seconds (void)
 static guint64 key_counter;
 
 static void
-push_at (WeftEventQueue *q, weft_time_t at)
+push_at (Queue *q, weft_time_t at)
 {
     /* Distinct keys, as the simulator's (object id << 32 | counter) are. */
     WeftEvent ev = { .at = at, .key = key_counter++, .fn = on_nothing };
-    weft_evq_push (q, &ev);
+    q_push (q, &ev);
 }
 
 int
@@ -82,8 +101,8 @@ main (int argc, char **argv)
     for (guint i = 0; i < N_INCR; i++)
         incr[i] = (weft_time_t) (gsl_ran_exponential (rng, MEAN_INCR_PS) + 0.5);
 
-    WeftEventQueue q;
-    weft_evq_init (&q);
+    Queue q;
+    q_init (&q);
     for (guint64 i = 0; i < pending; i++)
         push_at (&q, incr[i & (N_INCR - 1)]);
 
@@ -91,7 +110,7 @@ main (int argc, char **argv)
     guint64 j = pending;
     guint64 warm = 2 * pending;
     for (guint64 i = 0; i < warm; i++, j++) {
-        weft_evq_pop (&q, &ev);
+        q_pop (&q, &ev);
         push_at (&q, ev.at + incr[j & (N_INCR - 1)]);
     }
 
@@ -101,7 +120,7 @@ main (int argc, char **argv)
     gint64 t0 = g_get_monotonic_time ();
     double c0 = cpu_seconds ();
     for (guint64 i = 0; i < ops; i++, j++) {
-        weft_evq_pop (&q, &ev);
+        q_pop (&q, &ev);
         check += ev.at;
         push_at (&q, ev.at + incr[j & (N_INCR - 1)]);
     }
@@ -109,16 +128,16 @@ main (int argc, char **argv)
     double cpu = cpu_seconds () - c0;
 
     double wall = (double) (t1 - t0) / 1e6;
-    printf ("evq_hold: arity %d, %" G_GUINT64_FORMAT " pending, %" G_GUINT64_FORMAT
+    printf ("evq_hold: %s, %" G_GUINT64_FORMAT " pending, %" G_GUINT64_FORMAT
             " hold ops (1 event = 1 pop + 1 push)\n",
-            WEFT_EVQ_ARITY, (guint64) weft_evq_len (&q), ops);
+            QUEUE_NAME, (guint64) q_len (&q), ops);
     printf ("  wall time    %.3f s, %.2fM events/s, %.1f ns/event\n", wall,
             wall > 0 ? (double) ops / wall / 1e6 : 0.0, wall > 0 ? wall * 1e9 / (double) ops : 0.0);
     printf ("  cpu time     %.3f s, %.2fM events/s\n", cpu,
             cpu > 0 ? (double) ops / cpu / 1e6 : 0.0);
     printf ("  check        %016" G_GINT64_MODIFIER "x\n", check);
 
-    weft_evq_clear (&q);
+    q_clear (&q);
     g_free (incr);
     gsl_rng_free (rng);
     return 0;

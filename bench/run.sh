@@ -4,7 +4,7 @@
 # Builds nothing: run `make` (or `make bench`) first.  Run from the build directory, or say
 # where things are:
 #   WEFT=path/to/weft     the weft binary (default ./weft)
-#   BENCH_BIN=dir         where evq_hold and evq_hold_d2 were built (default: bench/ next to weft)
+#   BENCH_BIN=dir         where evq_hold and evq_hold_heap were built (default: bench/ next to weft)
 #   REPEAT=n              runs of each benchmark; the row shows the fastest (default 3: timings
 #                         on a shared machine are noisy)
 #   EVQ_OPS=n             hold operations for evq_hold (default 1e7)
@@ -25,7 +25,7 @@ die () { echo "bench/run.sh: $*" >&2; exit 1; }
 
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (it measures peak RSS): apt-get install time"
 [ -x "$WEFT" ] || die "no weft binary at $WEFT: run make first, or set WEFT=path/to/weft"
-for p in evq_hold evq_hold_d2; do
+for p in evq_hold evq_hold_heap; do
     [ -x "$BENCH_BIN/$p" ] || die "no $BENCH_BIN/$p: run make bench first, or set BENCH_BIN"
 done
 
@@ -66,12 +66,11 @@ printf "# weft bench: %s, %s, best of %s\n" "$("$WEFT" --version | head -1)" \
     "$(uname -m), $(getconf _NPROCESSORS_ONLN) cores" "$REPEAT"
 printf "%-28s %8s %12s %11s %12s %9s\n" scenario "wall s" events "events/s" "hops/s" "RSS MiB"
 
-for p in evq_hold evq_hold_d2; do
+for p in evq_hold evq_hold_heap; do
     best_of "$p" "$BENCH_BIN/$p" "$EVQ_OPS"
-    arity=$(field "$tmp/best.out" "^evq_hold:" '$3')
-    pending=$(field "$tmp/best.out" "^evq_hold:" '$4')
-    ops=$(field "$tmp/best.out" "^evq_hold:" '$6')
-    row "evq_hold ${arity%,}-ary ${pending}p" "$best" "$ops" -
+    pending=$(sed -n 's/^evq_hold: .*, \([0-9]*\) pending, .*/\1/p' "$tmp/best.out")
+    ops=$(sed -n 's/^evq_hold: .* pending, \([0-9]*\) hold ops.*/\1/p' "$tmp/best.out")
+    row "$p ${pending}p" "$best" "$ops" -
 done
 
 for ini in "$here"/scenarios/*.ini; do

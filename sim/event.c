@@ -2,156 +2,137 @@
 #define G_LOG_DOMAIN "weft-event"
 #include "sim/event.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#define D WEFT_EVQ_ARITY
-
-static inline gboolean
-before (const WeftEventQueue *q, const WeftEvqEntry *a, const WeftEvqEntry *b)
+static inline guint
+bucket_of (const WeftEventQueue *q, weft_time_t at)
 {
-    if (a->at != b->at)
-        return a->at < b->at;
-    if (a->id != b->id)
-        return a->id < b->id;
-    return q->rec[a->slot].key < q->rec[b->slot].key; /* same object, same time */
+    return at == q->last ? 0 : 64 - (guint) __builtin_clzll (at ^ q->last);
 }
 
-static void
-heap_alloc (WeftEventQueue *q, gsize cap)
+static inline void
+bucket_append (WeftEvqBucket *b, const WeftEvent *ev)
 {
-    /* D - 1 spare entries in front, so that heap + 1 - and every sibling group - starts on a
-     * cache-line boundary. */
-    void *mem = NULL;
-    if (posix_memalign (&mem, 64, (cap + D) * sizeof (WeftEvqEntry)) != 0)
-        g_error ("event queue: out of memory for %" G_GSIZE_FORMAT " events", cap);
-    WeftEvqEntry *heap = (WeftEvqEntry *) mem + (D - 1);
-    if (q->heap_mem) {
-        memcpy (heap, q->heap, q->len * sizeof (WeftEvqEntry));
-        free (q->heap_mem);
+    if (G_UNLIKELY (b->len == b->cap)) {
+        b->cap = b->cap ? b->cap * 2 : 64;
+        b->v = g_renew (WeftEvent, b->v, b->cap);
     }
-    q->heap_mem = mem;
-    q->heap = heap;
-    q->cap = cap;
+    b->v[b->len++] = *ev;
+}
+
+/* Bucket 0 is a binary min-heap on the key (all its events share one time). */
+static void
+zero_push (WeftEvqBucket *b, const WeftEvent *ev)
+{
+    bucket_append (b, ev);
+    WeftEvent *h = b->v;
+    guint32 i = b->len - 1;
+    while (i > 0) {
+        guint32 parent = (i - 1) / 2;
+        if (h[parent].key <= ev->key)
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = *ev;
 }
 
 static void
-rec_grow (WeftEventQueue *q)
+zero_pop (WeftEvqBucket *b, WeftEvent *out)
 {
-    gsize old = q->cap_rec, cap = old ? old * 2 : 1024;
-    q->rec = g_renew (WeftEvqRecord, q->rec, cap);
-    q->free_slots = g_renew (guint32, q->free_slots, cap);
-    /* Lowest slots on top of the stack, so a small queue stays in a few lines. */
-    for (gsize s = cap; s-- > old;)
-        q->free_slots[q->n_free++] = (guint32) s;
-    q->cap_rec = cap;
+    WeftEvent *h = b->v;
+    *out = h[0];
+    guint32 n = --b->len;
+    if (n == 0)
+        return;
+    WeftEvent last = h[n];
+    guint32 i = 0;
+    for (;;) {
+        guint32 c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].key < h[c].key)
+            c++;
+        if (h[c].key >= last.key)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
 }
 
 void
 weft_evq_init (WeftEventQueue *q)
 {
     *q = (WeftEventQueue){ 0 };
-    heap_alloc (q, 1024);
-    rec_grow (q);
 }
 
 void
 weft_evq_clear (WeftEventQueue *q)
 {
-    free (q->heap_mem);
-    g_free (q->rec);
-    g_free (q->free_slots);
+    for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
+        g_free (q->b[i].v);
     *q = (WeftEventQueue){ 0 };
-}
-
-/* Index of the earliest of the @k entries from @first. */
-static inline gsize
-min_child (const WeftEventQueue *q, gsize first, gsize k)
-{
-    const WeftEvqEntry *h = q->heap;
-#if WEFT_EVQ_ARITY == 4
-    if (G_LIKELY (k == 4)) {
-        /* A full group of four: a tournament of three comparisons, no loop. */
-        gsize a = before (q, &h[first + 1], &h[first]) ? first + 1 : first;
-        gsize b = before (q, &h[first + 3], &h[first + 2]) ? first + 3 : first + 2;
-        return before (q, &h[b], &h[a]) ? b : a;
-    }
-#endif
-    gsize best = first;
-    for (gsize c = first + 1; c < first + k; c++)
-        if (before (q, &h[c], &h[best]))
-            best = c;
-    return best;
-}
-
-/* Places @e at position @i of a heap of @n entries, moving smaller children up. */
-static inline void
-sift_down (WeftEventQueue *q, gsize n, gsize i, WeftEvqEntry e)
-{
-    WeftEvqEntry *h = q->heap;
-    for (;;) {
-        gsize first = i * D + 1;
-        if (first >= n)
-            break;
-        gsize best = min_child (q, first, first + D <= n ? D : n - first);
-        if (!before (q, &h[best], &e))
-            break;
-        h[i] = h[best];
-        i = best;
-    }
-    h[i] = e;
-}
-
-void
-weft_evq_settle (WeftEventQueue *q)
-{
-    if (!q->hole)
-        return;
-    q->hole = FALSE;
-    gsize n = --q->len;
-    if (n > 0)
-        sift_down (q, n, 0, q->heap[n]);
 }
 
 void
 weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
 {
-    if (G_UNLIKELY (q->n_free == 0))
-        rec_grow (q);
-    guint32 slot = q->free_slots[--q->n_free];
-    q->rec[slot] = (WeftEvqRecord){ ev->key, ev->fn, ev->target, ev->arg };
-    WeftEvqEntry e = { ev->at, (guint32) (ev->key >> 32), slot };
-    if (q->hole) {
-        /* Refill the root left by the last pop: one sift-down does both operations. */
-        q->hole = FALSE;
-        sift_down (q, q->len, 0, e);
-        return;
+    g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
+    guint i = bucket_of (q, ev->at);
+    q->len++;
+    if (i == 0) {
+        zero_push (&q->b[0], ev);
+    } else {
+        bucket_append (&q->b[i], ev);
+        q->nonempty |= G_GUINT64_CONSTANT (1) << (i - 1);
     }
-    if (G_UNLIKELY (q->len == q->cap))
-        heap_alloc (q, q->cap * 2);
-    /* Sift up: move parents down until e fits, then write it once. */
-    gsize i = q->len++;
-    WeftEvqEntry *h = q->heap;
-    while (i > 0) {
-        gsize parent = (i - 1) / D;
-        if (!before (q, &e, &h[parent]))
-            break;
-        h[i] = h[parent];
-        i = parent;
+}
+
+/* Bucket 0 is empty: move the time forward to the earliest pending event and spread the
+ * lowest non-empty bucket below it.  FALSE when nothing is pending. */
+static gboolean
+refill (WeftEventQueue *q)
+{
+    if (q->nonempty == 0)
+        return FALSE;
+    guint i = (guint) __builtin_ctzll (q->nonempty) + 1;
+    WeftEvqBucket *b = &q->b[i];
+    weft_time_t min = b->v[0].at;
+    for (guint32 k = 1; k < b->len; k++)
+        if (b->v[k].at < min)
+            min = b->v[k].at;
+    q->last = min;
+    q->nonempty &= ~(G_GUINT64_CONSTANT (1) << (i - 1));
+    /* Every event of bucket i now differs from the new time in a lower bit (or not at all):
+     * they all move to buckets below i, so b is not appended to while it is read. */
+    guint32 n = b->len;
+    b->len = 0;
+    for (guint32 k = 0; k < n; k++) {
+        const WeftEvent *ev = &b->v[k];
+        guint j = bucket_of (q, ev->at);
+        if (j == 0) {
+            zero_push (&q->b[0], ev);
+        } else {
+            bucket_append (&q->b[j], ev);
+            q->nonempty |= G_GUINT64_CONSTANT (1) << (j - 1);
+        }
     }
-    h[i] = e;
+    return TRUE;
 }
 
 gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {
-    weft_evq_settle (q);
-    if (q->len == 0)
+    if (q->b[0].len == 0 && !refill (q))
         return FALSE;
-    const WeftEvqEntry *top = &q->heap[0];
-    const WeftEvqRecord *r = &q->rec[top->slot];
-    *out = (WeftEvent){ top->at, r->key, r->fn, r->target, r->arg };
-    q->free_slots[q->n_free++] = top->slot;
-    q->hole = TRUE;
+    zero_pop (&q->b[0], out);
+    q->len--;
     return TRUE;
+}
+
+weft_time_t
+weft_evq_peek_time (WeftEventQueue *q)
+{
+    if (q->b[0].len == 0 && !refill (q))
+        return WEFT_TIME_NEVER;
+    return q->last;
 }
