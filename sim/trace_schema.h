@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 1
+#define WEFT_TRACE_SCHEMA_VERSION 2
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 
@@ -63,6 +63,8 @@ typedef struct {
     guint64 max_queue_bytes;  /* egress queue depth feeding this direction */
     double mean_queue_bytes;  /* time-weighted over the interval */
     guint64 drops;            /* packets dropped at that egress queue in the interval */
+    guint64 stall_ps;         /* time in the interval with data waiting and no credits to send it
+                                 (credit-based fabrics; 0 elsewhere) */
 } WeftTraceLinkSample;
 
 /* /ports: final 64-bit counters per connected port, written at the end. */
@@ -75,6 +77,18 @@ typedef struct {
     guint64 drops;          /* tail drops at this port's egress queue */
     guint64 max_queue_bytes;
     guint64 busy_ps;        /* time the transmitter was sending */
+    /* In the spirit of perfquery -x (64-bit) and ibstat; the perfquery names follow from these:
+     * PortXmitData / PortRcvData = tx_bytes / rx_bytes divided by 4 (IB counts 4-byte words),
+     * PortXmitPkts / PortRcvPkts = tx_packets / rx_packets, PortXmitDiscards = drops. */
+    guint64 xmit_wait_ps;   /* PortXmitWait: time with data to send and no credits for it */
+    guint64 lossless_drops; /* dropped for lack of buffer on a lossless fabric: always a bug */
+    guint64 symbol_errors;  /* SymbolErrorCounter (moved only by injected faults) */
+    guint64 link_downed;    /* LinkDownedCounter (faults only) */
+    guint64 rcv_errors;     /* PortRcvErrors (faults only) */
+    guint64 rate_bps;       /* the link's rate */
+    guint8 state;           /* PortState as IB numbers it: 1 Down, 2 Init, 3 Armed, 4 Active */
+    guint8 phys_state;      /* PortPhysicalState: 2 Polling, 3 Disabled, 5 LinkUp */
+    char link_layer[WEFT_TRACE_KIND_LEN]; /* "InfiniBand" or "Ethernet" */
 } WeftTracePort;
 
 /* /meta attributes written when the file is opened. */
