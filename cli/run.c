@@ -82,6 +82,16 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
             st.data_drops);
     printf ("  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
             st.retransmits, st.timeouts);
+    if (s->net->fabric.kind == WEFT_FABRIC_INFINIBAND) {
+        g_autofree char *wait = human_time (st.xmit_wait_ps);
+        printf ("  credits      PortXmitWait %s summed over ports; lossless drops %" G_GUINT64_FORMAT
+                "%s\n",
+                wait, st.lossless_drops, st.lossless_drops ? " (A BUG: please report it)" : "");
+    }
+    if (st.reorder_count)
+        printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"
+                G_GUINT64_FORMAT " ahead\n",
+                st.reorder_count, st.reorder_max);
     printf ("  packets      %" G_GUINT64_FORMAT " hops\n", st.packet_hops);
     printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
             s->sim->events, wall > 0 ? s->sim->events / wall / 1e6 : 0.0);

@@ -11,8 +11,10 @@
 #include "models/switch.h"
 #include "models/workload.h"
 
-static const char *const known_groups[] = { "experiment", "topology", "server", "fabric",
-                                            "switch",     "transport", "trace", NULL };
+static const char *const known_groups[] = { "experiment", "topology",   "server",
+                                            "fabric",     "ethernet",   "infiniband",
+                                            "switch",     "transport",  "trace",
+                                            NULL };
 static const char *const known_prefixes[] = { "workload", "fault", NULL };
 
 gboolean
@@ -33,6 +35,33 @@ port_of (WeftModel *m, guint32 p)
     if (m->klass == &weft_switch_class)
         return &((WeftSwitch *) m)->ports[p];
     return &((WeftNic *) m)->port;
+}
+
+/* A cut-through switch routes on the first 64 bytes (IB LRH + BTH fit in 20). */
+#define CUT_THROUGH_BYTES 64
+
+static guint32
+buffer_credits (const WeftNetwork *net, const WeftModel *m)
+{
+    return m->klass == &weft_switch_class ? net->fabric.ib.buffer_credits
+                                          : net->fabric.ib.hca_credits;
+}
+
+/* InfiniBand: every port advertises its own buffer and may spend its peer's. */
+static gboolean
+enable_credits (WeftNetwork *net)
+{
+    for (guint i = 0; i < net->ports->len; i++) {
+        WeftPort *p = net->ports->pdata[i];
+        p->ib = weft_ib_port_new (&net->fabric.ib, buffer_credits (net, p->link.peer),
+                                  buffer_credits (net, p->owner));
+    }
+    for (guint i = 0; i < net->sim->models->len; i++) {
+        WeftModel *m = net->sim->models->pdata[i];
+        if (m->klass == &weft_switch_class)
+            weft_switch_enable_credits ((WeftSwitch *) m);
+    }
+    return TRUE;
 }
 
 static gboolean
@@ -92,14 +121,21 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             guint32 peer, peer_port;
             weft_graph_peer (g, id, p, &peer, &peer_port);
             WeftPort *port = port_of (m, p);
-            guint64 cap = m->klass == &weft_switch_class ? ((WeftSwitch *) m)->buffer_bytes
-                                                         : G_MAXUINT64;
+            /* On InfiniBand nothing is tail-dropped: the buffer that matters is the input's. */
+            guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric)
+                              ? ((WeftSwitch *) m)->buffer_bytes
+                              : G_MAXUINT64;
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
                             net->node_model[peer], (guint16) peer_port, l->rate_bps,
                             l->delay_ps + net->node_latency[peer], cap);
+            WeftModel *pm = net->node_model[peer];
+            if (pm->klass == &weft_switch_class && weft_switch_cut_through ((WeftSwitch *) pm))
+                port->link.cut_bytes = CUT_THROUGH_BYTES;
             g_ptr_array_add (net->ports, port);
         }
     }
+    if (net->fabric.kind == WEFT_FABRIC_INFINIBAND && !enable_credits (net))
+        return FALSE;
     for (guint i = 0; i < net->sim->models->len; i++) {
         WeftModel *m = net->sim->models->pdata[i];
         if (m->klass->init && !m->klass->init (m, error)) {
@@ -107,6 +143,27 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             return FALSE;
         }
     }
+    return TRUE;
+}
+
+/* Keys that would be silently ignored on the chosen fabric are refused. */
+static gboolean
+check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
+{
+    if (weft_fabric_lossless (&net->fabric) &&
+        g_key_file_has_key (weft_experiment_keyfile (exp), "switch", "buffer", NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "switch",
+                                     "buffer",
+                                     "not used on InfiniBand, whose buffers are per input port "
+                                     "and VL: set [infiniband] buffer");
+    if (net->fabric.kind != WEFT_FABRIC_INFINIBAND)
+        for (guint i = 0; i < net->specs->len; i++) {
+            const WeftFlowSpec *s = &g_array_index (net->specs, WeftFlowSpec, i);
+            if (s->sl != 0)
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY,
+                                             net->workload_names->pdata[s->group], "sl",
+                                             "service levels exist on InfiniBand only");
+        }
     return TRUE;
 }
 
@@ -132,6 +189,9 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;
     net->tp.seed = sim->seed;
+    net->tp.accept_ooo = net->fabric.routing == WEFT_ROUTING_ADAPTIVE;
+    if (!check_fabric_keys (net, exp, error))
+        goto fail;
     net->tp.workload_names = net->workload_names;
     WeftPathEnv env = { net->node_latency };
     if (!weft_transport_setup (&net->tp, net->specs, &env, exp, error))
@@ -161,7 +221,7 @@ weft_network_free (WeftNetwork *net)
         return;
     weft_transport_clear (&net->tp);
     weft_params_clear (weft_transport_params, &net->tp);
-    weft_params_clear (weft_fabric_params, &net->fabric);
+    weft_fabric_clear (&net->fabric);
     g_array_unref (net->specs);
     g_ptr_array_unref (net->workload_names);
     g_ptr_array_unref (net->ports);
@@ -245,17 +305,6 @@ weft_network_finish_trace (WeftNetwork *net)
 
 /* ---- statistics ----------------------------------------------------------------------- */
 
-static guint64
-inflight_data (const WeftPort *p)
-{
-    guint64 n = 0;
-    for (const WeftPacket *pkt = p->link.wire.head; pkt; pkt = pkt->next)
-        n += pkt->kind == WEFT_PKT_DATA;
-    for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
-        for (const WeftPacket *pkt = p->q[c].head; pkt; pkt = pkt->next)
-            n += pkt->kind == WEFT_PKT_DATA;
-    return n;
-}
 
 void
 weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
@@ -274,6 +323,8 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->dup_discards += f->dup_discards;
         st->bytes_delivered += f->delivered;
         st->bytes_offered += f->spec.size_bytes;
+        st->reorder_count += f->reorder_count;
+        st->reorder_max = MAX (st->reorder_max, f->reorder_max);
         if (!f->finished)
             continue;
         weft_time_t t = f->finish_ps - f->spec.start_ps;
@@ -302,12 +353,19 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->data_drops += p->drops_data;
         st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
         st->packet_hops += p->tx_packets;
-        st->inflight_data += inflight_data (p);
+        st->inflight_data += weft_port_inflight_data (p);
+        if (p->ib)
+            st->xmit_wait_ps += p->ib->xmit_wait_ps +
+                                (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
     }
     for (guint i = 0; i < net->sim->models->len; i++) {
         const WeftModel *m = net->sim->models->pdata[i];
-        if (m->klass == &weft_switch_class)
+        if (m->klass == &weft_switch_class) {
             st->unroutable += ((const WeftSwitch *) m)->unroutable;
+            st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
+        } else {
+            st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
+        }
     }
 }
 
@@ -353,4 +411,56 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
     if (waiting > shown)
         g_string_append_printf (out, "  ... and %u more waiting flows\n", waiting - shown);
     return g_string_free (out, FALSE);
+}
+
+/* ---- InfiniBand credit conservation ---------------------------------------------------- */
+
+static WeftPort *
+peer_port (const WeftNetwork *net, const WeftPort *p)
+{
+    return port_of (p->link.peer, p->link.peer_port);
+}
+
+guint
+weft_network_check_credits (const WeftNetwork *net, GString *report)
+{
+    guint bad = 0;
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *tx = net->ports->pdata[i];
+        const WeftPort *rx = peer_port (net, tx);
+        if (!tx->ib || !rx->ib)
+            continue;
+        const WeftIbConfig *cfg = tx->ib->cfg;
+        for (guint v = 0; v < cfg->vls; v++) {
+            guint64 wire = 0, buffered = 0, returning = 0;
+            for (const WeftPacket *p = tx->link.wire.head; p; p = p->next)
+                if (p->kind != WEFT_PKT_CREDIT && p->vl == v)
+                    wire += weft_ib_credits (cfg, p->size);
+            /* Packets that arrived on rx and wait in any output queue of its node. */
+            const WeftModel *m = rx->owner;
+            if (m->klass == &weft_switch_class) {
+                const WeftSwitch *sw = (const WeftSwitch *) m;
+                for (guint o = 0; o < sw->n_ports; o++)
+                    for (const WeftPacket *p = sw->ports[o].q[1 + v].head; p; p = p->next)
+                        if (p->in_port == rx->index)
+                            buffered += weft_ib_credits (cfg, p->size);
+            }
+            for (const WeftPacket *p = rx->link.wire.head; p; p = p->next)
+                if (p->kind == WEFT_PKT_CREDIT && p->vl == v)
+                    returning += p->seq;
+            guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
+            if (sum != tx->ib->limit || buffered != rx->ib->used[v]) {
+                bad++;
+                if (report)
+                    g_string_append_printf (
+                        report,
+                        "%s:%u VL %u: avail %u + wire %" G_GUINT64_FORMAT " + buffered %"
+                        G_GUINT64_FORMAT " (counted %u) + pending %u + returning %"
+                        G_GUINT64_FORMAT " != %u\n",
+                        tx->owner->name, tx->index + 1, v, tx->ib->avail[v], wire, buffered,
+                        rx->ib->used[v], rx->ib->pending[v], returning, tx->ib->limit);
+            }
+        }
+    }
+    return bad;
 }

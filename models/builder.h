@@ -50,10 +50,21 @@ typedef struct {
     guint64 max_queue_bytes, drops, data_drops, retransmits, timeouts;
     guint64 ooo_discards, dup_discards, unroutable, inflight_data;
     guint64 bytes_delivered, bytes_offered;
+    guint64 lossless_drops;   /* InfiniBand: packets without buffer space (a bug: never expected) */
+    guint64 xmit_wait_ps;     /* InfiniBand: PortXmitWait summed over every port */
+    guint64 reorder_count, reorder_max; /* out-of-order arrivals placed (adaptive routing) */
     guint64 packet_hops; /* packets sent on any link (sum of every port's tx_packets) */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);
+
+/* InfiniBand: checks, for every link direction and VL, that the sender's available credits +
+ * credits of its packets on the wire + credits of packets buffered at the receiver (counted
+ * from the packets themselves) + the receiver's pending credits + credits in FCPs on the way
+ * back = the receiver's advertised buffer, and that the receiver's own count of buffered
+ * credits matches the packets.  Returns the number of violations, described in @report (may
+ * be NULL). */
+guint weft_network_check_credits (const WeftNetwork *net, GString *report);
 
 /* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
  * bytes delivered, and the links of its path.  (transfer full) */

@@ -3,21 +3,31 @@
 #include "models/fabric.h"
 
 const WeftParamSpec weft_fabric_params[] = {
-    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet", "ethernet|infiniband|roce|ultra-ethernet",
-                     "link layer: ethernet is a lossy baseline (tail drop, no flow control); the "
-                     "others are reserved for their own models"),
-    WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static",
+    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
+                     "ethernet|infiniband|roce|ultra-ethernet",
+                     "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
+                     "infiniband is credit-based and lossless; roce and ultra-ethernet are "
+                     "reserved"),
+    WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static|adaptive",
                      "path choice at switches: ecmp hashes each flow over the equal-cost ports "
-                     "(per-switch seed); static takes the topology's single route (D-mod-k)"),
+                     "(per-switch seed); static takes the topology's single route (D-mod-k or a "
+                     "forwarding table); adaptive picks, per packet, the least-loaded equal-cost "
+                     "port (ties at random)"),
     WEFT_PARAM_BYTES ("mtu", WeftFabric, mtu, "4096B", "256B", "9000B",
-                      "largest payload per packet"),
-    WEFT_PARAM_BYTES ("header", WeftFabric, header, "82B", "0B", "1KiB",
+                      "largest payload per packet (InfiniBand: 256, 512, 1024, 2048 or 4096)"),
+    WEFT_PARAM_END,
+};
+
+const WeftParamSpec weft_ethernet_params[] = {
+    WEFT_PARAM_BYTES ("header", WeftEthernetConfig, header, "82B", "0B", "1KiB",
                       "wire bytes added to each packet: RoCEv2 on Ethernet 62 B + 20 B "
                       "preamble and inter-frame gap"),
-    WEFT_PARAM_BYTES ("ack", WeftFabric, ack_bytes, "84B", "1B", "1KiB",
+    WEFT_PARAM_BYTES ("ack", WeftEthernetConfig, ack_bytes, "84B", "1B", "1KiB",
                       "wire bytes of an acknowledgement (a 64 B minimum frame + 20 B)"),
     WEFT_PARAM_END,
 };
+
+static const char *const kind_names[] = { "ethernet", "infiniband", "roce", "ultra-ethernet" };
 
 gboolean
 weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
@@ -25,11 +35,36 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
     WeftParamBinding b = { weft_fabric_params, fabric };
     if (!weft_params_read (exp, "fabric", &b, 1, error))
         return FALSE;
-    if (fabric->kind != WEFT_FABRIC_ETHERNET)
+    if (fabric->kind == WEFT_FABRIC_ROCE || fabric->kind == WEFT_FABRIC_UEC)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "fabric", "kind",
-                                     "'%s' is not implemented yet: expected ethernet",
-                                     fabric->kind == WEFT_FABRIC_INFINIBAND ? "infiniband"
-                                     : fabric->kind == WEFT_FABRIC_ROCE     ? "roce"
-                                                                            : "ultra-ethernet");
+                                     "'%s' is not implemented yet: expected ethernet or "
+                                     "infiniband",
+                                     kind_names[fabric->kind]);
+    /* A group for the other fabric would be silently ignored: refuse it. */
+    const char *other = fabric->kind == WEFT_FABRIC_ETHERNET ? "infiniband" : "ethernet";
+    if (weft_experiment_has_group (exp, other))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, other, NULL,
+                                     "not used with [fabric] kind = %s",
+                                     kind_names[fabric->kind]);
+    if (fabric->kind == WEFT_FABRIC_ETHERNET) {
+        WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
+        if (!weft_params_read (exp, "ethernet", &eb, 1, error))
+            return FALSE;
+        fabric->header = fabric->eth.header;
+        fabric->ack_bytes = fabric->eth.ack_bytes;
+        return TRUE;
+    }
+    if (!weft_ib_config_read (&fabric->ib, fabric->mtu, exp, error))
+        return FALSE;
+    fabric->header = fabric->ib.header;
+    fabric->ack_bytes = fabric->ib.ack_bytes;
     return TRUE;
+}
+
+void
+weft_fabric_clear (WeftFabric *fabric)
+{
+    weft_params_clear (weft_fabric_params, fabric);
+    weft_params_clear (weft_ethernet_params, &fabric->eth);
+    weft_ib_config_clear (&fabric->ib);
 }

@@ -1,34 +1,59 @@
 /* models/fabric.h - the [fabric] group: which link layer, packet format and path choice.
  *
- * This version models one fabric, `ethernet`: a baseline lossy Ethernet with tail-drop queues
- * and no link-level flow control or congestion control, that the InfiniBand, RoCE and Ultra
- * Ethernet fabrics will replace.  Their names are reserved and refused as not implemented yet.
+ * Fabrics modelled:
+ *   ethernet    a baseline lossy Ethernet: tail-drop queues, no link-level flow control, no
+ *               congestion control.  Packet format from [ethernet].
+ *   infiniband  credit-based link-level flow control per virtual lane (models/ib_credit.h),
+ *               VL arbitration (models/vlarb.h), service levels; lossless by construction.
+ *               Packet format and link layer from [infiniband] (models/infiniband.h).
+ * `roce` and `ultra-ethernet` are reserved and refused as not implemented yet.
  *
- * Packet format: `mtu` is the largest payload; a packet on the wire is payload + `header`
- * bytes.  The default header, 82 B, is RoCEv2's per-packet cost on Ethernet: Ethernet 14 +
+ * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
+ * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
  * IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62 B of frame, plus 20 B of preamble, start
- * delimiter and inter-frame gap that take wire time (IEEE 802.3; IBA Annex A17).  An ACK is a
- * minimum frame: 64 B + 20 B = 84 B.
+ * delimiter and inter-frame gap that take wire time (IEEE 802.3; IBA Annex A17).  An Ethernet
+ * ACK is a minimum frame: 64 B + 20 B = 84 B.
+ *
+ * Routing: static (the topology's single route, D-mod-k or a loaded table), ecmp (per-flow
+ * hash) or adaptive (per packet, the least-loaded equal-cost port: models/routing.h).
  */
 #ifndef WEFT_MODELS_FABRIC_H
 #define WEFT_MODELS_FABRIC_H
 
+#include "models/infiniband.h"
 #include "sim/params.h"
 
 typedef enum { WEFT_FABRIC_ETHERNET, WEFT_FABRIC_INFINIBAND, WEFT_FABRIC_ROCE, WEFT_FABRIC_UEC } WeftFabricKind;
-typedef enum { WEFT_ROUTING_ECMP, WEFT_ROUTING_STATIC } WeftRoutingKind;
+typedef enum { WEFT_ROUTING_ECMP, WEFT_ROUTING_STATIC, WEFT_ROUTING_ADAPTIVE } WeftRoutingKind;
+
+typedef struct {
+    guint64 header;    /* wire bytes added to every data packet */
+    guint64 ack_bytes; /* wire bytes of an ACK */
+} WeftEthernetConfig;
 
 typedef struct {
     int kind;          /* WeftFabricKind */
     int routing;       /* WeftRoutingKind */
     guint64 mtu;       /* largest payload, bytes */
+    /* Resolved from the fabric's own group: */
     guint64 header;    /* wire bytes added to every data packet */
     guint64 ack_bytes; /* wire bytes of an ACK */
+    WeftEthernetConfig eth;
+    WeftIbConfig ib;   /* kind == infiniband */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];
+extern const WeftParamSpec weft_ethernet_params[];
 
-/* Reads [fabric]; refuses fabrics that are not implemented yet. */
+/* Reads [fabric] and the chosen fabric's group; refuses the other fabric's group and fabrics
+ * that are not implemented yet. */
 gboolean weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error);
+void weft_fabric_clear (WeftFabric *fabric);
+
+static inline gboolean
+weft_fabric_lossless (const WeftFabric *fabric)
+{
+    return fabric->kind == WEFT_FABRIC_INFINIBAND;
+}
 
 #endif /* WEFT_MODELS_FABRIC_H */

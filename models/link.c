@@ -17,9 +17,13 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
 }
 
 void
-weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_end)
+weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
 {
-    pkt->arrive_at = tx_end + link->delay_ps;
+    pkt->tail_at = tx_end + link->delay_ps;
+    pkt->arrive_at = pkt->tail_at;
+    if (link->cut_bytes && pkt->size > link->cut_bytes)
+        pkt->arrive_at = tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) +
+                         link->delay_ps;
     gboolean was_empty = link->wire.head == NULL;
     weft_fifo_push (&link->wire, pkt);
     /* A FIFO wire delivers in order, so only the head needs an event. */

@@ -117,6 +117,8 @@ nic_pull (WeftModel *m, guint port)
         WeftPacket *pkt = weft_packet_alloc (&sim->pool);
         pkt->kind = WEFT_PKT_DATA;
         pkt->prio = 1;
+        pkt->vl = f->vl;
+        pkt->sl = f->spec.sl;
         pkt->flow = f->spec.id;
         pkt->src = f->spec.src;
         pkt->dst = f->spec.dst;
@@ -184,6 +186,12 @@ on_ack (WeftNic *nic, WeftPacket *ack)
 
 /* ---- receiver half -------------------------------------------------------------------- */
 
+static inline gboolean
+ooo_test (const WeftFlow *f, guint64 seq)
+{
+    return f->ooo_bits[seq / 8] & (1u << (seq % 8));
+}
+
 static void
 on_data (WeftNic *nic, WeftPacket *pkt)
 {
@@ -194,17 +202,32 @@ on_data (WeftNic *nic, WeftPacket *pkt)
     if (pkt->seq == f->rcv_nxt) {
         f->rcv_nxt++;
         f->delivered += pkt->payload;
+        /* Packets placed out of order earlier now join the in-order prefix. */
+        while (f->ooo_bits && f->rcv_nxt < f->n_pkts && ooo_test (f, f->rcv_nxt)) {
+            f->delivered += f->rcv_nxt + 1 == f->n_pkts ? f->last_payload : tp->fabric->mtu;
+            f->rcv_nxt++;
+        }
         f->nak_sent = FALSE;
         weft_sim_progress (sim);
         if (f->rcv_nxt == f->n_pkts) {
+            g_clear_pointer (&f->ooo_bits, g_free);
             f->finished = TRUE;
             f->finish_ps = sim->now;
             tp->flows_done++;
             weft_transport_trace_flow (tp, f);
             weft_sim_work_done (sim);
         }
-    } else if (pkt->seq < f->rcv_nxt) {
+    } else if (pkt->seq < f->rcv_nxt || (f->ooo_bits && ooo_test (f, pkt->seq))) {
         f->dup_discards++;
+    } else if (tp->accept_ooo) {
+        /* Out-of-order placement (ConnectX with adaptive routing): keep it, count how far. */
+        if (!f->ooo_bits)
+            f->ooo_bits = g_new0 (guint8, (f->n_pkts + 7) / 8);
+        f->ooo_bits[pkt->seq / 8] |= (guint8) (1u << (pkt->seq % 8));
+        guint64 distance = pkt->seq - f->rcv_nxt;
+        f->reorder_count++;
+        f->reorder_sum += distance;
+        f->reorder_max = MAX (f->reorder_max, distance);
     } else {
         f->ooo_discards++;
         if (f->nak_sent) {
@@ -232,7 +255,24 @@ static void
 nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
 {
     WeftNic *nic = (WeftNic *) m;
+    WeftIbPort *ib = nic->port.ib;
+    if (pkt->kind == WEFT_PKT_CREDIT) {
+        weft_ib_on_fcp (ib, pkt);
+        weft_packet_release (&m->sim->pool, pkt);
+        weft_port_kick (&nic->port);
+        return;
+    }
     weft_port_count_rx (&nic->port, pkt);
+    if (ib) {
+        /* The HCA moves what arrives to memory at once: its buffer space is free again. */
+        if (!weft_ib_on_arrival (ib, pkt)) {
+            nic->lossless_drops++;
+            weft_packet_release (&m->sim->pool, pkt);
+            return;
+        }
+        if (weft_ib_release (ib, pkt))
+            weft_port_enqueue (&nic->port, weft_ib_fcp_new (&m->sim->pool, ib, pkt->vl));
+    }
     if (G_UNLIKELY (pkt->dst != m->node)) {
         nic->misdelivered++;
         weft_packet_release (&m->sim->pool, pkt);

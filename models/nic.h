@@ -18,6 +18,7 @@ typedef struct {
     WeftPort port;         /* port 0 */
     WeftFlow *ring_head, *ring_tail; /* flows that may send now */
     guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
+    guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
 } WeftNic;
 
 extern const WeftModelClass weft_nic_class;

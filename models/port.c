@@ -27,9 +27,14 @@ weft_port_clear (WeftPort *port)
 {
     if (!port->owner)
         return;
+    WeftPacketPool *pool = &port->owner->sim->pool;
     for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
-        weft_fifo_release_all (&port->q[c], &port->owner->sim->pool);
+        weft_fifo_release_all (&port->q[c], pool);
+    if (port->staged)
+        weft_packet_release (pool, port->staged);
+    port->staged = NULL;
     weft_link_clear (&port->link);
+    g_clear_pointer (&port->ib, g_free);
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -51,34 +56,102 @@ static void
 start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
     weft_time_t ser = weft_time_serialize (pkt->size, port->link.rate_bps);
-    port->busy_until = now + ser;
+    /* Cut-through: a packet cannot finish leaving before its tail has arrived. */
+    weft_time_t end = MAX (now + ser, pkt->tail_at);
+    port->busy_until = end;
     port->busy_ps += ser;
     port->tx_bytes += pkt->size;
     port->tx_packets++;
     port->s_bytes += pkt->size;
     port->s_packets++;
-    weft_link_send (&port->link, pkt, port->busy_until);
+    if (port->ib)
+        weft_ib_on_send (port->ib, pkt);
+    if (port->on_depart)
+        port->on_depart (port->owner, pkt);
+    weft_link_send (&port->link, pkt, now, end);
 }
 
+/* At most one "transmitter free" event per port. */
 static void
-schedule_free (WeftPort *port)
+ensure_free_event (WeftPort *port)
 {
+    if (port->tx_event)
+        return;
     port->tx_event = TRUE;
     weft_sim_schedule_at (port->owner->sim, &port->sched, port->busy_until, on_tx_free, port,
                           (WeftArg){ 0 });
 }
 
 static WeftPacket *
-dequeue (WeftPort *port, weft_time_t now)
+pop_class (WeftPort *port, guint c, weft_time_t now)
 {
-    for (guint c = 0; c < WEFT_PORT_CLASSES; c++) {
-        if (port->q[c].head) {
-            WeftPacket *pkt = weft_fifo_pop (&port->q[c]);
-            queue_changed (port, now, port->q_bytes - pkt->size);
-            return pkt;
-        }
-    }
+    WeftPacket *pkt = weft_fifo_pop (&port->q[c]);
+    queue_changed (port, now, port->q_bytes - pkt->size);
+    return pkt;
+}
+
+/* Ethernet: strict priority between classes, then the pull source. */
+static WeftPacket *
+dequeue_plain (WeftPort *port, weft_time_t now)
+{
+    for (guint c = 0; c < 2; c++)
+        if (port->q[c].head)
+            return pop_class (port, c, now);
     return port->pull ? port->pull (port->owner, port->index) : NULL;
+}
+
+/* InfiniBand: flow control first, then the VL arbitration among VLs whose next packet has
+ * its credits; with nothing eligible but data waiting, the port stalls (PortXmitWait). */
+static WeftPacket *
+dequeue_ib (WeftPort *port, weft_time_t now)
+{
+    WeftIbPort *ib = port->ib;
+    if (port->q[0].head)
+        return pop_class (port, 0, now);
+    if (!port->staged && port->pull)
+        port->staged = port->pull (port->owner, port->index);
+    guint32 eligible = 0;
+    gboolean waiting = FALSE;
+    guint vls = (guint) ib->cfg->vls;
+    for (guint v = 0; v < vls; v++) {
+        const WeftPacket *head = port->q[1 + v].head;
+        if (!head && port->staged && port->staged->vl == v)
+            head = port->staged;
+        if (!head)
+            continue;
+        waiting = TRUE;
+        if (weft_ib_can_send (ib, head))
+            eligible |= 1u << v;
+    }
+    gboolean high;
+    int v = weft_vlarb_pick (&ib->arb, eligible, &high);
+    if (v < 0) {
+        if (waiting)
+            weft_ib_stall_begin (ib, now);
+        return NULL;
+    }
+    weft_ib_stall_end (ib, now, port->s_start);
+    WeftPacket *pkt;
+    if (port->q[1 + v].head) {
+        pkt = pop_class (port, 1 + v, now);
+    } else {
+        pkt = port->staged;
+        port->staged = NULL;
+    }
+    weft_vlarb_sent (&ib->arb, high, pkt->size);
+    return pkt;
+}
+
+static gboolean
+try_send (WeftPort *port, weft_time_t now)
+{
+    WeftPacket *pkt = port->ib ? dequeue_ib (port, now) : dequeue_plain (port, now);
+    if (!pkt)
+        return FALSE;
+    start_tx (port, pkt, now);
+    if (port->q_bytes > 0 || port->pull || port->staged)
+        ensure_free_event (port);
+    return TRUE;
 }
 
 static void
@@ -86,12 +159,13 @@ on_tx_free (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     port->tx_event = FALSE;
-    WeftPacket *pkt = dequeue (port, sim->now);
-    if (!pkt)
-        return;
-    start_tx (port, pkt, sim->now);
-    if (port->q_bytes > 0 || port->pull)
-        schedule_free (port);
+    try_send (port, sim->now);
+}
+
+static inline gboolean
+idle (const WeftPort *port, weft_time_t now)
+{
+    return !port->tx_event && port->busy_until <= now;
 }
 
 gboolean
@@ -99,11 +173,11 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
     WeftSim *sim = port->owner->sim;
     weft_time_t now = sim->now;
-    if (!port->tx_event && port->busy_until <= now) {
+    if (!port->ib && idle (port, now)) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
         if (port->pull)
-            schedule_free (port);
+            ensure_free_event (port);
         return TRUE;
     }
     if (port->q_bytes + pkt->size > port->cap_bytes) {
@@ -113,11 +187,12 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         weft_packet_release (&sim->pool, pkt);
         return FALSE;
     }
-    guint c = pkt->prio < WEFT_PORT_CLASSES ? pkt->prio : WEFT_PORT_CLASSES - 1;
-    weft_fifo_push (&port->q[c], pkt);
+    weft_fifo_push (&port->q[weft_port_class (port, pkt)], pkt);
     queue_changed (port, now, port->q_bytes + pkt->size);
-    if (!port->tx_event)
-        schedule_free (port);
+    if (idle (port, now))
+        try_send (port, now);
+    else
+        ensure_free_event (port);
     return TRUE;
 }
 
@@ -125,20 +200,28 @@ void
 weft_port_kick (WeftPort *port)
 {
     weft_time_t now = port->owner->sim->now;
-    if (port->tx_event || port->busy_until > now)
-        return; /* the pending "free" event will pull */
-    WeftPacket *pkt = port->pull (port->owner, port->index);
-    if (!pkt)
-        return;
-    start_tx (port, pkt, now);
-    schedule_free (port);
+    if (idle (port, now))
+        try_send (port, now);
+}
+
+guint64
+weft_port_inflight_data (const WeftPort *p)
+{
+    guint64 n = p->staged && p->staged->kind == WEFT_PKT_DATA;
+    for (const WeftPacket *pkt = p->link.wire.head; pkt; pkt = pkt->next)
+        n += pkt->kind == WEFT_PKT_DATA;
+    for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
+        for (const WeftPacket *pkt = p->q[c].head; pkt; pkt = pkt->next)
+            n += pkt->kind == WEFT_PKT_DATA;
+    return n;
 }
 
 gboolean
 weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
 {
     queue_changed (port, now, port->q_bytes);
-    gboolean active = port->s_bytes || port->s_drops || port->s_max_q;
+    guint64 stall = port->ib ? weft_ib_stall_sample (port->ib, now, port->s_start) : 0;
+    gboolean active = port->s_bytes || port->s_drops || port->s_max_q || stall;
     if (active) {
         weft_time_t span = now - port->s_start;
         *row = (WeftTraceLinkSample){ .time_ps = now,
@@ -148,7 +231,8 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
                                       .packets = port->s_packets,
                                       .max_queue_bytes = port->s_max_q,
                                       .mean_queue_bytes = span ? port->s_area / (double) span : 0,
-                                      .drops = port->s_drops };
+                                      .drops = port->s_drops,
+                                      .stall_ps = stall };
     }
     port->s_bytes = port->s_packets = port->s_drops = 0;
     port->s_max_q = port->q_bytes;

@@ -8,6 +8,11 @@
  * share its link round-robin without filling a queue.
  * Counters are 64-bit and kept per port for /ports; interval counters feed /links samples.
  * Queue depth counts bytes waiting, not the packet being serialized.
+ * On InfiniBand (port->ib set) the port is credit-gated: class 0 carries flow-control packets,
+ * class 1 + v virtual lane v; a packet leaves only with the credits it needs
+ * (models/ib_credit.h), VLs take turns by the arbitration tables (models/vlarb.h), nothing is
+ * tail-dropped (the buffer that matters is the receiver's), and time with data waiting but no
+ * credits is PortXmitWait.  A pulled packet that cannot go yet waits in `staged`.
  * Ignores: shared switch buffers, PFC, ECN (later fabrics add them beside this).
  *
  * Events: at most one pending "transmitter free" event per port, and none at all while a
@@ -16,10 +21,12 @@
 #ifndef WEFT_MODELS_PORT_H
 #define WEFT_MODELS_PORT_H
 
+#include "models/ib_credit.h"
 #include "models/link.h"
 #include "sim/trace_schema.h"
 
-#define WEFT_PORT_CLASSES 2 /* 0: control (ACKs), 1: data */
+/* Ethernet: 0 control (ACKs), 1 data.  InfiniBand: 0 flow control, 1 + v virtual lane v. */
+#define WEFT_PORT_CLASSES (1 + WEFT_IB_MAX_VLS)
 
 typedef WeftPacket *(*WeftPortPull) (WeftModel *owner, guint port);
 
@@ -35,6 +42,11 @@ typedef struct {
     weft_time_t busy_until;     /* the transmitter is sending until then */
     gboolean tx_event;          /* a "transmitter free" event is pending */
     WeftPortPull pull;          /* may be NULL */
+    WeftIbPort *ib;             /* owned; NULL unless the fabric is InfiniBand */
+    WeftPacket *staged;         /* InfiniBand: pulled, waiting for credits */
+    /* Called when a packet starts leaving through this port (a switch frees its input buffer
+     * credits then); may be NULL. */
+    void (*on_depart) (WeftModel *owner, WeftPacket *pkt);
 
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
@@ -57,14 +69,27 @@ void weft_port_clear (WeftPort *port);
  * (transfer full) */
 gboolean weft_port_enqueue (WeftPort *port, WeftPacket *pkt);
 
-/* The pull source has something to send: start the transmitter if it is idle. */
+/* Something may be sendable now (the pull source has data, credits came back): start the
+ * transmitter if it is idle. */
 void weft_port_kick (WeftPort *port);
+
+/* Data packets queued, staged, or on this port's wire (for accounting checks). */
+guint64 weft_port_inflight_data (const WeftPort *port);
 
 static inline void
 weft_port_count_rx (WeftPort *port, const WeftPacket *pkt)
 {
     port->rx_bytes += pkt->size;
     port->rx_packets++;
+}
+
+/* The class a packet waits in. */
+static inline guint
+weft_port_class (const WeftPort *port, const WeftPacket *pkt)
+{
+    if (port->ib)
+        return pkt->kind == WEFT_PKT_CREDIT ? 0 : 1u + pkt->vl;
+    return pkt->prio < 2 ? pkt->prio : 1;
 }
 
 /* Closes the current sample interval at @now into @row; returns FALSE (row untouched) when

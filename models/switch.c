@@ -3,36 +3,130 @@
 #include "models/switch.h"
 
 #include "models/routing.h"
+#include "sim/rng.h"
 
 static const WeftParamSpec switch_params[] = {
     WEFT_PARAM_BYTES ("buffer", WeftSwitch, buffer_bytes, "1MiB", "1KiB", "16GiB",
-                      "egress buffer per port; a packet that does not fit is dropped (tail drop)"),
+                      "Ethernet: egress buffer per port; a packet that does not fit is dropped "
+                      "(tail drop).  InfiniBand buffers are per input port and VL: "
+                      "[infiniband] buffer"),
     WEFT_PARAM_TIME ("latency", WeftSwitch, latency_ps, "0ns", "0ns", "1ms",
-                     "forwarding latency from last bit in to egress queue (0: ideal crossbar; "
+                     "forwarding latency from arrival to egress queue (0: ideal crossbar; "
                      "Ethernet ASICs take a few hundred ns)"),
+    WEFT_PARAM_ENUM ("forwarding", WeftSwitch, forwarding, "auto",
+                     "auto|cut-through|store-and-forward",
+                     "cut-through forwards once the headers (64 B) are in; store-and-forward "
+                     "waits for the last bit; auto: cut-through on InfiniBand, "
+                     "store-and-forward on Ethernet"),
     WEFT_PARAM_END,
 };
+
+gboolean
+weft_switch_cut_through (const WeftSwitch *sw)
+{
+    if (sw->forwarding == WEFT_FORWARDING_AUTO)
+        return sw->fabric->kind == WEFT_FABRIC_INFINIBAND;
+    return sw->forwarding == WEFT_FORWARDING_CUT_THROUGH;
+}
 
 static gboolean
 switch_init (WeftModel *m, GError **error)
 {
+    WeftSwitch *self = (WeftSwitch *) m;
+    if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE)
+        self->rng = weft_rng_new (m->sim->seed, m->sched.id);
     return TRUE;
+}
+
+/* Adaptive routing: the equal-cost port with the least data ahead of this packet - bytes
+ * queued at that output, plus on InfiniBand the credits of this VL already spent toward the
+ * next hop (data in flight or buffered there) - ties broken uniformly at random. */
+static guint32
+choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket *pkt)
+{
+    guint32 best = set[0];
+    guint64 best_load = G_MAXUINT64;
+    guint ties = 0;
+    for (guint i = 0; i < n; i++) {
+        const WeftPort *p = &self->ports[set[i]];
+        if (!p->owner)
+            continue;
+        guint64 load = p->q_bytes;
+        if (p->ib)
+            load += (guint64) (p->ib->limit - p->ib->avail[pkt->vl]) * p->ib->cfg->credit_unit;
+        if (load < best_load) {
+            best_load = load;
+            best = set[i];
+            ties = 1;
+        } else if (load == best_load && gsl_rng_uniform_int (self->rng, ++ties) == 0) {
+            best = set[i];
+        }
+    }
+    return best;
+}
+
+static void
+drop_at_input (WeftSwitch *self, guint in_port, WeftPacket *pkt)
+{
+    WeftPort *in = &self->ports[in_port];
+    if (in->ib && weft_ib_release (in->ib, pkt))
+        weft_port_enqueue (in, weft_ib_fcp_new (&self->parent.sim->pool, in->ib, pkt->vl));
+    weft_packet_release (&self->parent.sim->pool, pkt);
 }
 
 static void
 switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
 {
     WeftSwitch *self = (WeftSwitch *) m;
-    weft_port_count_rx (&self->ports[in_port], pkt);
-    guint32 out = weft_routing_choose (self->graph, self->fabric->routing, self->hash_seed,
-                                       m->node, pkt->dst_ep, pkt->hash);
-    if (G_UNLIKELY (out == WEFT_GRAPH_NONE || out >= self->n_ports ||
-                    !self->ports[out].owner)) {
-        self->unroutable++;
+    WeftPort *in = &self->ports[in_port];
+    if (pkt->kind == WEFT_PKT_CREDIT) {
+        weft_ib_on_fcp (in->ib, pkt);
+        weft_packet_release (&m->sim->pool, pkt);
+        weft_port_kick (in);
+        return;
+    }
+    weft_port_count_rx (in, pkt);
+    if (in->ib && !weft_ib_on_arrival (in->ib, pkt)) {
+        self->lossless_drops++;
         weft_packet_release (&m->sim->pool, pkt);
         return;
     }
+    guint32 out;
+    if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE) {
+        guint n;
+        const guint32 *set = weft_graph_route_set (self->graph, m->node, pkt->dst_ep, &n);
+        out = n == 0 ? WEFT_GRAPH_NONE : n == 1 ? set[0] : choose_adaptive (self, set, n, pkt);
+    } else {
+        out = weft_routing_choose (self->graph, self->fabric->routing, self->hash_seed, m->node,
+                                   pkt->dst_ep, pkt->hash);
+    }
+    if (G_UNLIKELY (out == WEFT_GRAPH_NONE || out >= self->n_ports ||
+                    !self->ports[out].owner)) {
+        self->unroutable++;
+        drop_at_input (self, in_port, pkt);
+        return;
+    }
     weft_port_enqueue (&self->ports[out], pkt);
+}
+
+/* InfiniBand: a packet starts leaving through an output, so its input buffer space is free. */
+static void
+switch_depart (WeftModel *m, WeftPacket *pkt)
+{
+    if (pkt->kind == WEFT_PKT_CREDIT)
+        return;
+    WeftSwitch *self = (WeftSwitch *) m;
+    WeftPort *in = &self->ports[pkt->in_port];
+    if (weft_ib_release (in->ib, pkt))
+        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->vl));
+}
+
+void
+weft_switch_enable_credits (WeftSwitch *self)
+{
+    for (guint i = 0; i < self->n_ports; i++)
+        if (self->ports[i].owner)
+            self->ports[i].on_depart = switch_depart;
 }
 
 static void
@@ -42,11 +136,14 @@ switch_clear (WeftModel *m)
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
     g_free (self->ports);
+    if (self->rng)
+        gsl_rng_free (self->rng);
 }
 
 const WeftModelClass weft_switch_class = {
     .name = "switch",
-    .help = "output-queued store-and-forward switch with tail-drop egress buffers",
+    .help = "output-queued switch: store-and-forward or cut-through, tail-drop egress buffers "
+            "(Ethernet) or per-input, per-VL credit buffers (InfiniBand)",
     .instance_size = sizeof (WeftSwitch),
     .params = switch_params,
     .init = switch_init,

@@ -1,15 +1,26 @@
 /* models/switch.h - an output-queued, store-and-forward switch.
  *
- * Models: a packet is forwarded once its last bit has arrived (store-and-forward), after a
- * fixed forwarding latency, to one egress port chosen by models/routing.h, where it waits in
- * a finite tail-drop buffer (models/port.h).  The crossbar is ideal: no input contention.
- * Ignores: cut-through, shared buffers, PFC, ECN (the fabric issues add them).
- * Parameters: [switch] buffer (per egress port), latency.
+ * Models: a packet is forwarded once its last bit has arrived (store-and-forward) or once its
+ * headers have (cut-through: it still cannot finish leaving before its tail arrives), after a
+ * fixed forwarding latency, to one egress port chosen by models/routing.h (static, ECMP, or
+ * adaptive: the least-loaded equal-cost port, ties at random).  The crossbar is ideal: no
+ * input contention.
+ * Ethernet: each egress port has a finite tail-drop buffer (`buffer`).
+ * InfiniBand: the buffer that matters is at the input, per VL (models/ib_credit.h): a packet
+ * holds its input port's credits from arrival until it starts leaving, queued at its output
+ * in a per-VL FIFO - in effect virtual output queues, so a blocked output does not block
+ * other outputs' traffic inside the switch, while a full input buffer stops the upstream
+ * sender for every destination on that VL: head-of-line blocking through credits, as in
+ * hardware, and the congestion spreading it causes.
+ * Ignores: shared buffers, PFC, ECN (the RoCE fabric adds them).
+ * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
 #ifndef WEFT_MODELS_SWITCH_H
 #define WEFT_MODELS_SWITCH_H
 
 #include "models/fabric.h"
+#include <gsl/gsl_rng.h>
+
 #include "models/port.h"
 #include "sim/graph.h"
 
@@ -17,14 +28,26 @@ typedef struct {
     WeftModel parent;
     guint64 buffer_bytes;     /* [switch] buffer: per egress port */
     weft_time_t latency_ps;   /* [switch] latency: added to every arrival */
+    int forwarding;           /* auto | cut-through | store-and-forward */
+    gsl_rng *rng;             /* adaptive routing's tie-breaks; NULL otherwise */
     const WeftGraph *graph;   /* borrowed */
     const WeftFabric *fabric; /* borrowed */
     guint64 hash_seed;
     guint n_ports;
     WeftPort *ports;          /* n_ports; unconnected ones have owner NULL */
     guint64 unroutable;       /* packets with no route (dropped) */
+    guint64 lossless_drops;   /* InfiniBand: no input buffer for an arriving packet (a bug) */
 } WeftSwitch;
 
+typedef enum { WEFT_FORWARDING_AUTO, WEFT_FORWARDING_CUT_THROUGH, WEFT_FORWARDING_STORE } WeftForwarding;
+
 extern const WeftModelClass weft_switch_class;
+
+/* Whether this switch forwards cut-through (auto: on InfiniBand). */
+gboolean weft_switch_cut_through (const WeftSwitch *sw);
+
+/* InfiniBand: every port frees its input credits as packets leave (after the ports have
+ * their WeftIbPort). */
+void weft_switch_enable_credits (WeftSwitch *self);
 
 #endif /* WEFT_MODELS_SWITCH_H */

@@ -10,7 +10,8 @@
 const WeftParamSpec weft_transport_params[] = {
     WEFT_PARAM_BYTES ("window", WeftTransport, window_bytes, "0B", "0B", "1GiB",
                       "unacknowledged payload a sender may have out; 0: the flow's own "
-                      "bandwidth-delay product plus one packet (line rate for a lone flow)"),
+                      "bandwidth-delay product plus one packet (line rate for a lone flow) on "
+                      "Ethernet, and no limit on InfiniBand, where link credits pace senders"),
     WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "20us", "1us", "10s",
                      "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR)"),
     WEFT_PARAM_TIME ("rto_initial", WeftTransport, rto_initial, "100us", "1us", "10s",
@@ -133,6 +134,9 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv 
         guint64 full_wire = mtu + hdr;
         if (tp->window_bytes > 0) {
             f->window_pkts = (guint32) MAX (1, (tp->window_bytes + mtu - 1) / mtu);
+        } else if (weft_fabric_lossless (tp->fabric)) {
+            /* InfiniBand RC has no transport window: link credits pace the sender. */
+            f->window_pkts = G_MAXUINT32;
         } else {
             /* Packets the bottleneck sends in one base RTT, plus one. */
             unsigned __int128 bits = (unsigned __int128) f->base_rtt_ps * min_rate;
@@ -140,6 +144,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv 
             f->window_pkts = (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2);
         }
         f->rto = tp->rto_initial;
+        f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
     return TRUE;
 }
@@ -147,6 +152,8 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv 
 void
 weft_transport_clear (WeftTransport *tp)
 {
+    for (guint i = 0; i < tp->n_flows; i++)
+        g_free (tp->flows[i].ooo_bits);
     g_clear_pointer (&tp->flows, g_free);
     tp->n_flows = 0;
 }

@@ -34,6 +34,7 @@ struct WeftFlow {
     guint32 n_pkts;
     guint32 last_payload;     /* payload of the last packet */
     guint32 window_pkts;
+    guint8 vl;                /* InfiniBand virtual lane of its service level */
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
 
@@ -51,6 +52,8 @@ struct WeftFlow {
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
     guint64 ooo_discards, dup_discards;
+    guint8 *ooo_bits;         /* accept_ooo: packets beyond rcv_nxt already placed */
+    guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
     gboolean nak_sent;        /* a NAK for the current gap is out: stay silent until it heals */
     weft_time_t finish_ps;
     gboolean finished;
@@ -68,6 +71,7 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
+    gboolean accept_ooo;       /* receivers place out-of-order packets (adaptive routing) */
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];

@@ -54,6 +54,9 @@ static const WeftParamSpec common_params[] = {
     WEFT_PARAM_LIST ("hosts", Common, hosts, "",
                      "endpoints taking part (names or ranges host0..host7; incast: the pool a "
                      "sender count draws from); default all hosts"),
+    WEFT_PARAM_UINT ("sl", Common, sl, "0", "0", "15",
+                     "InfiniBand service level of the group's flows ([infiniband] sl2vl maps it "
+                     "to a virtual lane); must stay 0 on Ethernet"),
     WEFT_PARAM_END,
 };
 
@@ -126,6 +129,7 @@ weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t 
     gen.spec.size_bytes = size;
     gen.spec.start_ps = start;
     gen.spec.group = x->group_index;
+    gen.spec.sl = (guint8) x->c.sl;
     gen.seq = (*x->seq)++;
     g_array_append_val (x->out, gen);
     return TRUE;
@@ -251,7 +255,7 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
     const Common *c = &x->c;
     if (c->kind == KIND_FLOWS) {
         for (const WeftParamSpec *s = common_params + 1; s->name; s++)
-            if (weft_workload_has_key (x, s->name))
+            if (strcmp (s->name, "sl") != 0 && weft_workload_has_key (x, s->name))
                 return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
                                              s->name,
                                              "not used by kind = flows (the list gives "

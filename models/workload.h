@@ -44,6 +44,7 @@ typedef struct {
     guint64 size_bytes;  /* application payload, >= 1 */
     weft_time_t start_ps;
     guint32 group;       /* index into the workload names array */
+    guint8 sl;           /* InfiniBand service level (workload key `sl`) */
 } WeftFlowSpec;
 
 /**

@@ -31,6 +31,7 @@ typedef struct {
     guint64 count;
     weft_time_t duration;
     char **hosts;
+    guint64 sl;
 } Common;
 
 /* Per-kind keys, one struct per kind table. */

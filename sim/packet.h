@@ -18,6 +18,7 @@ typedef enum {
     WEFT_PKT_DATA = 1,
     WEFT_PKT_ACK,
     WEFT_PKT_NACK,
+    WEFT_PKT_CREDIT, /* InfiniBand flow-control packet: seq carries the credits returned */
     WEFT_PKT_FREED = 0xff, /* poison: a released packet */
 } WeftPacketKind;
 
@@ -31,12 +32,17 @@ typedef struct WeftPacket {
     guint32 hash;            /* flow entropy for ECMP (the 5-tuple's hash) */
     guint64 seq;             /* DATA: packet sequence number; ACK: cumulative next expected */
     weft_time_t sent_at;     /* DATA: when the sender's transport emitted it (RTT samples) */
-    weft_time_t arrive_at;   /* on a wire: when its last bit (plus forwarding latency) lands */
+    weft_time_t arrive_at;   /* on a wire: when it is handed to the receiver (its last bit, or
+                                its header for a cut-through switch, plus forwarding latency) */
+    weft_time_t tail_at;     /* when its last bit has arrived there (cut-through: a switch
+                                cannot finish sending it earlier) */
     guint16 in_port;         /* set by the link: port of the receiver it arrives on */
     guint8 kind;
     guint8 prio;             /* traffic class: 0 is served first */
     guint8 retransmit;       /* 1 for a retransmitted copy */
     guint8 hop;              /* links crossed so far */
+    guint8 vl;               /* InfiniBand virtual lane (0 elsewhere) */
+    guint8 sl;               /* InfiniBand service level of its flow */
 } WeftPacket;
 
 typedef struct {

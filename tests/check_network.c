@@ -62,7 +62,7 @@ START_TEST (test_network_single_flow_fct_matches_analytic)
     run_text (&s,
               "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n"
               "cable_length = 0m\nlink_delay = 500ns\n"
-              "[switch]\nlatency = 0ns\n[fabric]\nmtu = 4096B\nheader = 82B\n"
+              "[switch]\nlatency = 0ns\n[fabric]\nmtu = 4096B\n[ethernet]\nheader = 82B\n"
               "[workload.one]\nkind = flows\nflows = host0>host1 64MiB\n",
               WEFT_SIM_DONE);
     const WeftFlow *f = &s.net->tp.flows[0];

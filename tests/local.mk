@@ -50,3 +50,5 @@ check_PROGRAMS += tests/check_railopt
 tests_check_railopt_SOURCES = tests/check_railopt.c
 check_PROGRAMS += tests/check_topology_build
 tests_check_topology_build_SOURCES = tests/check_topology_build.c
+check_PROGRAMS += tests/check_infiniband
+tests_check_infiniband_SOURCES = tests/check_infiniband.c

@@ -31,5 +31,5 @@ check "include cycle" "$WEFT" validate "$TMP/a.ini"
 check "GROUP:KEY=VALUE" "$WEFT" validate "$base" --set switchbuffer=1MiB
 printf '[experiment]\ninclude = %s\n[fault.cable]\n' "$base" >"$TMP/f.ini"
 check "\[fault.cable\].*not implemented yet" "$WEFT" validate "$TMP/f.ini"
-check "\[fabric\] kind:.*not implemented yet" "$WEFT" validate "$base" --set fabric:kind=infiniband
+check "\[fabric\] kind:.*not implemented yet" "$WEFT" validate "$base" --set fabric:kind=roce
 echo "bad input: ok"

@@ -1,0 +1,103 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-ib-credit"
+#include "models/ib_credit.h"
+
+WeftIbPort *
+weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
+{
+    WeftIbPort *ib = g_new0 (WeftIbPort, 1);
+    ib->cfg = cfg;
+    ib->limit = limit;
+    ib->capacity = capacity;
+    for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
+        ib->avail[v] = limit;
+    weft_vlarb_init (&ib->arb, cfg);
+    return ib;
+}
+
+void
+weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt)
+{
+    if (pkt->kind == WEFT_PKT_CREDIT) {
+        /* Everything freed so far for this VL rides on this FCP. */
+        pkt->seq = ib->pending[pkt->vl];
+        ib->pending[pkt->vl] = 0;
+        ib->fcp_queued &= ~(1u << pkt->vl);
+        ib->fcps_sent++;
+        return;
+    }
+    guint32 c = weft_ib_pkt_credits (ib, pkt);
+    g_assert (ib->avail[pkt->vl] >= c);
+    ib->avail[pkt->vl] -= c;
+}
+
+gboolean
+weft_ib_on_arrival (WeftIbPort *ib, const WeftPacket *pkt)
+{
+    guint32 c = weft_ib_pkt_credits (ib, pkt);
+    if (G_UNLIKELY (ib->used[pkt->vl] + c > ib->capacity)) {
+        ib->lossless_drops++;
+        return FALSE;
+    }
+    ib->used[pkt->vl] += c;
+    return TRUE;
+}
+
+gboolean
+weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt)
+{
+    guint32 c = weft_ib_pkt_credits (ib, pkt);
+    g_assert (ib->used[pkt->vl] >= c);
+    ib->used[pkt->vl] -= c;
+    ib->pending[pkt->vl] += c;
+    if (ib->fcp_queued & (1u << pkt->vl))
+        return FALSE;
+    ib->fcp_queued |= 1u << pkt->vl;
+    return TRUE;
+}
+
+void
+weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp)
+{
+    ib->avail[fcp->vl] += (guint32) fcp->seq;
+    g_assert (ib->avail[fcp->vl] <= ib->limit);
+}
+
+void
+weft_ib_stall_begin (WeftIbPort *ib, weft_time_t now)
+{
+    if (!ib->stalled) {
+        ib->stalled = TRUE;
+        ib->stall_since = now;
+    }
+}
+
+void
+weft_ib_stall_end (WeftIbPort *ib, weft_time_t now, weft_time_t sample_start)
+{
+    if (!ib->stalled)
+        return;
+    ib->stalled = FALSE;
+    ib->xmit_wait_ps += now - ib->stall_since;
+    ib->s_stall_ps += now - MAX (ib->stall_since, sample_start);
+}
+
+guint64
+weft_ib_stall_sample (WeftIbPort *ib, weft_time_t now, weft_time_t start)
+{
+    guint64 s = ib->s_stall_ps;
+    if (ib->stalled)
+        s += now - MAX (ib->stall_since, start);
+    ib->s_stall_ps = 0;
+    return s;
+}
+
+WeftPacket *
+weft_ib_fcp_new (WeftPacketPool *pool, const WeftIbPort *ib, guint vl)
+{
+    WeftPacket *fcp = weft_packet_alloc (pool);
+    fcp->kind = WEFT_PKT_CREDIT;
+    fcp->vl = (guint8) vl;
+    fcp->size = (guint32) ib->cfg->fc_bytes;
+    return fcp;
+}

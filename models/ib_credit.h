@@ -1,0 +1,87 @@
+/* models/ib_credit.h - InfiniBand credit-based link-level flow control per virtual lane
+ * (IBA Vol 1 7.9).
+ *
+ * Every port of an InfiniBand fabric has one WeftIbPort, and credits are counted here only.
+ * Sender side: `avail[vl]` credits it may still spend toward the peer's input buffer; a packet
+ * of w wire bytes leaves only with ceil(w / credit_unit) credits in hand, spent when its
+ * transmission starts.  Receiver side: `used[vl]` credits held by packets that arrived on this
+ * port and still sit in this node's buffer (a switch keeps them until they start leaving
+ * through an output; an HCA consumes them at once); when a packet leaves the buffer its
+ * credits become `pending` and go back upstream in a flow-control packet (FCP) on this port's
+ * own egress, ahead of data, taking link time and propagation delay.  While an FCP for a VL
+ * waits for the transmitter, further freed credits join it (its count is filled in when it is
+ * sent), which rate-limits updates as hardware does.
+ *
+ * Invariant (checked by weft_network_check_credits): for every link direction and VL,
+ * sender avail + credits of its packets on the wire + credits of packets buffered at the
+ * receiver + receiver pending + credits in FCPs on the way back = the receiver's advertised
+ * buffer.  A packet that arrives to a full buffer is impossible by that invariant; if one did,
+ * it is dropped and counted in lossless_drops, a bug reported at the end of the run.
+ */
+#ifndef WEFT_MODELS_IB_CREDIT_H
+#define WEFT_MODELS_IB_CREDIT_H
+
+#include "models/vlarb.h"
+#include "sim/packet.h"
+
+typedef struct {
+    const WeftIbConfig *cfg;
+    /* sender side */
+    guint32 avail[WEFT_IB_MAX_VLS];
+    guint32 limit;              /* the peer's advertised buffer per VL, in credits */
+    /* receiver side */
+    guint32 used[WEFT_IB_MAX_VLS];
+    guint32 pending[WEFT_IB_MAX_VLS];
+    guint32 capacity;           /* this port's buffer per VL, in credits */
+    guint32 fcp_queued;         /* bit per VL: an FCP waits in this port's egress */
+    guint64 lossless_drops;
+    guint64 fcps_sent;
+    WeftVlArb arb;
+    /* PortXmitWait: data waiting and no credits to send it */
+    gboolean stalled;
+    weft_time_t stall_since;
+    guint64 xmit_wait_ps, s_stall_ps;
+} WeftIbPort;
+
+/** A port's state: @limit credits per VL toward the peer, @capacity of its own buffer.
+ * (transfer full: g_free) */
+WeftIbPort *weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity);
+
+static inline guint32
+weft_ib_pkt_credits (const WeftIbPort *ib, const WeftPacket *pkt)
+{
+    return weft_ib_credits (ib->cfg, pkt->size);
+}
+
+static inline gboolean
+weft_ib_can_send (const WeftIbPort *ib, const WeftPacket *pkt)
+{
+    return pkt->kind == WEFT_PKT_CREDIT || ib->avail[pkt->vl] >= weft_ib_pkt_credits (ib, pkt);
+}
+
+/* The transmitter starts sending @pkt: spend its credits (FCPs need none: their count is
+ * filled in here). */
+void weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt);
+
+/* @pkt arrived on the port owning @ib and enters the node's buffer.  FALSE when the buffer
+ * cannot hold it: the caller drops it (a lossless violation, counted here). */
+gboolean weft_ib_on_arrival (WeftIbPort *ib, const WeftPacket *pkt);
+
+/* A packet that arrived on the port owning @ib leaves the buffer: its credits become pending.
+ * Returns TRUE when the caller must queue an FCP for pkt->vl on that port (none is queued). */
+gboolean weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt);
+
+/* A flow-control packet for @vl, its credit count to be filled in when it is sent.
+ * (transfer full) */
+WeftPacket *weft_ib_fcp_new (WeftPacketPool *pool, const WeftIbPort *ib, guint vl);
+
+/* An FCP from the peer arrived: its credits become available again. */
+void weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp);
+
+/* Stall bookkeeping (PortXmitWait), called by the port. */
+void weft_ib_stall_begin (WeftIbPort *ib, weft_time_t now);
+void weft_ib_stall_end (WeftIbPort *ib, weft_time_t now, weft_time_t sample_start);
+/* Stall time in the sample interval [start, now], resetting it. */
+guint64 weft_ib_stall_sample (WeftIbPort *ib, weft_time_t now, weft_time_t start);
+
+#endif /* WEFT_MODELS_IB_CREDIT_H */

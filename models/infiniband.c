@@ -1,0 +1,137 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-infiniband"
+#include "models/infiniband.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const WeftParamSpec weft_infiniband_params[] = {
+    WEFT_PARAM_UINT ("vls", WeftIbConfig, vls, "1", "1", "15",
+                     "data virtual lanes per port (VL15, management, is not modelled)"),
+    WEFT_PARAM_BYTES ("credit_unit", WeftIbConfig, credit_unit, "64B", "1B", "4KiB",
+                      "bytes per flow-control credit (IBA: 64; newer firmware negotiates it)"),
+    WEFT_PARAM_BYTES ("buffer", WeftIbConfig, buffer, "64KiB", "1B", "1GiB",
+                      "receive buffer per VL at each switch input port, advertised as credits"),
+    WEFT_PARAM_BYTES ("hca_buffer", WeftIbConfig, hca_buffer, "64KiB", "1B", "1GiB",
+                      "receive buffer per VL at a host channel adapter"),
+    WEFT_PARAM_BYTES ("header", WeftIbConfig, header, "26B", "0B", "1KiB",
+                      "wire bytes around each payload: LRH 8 + BTH 12 + ICRC 4 + VCRC 2"),
+    WEFT_PARAM_BYTES ("ack", WeftIbConfig, ack_bytes, "30B", "1B", "1KiB",
+                      "wire bytes of an ACK: LRH + BTH + AETH 4 + ICRC + VCRC"),
+    WEFT_PARAM_BYTES ("fc_packet", WeftIbConfig, fc_bytes, "6B", "1B", "64B",
+                      "wire bytes of a flow-control (credit) packet: 4 + LPCRC 2"),
+    WEFT_PARAM_LIST ("sl2vl", WeftIbConfig, sl2vl_text, "",
+                     "VL of each service level 0..15, ';'-separated (fewer entries: the rest "
+                     "follow SL mod vls); default SL mod vls"),
+    WEFT_PARAM_LIST ("vlarb_high", WeftIbConfig, arb_high_text, "",
+                     "high-priority VL arbitration table: VL:WEIGHT entries (weight 0-255 in "
+                     "64-byte units); default empty"),
+    WEFT_PARAM_LIST ("vlarb_low", WeftIbConfig, arb_low_text, "",
+                     "low-priority table, same form; default every data VL with weight 64"),
+    WEFT_PARAM_UINT ("vlarb_high_limit", WeftIbConfig, high_limit, "255", "0", "255",
+                     "4 KiB units of high-priority data sent while low-priority data waits "
+                     "(255: unlimited; 0: one packet)"),
+    WEFT_PARAM_END,
+};
+
+static gboolean
+parse_uint (const char *s, guint64 max, guint64 *out)
+{
+    char *end;
+    if (!g_ascii_isdigit (*s))
+        return FALSE;
+    guint64 v = g_ascii_strtoull (s, &end, 10);
+    if (*end || v > max)
+        return FALSE;
+    *out = v;
+    return TRUE;
+}
+
+static gboolean
+parse_table (WeftIbConfig *ib, char **text, WeftIbArbEntry *table, guint *n, const char *key,
+             const WeftExperiment *exp, GError **error)
+{
+    *n = 0;
+    for (guint i = 0; text && text[i]; i++) {
+        g_autofree char *item = g_strstrip (g_strdup (text[i]));
+        if (!*item)
+            continue;
+        char *colon = strchr (item, ':');
+        guint64 vl, w;
+        if (!colon || (*colon = '\0', !parse_uint (item, ib->vls - 1, &vl)) ||
+            !parse_uint (colon + 1, 255, &w))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "infiniband", key,
+                                         "'%s' is not VL:WEIGHT with VL 0..%u and WEIGHT 0..255",
+                                         text[i], (guint) ib->vls - 1);
+        if (*n == WEFT_IB_ARB_ENTRIES)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband", key,
+                                         "more than %d entries", WEFT_IB_ARB_ENTRIES);
+        table[(*n)++] = (WeftIbArbEntry){ (guint8) vl, (guint8) w };
+    }
+    return TRUE;
+}
+
+gboolean
+weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, GError **error)
+{
+    WeftParamBinding b = { weft_infiniband_params, ib };
+    if (!weft_params_read (exp, "infiniband", &b, 1, error))
+        return FALSE;
+    guint32 max_pkt = weft_ib_credits (ib, (guint32) (mtu + ib->header));
+    ib->buffer_credits = (guint32) MIN (ib->buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    ib->hca_credits = (guint32) MIN (ib->hca_buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    if (ib->buffer_credits < max_pkt)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband", "buffer",
+                                     "holds %u credits, less than one %u-credit packet (mtu + "
+                                     "header): expected at least %" G_GUINT64_FORMAT "B",
+                                     ib->buffer_credits, max_pkt, max_pkt * ib->credit_unit);
+    if (ib->hca_credits < max_pkt)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband",
+                                     "hca_buffer",
+                                     "holds %u credits, less than one %u-credit packet: expected "
+                                     "at least %" G_GUINT64_FORMAT "B",
+                                     ib->hca_credits, max_pkt, max_pkt * ib->credit_unit);
+    guint n_sl = ib->sl2vl_text ? g_strv_length (ib->sl2vl_text) : 0;
+    for (guint sl = 0; sl < WEFT_IB_SLS; sl++) {
+        guint64 vl = sl % ib->vls;
+        if (sl < n_sl) {
+            g_autofree char *item = g_strstrip (g_strdup (ib->sl2vl_text[sl]));
+            if (!parse_uint (item, ib->vls - 1, &vl))
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "infiniband",
+                                             "sl2vl", "entry %u '%s' is not a VL 0..%u", sl,
+                                             ib->sl2vl_text[sl], (guint) ib->vls - 1);
+        }
+        ib->sl2vl[sl] = (guint8) vl;
+    }
+    if (n_sl > WEFT_IB_SLS)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband", "sl2vl",
+                                     "%u entries: expected at most 16 (SL 0..15)", n_sl);
+    if (!parse_table (ib, ib->arb_high_text, ib->high, &ib->n_high, "vlarb_high", exp, error) ||
+        !parse_table (ib, ib->arb_low_text, ib->low, &ib->n_low, "vlarb_low", exp, error))
+        return FALSE;
+    if (ib->n_low == 0 && ib->n_high == 0)
+        for (guint v = 0; v < ib->vls; v++)
+            ib->low[ib->n_low++] = (WeftIbArbEntry){ (guint8) v, 64 };
+    /* Every VL a service level maps to must be served by some table entry, or it would wait
+     * forever: refuse the configuration rather than hang. */
+    for (guint sl = 0; sl < WEFT_IB_SLS; sl++) {
+        gboolean served = FALSE;
+        for (guint i = 0; i < ib->n_high; i++)
+            served |= ib->high[i].vl == ib->sl2vl[sl] && ib->high[i].weight > 0;
+        for (guint i = 0; i < ib->n_low; i++)
+            served |= ib->low[i].vl == ib->sl2vl[sl] && ib->low[i].weight > 0;
+        if (!served && sl < MAX (n_sl, 1))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "infiniband",
+                                         "vlarb_low",
+                                         "VL %u (of SL %u) has no entry with a weight in "
+                                         "vlarb_high or vlarb_low: its packets would never leave",
+                                         ib->sl2vl[sl], sl);
+    }
+    return TRUE;
+}
+
+void
+weft_ib_config_clear (WeftIbConfig *ib)
+{
+    weft_params_clear (weft_infiniband_params, ib);
+}
