@@ -318,7 +318,8 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
     json_string (o, info->path);
     g_string_append_printf (o, ", \"schema_version\": %u, \"status\": ", info->schema_version);
     json_string (o, info->status_text);
-    g_string_append_printf (o, ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
+    g_string_append_printf (o, ", \"complete\": %s, \"reason\": ",
+                            info->complete ? "true" : "false");
     json_string (o, info->reason);
     g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", \"PortRcvData\": "
                         "\"4-byte words\", \"PortXmitWait\": \"ps\", \"rate_bps\": \"bit/s\"}"
