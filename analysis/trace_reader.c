@@ -2,7 +2,9 @@
  *
  * The memory types come from the schema module (sim/trace_types.h), the same ones the writer
  * uses; analysis/ depends on the schema only, not on the writer.  HDF5 converts compound
- * members by name, so a reader keeps working when a later schema adds members.
+ * members by name, so a reader keeps working when a later schema adds members; and a member
+ * of the memory type that the file lacks (an older schema's file) is left as it was in the
+ * buffer, which read_rows() zero-fills, so a schema-1 file reads with the schema-2 members 0.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-reader"
@@ -229,6 +231,7 @@ read_rows (const char *path, const char *dset_path, hid_t (*type) (void), gsize 
                   && H5Sget_simple_extent_dims (space, dims, NULL) == 1;
     if (ok) {
         mtype = type ();
+        /* zeroed (clear_ = TRUE): HDF5 leaves members absent from the file untouched */
         rows = g_array_sized_new (FALSE, TRUE, row_size, (guint) dims[0]);
         g_array_set_size (rows, (guint) dims[0]);
         ok = dims[0] == 0 || H5Dread (dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows->data) >= 0;

@@ -13,6 +13,11 @@
  *
  * Row readers return every row of a data set; they are for analysis, not for huge traces
  * (a /links of 10^8 samples would want a chunked reader).
+ *
+ * Older schemas: a version-1 trace reads too.  Members a later schema added (schema 2: /links
+ * stall_ps; /ports xmit_wait_ps, lossless_drops, symbol_errors, link_downed, rcv_errors,
+ * rate_bps, state, phys_state, link_layer) come back 0 (link_layer "") from a file that
+ * lacks them; WeftTraceInfo.schema_version tells "not recorded" from "recorded as 0".
  */
 #ifndef WEFT_ANALYSIS_TRACE_READER_H
 #define WEFT_ANALYSIS_TRACE_READER_H
@@ -48,7 +53,8 @@ WeftTraceInfo *weft_trace_reader_open (const char *path, GError **error);
 void weft_trace_info_free (WeftTraceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTraceInfo, weft_trace_info_free)
 
-/** Every row of a data set, as a GArray of the schema struct.  Fails with
+/** Every row of a data set, as a GArray of the schema struct; members the file lacks (an
+ * older schema) are 0.  Fails with
  * WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON").  (transfer full) */
 GArray *weft_trace_reader_flows (const char *path, GError **error);        /* WeftTraceFlow */
 GArray *weft_trace_reader_nodes (const char *path, GError **error);        /* WeftTraceNode */

@@ -16,7 +16,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 1  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 2  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run.  "interrupted" and "failed" traces stop short.
 COMPLETE_STATUSES = ("done", "duration", "hang")
@@ -77,9 +77,32 @@ def open_trace(path):
     return info
 
 
+# Fields a later schema added, by data set, with their dtypes: an older file's rows get them
+# as 0 (b"" for strings), as analysis/trace_reader.c does, so callers see one layout.
+# open_trace()["schema_version"] tells "not recorded" from "recorded as 0".
+ADDED_FIELDS = {
+    "links": [("stall_ps", "<u8")],  # schema 2
+    "ports": [("xmit_wait_ps", "<u8"), ("lossless_drops", "<u8"), ("symbol_errors", "<u8"),
+              ("link_downed", "<u8"), ("rcv_errors", "<u8"), ("rate_bps", "<u8"),
+              ("state", "u1"), ("phys_state", "u1"), ("link_layer", "S16")],  # schema 2
+}
+
+# /ports state and phys_state as IB numbers them (PortState, PortPhysicalState).
+PORT_STATES = {1: "Down", 2: "Init", 3: "Armed", 4: "Active", 5: "ActiveDefer"}
+PHYS_STATES = {1: "Sleep", 2: "Polling", 3: "Disabled", 4: "PortConfigurationTraining",
+               5: "LinkUp", 6: "LinkErrorRecovery", 7: "PhyTest"}
+
+
 def _rows(path, name):
     with h5py.File(path, "r") as f:
-        return f[name][()]
+        rows = f[name][()]
+    missing = [(n, t) for n, t in ADDED_FIELDS.get(name, []) if n not in rows.dtype.names]
+    if not missing:
+        return rows
+    out = np.zeros(rows.shape, dtype=rows.dtype.descr + missing)
+    for n in rows.dtype.names:
+        out[n] = rows[n]
+    return out
 
 
 def flows(path):
@@ -87,13 +110,25 @@ def flows(path):
     return _rows(path, "flows")
 
 
+def nodes(path):
+    """/topology/nodes: id, name, kind, n_ports, tier per node, as a structured array."""
+    return _rows(path, "topology/nodes")
+
+
 def link_samples(path):
-    """/links: per-interval samples per link and direction, as a structured array."""
+    """/links: per-interval samples per link and direction, as a structured array
+    (stall_ps: 0 in a schema-1 trace)."""
     return _rows(path, "links")
 
 
 def ports(path):
-    """/ports: final counters per port, as a structured array."""
+    """/ports: final counters, state and rate per port, as a structured array.
+
+    perfquery's names follow: PortXmitData = tx_bytes // 4 (IB counts 4-byte words),
+    PortXmitWait ~ xmit_wait_ps (IB counts implementation-specific ticks, weft picoseconds),
+    PortXmitDiscards = drops; state / phys_state: see PORT_STATES, PHYS_STATES.  The schema-2
+    fields are 0 (link_layer b"") in a schema-1 trace.
+    """
     return _rows(path, "ports")
 
 

@@ -1,7 +1,10 @@
-/* cli/report.c - `weft report [--json] TRACE.h5`: a short summary of one trace file.
+/* cli/report.c - `weft report [--ports] [--json] TRACE.h5`: a short summary of one trace
+ * file, or its /ports one line per port.
  *
  * Reads the trace through analysis/trace_reader.h; FCT and slowdown quantiles are over the
  * finished flows only (an unfinished flow has no FCT), drops are summed over /ports.
+ * --ports prints each port's state and counters in the spirit of ibstat and perfquery -x,
+ * under perfquery's counter names (doc/hdf5-schema.md, "/ports", gives the mapping).
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
@@ -9,6 +12,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
@@ -188,13 +192,228 @@ print_text (const WeftTraceInfo *info, const Summary *s)
         printf ("problem:     %s\n", s->problem);
 }
 
+/* --ports -------------------------------------------------------------------------------- */
+
+/* PortState and PortPhysicalState as IB names them; NULL for 0 (not recorded) or unknown. */
+static const char *
+port_state_name (guint8 state)
+{
+    static const char *const names[] = { NULL, "Down", "Init", "Armed", "Active", "ActiveDefer" };
+    return state < G_N_ELEMENTS (names) ? names[state] : NULL;
+}
+
+static const char *
+phys_state_name (guint8 phys)
+{
+    static const char *const names[] = { NULL,     "Sleep",  "Polling",           "Disabled",
+                                         "PortConfigurationTraining", "LinkUp",
+                                         "LinkErrorRecovery", "PhyTest" };
+    return phys < G_N_ELEMENTS (names) ? names[phys] : NULL;
+}
+
+/* "400 Gb/s", "53.125 Gb/s", "100 Mb/s"; "-" for 0 (not recorded). */
+static char *
+format_rate (guint64 bps)
+{
+    if (bps == 0)
+        return g_strdup ("-");
+    if (bps >= G_GUINT64_CONSTANT (1000000000))
+        return g_strdup_printf ("%.6g Gb/s", (double) bps / 1e9);
+    if (bps >= 1000000)
+        return g_strdup_printf ("%.6g Mb/s", (double) bps / 1e6);
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " b/s", bps);
+}
+
+/* The node's name from /topology/nodes (ids are row numbers there, but look, not index), or
+ * "node<id>" if the node is missing.  (transfer full) */
+static char *
+node_name (GArray *nodes, guint32 id)
+{
+    if (nodes != NULL) {
+        if (id < nodes->len && g_array_index (nodes, WeftTraceNode, id).id == id)
+            return g_strndup (g_array_index (nodes, WeftTraceNode, id).name, WEFT_TRACE_NAME_LEN);
+        for (guint i = 0; i < nodes->len; i++)
+            if (g_array_index (nodes, WeftTraceNode, i).id == id)
+                return g_strndup (g_array_index (nodes, WeftTraceNode, i).name,
+                                  WEFT_TRACE_NAME_LEN);
+    }
+    return g_strdup_printf ("node%u", id);
+}
+
+/* The perfquery-named counters of one port, in print order.  Those added by schema 2 are
+ * NULL-valued (printed "-", JSON null) in an older trace, which did not record them. */
+typedef struct {
+    const char *name;
+    guint64 value;
+    gboolean recorded;
+} Counter;
+
+enum { N_COUNTERS = 10 };
+
+static void
+port_counters (const WeftTracePort *p, gboolean v2, Counter out[N_COUNTERS])
+{
+    const Counter c[N_COUNTERS] = {
+        { "PortXmitData", p->tx_bytes / 4, TRUE }, /* IB counts 4-byte words */
+        { "PortRcvData", p->rx_bytes / 4, TRUE },
+        { "PortXmitPkts", p->tx_packets, TRUE },
+        { "PortRcvPkts", p->rx_packets, TRUE },
+        { "PortXmitWait", p->xmit_wait_ps, v2 }, /* weft: ps; IB: implementation ticks */
+        { "PortXmitDiscards", p->drops, TRUE },
+        { "SymbolErrorCounter", p->symbol_errors, v2 },
+        { "LinkDownedCounter", p->link_downed, v2 },
+        { "PortRcvErrors", p->rcv_errors, v2 },
+        { "LosslessDrops", p->lossless_drops, v2 }, /* weft's own */
+    };
+    memcpy (out, c, sizeof c);
+}
+
+#define PORTS_UNITS                                                                            \
+    "PortXmitData/PortRcvData in 4-byte words (bytes / 4, as IB counts); PortXmitWait in ps "  \
+    "(IB counts implementation-specific ticks)"
+
+static void
+print_ports_text (const WeftTraceInfo *info, GArray *ports, GArray *nodes)
+{
+    gboolean v2 = info->schema_version >= 2;
+    char **names = g_new0 (char *, ports->len + 1);
+    int width = 6; /* "# node" */
+    for (guint i = 0; i < ports->len; i++) {
+        names[i] = node_name (nodes, g_array_index (ports, WeftTracePort, i).node);
+        width = MAX (width, (int) strlen (names[i]));
+    }
+    printf ("# %s: %u ports; " PORTS_UNITS "\n", info->path, ports->len);
+    if (!v2)
+        printf ("# schema version %u: port state, rate, link layer, PortXmitWait, "
+                "SymbolErrorCounter, LinkDownedCounter, PortRcvErrors and LosslessDrops "
+                "were not recorded (-)\n", info->schema_version);
+    printf ("# %-*s %4s %-6s %-8s %-11s %-10s counters\n", width - 2, "node", "port", "state",
+            "phys", "rate", "link_layer");
+    for (guint i = 0; i < ports->len; i++) {
+        const WeftTracePort *p = &g_array_index (ports, WeftTracePort, i);
+        const char *state = port_state_name (p->state), *phys = phys_state_name (p->phys_state);
+        char *rate = format_rate (p->rate_bps);
+        char *layer = g_strndup (p->link_layer, WEFT_TRACE_KIND_LEN);
+        Counter c[N_COUNTERS];
+        port_counters (p, v2, c);
+        printf ("%-*s %4u %-6s %-8s %-11s %-10s", width, names[i], p->port, state ? state : "-",
+                phys ? phys : "-", rate, *layer ? layer : "-");
+        for (guint k = 0; k < N_COUNTERS; k++)
+            if (c[k].recorded)
+                printf (" %s=%" G_GUINT64_FORMAT, c[k].name, c[k].value);
+            else
+                printf (" %s=-", c[k].name);
+        putchar ('\n');
+        g_free (rate);
+        g_free (layer);
+    }
+    g_strfreev (names);
+}
+
+static void
+print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const char *problem)
+{
+    gboolean v2 = info->schema_version >= 2;
+    GString *o = g_string_new ("{\"trace\": ");
+    json_string (o, info->path);
+    g_string_append_printf (o, ", \"schema_version\": %u, \"status\": ", info->schema_version);
+    json_string (o, info->status_text);
+    g_string_append_printf (o, ", \"complete\": %s, \"reason\": ",
+                            info->complete ? "true" : "false");
+    json_string (o, info->reason);
+    g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", \"PortRcvData\": "
+                        "\"4-byte words\", \"PortXmitWait\": \"ps\", \"rate_bps\": \"bit/s\"}"
+                        ", \"ports\": ");
+    if (ports == NULL)
+        g_string_append (o, "null");
+    else {
+        g_string_append_c (o, '[');
+        for (guint i = 0; i < ports->len; i++) {
+            const WeftTracePort *p = &g_array_index (ports, WeftTracePort, i);
+            char *name = node_name (nodes, p->node);
+            char *layer = g_strndup (p->link_layer, WEFT_TRACE_KIND_LEN);
+            Counter c[N_COUNTERS];
+            port_counters (p, v2, c);
+            g_string_append_printf (o, "%s{\"node\": %u, \"node_name\": ", i ? ", " : "", p->node);
+            json_string (o, name);
+            g_string_append_printf (o, ", \"port\": %u, \"link\": %u", p->port, p->link);
+            if (v2) {
+                g_string_append_printf (o, ", \"state\": %u, \"state_name\": ", p->state);
+                json_string (o, port_state_name (p->state));
+                g_string_append_printf (o, ", \"phys_state\": %u, \"phys_state_name\": ",
+                                        p->phys_state);
+                json_string (o, phys_state_name (p->phys_state));
+                g_string_append_printf (o, ", \"rate_bps\": %" G_GUINT64_FORMAT
+                                        ", \"link_layer\": ", p->rate_bps);
+                json_string (o, layer);
+            } else
+                g_string_append (o, ", \"state\": null, \"state_name\": null, \"phys_state\": "
+                                    "null, \"phys_state_name\": null, \"rate_bps\": null, "
+                                    "\"link_layer\": null");
+            g_string_append_printf (o, ", \"tx_bytes\": %" G_GUINT64_FORMAT
+                                    ", \"rx_bytes\": %" G_GUINT64_FORMAT,
+                                    p->tx_bytes, p->rx_bytes);
+            for (guint k = 0; k < N_COUNTERS; k++)
+                if (c[k].recorded)
+                    g_string_append_printf (o, ", \"%s\": %" G_GUINT64_FORMAT, c[k].name,
+                                            c[k].value);
+                else
+                    g_string_append_printf (o, ", \"%s\": null", c[k].name);
+            g_string_append_c (o, '}');
+            g_free (name);
+            g_free (layer);
+        }
+        g_string_append_c (o, ']');
+    }
+    g_string_append (o, ", \"problem\": ");
+    json_string (o, problem);
+    g_string_append (o, "}\n");
+    fputs (o->str, stdout);
+    g_string_free (o, TRUE);
+}
+
+/* --ports: returns the problem line if /ports (or /topology/nodes) did not read. */
+static char *
+report_ports (const WeftTraceInfo *info, gboolean json)
+{
+    GError *error = NULL;
+    char *problem = NULL;
+    GArray *ports = NULL, *nodes = NULL;
+    if (!info->readable)
+        problem = g_strdup (info->reason);
+    else if ((ports = weft_trace_reader_ports (info->path, &error)) == NULL) {
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    } else if ((nodes = weft_trace_reader_nodes (info->path, &error)) == NULL) {
+        /* the counters are still worth printing, under node ids */
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    }
+    if (json)
+        print_ports_json (info, ports, nodes, problem);
+    else if (ports != NULL)
+        print_ports_text (info, ports, nodes);
+    if (!json && problem != NULL)
+        g_printerr ("weft report: %s\n", problem);
+    if (!json && ports != NULL && !info->complete)
+        g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
+    if (ports != NULL)
+        g_array_free (ports, TRUE);
+    if (nodes != NULL)
+        g_array_free (nodes, TRUE);
+    return problem;
+}
+
 int
 weft_cli_report (int argc, char **argv)
 {
-    gboolean json = FALSE;
+    gboolean json = FALSE, ports = FALSE;
     char **files = NULL;
     GOptionEntry entries[] = {
         { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of text", NULL },
+        { "ports", 0, 0, G_OPTION_ARG_NONE, &ports,
+          "Print one line per port (state, rate, perfquery-style counters) instead of the summary",
+          NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -205,6 +424,25 @@ weft_cli_report (int argc, char **argv)
     g_option_context_set_description (
         ctx, "Prints the experiment, seed, completion status, simulated and wall time, events,\n"
              "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
+             "\n"
+             "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
+             "perfquery -x: node name, port number, state (Down, Init, Armed, Active),\n"
+             "physical state (Polling, Disabled, LinkUp, ...), rate, link layer, then\n"
+             "  PortXmitData PortRcvData  data in 4-byte words (bytes / 4, rounded down),\n"
+             "                            as InfiniBand counts it\n"
+             "  PortXmitPkts PortRcvPkts  packets\n"
+             "  PortXmitWait              time with data to send and no credits, in\n"
+             "                            picoseconds (InfiniBand's counts\n"
+             "                            implementation-specific ticks instead)\n"
+             "  PortXmitDiscards          packets dropped at the port's egress queue\n"
+             "  SymbolErrorCounter, LinkDownedCounter, PortRcvErrors\n"
+             "                            moved only by injected faults\n"
+             "  LosslessDrops             weft's own: drops for lack of buffer on a lossless\n"
+             "                            fabric, which should never happen\n"
+             "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
+             "state, rate, link layer or the counters from PortXmitWait on but\n"
+             "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
+             "tx_bytes and rx_bytes, and null for what was not recorded.\n"
              "\n"
              "Exit status:\n"
              "  0  the trace is complete: closed by weft after the whole run (status done,\n"
@@ -233,6 +471,13 @@ weft_cli_report (int argc, char **argv)
         g_printerr ("weft report: %s\n", error->message);
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
+    }
+    if (ports) {
+        char *problem = report_ports (info, json);
+        int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+        g_free (problem);
+        weft_trace_info_free (info);
+        return status;
     }
     Summary s = { 0 };
     if (info->readable)

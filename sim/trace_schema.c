@@ -67,6 +67,7 @@ static const Field sample_fields[] = {
     FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
     FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
     FIELD (WeftTraceLinkSample, drops, F_U64),
+    FIELD (WeftTraceLinkSample, stall_ps, F_U64), /* schema 2 */
     { NULL, 0, 0 },
 };
 
@@ -81,6 +82,16 @@ static const Field port_fields[] = {
     FIELD (WeftTracePort, drops, F_U64),
     FIELD (WeftTracePort, max_queue_bytes, F_U64),
     FIELD (WeftTracePort, busy_ps, F_U64),
+    /* schema 2 */
+    FIELD (WeftTracePort, xmit_wait_ps, F_U64),
+    FIELD (WeftTracePort, lossless_drops, F_U64),
+    FIELD (WeftTracePort, symbol_errors, F_U64),
+    FIELD (WeftTracePort, link_downed, F_U64),
+    FIELD (WeftTracePort, rcv_errors, F_U64),
+    FIELD (WeftTracePort, rate_bps, F_U64),
+    FIELD (WeftTracePort, state, F_U8),
+    FIELD (WeftTracePort, phys_state, F_U8),
+    FIELD (WeftTracePort, link_layer, F_STR_KIND),
     { NULL, 0, 0 },
 };
 

@@ -19,6 +19,7 @@
 
 #include "analysis/trace_reader.h"
 #include "sim/trace.h"
+#include "sim/trace_types.h"
 #include "tests/harness.h"
 
 #define N_NODES 6
@@ -125,6 +126,7 @@ make_sample (guint i)
     r.max_queue_bytes = 3 * (guint64) i;
     r.mean_queue_bytes = i * 1.25;
     r.drops = i % 7;
+    r.stall_ps = 11 * (guint64) i + 5;
     return r;
 }
 
@@ -143,6 +145,17 @@ make_port (guint i)
     r.drops = i;
     r.max_queue_bytes = i + 6;
     r.busy_ps = i + 7;
+    r.xmit_wait_ps = 1000 * (guint64) i + 8;
+    r.lossless_drops = i + 9;
+    r.symbol_errors = i + 10;
+    r.link_downed = i + 11;
+    r.rcv_errors = i + 12;
+    r.rate_bps = G_GUINT64_CONSTANT (400000000000) + i;
+    r.state = (guint8) (1 + i % 4);
+    r.phys_state = (guint8) (2 + i % 4);
+    /* exactly WEFT_TRACE_KIND_LEN characters for one row: no NUL */
+    memcpy (r.link_layer, i % 3 == 0 ? "InfiniBand" : i % 3 == 1 ? "Ethernet" : "Ethernet-16chars",
+            i % 3 == 0 ? 10 : i % 3 == 1 ? 8 : 16);
     return r;
 }
 
@@ -325,6 +338,7 @@ START_TEST (test_trace_roundtrip_every_field)
         ck_assert_uint_eq (got->max_queue_bytes, want.max_queue_bytes);
         ck_assert (got->mean_queue_bytes == want.mean_queue_bytes);
         ck_assert_uint_eq (got->drops, want.drops);
+        ck_assert_uint_eq (got->stall_ps, want.stall_ps);
     }
     g_array_free (samples, TRUE);
 
@@ -343,8 +357,129 @@ START_TEST (test_trace_roundtrip_every_field)
         ck_assert_uint_eq (got->drops, want.drops);
         ck_assert_uint_eq (got->max_queue_bytes, want.max_queue_bytes);
         ck_assert_uint_eq (got->busy_ps, want.busy_ps);
+        ck_assert_uint_eq (got->xmit_wait_ps, want.xmit_wait_ps);
+        ck_assert_uint_eq (got->lossless_drops, want.lossless_drops);
+        ck_assert_uint_eq (got->symbol_errors, want.symbol_errors);
+        ck_assert_uint_eq (got->link_downed, want.link_downed);
+        ck_assert_uint_eq (got->rcv_errors, want.rcv_errors);
+        ck_assert_uint_eq (got->rate_bps, want.rate_bps);
+        ck_assert_uint_eq (got->state, want.state);
+        ck_assert_uint_eq (got->phys_state, want.phys_state);
+        ck_assert_mem_eq (got->link_layer, want.link_layer, WEFT_TRACE_KIND_LEN);
     }
     g_array_free (ports, TRUE);
+    g_free (path);
+}
+END_TEST
+
+/* A data set written as schema 1 wrote it: @mem_type's members up to, not including, the first
+ * one schema 2 added (@first_new), in the same file layout (little-endian, packed). */
+static void
+write_v1_dataset (hid_t file, const char *name, hid_t (*mem_type) (void), const char *first_new,
+                  const void *rows, hsize_t n)
+{
+    hid_t full = mem_type ();
+    hid_t v1 = H5Tcreate (H5T_COMPOUND, H5Tget_size (full));
+    for (unsigned i = 0; i < (unsigned) H5Tget_nmembers (full); i++) {
+        char *member = H5Tget_member_name (full, i);
+        gboolean stop = strcmp (member, first_new) == 0;
+        if (!stop) {
+            hid_t mt = H5Tget_member_type (full, i);
+            H5Tinsert (v1, member, H5Tget_member_offset (full, i), mt);
+            H5Tclose (mt);
+        }
+        H5free_memory (member);
+        if (stop)
+            break;
+    }
+    hid_t ftype = weft_trace_type_for_file (v1);
+    hid_t space = H5Screate_simple (1, &n, NULL);
+    hid_t dset = H5Dcreate2 (file, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge (dset, 0);
+    ck_assert_int_ge (H5Dwrite (dset, v1, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows), 0);
+    H5Dclose (dset);
+    H5Sclose (space);
+    H5Tclose (ftype);
+    H5Tclose (v1);
+    H5Tclose (full);
+}
+
+static void
+write_attr (hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate (H5S_SCALAR);
+    hid_t attr = H5Acreate2 (obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge (H5Awrite (attr, type, value), 0);
+    H5Aclose (attr);
+    H5Sclose (space);
+}
+
+/* A schema-1 trace still reads: the old members as written, the schema-2 members 0. */
+START_TEST (test_trace_reads_schema_1)
+{
+    char *path = tmp_path ("v1.h5");
+    GError *error = NULL;
+    hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge (file, 0);
+    hid_t meta = H5Gcreate2 (file, "/meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    guint version = 1;
+    guint8 complete = 1;
+    char status[8] = "done";
+    hid_t status_type = weft_trace_type_string (sizeof status);
+    write_attr (meta, "schema_version", H5T_NATIVE_UINT, &version);
+    write_attr (meta, "complete", H5T_NATIVE_UINT8, &complete);
+    write_attr (meta, "status", status_type, status);
+    H5Tclose (status_type);
+    H5Gclose (meta);
+    WeftTracePort ports[N_PORTS];
+    WeftTraceLinkSample samples[N_PORTS];
+    for (guint i = 0; i < N_PORTS; i++) {
+        ports[i] = make_port (i);
+        samples[i] = make_sample (i);
+    }
+    write_v1_dataset (file, "/ports", weft_trace_type_port, "xmit_wait_ps", ports, N_PORTS);
+    write_v1_dataset (file, "/links", weft_trace_type_link_sample, "stall_ps", samples, N_PORTS);
+    H5Fclose (file);
+
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert (info->readable);
+    ck_assert (info->complete);
+    ck_assert_uint_eq (info->schema_version, 1);
+    ck_assert_int_eq (info->n_ports, N_PORTS);
+    weft_trace_info_free (info);
+
+    GArray *got = weft_trace_reader_ports (path, &error);
+    ck_assert_msg (got != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (got->len, N_PORTS);
+    for (guint i = 0; i < N_PORTS; i++) {
+        const WeftTracePort *p = &g_array_index (got, WeftTracePort, i);
+        ck_assert_uint_eq (p->node, ports[i].node);
+        ck_assert_uint_eq (p->port, ports[i].port);
+        ck_assert_uint_eq (p->tx_bytes, ports[i].tx_bytes);
+        ck_assert_uint_eq (p->drops, ports[i].drops);
+        ck_assert_uint_eq (p->busy_ps, ports[i].busy_ps);
+        ck_assert_uint_eq (p->xmit_wait_ps, 0);
+        ck_assert_uint_eq (p->lossless_drops, 0);
+        ck_assert_uint_eq (p->symbol_errors, 0);
+        ck_assert_uint_eq (p->link_downed, 0);
+        ck_assert_uint_eq (p->rcv_errors, 0);
+        ck_assert_uint_eq (p->rate_bps, 0);
+        ck_assert_uint_eq (p->state, 0);
+        ck_assert_uint_eq (p->phys_state, 0);
+        ck_assert_str_eq (p->link_layer, "");
+    }
+    g_array_free (got, TRUE);
+    got = weft_trace_reader_link_samples (path, &error);
+    ck_assert_msg (got != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (got->len, N_PORTS);
+    for (guint i = 0; i < N_PORTS; i++) {
+        const WeftTraceLinkSample *r = &g_array_index (got, WeftTraceLinkSample, i);
+        ck_assert_uint_eq (r->time_ps, samples[i].time_ps);
+        ck_assert_uint_eq (r->drops, samples[i].drops);
+        ck_assert_uint_eq (r->stall_ps, 0);
+    }
+    g_array_free (got, TRUE);
     g_free (path);
 }
 END_TEST
@@ -513,6 +648,7 @@ test_suite (void)
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_trace_roundtrip_every_field);
+    tcase_add_test (tc, test_trace_reads_schema_1);
     tcase_add_test (tc, test_trace_end_status_and_message);
     tcase_add_test (tc, test_trace_cut_short_is_incomplete);
     tcase_add_test (tc, test_trace_empty_datasets_exist);

@@ -2,7 +2,11 @@
  *
  * Usage: mktrace OUT.h5 [done|running]
  *   done     (default) a closed trace: 4 nodes, 3 links, 5000 flows (every 10th unfinished),
- *            6000 link samples, 6 ports with 1 drop each (6 in all)
+ *            6000 link samples, 6 ports with 1 drop each (6 in all); the ports' other
+ *            counters are distinct within a row (so a swapped column shows), their states
+ *            are Active/LinkUp, Active/LinkUp, Down/Disabled, Init/LinkUp, Armed/LinkUp,
+ *            Down/Polling, and their rates 400, 400, 200, 100, 800 and 53.125 Gb/s
+ *            (tests/e2e/report_ports.sh spells out the values)
  *   running  the same rows flushed, then abandoned: the file says "running"
  * Same arguments, same data sets (tests/e2e/trace_python.sh checks with h5diff).
  */
@@ -68,16 +72,35 @@ fill (WeftTrace *t)
         s.packets = i % 50;
         s.max_queue_bytes = 1024 * (guint64) (i % 13);
         s.mean_queue_bytes = 512.0 * (i % 13);
+        s.stall_ps = 1000 * (guint64) (i % 17);
         weft_trace_append_link_sample (t, &s);
     }
+    static const guint8 state[6] = { 4, 4, 1, 2, 3, 1 };      /* PortState */
+    static const guint8 phys_state[6] = { 5, 5, 3, 5, 5, 2 }; /* PortPhysicalState */
+    static const guint64 rate_gbps_x1000[6] = { 400000, 400000, 200000, 100000, 800000, 53125 };
     WeftTracePort ports[6];
     memset (ports, 0, sizeof ports);
     for (guint i = 0; i < 6; i++) {
-        ports[i].node = i / 2;
-        ports[i].port = i % 2 + 1;
-        ports[i].link = i / 2;
-        ports[i].tx_bytes = ports[i].rx_bytes = 1000 * (guint64) i;
-        ports[i].drops = 1;
+        WeftTracePort *p = &ports[i];
+        guint64 k = i;
+        p->node = i / 2;
+        p->port = i % 2 + 1;
+        p->link = i / 2;
+        p->tx_bytes = 1000 * k;     /* PortXmitData 250 i */
+        p->rx_bytes = 1000 * k + 36; /* PortRcvData 250 i + 9 */
+        p->tx_packets = 10 * k + 2;
+        p->rx_packets = 10 * k + 3;
+        p->drops = 1;
+        p->busy_ps = 1000000 * k;
+        p->symbol_errors = 100 * k + 4;
+        p->link_downed = 100 * k + 5;
+        p->rcv_errors = 100 * k + 6;
+        p->lossless_drops = 100 * k + 7;
+        p->xmit_wait_ps = 1000000 * k + 8;
+        p->rate_bps = rate_gbps_x1000[i] * 1000000;
+        p->state = state[i];
+        p->phys_state = phys_state[i];
+        g_strlcpy (p->link_layer, i < 4 ? "InfiniBand" : "Ethernet", sizeof p->link_layer);
     }
     weft_trace_write_ports (t, ports, 6);
 }
