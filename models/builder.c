@@ -159,10 +159,12 @@ check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **e
     if (net->fabric.kind != WEFT_FABRIC_INFINIBAND)
         for (guint i = 0; i < net->specs->len; i++) {
             const WeftFlowSpec *s = &g_array_index (net->specs, WeftFlowSpec, i);
-            if (s->sl != 0)
-                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY,
-                                             net->workload_names->pdata[s->group], "sl",
-                                             "service levels exist on InfiniBand only");
+            if (s->sl != 0) {
+                g_autofree char *group =
+                    g_strconcat ("workload.", (char *) net->workload_names->pdata[s->group], NULL);
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
+                                             "sl", "service levels exist on InfiniBand only");
+            }
         }
     return TRUE;
 }
@@ -201,8 +203,9 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         WeftModel *src = net->node_model[f->spec.src];
         if (!src || src->klass != &weft_nic_class || !net->node_model[f->spec.dst] ||
             net->node_model[f->spec.dst]->klass != &weft_nic_class) {
-            weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE,
-                                  net->workload_names->pdata[f->spec.group], NULL,
+            g_autofree char *group =
+                g_strconcat ("workload.", (char *) net->workload_names->pdata[f->spec.group], NULL);
+            weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, NULL,
                                   "flow %u must run between hosts", i);
             goto fail;
         }
@@ -296,7 +299,17 @@ weft_network_finish_trace (WeftNetwork *net)
                                    .link = p->link.link_id, .tx_bytes = p->tx_bytes,
                                    .rx_bytes = p->rx_bytes, .tx_packets = p->tx_packets,
                                    .rx_packets = p->rx_packets, .drops = p->drops,
-                                   .max_queue_bytes = p->max_q, .busy_ps = p->busy_ps };
+                                   .max_queue_bytes = p->max_q, .busy_ps = p->busy_ps,
+                                   .rate_bps = p->link.rate_bps,
+                                   /* Faults do not exist yet: every port is up. */
+                                   .state = 4 /* Active */, .phys_state = 5 /* LinkUp */ };
+        g_strlcpy (rows[i].link_layer, p->ib ? "InfiniBand" : "Ethernet",
+                   sizeof rows[i].link_layer);
+        if (p->ib) {
+            rows[i].xmit_wait_ps = p->ib->xmit_wait_ps +
+                                   (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
+            rows[i].lossless_drops = p->ib->lossless_drops;
+        }
     }
     weft_trace_write_ports (net->trace, rows, net->ports->len);
     g_free (rows);

@@ -60,10 +60,13 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     weft_time_t end = MAX (now + ser, pkt->tail_at);
     port->busy_until = end;
     port->busy_ps += ser;
-    port->tx_bytes += pkt->size;
-    port->tx_packets++;
     port->s_bytes += pkt->size;
     port->s_packets++;
+    if (G_LIKELY (pkt->kind != WEFT_PKT_CREDIT)) {
+        /* As perfquery counts: link-level flow-control packets are not data. */
+        port->tx_bytes += pkt->size;
+        port->tx_packets++;
+    }
     if (port->ib)
         weft_ib_on_send (port->ib, pkt);
     if (port->on_depart)

@@ -32,4 +32,12 @@ check "GROUP:KEY=VALUE" "$WEFT" validate "$base" --set switchbuffer=1MiB
 printf '[experiment]\ninclude = %s\n[fault.cable]\n' "$base" >"$TMP/f.ini"
 check "\[fault.cable\].*not implemented yet" "$WEFT" validate "$TMP/f.ini"
 check "\[fabric\] kind:.*not implemented yet" "$WEFT" validate "$base" --set fabric:kind=roce
+# fabric-specific groups and keys that would be ignored
+printf '[experiment]\ninclude = %s\n[infiniband]\nbuffer = 64KiB\n' "$base" >"$TMP/ib.ini"
+check "\[infiniband\]: not used with \[fabric\] kind = ethernet" "$WEFT" validate "$TMP/ib.ini"
+ibx="$WEFT_SRCDIR/experiments/ib-incast.ini"
+check "\[switch\] buffer: not used on InfiniBand" "$WEFT" validate "$ibx" --set switch:buffer=1MiB
+check "\[infiniband\] buffer:.*less than one 65-credit packet" "$WEFT" validate "$ibx" --set infiniband:buffer=1KiB
+check "\[infiniband\] vlarb_low:.*VL:WEIGHT" "$WEFT" validate "$ibx" --set infiniband:vlarb_low=0-64
+check "\[workload.incast\] sl: service levels exist on InfiniBand only" "$WEFT" validate "$base" --set workload.incast:sl=1
 echo "bad input: ok"
