@@ -34,7 +34,7 @@ port_of (WeftModel *m, guint32 p)
 {
     if (m->klass == &weft_switch_class)
         return &((WeftSwitch *) m)->ports[p];
-    return &((WeftNic *) m)->port;
+    return &((WeftNic *) m)->ports[p];
 }
 
 /* A cut-through switch routes on the first 64 bytes (IB LRH + BTH fit in 20). */
@@ -71,25 +71,30 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
     guint n_nodes = weft_graph_n_nodes (g);
     for (guint32 id = 0; id < n_nodes; id++) {
         const WeftNode *n = weft_graph_node (g, id);
-        const WeftModelClass *klass;
-        if (n->kind == WEFT_NODE_SWITCH)
-            klass = &weft_switch_class;
-        else if (n->kind == WEFT_NODE_HOST)
-            klass = &weft_nic_class;
-        else
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "topology",
-                                         NULL, "node %s is a %s: the packet models of this "
-                                         "version cover hosts and switches only",
-                                         n->name, weft_node_kind_name (n->kind));
+        /* Hosts and GPUs run the transport; everything that forwards is a switch: fabric
+         * switches with [switch]'s parameters, and inside a server the NVSwitch, the PCIe
+         * switches, the NICs (PCIe to fabric) and the CPU's root complex, cut-through with
+         * no latency of their own (the links carry NVLink and PCIe latency). */
+        gboolean endpoint = n->kind == WEFT_NODE_HOST || n->kind == WEFT_NODE_GPU;
+        const WeftModelClass *klass = endpoint ? &weft_nic_class : &weft_switch_class;
         WeftModel *m = weft_sim_add_model (net->sim, klass, n->name, id);
         net->node_model[id] = m;
         if (klass->params) {
             WeftParamBinding b = { klass->params, m };
-            if (!weft_params_read (exp, klass->name, &b, 1, error))
-                return FALSE;
+            if (n->kind == WEFT_NODE_SWITCH) {
+                if (!weft_params_read (exp, klass->name, &b, 1, error))
+                    return FALSE;
+            } else {
+                weft_params_set_defaults (klass->params, m);
+            }
         }
         if (klass == &weft_switch_class) {
             WeftSwitch *sw = (WeftSwitch *) m;
+            if (n->kind != WEFT_NODE_SWITCH) {
+                sw->internal = TRUE;
+                sw->latency_ps = 0;
+                sw->forwarding = WEFT_FORWARDING_CUT_THROUGH;
+            }
             sw->graph = g;
             sw->fabric = &net->fabric;
             sw->hash_seed = weft_routing_seed (net->sim->seed, id);
@@ -99,14 +104,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
         } else {
             WeftNic *nic = (WeftNic *) m;
             nic->tp = &net->tp;
-            guint connected = 0;
-            for (guint p = 0; p < n->ports->len; p++)
-                connected += g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE;
-            if (connected != 1)
-                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED,
-                                             "topology", NULL,
-                                             "host %s has %u links: hosts need exactly one",
-                                             n->name, connected);
+            weft_nic_setup_ports (nic, n->ports->len);
         }
     }
     /* Ports: one per connected link end, sending toward the peer. */
@@ -122,7 +120,8 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             weft_graph_peer (g, id, p, &peer, &peer_port);
             WeftPort *port = port_of (m, p);
             /* On InfiniBand nothing is tail-dropped: the buffer that matters is the input's. */
-            guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric)
+            guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric) &&
+                                  !((WeftSwitch *) m)->internal
                               ? ((WeftSwitch *) m)->buffer_bytes
                               : G_MAXUINT64;
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
@@ -201,12 +200,14 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     for (guint i = 0; i < net->tp.n_flows; i++) {
         WeftFlow *f = &net->tp.flows[i];
         WeftModel *src = net->node_model[f->spec.src];
+        f->tx_port = (guint16) weft_transport_first_hop (&net->tp, f, f->spec.src, f->dst_ep);
+        f->ack_port = (guint16) weft_transport_first_hop (&net->tp, f, f->spec.dst, f->src_ep);
         if (!src || src->klass != &weft_nic_class || !net->node_model[f->spec.dst] ||
             net->node_model[f->spec.dst]->klass != &weft_nic_class) {
             g_autofree char *group =
                 g_strconcat ("workload.", (char *) net->workload_names->pdata[f->spec.group], NULL);
             weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, NULL,
-                                  "flow %u must run between hosts", i);
+                                  "flow %u must run between hosts or GPUs", i);
             goto fail;
         }
         weft_nic_schedule_flow ((WeftNic *) src, f);

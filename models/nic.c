@@ -13,23 +13,24 @@ sendable (const WeftFlow *f)
 static void
 ring_push (WeftNic *nic, WeftFlow *f)
 {
+    guint p = f->tx_port;
     f->in_ring = TRUE;
     f->ring_next = NULL;
-    if (nic->ring_tail)
-        nic->ring_tail->ring_next = f;
+    if (nic->ring_tail[p])
+        nic->ring_tail[p]->ring_next = f;
     else
-        nic->ring_head = f;
-    nic->ring_tail = f;
+        nic->ring_head[p] = f;
+    nic->ring_tail[p] = f;
 }
 
 static WeftFlow *
-ring_pop (WeftNic *nic)
+ring_pop (WeftNic *nic, guint p)
 {
-    WeftFlow *f = nic->ring_head;
+    WeftFlow *f = nic->ring_head[p];
     if (f) {
-        nic->ring_head = f->ring_next;
-        if (!nic->ring_head)
-            nic->ring_tail = NULL;
+        nic->ring_head[p] = f->ring_next;
+        if (!nic->ring_head[p])
+            nic->ring_tail[p] = NULL;
         f->in_ring = FALSE;
     }
     return f;
@@ -40,7 +41,7 @@ make_ready (WeftNic *nic, WeftFlow *f)
 {
     if (!f->in_ring && sendable (f)) {
         ring_push (nic, f);
-        weft_port_kick (&nic->port);
+        weft_port_kick (&nic->ports[f->tx_port]);
     }
 }
 
@@ -110,7 +111,7 @@ nic_pull (WeftModel *m, guint port)
     WeftSim *sim = m->sim;
     const WeftFabric *fab = nic->tp->fabric;
     WeftFlow *f;
-    while ((f = ring_pop (nic))) {
+    while ((f = ring_pop (nic, port))) {
         if (!sendable (f))
             continue;
         guint64 seq = f->snd_nxt++;
@@ -248,21 +249,22 @@ on_data (WeftNic *nic, WeftPacket *pkt)
     ack->payload = 0;
     ack->size = (guint32) tp->fabric->ack_bytes;
     ack->hop = 0;
-    weft_port_enqueue (&nic->port, ack);
+    weft_port_enqueue (&nic->ports[f->ack_port], ack);
 }
 
 static void
 nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
 {
     WeftNic *nic = (WeftNic *) m;
-    WeftIbPort *ib = nic->port.ib;
+    WeftPort *in = &nic->ports[port];
+    WeftIbPort *ib = in->ib;
     if (pkt->kind == WEFT_PKT_CREDIT) {
         weft_ib_on_fcp (ib, pkt);
         weft_packet_release (&m->sim->pool, pkt);
-        weft_port_kick (&nic->port);
+        weft_port_kick (in);
         return;
     }
-    weft_port_count_rx (&nic->port, pkt);
+    weft_port_count_rx (in, pkt);
     if (ib) {
         /* The HCA moves what arrives to memory at once: its buffer space is free again. */
         if (!weft_ib_on_arrival (ib, pkt)) {
@@ -271,7 +273,7 @@ nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
             return;
         }
         if (weft_ib_release (ib, pkt))
-            weft_port_enqueue (&nic->port, weft_ib_fcp_new (&m->sim->pool, ib, pkt->vl));
+            weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, ib, pkt->vl));
     }
     if (G_UNLIKELY (pkt->dst != m->node)) {
         nic->misdelivered++;
@@ -288,19 +290,35 @@ static gboolean
 nic_init (WeftModel *m, GError **error)
 {
     WeftNic *nic = (WeftNic *) m;
-    nic->port.pull = nic_pull;
+    for (guint p = 0; p < nic->n_ports; p++)
+        if (nic->ports[p].owner)
+            nic->ports[p].pull = nic_pull;
     return TRUE;
+}
+
+void
+weft_nic_setup_ports (WeftNic *nic, guint n_ports)
+{
+    nic->n_ports = n_ports;
+    nic->ports = g_new0 (WeftPort, MAX (n_ports, 1));
+    nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
+    nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
 }
 
 static void
 nic_clear (WeftModel *m)
 {
-    weft_port_clear (&((WeftNic *) m)->port);
+    WeftNic *nic = (WeftNic *) m;
+    for (guint p = 0; p < nic->n_ports; p++)
+        weft_port_clear (&nic->ports[p]);
+    g_free (nic->ports);
+    g_free (nic->ring_head);
+    g_free (nic->ring_tail);
 }
 
 const WeftModelClass weft_nic_class = {
     .name = "nic",
-    .help = "host NIC: one fabric port, reliable go-back-N transport for its flows",
+    .help = "endpoint (host or GPU): reliable go-back-N transport for its flows over its ports",
     .instance_size = sizeof (WeftNic),
     .params = NULL,
     .init = nic_init,

@@ -1,10 +1,13 @@
-/* models/nic.h - a host's NIC: one port to the fabric and both halves of the reliable
- * transport (models/transport.h) for the flows that start or end at this host.
+/* models/nic.h - an endpoint's transport engine: both halves of the reliable transport
+ * (models/transport.h) for the flows that start or end at a host or a GPU, over the
+ * endpoint's ports.
  *
- * Models: the NIC's flows share its link round-robin, one packet at a time, pulled when the
- * transmitter frees (so a host never builds a queue of its own data); ACKs go first (class 0).
- * Host memory is not a bottleneck and the NIC never drops what it sends.
- * Ignores: PCIe, host stacks, multiple ports per host (the DGX server model adds them).
+ * Models: a flow leaves through the port of its first hop (a plain host has one port; a GPU
+ * has an NVLink port and a PCIe port, and the route decides); the flows of a port share it
+ * round-robin, one packet at a time, pulled when the transmitter frees (so an endpoint never
+ * builds a queue of its own data); ACKs go ahead of data on Ethernet and in their VL's FIFO
+ * on InfiniBand.  Memory is not a bottleneck and the endpoint never drops what it sends.
+ * Ignores: host stacks, CPU overheads.
  */
 #ifndef WEFT_MODELS_NIC_H
 #define WEFT_MODELS_NIC_H
@@ -15,13 +18,17 @@
 typedef struct {
     WeftModel parent;
     WeftTransport *tp;     /* borrowed: the run's flow table */
-    WeftPort port;         /* port 0 */
-    WeftFlow *ring_head, *ring_tail; /* flows that may send now */
+    guint n_ports;
+    WeftPort *ports;       /* one per port of the node; unconnected ones have owner NULL */
+    WeftFlow **ring_head, **ring_tail; /* per port: flows that may send now */
     guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
     guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
 } WeftNic;
 
 extern const WeftModelClass weft_nic_class;
+
+/* Allocates @n_ports ports (the node's port count) before the builder sets them up. */
+void weft_nic_setup_ports (WeftNic *nic, guint n_ports);
 
 /* Schedules the start of @flow at its start time; the NIC must be the flow's source. */
 void weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow);

@@ -29,6 +29,8 @@ typedef struct {
     guint64 buffer_bytes;     /* [switch] buffer: per egress port */
     weft_time_t latency_ps;   /* [switch] latency: added to every arrival */
     int forwarding;           /* auto | cut-through | store-and-forward */
+    gboolean internal;        /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless
+                                 on every fabric, no latency of its own */
     gsl_rng *rng;             /* adaptive routing's tie-breaks; NULL otherwise */
     const WeftGraph *graph;   /* borrowed */
     const WeftFabric *fabric; /* borrowed */

@@ -44,6 +44,31 @@ acc_visit (guint32 node, guint32 port, void *data)
         acc->min_rate = l->rate_bps;
 }
 
+guint32
+weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node,
+                          guint32 to_ep)
+{
+    const WeftGraph *g = tp->graph;
+    guint n;
+    weft_graph_route_set (g, node, to_ep, &n);
+    if (n > 0) {
+        /* Static routing follows the table; otherwise the flow's hash picks among equal
+         * first hops (adaptive routing is a switch's decision, per packet). */
+        int routing = tp->fabric->routing == WEFT_ROUTING_STATIC ? WEFT_ROUTING_STATIC
+                                                                 : WEFT_ROUTING_ECMP;
+        guint32 p = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
+                                         to_ep, f->hash);
+        if (p != WEFT_GRAPH_NONE)
+            return p;
+    }
+    /* No table for this endpoint (a plain host): its one connected port. */
+    const WeftNode *nd = weft_graph_node (g, node);
+    for (guint p = 0; p < nd->ports->len; p++)
+        if (g_array_index (nd->ports, guint32, p) != WEFT_GRAPH_NONE)
+            return p;
+    return WEFT_GRAPH_NONE;
+}
+
 guint
 weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
                      guint32 to_ep, gboolean minimal,
@@ -61,12 +86,9 @@ weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_no
             port = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
                                         to_ep, f->hash);
         } else {
-            port = WEFT_GRAPH_NONE; /* an endpoint sends through its first connected port */
-            for (guint p = 0; p < n->ports->len && port == WEFT_GRAPH_NONE; p++)
-                if (g_array_index (n->ports, guint32, p) != WEFT_GRAPH_NONE)
-                    port = p;
             if (hops > 0)
                 return G_MAXUINT; /* an endpoint never carries transit traffic */
+            port = weft_transport_first_hop (tp, f, node, to_ep);
         }
         guint32 peer, peer_port;
         if (port == WEFT_GRAPH_NONE || !weft_graph_peer (g, node, port, &peer, &peer_port) ||

@@ -35,6 +35,8 @@ struct WeftFlow {
     guint32 last_payload;     /* payload of the last packet */
     guint32 window_pkts;
     guint8 vl;                /* InfiniBand virtual lane of its service level */
+    guint16 tx_port;          /* the source's port of the first hop */
+    guint16 ack_port;         /* the destination's port toward the source (ACKs) */
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
 
@@ -90,6 +92,11 @@ void weft_transport_clear (WeftTransport *tp);
 
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
+
+/* The port an endpoint @node sends @f's packets toward endpoint @to_ep through: its route (a
+ * GPU chooses between NVLink and PCIe this way), or its one connected port. */
+guint32 weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node,
+                                  guint32 to_ep);
 
 /* Walks the route of flow @f from @from_node toward endpoint @to_ep, calling @visit for each
  * link crossed (node and port it leaves by); returns the hop count, or G_MAXUINT if the walk

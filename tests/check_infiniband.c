@@ -266,6 +266,77 @@ START_TEST (test_infiniband_adaptive_routing_beats_static_in_the_tail)
 }
 END_TEST
 
+/* experiments/dgx4.ini (4 x DGX H100, one SU, 8 rails, 1:1) on InfiniBand with @extra. */
+static char *
+dgx4_text (const char *extra)
+{
+    g_autofree char *dgx4 = harness_srcpath ("experiments/dgx4.ini");
+    return g_strdup_printf ("[experiment]\ninclude = %s\n[fabric]\nkind = infiniband\n%s", dgx4,
+                            extra);
+}
+
+/* GPUs numbered leaf-major (rail by rail, server by server), as the D-mod-k tables number
+ * destinations: rail r of server s is r * 4 + s. */
+static char *
+leaf_major_gpus (void)
+{
+    GString *h = g_string_new (NULL);
+    for (guint r = 0; r < 8; r++)
+        for (guint sv = 1; sv <= 4; sv++)
+            g_string_append_printf (h, "%sdgx-%u/gpu%u", h->len ? ";" : "", sv, r);
+    return g_string_free (h, FALSE);
+}
+
+START_TEST (test_infiniband_railopt_shift_permutation_at_line_rate)
+{
+    /* Shift by 5 in leaf-major order: rail r of server s sends to rail r + 1 of server s + 1,
+     * so every flow crosses leaf -> spine -> leaf.  Balanced D-mod-k routes put at most one
+     * flow on each link, and each flow runs at line rate (its links also carry one other
+     * flow's ACKs: 30 of every 4152 bytes). */
+    g_autofree char *gpus = leaf_major_gpus ();
+    g_autofree char *extra = g_strdup_printf (
+        "routing = static\n[workload.s]\nkind = permutation\npattern = shift\nshift = 5\n"
+        "hosts = %s\nflow_size = 32MiB\n", gpus);
+    g_autofree char *text = dgx4_text (extra);
+    WeftSession s;
+    prepare (&s, text);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    ck_assert_uint_eq (s.net->tp.n_flows, 32);
+    double line = RATE / 1e9 * 4096 / WIRE;
+    for (guint i = 0; i < s.net->tp.n_flows; i++)
+        ck_assert_double_ge (flow_gbps (&s.net->tp.flows[i]), 0.99 * line);
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_infiniband_railopt_random_permutation_static_vs_adaptive)
+{
+    /* A full scalable unit (32 servers, 256 GPUs: every leaf port in use), a random permutation
+     * of the GPUs: static routes collide on some spine links (a flow at about half rate);
+     * adaptive routing is no worse at the median and better in the tail. */
+    double p50[2], p99[2], slowest[2];
+    const char *routing[] = { "static", "adaptive" };
+    for (guint r = 0; r < 2; r++) {
+        g_autofree char *extra = g_strdup_printf (
+            "routing = %s\n[experiment]\nseed = 7\n[topology]\nservers = 32\n"
+            "[workload.p]\nkind = permutation\nflow_size = 4MiB\n", routing[r]);
+        g_autofree char *text = dgx4_text (extra);
+        WeftSession s;
+        prepare (&s, text);
+        ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+        fct_quantiles (&s, &p50[r], &p99[r]);
+        slowest[r] = G_MAXDOUBLE;
+        for (guint i = 0; i < s.net->tp.n_flows; i++)
+            slowest[r] = MIN (slowest[r], flow_gbps (&s.net->tp.flows[i]));
+        weft_session_clear (&s);
+    }
+    double line = RATE / 1e9 * 4096 / WIRE;
+    ck_assert_double_lt (slowest[0], 0.6 * line); /* a collision under static routing */
+    ck_assert_double_le (p50[1], p50[0] * 1.02);
+    ck_assert_double_lt (p99[1], p99[0]);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -279,6 +350,8 @@ test_suite (void)
     tcase_add_test (tc, test_infiniband_congestion_spreads_to_a_victim);
     tcase_add_test (tc, test_infiniband_vl_arbitration_weights);
     tcase_add_test (tc, test_infiniband_adaptive_routing_beats_static_in_the_tail);
+    tcase_add_test (tc, test_infiniband_railopt_shift_permutation_at_line_rate);
+    tcase_add_test (tc, test_infiniband_railopt_random_permutation_static_vs_adaptive);
     suite_add_tcase (s, tc);
     return s;
 }
