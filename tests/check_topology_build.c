@@ -122,6 +122,46 @@ START_TEST (test_topology_build_file)
 }
 END_TEST
 
+/* minhop: every leaf spreads the remote destinations evenly over its uplinks, and every static
+ * route stays on a minimal path. */
+START_TEST (test_topology_build_minhop_balances_uplinks)
+{
+    g_autoptr (GError) error = NULL;
+    WeftGraph *g = build_text ("[topology]\ngenerator = leafspine\nleaves = 4\nspines = 4\n"
+                               "hosts_per_leaf = 8\nrouting_engine = minhop\n",
+                               &error);
+    ck_assert_msg (g != NULL, "%s", error ? error->message : "");
+    for (guint32 sw = 0; sw < weft_graph_n_nodes (g); sw++) {
+        const WeftNode *n = weft_graph_node (g, sw);
+        if (n->kind != WEFT_NODE_SWITCH || n->tier != 1)
+            continue;
+        guint load[64] = { 0 };
+        for (guint32 ep = 0; ep < weft_graph_n_endpoints (g); ep++) {
+            guint k;
+            const guint32 *set = weft_graph_route_set (g, sw, ep, &k);
+            guint32 p = weft_graph_route_static (g, sw, ep);
+            if (k == 0)
+                continue;
+            gboolean minimal = FALSE;
+            for (guint i = 0; i < k; i++)
+                minimal |= set[i] == p;
+            ck_assert (minimal);
+            if (k > 1)
+                load[p]++;
+        }
+        /* 24 remote hosts over 4 uplinks: 6 each. */
+        guint up = 0;
+        for (guint p = 0; p < n->ports->len; p++)
+            if (load[p]) {
+                ck_assert_uint_eq (load[p], 6);
+                up++;
+            }
+        ck_assert_uint_eq (up, 4);
+    }
+    weft_graph_free (g);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -131,6 +171,7 @@ test_suite (void)
     tcase_add_test (tc, test_topology_build_experiments);
     tcase_add_test (tc, test_topology_build_bad_params);
     tcase_add_test (tc, test_topology_build_file);
+    tcase_add_test (tc, test_topology_build_minhop_balances_uplinks);
     suite_add_tcase (s, tc);
     return s;
 }
