@@ -91,6 +91,28 @@ typedef struct {
     char link_layer[WEFT_TRACE_KIND_LEN]; /* "InfiniBand" or "Ethernet" */
 } WeftTracePort;
 
+/* /collectives: one row per collective operation, appended as each finishes. */
+typedef struct {
+    guint32 id;             /* collective instance, dense in start order */
+    char workload[WEFT_TRACE_KIND_LEN]; /* workload group suffix, truncated */
+    char op[WEFT_TRACE_KIND_LEN];       /* nccl-tests names: all_reduce, all_gather,
+                                           reduce_scatter, broadcast, reduce, alltoall,
+                                           sendrecv */
+    guint64 bytes;          /* nccl-tests' size column */
+    guint64 count;          /* elements of `type` */
+    char type[8];           /* "float", "half", ... */
+    char redop[8];          /* "sum", ... or "none" */
+    gint32 root;            /* broadcast / reduce root rank, else -1 */
+    guint32 n_ranks;
+    guint8 in_place;        /* 0 out-of-place, 1 in-place */
+    guint8 warmup;          /* 1 for warm-up iterations (not in nccl-tests' averages) */
+    guint32 iteration;      /* within its size and placement */
+    guint64 start_ps, finish_ps;
+    guint64 time_ps;        /* finish - start */
+    double algbw_gbs;       /* bytes / time, in GB/s (10^9 bytes per second), as nccl-tests */
+    double busbw_gbs;       /* algbw x the op's bus factor */
+} WeftTraceCollective;
+
 /* /meta attributes written when the file is opened. */
 typedef struct {
     const char *weft_version;
