@@ -176,6 +176,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->sim = sim;
     net->graph = graph;
     net->specs = g_array_new (FALSE, TRUE, sizeof (WeftFlowSpec));
+    net->deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+    net->colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
     net->workload_names = g_ptr_array_new_with_free_func (g_free);
     net->ports = g_ptr_array_new ();
     guint n_nodes = weft_graph_n_nodes (graph);
@@ -195,7 +197,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         goto fail;
     net->tp.workload_names = net->workload_names;
     WeftPathEnv env = { net->node_latency };
-    if (!weft_transport_setup (&net->tp, net->specs, &env, exp, error))
+    net->tp.start_flow = weft_nic_start_flow_at;
+    if (!weft_transport_setup (&net->tp, net->specs, net->deps, net->colls, &env, exp, error))
         goto fail;
     for (guint i = 0; i < net->tp.n_flows; i++) {
         WeftFlow *f = &net->tp.flows[i];
@@ -212,6 +215,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         }
         weft_nic_schedule_flow ((WeftNic *) src, f);
     }
+    weft_transport_start_collectives (&net->tp);
     return net;
 fail:
     weft_network_free (net);
@@ -227,6 +231,8 @@ weft_network_free (WeftNetwork *net)
     weft_params_clear (weft_transport_params, &net->tp);
     weft_fabric_clear (&net->fabric);
     g_array_unref (net->specs);
+    g_array_unref (net->deps);
+    g_array_unref (net->colls);
     g_ptr_array_unref (net->workload_names);
     g_ptr_array_unref (net->ports);
     g_free (net->node_model);

@@ -21,6 +21,8 @@ typedef struct {
     WeftFabric fabric;
     WeftTransport tp;
     GArray *specs;           /* WeftFlowSpec */
+    GArray *deps;            /* WeftFlowDep */
+    GArray *colls;           /* WeftCollInstance */
     GPtrArray *workload_names;
     WeftModel **node_model;  /* per node id; NULL for nodes without a model */
     GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */

@@ -95,12 +95,20 @@ on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 }
 
 void
+weft_nic_start_flow_at (WeftModel *sender, WeftFlow *flow, weft_time_t at)
+{
+    WeftNic *nic = (WeftNic *) sender;
+    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, at, on_flow_start, nic,
+                          (WeftArg){ .u = flow->spec.id });
+}
+
+void
 weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow)
 {
     flow->sender = &nic->parent;
     weft_sim_work_add (nic->parent.sim, 1);
-    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, flow->spec.start_ps, on_flow_start, nic,
-                          (WeftArg){ .u = flow->spec.id });
+    if (flow->waiting == 0)
+        weft_nic_start_flow_at (&nic->parent, flow, flow->spec.start_ps);
 }
 
 /* The port's pull source: the next packet of the next ready flow, round-robin. */
@@ -212,11 +220,7 @@ on_data (WeftNic *nic, WeftPacket *pkt)
         weft_sim_progress (sim);
         if (f->rcv_nxt == f->n_pkts) {
             g_clear_pointer (&f->ooo_bits, g_free);
-            f->finished = TRUE;
-            f->finish_ps = sim->now;
-            tp->flows_done++;
-            weft_transport_trace_flow (tp, f);
-            weft_sim_work_done (sim);
+            weft_transport_flow_finished (tp, f, sim);
         }
     } else if (pkt->seq < f->rcv_nxt || (f->ooo_bits && ooo_test (f, pkt->seq))) {
         f->dup_discards++;

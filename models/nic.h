@@ -30,7 +30,11 @@ extern const WeftModelClass weft_nic_class;
 /* Allocates @n_ports ports (the node's port count) before the builder sets them up. */
 void weft_nic_setup_ports (WeftNic *nic, guint n_ports);
 
-/* Schedules the start of @flow at its start time; the NIC must be the flow's source. */
+/* Registers @flow with its source NIC and, unless it waits for other flows, schedules its
+ * start at its start time. */
 void weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow);
+
+/* Starts @flow at @at (>= now) on its source NIC @sender (WeftTransport's start hook). */
+void weft_nic_start_flow_at (WeftModel *sender, WeftFlow *flow, weft_time_t at);
 
 #endif /* WEFT_MODELS_NIC_H */

@@ -114,9 +114,113 @@ path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f
     return acc.latency;
 }
 
+/* Dependents of every flow as compressed rows, waiting counts, and the collectives' gates. */
+static void
+setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls)
+{
+    guint n = tp->n_flows;
+    tp->dep_first = g_new0 (guint32, n + 1);
+    guint nd = deps ? deps->len : 0;
+    tp->dep_list = g_new (guint32, MAX (nd, 1));
+    for (guint i = 0; i < nd; i++) {
+        const WeftFlowDep *d = &g_array_index (deps, WeftFlowDep, i);
+        g_assert (d->before < n && d->after < n);
+        tp->dep_first[d->before + 1]++;
+        tp->flows[d->after].waiting++;
+    }
+    for (guint i = 0; i < n; i++)
+        tp->dep_first[i + 1] += tp->dep_first[i];
+    guint32 *fill = g_new (guint32, n + 1);
+    memcpy (fill, tp->dep_first, (n + 1) * sizeof (guint32));
+    for (guint i = 0; i < nd; i++) {
+        const WeftFlowDep *d = &g_array_index (deps, WeftFlowDep, i);
+        tp->dep_list[fill[d->before]++] = d->after;
+    }
+    g_free (fill);
+
+    tp->n_colls = colls ? colls->len : 0;
+    tp->colls = g_new0 (WeftCollRun, MAX (tp->n_colls, 1));
+    for (guint c = 0; c < tp->n_colls; c++) {
+        WeftCollRun *r = &tp->colls[c];
+        r->spec = g_array_index (colls, WeftCollInstance, c);
+        r->remaining = r->spec.n_flows;
+        r->next = G_MAXUINT32;
+    }
+    for (guint c = 0; c < tp->n_colls; c++) {
+        WeftCollRun *r = &tp->colls[c];
+        if (r->spec.gate != G_MAXUINT32) {
+            g_assert (r->spec.gate < tp->n_colls && tp->colls[r->spec.gate].next == G_MAXUINT32);
+            tp->colls[r->spec.gate].next = c;
+        }
+        /* Flows with no predecessor inside the collective wait for its start instead. */
+        for (guint32 i = 0; i < r->spec.n_flows; i++) {
+            WeftFlow *f = &tp->flows[r->spec.first_flow + i];
+            if (f->waiting == 0) {
+                f->gated = TRUE;
+                f->waiting = 1;
+            }
+        }
+    }
+}
+
+static void
+release (WeftTransport *tp, WeftFlow *f, weft_time_t now)
+{
+    g_assert (f->waiting > 0);
+    if (--f->waiting == 0)
+        tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps));
+}
+
+/* Collective @c may begin at @at: its gated flows are released then. */
+static void
+collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
+{
+    c->started = TRUE;
+    c->start_ps = at;
+    for (guint32 i = 0; i < c->spec.n_flows; i++) {
+        WeftFlow *f = &tp->flows[c->spec.first_flow + i];
+        if (f->gated)
+            release (tp, f, at);
+    }
+}
+
+void
+weft_transport_start_collectives (WeftTransport *tp)
+{
+    for (guint c = 0; c < tp->n_colls; c++)
+        if (tp->colls[c].spec.gate == G_MAXUINT32)
+            collective_start (tp, &tp->colls[c], tp->colls[c].spec.gap_ps);
+}
+
+void
+weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
+{
+    f->finished = TRUE;
+    f->finish_ps = sim->now;
+    tp->flows_done++;
+    weft_transport_trace_flow (tp, f);
+    for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++)
+        release (tp, &tp->flows[tp->dep_list[k]], sim->now);
+    if (f->spec.coll != G_MAXUINT32) {
+        WeftCollRun *c = &tp->colls[f->spec.coll];
+        if (--c->remaining == 0) {
+            c->finished = TRUE;
+            c->finish_ps = sim->now;
+            if (tp->collective_done)
+                tp->collective_done (c, tp->collective_done_data);
+            if (c->next != G_MAXUINT32) {
+                WeftCollRun *n = &tp->colls[c->next];
+                collective_start (tp, n, sim->now + n->spec.gap_ps);
+            }
+        }
+    }
+    weft_sim_work_done (sim);
+}
+
 gboolean
-weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv *env,
-                      const WeftExperiment *exp, GError **error)
+weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
+                      const GArray *colls, const WeftPathEnv *env, const WeftExperiment *exp,
+                      GError **error)
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
@@ -168,6 +272,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv 
         f->rto = tp->rto_initial;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
+    setup_dependencies (tp, deps, colls);
     return TRUE;
 }
 
@@ -177,6 +282,10 @@ weft_transport_clear (WeftTransport *tp)
     for (guint i = 0; i < tp->n_flows; i++)
         g_free (tp->flows[i].ooo_bits);
     g_clear_pointer (&tp->flows, g_free);
+    g_clear_pointer (&tp->dep_first, g_free);
+    g_clear_pointer (&tp->dep_list, g_free);
+    g_clear_pointer (&tp->colls, g_free);
+    tp->n_colls = 0;
     tp->n_flows = 0;
 }
 

@@ -27,6 +27,14 @@
 #include "sim/trace.h"
 
 typedef struct WeftFlow WeftFlow;
+
+typedef struct {
+    WeftCollInstance spec;
+    guint32 remaining;        /* flows not yet delivered */
+    guint32 next;             /* the collective gated on this one, or G_MAXUINT32 */
+    weft_time_t start_ps, finish_ps;
+    gboolean started, finished;
+} WeftCollRun;
 struct WeftFlow {
     WeftFlowSpec spec;
     guint32 src_ep, dst_ep;
@@ -39,6 +47,9 @@ struct WeftFlow {
     guint16 ack_port;         /* the destination's port toward the source (ACKs) */
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
+
+    guint32 waiting;          /* predecessors (flows, or its collective's gate) not yet met */
+    gboolean gated;           /* waits for its collective's gate */
 
     /* Sender half (source NIC). */
     guint64 snd_una, snd_nxt, snd_max;
@@ -74,6 +85,16 @@ typedef struct {
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
     gboolean accept_ooo;       /* receivers place out-of-order packets (adaptive routing) */
+
+    /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
+    guint32 *dep_first, *dep_list;
+    /* Collectives, and their run-time state. */
+    WeftCollRun *colls;
+    guint n_colls;
+    /* Starts a flow whose predecessors are met (set by the builder: weft_nic_start_flow_at). */
+    void (*start_flow) (WeftModel *sender, WeftFlow *f, weft_time_t at);
+    void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
+    void *collective_done_data;
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];
@@ -84,10 +105,20 @@ typedef struct {
 } WeftPathEnv;
 
 /** Fills @tp->flows from @specs: entropy, packet counts, ideal FCT and base RTT along the path
- * the routing will choose, and windows.  @tp's parameters, fabric, graph and seed must be set.
- * Fails (WEFT_CONFIG_ERROR_NODE) when a flow's destination is unreachable. */
-gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const WeftPathEnv *env,
+ * the routing will choose, and windows; and the dependency tables from @deps (WeftFlowDep)
+ * and @colls (WeftCollInstance), both may be NULL.  @tp's parameters, fabric, graph and seed
+ * must be set.  Fails (WEFT_CONFIG_ERROR_NODE) when a flow's destination is unreachable. */
+gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
+                               const GArray *colls, const WeftPathEnv *env,
                                const WeftExperiment *exp, GError **error);
+
+/* Releases the collectives that wait for no other (call once all flows are registered with
+ * their senders, before the run). */
+void weft_transport_start_collectives (WeftTransport *tp);
+
+/* Flow @f has been delivered in full at the receiver: records it, releases the flows that
+ * waited for it and, when it completes a collective, the collective gated on that one. */
+void weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
 void weft_transport_clear (WeftTransport *tp);
 
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */

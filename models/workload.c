@@ -130,6 +130,7 @@ weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t 
     gen.spec.start_ps = start;
     gen.spec.group = x->group_index;
     gen.spec.sl = (guint8) x->c.sl;
+    gen.spec.coll = G_MAXUINT32;
     gen.seq = (*x->seq)++;
     g_array_append_val (x->out, gen);
     return TRUE;

@@ -45,7 +45,32 @@ typedef struct {
     weft_time_t start_ps;
     guint32 group;       /* index into the workload names array */
     guint8 sl;           /* InfiniBand service level (workload key `sl`) */
+    weft_time_t delay_ps; /* after its dependencies are met (collective step latency) */
+    guint32 coll;        /* collective instance it belongs to, or G_MAXUINT32 */
 } WeftFlowSpec;
+
+/* Flow @after may start only once flow @before has been delivered (ids index the flows). */
+typedef struct {
+    guint32 before, after;
+} WeftFlowDep;
+
+/* One collective operation: its flows are ids [first_flow, first_flow + n_flows).  Its flows
+ * without a dependency inside it start when collective @gate has completed, plus @gap_ps (a
+ * compute gap, or 0), or at @gap_ps when @gate is G_MAXUINT32. */
+typedef struct {
+    guint32 group;
+    int op;               /* WeftCollOp */
+    guint64 bytes, count;
+    char type[8], redop[8];
+    gint32 root;
+    guint32 n_ranks;
+    guint8 in_place, warmup;
+    guint32 iteration;
+    double bus_factor;
+    guint32 first_flow, n_flows;
+    guint32 gate;
+    weft_time_t gap_ps;
+} WeftCollInstance;
 
 /**
  * weft_workload_generate:
