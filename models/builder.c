@@ -187,7 +187,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     WeftParamBinding tb = { weft_transport_params, &net->tp };
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
         !weft_params_read (exp, "transport", &tb, 1, error) || !build_models (net, exp, error) ||
-        !weft_workload_generate (exp, graph, sim->seed, net->specs, net->workload_names, error))
+        !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
+                                 net->workload_names, error))
         goto fail;
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;

@@ -171,12 +171,32 @@ release (WeftTransport *tp, WeftFlow *f, weft_time_t now)
         tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps));
 }
 
+static void collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at);
+
+/* The last flow of @c has been delivered at @at (or it had none). */
+static void
+collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
+{
+    c->finished = TRUE;
+    c->finish_ps = at;
+    if (tp->collective_done)
+        tp->collective_done (c, tp->collective_done_data);
+    if (c->next != G_MAXUINT32) {
+        WeftCollRun *n = &tp->colls[c->next];
+        collective_start (tp, n, at + n->spec.gap_ps);
+    }
+}
+
 /* Collective @c may begin at @at: its gated flows are released then. */
 static void
 collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
 {
     c->started = TRUE;
     c->start_ps = at;
+    if (c->spec.n_flows == 0) {
+        collective_finish (tp, c, at);
+        return;
+    }
     for (guint32 i = 0; i < c->spec.n_flows; i++) {
         WeftFlow *f = &tp->flows[c->spec.first_flow + i];
         if (f->gated)
@@ -203,16 +223,8 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
         release (tp, &tp->flows[tp->dep_list[k]], sim->now);
     if (f->spec.coll != G_MAXUINT32) {
         WeftCollRun *c = &tp->colls[f->spec.coll];
-        if (--c->remaining == 0) {
-            c->finished = TRUE;
-            c->finish_ps = sim->now;
-            if (tp->collective_done)
-                tp->collective_done (c, tp->collective_done_data);
-            if (c->next != G_MAXUINT32) {
-                WeftCollRun *n = &tp->colls[c->next];
-                collective_start (tp, n, sim->now + n->spec.gap_ps);
-            }
-        }
+        if (--c->remaining == 0)
+            collective_finish (tp, c, sim->now);
     }
     weft_sim_work_done (sim);
 }

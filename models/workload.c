@@ -97,6 +97,9 @@ static const WeftWorkloadKind kinds[] = {
     {"incast", "N senders to one receiver", incast_params},
     {"all_to_all", "every host to every other (poisson: a random other host per flow)",
      all_to_all_params},
+    {"nccl-test", "an nccl-tests sweep: a collective over GPUs (or hosts) at each size, "
+                  "warm-up, out-of-place and in-place iterations, one after another",
+     weft_workload_nccl_params},
     {NULL, NULL, NULL},
 };
 
@@ -254,13 +257,18 @@ static gboolean
 check_applicable (Ctx *x, const PermParams *perm, GError **error)
 {
     const Common *c = &x->c;
-    if (c->kind == KIND_FLOWS) {
+    if (c->kind == KIND_FLOWS || c->kind == KIND_NCCL_TEST) {
+        gboolean nccl = c->kind == KIND_NCCL_TEST;
         for (const WeftParamSpec *s = common_params + 1; s->name; s++)
-            if (strcmp (s->name, "sl") != 0 && weft_workload_has_key (x, s->name))
+            if (strcmp (s->name, "sl") != 0 && !(nccl && strcmp (s->name, "start") == 0) &&
+                weft_workload_has_key (x, s->name))
                 return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
-                                             s->name,
-                                             "not used by kind = flows (the list gives "
-                                             "endpoints, sizes and start times)");
+                                             s->name, nccl ? "not used by kind = nccl-test (the "
+                                                             "collective sets sizes and timing; "
+                                                             "`gpus` picks the ranks)"
+                                                           : "not used by kind = flows (the list "
+                                                             "gives endpoints, sizes and start "
+                                                             "times)");
         return TRUE;
     }
     gboolean cdf = str_set (c->size_cdf);
@@ -309,7 +317,8 @@ generate_group (Ctx *x, guint64 seed, GError **error)
     PermParams pp = {0};
     IncastParams ip = {0};
     AllToAllParams ap = {0};
-    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap};
+    NcclParams np = {0};
+    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np};
     WeftParamBinding b[1 + N_KINDS];
     guint nb = 0;
     int kind;
@@ -329,6 +338,10 @@ generate_group (Ctx *x, guint64 seed, GError **error)
     x->rng = weft_rng_new (seed, weft_rng_stream_for_name (x->group));
     if (x->c.kind == KIND_FLOWS) {
         ok = weft_workload_gen_flows (x, &fp, error);
+        goto out;
+    }
+    if (x->c.kind == KIND_NCCL_TEST) {
+        ok = weft_workload_gen_nccl (x, &np, error);
         goto out;
     }
     if (!make_size (x, error) || !(hosts = weft_workload_select_hosts (x, error)))
@@ -366,8 +379,10 @@ gen_cmp (gconstpointer a, gconstpointer b)
 
 gboolean
 weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, GArray *flows,
-                        GPtrArray *names, GError **error)
+                        GArray *deps, GArray *colls, GPtrArray *names, GError **error)
 {
+    g_autoptr (GArray) gen_deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+    g_autoptr (GArray) gen_colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
     g_return_val_if_fail (exp != NULL && g != NULL && flows != NULL && names != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
     g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
@@ -392,6 +407,8 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                  .group_index = names->len + i,
                  .out = out,
                  .seq = &seq,
+                 .deps = gen_deps,
+                 .colls = gen_colls,
                  .endpoint_names = ep_names};
         gboolean ok = generate_group (&x, seed, error);
         if (x.rng)
@@ -404,12 +421,38 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     if ((guint64)flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
+    if (gen_colls->len > 0 && (!deps || !colls))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,
+                                     "collective workloads are not supported here");
     g_array_sort (out, gen_cmp);
+    /* Ids follow the sorted order; dependencies and collectives were written in generation
+     * order (seq, dense from 0), so map them over. */
+    guint32 *id_of = g_new (guint32, MAX (out->len, 1));
     for (guint i = 0; i < out->len; i++) {
-        WeftFlowSpec *f = &g_array_index (out, Gen, i).spec;
+        Gen *gen = &g_array_index (out, Gen, i);
+        WeftFlowSpec *f = &gen->spec;
         f->id = flows->len;
+        id_of[gen->seq] = f->id;
         g_array_append_vals (flows, f, 1);
     }
+    for (guint i = 0; i < gen_deps->len; i++) {
+        WeftFlowDep d = g_array_index (gen_deps, WeftFlowDep, i);
+        d.before = id_of[d.before];
+        d.after = id_of[d.after];
+        g_array_append_val (deps, d);
+    }
+    for (guint i = 0; i < gen_colls->len; i++) {
+        WeftCollInstance c = g_array_index (gen_colls, WeftCollInstance, i);
+        if (c.n_flows > 0) {
+            guint32 first = id_of[c.first_flow];
+            /* A collective's flows share one start, so they stay together when sorted. */
+            for (guint32 k = 1; k < c.n_flows; k++)
+                g_assert (id_of[c.first_flow + k] == first + k);
+            c.first_flow = first;
+        }
+        g_array_append_val (colls, c);
+    }
+    g_free (id_of);
     for (guint i = 0; groups[i]; i++)
         g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
     return TRUE;

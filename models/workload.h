@@ -76,13 +76,17 @@ typedef struct {
  * weft_workload_generate:
  * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
  * WeftFlowSpec), sorted by start time, ties in generation order (group order, then each
- * group's own order), with id = index in @flows (dense from 0); appends each group's NAME
+ * group's own order), with id = index in @flows (dense from 0); collective workloads
+ * (kind = nccl-test) also append dependencies to @deps (WeftFlowDep) and collective
+ * instances to @colls (WeftCollInstance) - with either NULL they are refused; appends each
+ * group's NAME
  * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
  * An experiment without workload groups is an error (nothing to simulate).  On error @flows
  * and @names are left as they were.  Same @exp, @g and @seed: the same flows.
  */
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
-                                 GArray *flows, GPtrArray *names, GError **error);
+                                 GArray *flows, GArray *deps, GArray *colls, GPtrArray *names,
+                                 GError **error);
 
 /* For `weft params`: the kinds and their tables (common keys first).  NULL-terminated. */
 typedef struct {

@@ -59,8 +59,9 @@ split_index (const char *name, GString *prefix, guint64 *index)
 
 /* Appends the node ids named by @items (names or ranges "host0..host7") to @ids, refusing
  * duplicates. */
-static gboolean
-resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids, GError **error)
+gboolean
+weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids,
+                             GError **error)
 {
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     g_autoptr (GString) p0 = g_string_new (NULL);
@@ -73,11 +74,17 @@ resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids, GError **
             g_autofree char *a = g_strstrip (g_strndup (item, (gsize)(dots - item)));
             g_autofree char *b = g_strstrip (g_strdup (dots + 2));
             guint64 lo, hi;
-            if (!split_index (a, p0, &lo) || !split_index (b, p1, &hi) ||
+            /* "dgx-1/gpu0..7": the last index alone repeats the first name's prefix. */
+            g_autofree char *b_full = NULL;
+            const char *last = b;
+            if (*b && strspn (b, "0123456789") == strlen (b) && split_index (a, p0, &lo))
+                last = b_full = g_strconcat (p0->str, b, NULL);
+            if (!split_index (a, p0, &lo) || !split_index (last, p1, &hi) ||
                 strcmp (p0->str, p1->str) != 0 || lo > hi)
                 return weft_experiment_fail (
                     x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
-                    "bad range '%s': expected NAME<first>..NAME<last>, e.g. host0..host7", item);
+                    "bad range '%s': expected NAME<first>..NAME<last> or NAME<first>..<last>, "
+                    "e.g. host0..host7 or dgx-1/gpu0..7", item);
             for (guint64 k = lo; k <= hi; k++)
                 g_ptr_array_add (names, g_strdup_printf ("%s%" G_GUINT64_FORMAT, p0->str, k));
         } else {
@@ -103,7 +110,7 @@ weft_workload_select_hosts (Ctx *x, GError **error)
     GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint32));
     g_autoptr (GPtrArray) items = weft_workload_list_items (x->c.hosts);
     if (items->len > 0) {
-        if (!resolve_names (x, "hosts", items, ids, error)) {
+        if (!weft_workload_resolve_names (x, "hosts", items, ids, error)) {
             g_array_unref (ids);
             return NULL;
         }
@@ -462,7 +469,7 @@ weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError *
                                          "hosts",
                                          "not used when senders lists names (it narrows the "
                                          "pool a sender count draws from)");
-        if (!resolve_names (x, "senders", items, snd, error))
+        if (!weft_workload_resolve_names (x, "senders", items, snd, error))
             return FALSE;
         for (guint i = 0; i < snd->len; i++)
             if (g_array_index (snd, guint32, i) == rcv)

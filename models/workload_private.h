@@ -9,8 +9,8 @@
 #include "models/flowsize.h"
 #include "models/workload.h"
 
-enum { KIND_FLOWS, KIND_PERMUTATION, KIND_INCAST, KIND_ALL_TO_ALL, N_KINDS };
-#define KIND_CHOICES "flows|permutation|incast|all_to_all"
+enum { KIND_FLOWS, KIND_PERMUTATION, KIND_INCAST, KIND_ALL_TO_ALL, KIND_NCCL_TEST, N_KINDS };
+#define KIND_CHOICES "flows|permutation|incast|all_to_all|nccl-test"
 
 enum { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_PARETO, DIST_UNIFORM };
 enum { ARRIVAL_FIXED, ARRIVAL_POISSON };
@@ -54,6 +54,18 @@ typedef struct {
     int unused;
 } AllToAllParams;
 
+/* kind = nccl-test: an nccl-tests style sweep (models/workload_coll.c). */
+typedef struct {
+    int op, algo;
+    guint64 minbytes, maxbytes, stepfactor, iters, warmup_iters;
+    char **gpus;
+    guint64 channels, chunk;
+    weft_time_t step_latency;
+    gboolean pxn;
+    int type;
+    guint64 root;
+} NcclParams;
+
 typedef struct {
     WeftFlowSpec spec;
     guint64 seq; /* generation order across groups */
@@ -71,6 +83,8 @@ typedef struct {
     GPtrArray *endpoint_names; /* NULL-terminated, for suggestions */
     Common c;
     WeftFlowsize *size;
+    GArray *deps;  /* WeftFlowDep in generation order (Gen.seq), remapped to ids at the end */
+    GArray *colls; /* WeftCollInstance, first_flow in generation order likewise */
 } Ctx;
 
 /* Total flows are indexed by guint32 ids. */
@@ -92,6 +106,10 @@ GPtrArray *weft_workload_list_items (char **list);
 /* workload_gen.c */
 /* The hosts taking part: the `hosts` list, or every HOST endpoint (GPUs when there are none),
  * in endpoint order.  (transfer full) */
+gboolean weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error);
+extern const WeftParamSpec weft_workload_nccl_params[];
+gboolean weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids,
+                                      GError **error);
 GArray *weft_workload_select_hosts (Ctx *x, GError **error);
 gboolean weft_workload_gen_flows (Ctx *x, const FlowsParams *p, GError **error);
 gboolean weft_workload_gen_permutation (Ctx *x, const PermParams *p, GArray *hosts, GError **error);
