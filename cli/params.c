@@ -35,7 +35,8 @@ weft_cli_params (int argc, char **argv)
     g_autoptr (GOptionContext) ctx = g_option_context_new ("[GROUP] - list parameters, types, defaults and ranges");
     g_option_context_set_summary (
         ctx, "Without GROUP, lists every experiment-file group and its parameters.  GROUP is\n"
-             "a group name (experiment, trace, fabric, switch, transport), topology or\n"
+             "a group name (experiment, trace, fabric, ethernet, infiniband, ibcc, switch,\n"
+             "transport), topology or\n"
              "topology.GENERATOR, workload or workload.KIND.");
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
@@ -51,6 +52,11 @@ weft_cli_params (int argc, char **argv)
         { "experiment", "the run: name, seed, duration, hang watchdog", weft_experiment_params },
         { "trace", "the HDF5 trace", weft_trace_params },
         { "fabric", "link layer, packet format and path choice", weft_fabric_params },
+        { "ethernet", "the Ethernet fabric's packet format", weft_ethernet_params },
+        { "infiniband", "InfiniBand link layer: VLs, credits, buffers, VL arbitration",
+          weft_infiniband_params },
+        { "ibcc", "InfiniBand congestion control: FECN, BECN, CCT pacing (off by default)",
+          weft_ibcc_params },
         { "switch", weft_switch_class.help, weft_switch_class.params },
         { "transport", "reliable transport at the hosts' NICs", weft_transport_params },
         { "server", "a DGX-class server (generator = railopt)", NULL },

@@ -87,6 +87,12 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
         printf ("  credits      PortXmitWait %s summed over ports; lossless drops %" G_GUINT64_FORMAT
                 "%s\n",
                 wait, st.lossless_drops, st.lossless_drops ? " (A BUG: please report it)" : "");
+        if (s->net->fabric.ibcc.enabled)
+            printf ("  ibcc         FECN %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
+                    " received; BECN %" G_GUINT64_FORMAT " received; highest CCTI %u\n",
+                    st.fecn_marked, st.fecn_received, st.becn_received, st.ccti_peak);
+        else
+            printf ("  ibcc         off\n");
     }
     if (st.reorder_count)
         printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"

@@ -11,10 +11,10 @@
 #include "models/switch.h"
 #include "models/workload.h"
 
-static const char *const known_groups[] = { "experiment", "topology",   "server",
-                                            "fabric",     "ethernet",   "infiniband",
-                                            "switch",     "transport",  "trace",
-                                            NULL };
+static const char *const known_groups[] = { "experiment", "topology",  "server",
+                                            "fabric",     "ethernet",  "infiniband",
+                                            "ibcc",       "switch",    "transport",
+                                            "trace",      NULL };
 static const char *const known_prefixes[] = { "workload", "fault", NULL };
 
 gboolean
@@ -346,6 +346,10 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->bytes_offered += f->spec.size_bytes;
         st->reorder_count += f->reorder_count;
         st->reorder_max = MAX (st->reorder_max, f->reorder_max);
+        st->acks_sent += f->acks_sent;
+        st->fecn_received += f->fecn_received;
+        st->becn_received += f->cc.becns;
+        st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
         if (!f->finished)
             continue;
         weft_time_t t = f->finish_ps - f->spec.start_ps;
@@ -384,6 +388,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         if (m->klass == &weft_switch_class) {
             st->unroutable += ((const WeftSwitch *) m)->unroutable;
             st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
+            st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
         } else {
             st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
         }

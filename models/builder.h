@@ -56,6 +56,12 @@ typedef struct {
     guint64 xmit_wait_ps;     /* InfiniBand: PortXmitWait summed over every port */
     guint64 reorder_count, reorder_max; /* out-of-order arrivals placed (adaptive routing) */
     guint64 packet_hops; /* packets sent on any link (sum of every port's tx_packets) */
+    guint64 acks_sent;        /* ACKs and NAKs the receivers sent ([transport] ack_every) */
+    /* InfiniBand congestion control ([ibcc]); ECN does not exist on the Ethernet baseline */
+    guint64 fecn_marked;      /* data packets switches marked with FECN */
+    guint64 fecn_received;    /* marked data packets that reached their receivers */
+    guint64 becn_received;    /* BECNs (ACKs carrying one) that reached their senders */
+    guint32 ccti_peak;        /* highest CCT index any flow reached */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

@@ -40,12 +40,15 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
                                      "'%s' is not implemented yet: expected ethernet or "
                                      "infiniband",
                                      kind_names[fabric->kind]);
-    /* A group for the other fabric would be silently ignored: refuse it. */
-    const char *other = fabric->kind == WEFT_FABRIC_ETHERNET ? "infiniband" : "ethernet";
-    if (weft_experiment_has_group (exp, other))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, other, NULL,
-                                     "not used with [fabric] kind = %s",
-                                     kind_names[fabric->kind]);
+    /* A group for another fabric would be silently ignored: refuse it. */
+    static const char *const eth_only[] = { "infiniband", "ibcc", NULL };
+    static const char *const ib_only[] = { "ethernet", NULL };
+    const char *const *others = fabric->kind == WEFT_FABRIC_ETHERNET ? eth_only : ib_only;
+    for (guint i = 0; others[i]; i++)
+        if (weft_experiment_has_group (exp, others[i]))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, others[i],
+                                         NULL, "not used with [fabric] kind = %s",
+                                         kind_names[fabric->kind]);
     if (fabric->kind == WEFT_FABRIC_ETHERNET) {
         WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
         if (!weft_params_read (exp, "ethernet", &eb, 1, error))
@@ -54,10 +57,20 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
         fabric->ack_bytes = fabric->eth.ack_bytes;
         return TRUE;
     }
+    /* IBA's MTUs (OpenSM ib_types.h, IB_MTU_LEN_256 to IB_MTU_LEN_4096): a link
+     * negotiates one of these, nothing in between. */
+    guint64 m = fabric->mtu;
+    if (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "fabric", "mtu",
+                                     "%" G_GUINT64_FORMAT "B is not an InfiniBand MTU: expected "
+                                     "256B, 512B, 1024B, 2048B or 4096B",
+                                     m);
     if (!weft_ib_config_read (&fabric->ib, fabric->mtu, exp, error))
         return FALSE;
     fabric->header = fabric->ib.header;
     fabric->ack_bytes = fabric->ib.ack_bytes;
+    if (!weft_ibcc_read (&fabric->ibcc, fabric->mtu, fabric->header, exp, error))
+        return FALSE;
     return TRUE;
 }
 
@@ -67,4 +80,5 @@ weft_fabric_clear (WeftFabric *fabric)
     weft_params_clear (weft_fabric_params, fabric);
     weft_params_clear (weft_ethernet_params, &fabric->eth);
     weft_ib_config_clear (&fabric->ib);
+    weft_ibcc_clear (&fabric->ibcc);
 }

@@ -20,6 +20,7 @@
 #ifndef WEFT_MODELS_FABRIC_H
 #define WEFT_MODELS_FABRIC_H
 
+#include "models/ibcc.h"
 #include "models/infiniband.h"
 #include "sim/params.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     guint64 ack_bytes; /* wire bytes of an ACK */
     WeftEthernetConfig eth;
     WeftIbConfig ib;   /* kind == infiniband */
+    WeftIbcc ibcc;     /* kind == infiniband: [ibcc] (models/ibcc.h) */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];

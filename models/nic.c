@@ -39,7 +39,7 @@ ring_pop (WeftNic *nic, guint p)
 static void
 make_ready (WeftNic *nic, WeftFlow *f)
 {
-    if (!f->in_ring && sendable (f)) {
+    if (!f->in_ring && !f->cc.waiting && sendable (f)) {
         ring_push (nic, f);
         weft_port_kick (&nic->ports[f->tx_port]);
     }
@@ -111,17 +111,58 @@ weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow)
         weft_nic_start_flow_at (&nic->parent, flow, flow->spec.start_ps);
 }
 
-/* The port's pull source: the next packet of the next ready flow, round-robin. */
+/* ---- IB congestion control at the source (models/ibcc.h) ------------------------------ */
+
+/* A paced flow's inter-packet delay has passed: it may send again. */
+static void
+on_pace (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftFlow *f = target;
+    f->cc.waiting = FALSE;
+    make_ready ((WeftNic *) f->sender, f);
+}
+
+static void
+on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftFlow *f = target;
+    WeftNic *nic = (WeftNic *) f->sender;
+    if (weft_ibcc_on_timer (&nic->tp->fabric->ibcc, &f->cc))
+        weft_sim_schedule_at (sim, &nic->parent.sched, sim->now + nic->tp->fabric->ibcc.ccti_timer,
+                              on_ccti_timer, f, (WeftArg){ 0 });
+}
+
+static void
+on_becn (WeftNic *nic, WeftFlow *f)
+{
+    WeftSim *sim = nic->parent.sim;
+    const WeftIbcc *cc = &nic->tp->fabric->ibcc;
+    if (weft_ibcc_on_becn (cc, &f->cc))
+        weft_sim_schedule_at (sim, &nic->parent.sched, sim->now + cc->ccti_timer, on_ccti_timer,
+                              f, (WeftArg){ 0 });
+}
+
+/* The port's pull source: the next packet of the next ready flow, round-robin.  With IB
+ * congestion control a flow whose inter-packet delay has not passed is taken off the ring
+ * and woken by an event when it has (one pending event per flow: it is off the ring until
+ * then), so the pull never polls. */
 static WeftPacket *
 nic_pull (WeftModel *m, guint port)
 {
     WeftNic *nic = (WeftNic *) m;
     WeftSim *sim = m->sim;
     const WeftFabric *fab = nic->tp->fabric;
+    const gboolean paced = fab->ibcc.enabled;
     WeftFlow *f;
     while ((f = ring_pop (nic, port))) {
         if (!sendable (f))
             continue;
+        if (paced && sim->now < f->cc.next_ps) {
+            f->cc.waiting = TRUE;
+            weft_sim_schedule_at (sim, &nic->parent.sched, f->cc.next_ps, on_pace, f,
+                                  (WeftArg){ 0 });
+            continue;
+        }
         guint64 seq = f->snd_nxt++;
         WeftPacket *pkt = weft_packet_alloc (&sim->pool);
         pkt->kind = WEFT_PKT_DATA;
@@ -137,6 +178,10 @@ nic_pull (WeftModel *m, guint port)
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
         pkt->size = pkt->payload + (guint32) fab->header;
         pkt->sent_at = sim->now;
+        if (paced)
+            f->cc.next_ps = sim->now +
+                            weft_time_serialize (pkt->size, nic->ports[port].link.rate_bps) +
+                            weft_ibcc_delay (&fab->ibcc, &f->cc);
         if (seq < f->snd_max) {
             pkt->retransmit = 1;
             f->retransmits++;
@@ -170,6 +215,8 @@ on_ack (WeftNic *nic, WeftPacket *ack)
 {
     WeftSim *sim = nic->parent.sim;
     WeftFlow *f = &nic->tp->flows[ack->flow];
+    if (ack->becn)
+        on_becn (nic, f);
     gboolean progressed = ack->seq > f->snd_una;
     if (progressed) {
         if (!ack->retransmit) /* Karn: no samples from retransmitted packets */
@@ -208,6 +255,8 @@ on_data (WeftNic *nic, WeftPacket *pkt)
     WeftTransport *tp = nic->tp;
     WeftFlow *f = &tp->flows[pkt->flow];
     guint8 reply = WEFT_PKT_ACK;
+    gboolean now = TRUE; /* answer at once; in-order arrivals may wait for ack_every */
+    f->fecn_received += pkt->fecn;
     if (pkt->seq == f->rcv_nxt) {
         f->rcv_nxt++;
         f->delivered += pkt->payload;
@@ -222,6 +271,9 @@ on_data (WeftNic *nic, WeftPacket *pkt)
             g_clear_pointer (&f->ooo_bits, g_free);
             weft_transport_flow_finished (tp, f, sim);
         }
+        /* Coalescing: every Nth in-order packet and the message's last are acknowledged; a
+         * FECN is never held back (its ACK carries the BECN). */
+        now = ++f->unacked >= tp->ack_every || f->finished || pkt->fecn;
     } else if (pkt->seq < f->rcv_nxt || (f->ooo_bits && ooo_test (f, pkt->seq))) {
         f->dup_discards++;
     } else if (tp->accept_ooo) {
@@ -242,8 +294,17 @@ on_data (WeftNic *nic, WeftPacket *pkt)
         f->nak_sent = TRUE;
         reply = WEFT_PKT_NACK;
     }
-    /* Cumulative ACK (or NAK), echoing the data packet's send time and retransmit flag. */
+    if (!now) {
+        weft_packet_release (&sim->pool, pkt);
+        return;
+    }
+    /* Cumulative ACK (or NAK), echoing the data packet's send time and retransmit flag, and
+     * its FECN as BECN. */
+    f->unacked = 0;
+    f->acks_sent++;
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
+    ack->becn = pkt->fecn;
+    ack->fecn = 0;
     ack->kind = reply;
     ack->prio = 0;
     ack->src = f->spec.dst;

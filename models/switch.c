@@ -106,6 +106,13 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         drop_at_input (self, in_port, pkt);
         return;
     }
+    if (self->cc_markers) {
+        /* IB congestion control: FECN by this output's queue for the packet's VL. */
+        WeftPort *o = &self->ports[out];
+        self->fecn_marked += weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out],
+                                             o->q[1 + pkt->vl].bytes, weft_ib_can_send (o->ib, pkt),
+                                             pkt);
+    }
     weft_port_enqueue (&self->ports[out], pkt);
 }
 
@@ -127,6 +134,10 @@ weft_switch_enable_credits (WeftSwitch *self)
     for (guint i = 0; i < self->n_ports; i++)
         if (self->ports[i].owner)
             self->ports[i].on_depart = switch_depart;
+    /* Only fabric switches mark: a server's internal NVSwitch, PCIe switches and NICs are not
+     * part of the subnet's congestion control. */
+    if (self->fabric->ibcc.enabled && !self->internal)
+        self->cc_markers = g_new0 (WeftIbccMarker, MAX (self->n_ports, 1));
 }
 
 static void
@@ -136,6 +147,7 @@ switch_clear (WeftModel *m)
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
     g_free (self->ports);
+    g_free (self->cc_markers);
     if (self->rng)
         gsl_rng_free (self->rng);
 }

@@ -12,6 +12,8 @@
  * other outputs' traffic inside the switch, while a full input buffer stops the upstream
  * sender for every destination on that VL: head-of-line blocking through credits, as in
  * hardware, and the congestion spreading it causes.
+ * With [ibcc] enabled, a fabric switch marks FECN on data packets joining a congested
+ * output queue (models/ibcc.h).
  * Ignores: shared buffers, PFC, ECN (the RoCE fabric adds them).
  * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
@@ -39,6 +41,8 @@ typedef struct {
     WeftPort *ports;          /* n_ports; unconnected ones have owner NULL */
     guint64 unroutable;       /* packets with no route (dropped) */
     guint64 lossless_drops;   /* InfiniBand: no input buffer for an arriving packet (a bug) */
+    WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
+    guint64 fecn_marked;      /* data packets this switch marked with FECN */
 } WeftSwitch;
 
 typedef enum { WEFT_FORWARDING_AUTO, WEFT_FORWARDING_CUT_THROUGH, WEFT_FORWARDING_STORE } WeftForwarding;

@@ -12,6 +12,10 @@ const WeftParamSpec weft_transport_params[] = {
                       "unacknowledged payload a sender may have out; 0: the flow's own "
                       "bandwidth-delay product plus one packet (line rate for a lone flow) on "
                       "Ethernet, and no limit on InfiniBand, where link credits pace senders"),
+    WEFT_PARAM_UINT ("ack_every", WeftTransport, ack_every, "1", "1", "1024",
+                     "the receiver acknowledges every Nth in-order packet and a message's last "
+                     "packet; out-of-order and duplicate arrivals (and FECN-marked ones on "
+                     "InfiniBand) are answered at once"),
     WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "20us", "1us", "10s",
                      "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR)"),
     WEFT_PARAM_TIME ("rto_initial", WeftTransport, rto_initial, "100us", "1us", "10s",
@@ -272,6 +276,14 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
         guint64 full_wire = mtu + hdr;
         if (tp->window_bytes > 0) {
             f->window_pkts = (guint32) MAX (1, (tp->window_bytes + mtu - 1) / mtu);
+            /* No delayed-ACK timer: with fewer than ack_every packets out, the receiver
+             * would wait for packets the sender may not send. */
+            if (f->window_pkts < tp->ack_every && f->n_pkts > f->window_pkts)
+                return weft_experiment_fail (
+                    exp, error, WEFT_CONFIG_ERROR_RANGE, "transport", "window",
+                    "holds %u packets, fewer than ack_every = %" G_GUINT64_FORMAT
+                    ": the receiver would wait for packets the sender may not send",
+                    f->window_pkts, tp->ack_every);
         } else if (weft_fabric_lossless (tp->fabric)) {
             /* InfiniBand RC has no transport window: link credits pace the sender. */
             f->window_pkts = G_MAXUINT32;
@@ -279,9 +291,12 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
             /* Packets the bottleneck sends in one base RTT, plus one. */
             unsigned __int128 bits = (unsigned __int128) f->base_rtt_ps * min_rate;
             guint64 bdp_bytes = (guint64) (bits / (8 * WEFT_PS_PER_S));
-            f->window_pkts = (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2);
+            /* Coalesced ACKs come up to ack_every - 1 packets later. */
+            f->window_pkts = (guint32) MIN (G_MAXUINT32,
+                                            bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
         }
         f->rto = tp->rto_initial;
+        f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
     setup_dependencies (tp, deps, colls);

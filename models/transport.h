@@ -4,11 +4,15 @@
  * Models (baseline, replaced per fabric by later issues): a message is segmented into packets
  * of at most `mtu` payload; every data packet is acknowledged with a cumulative ACK; the sender
  * keeps at most `window` packets unacknowledged (no congestion control) - by default one
- * bandwidth-delay product of the flow's own path plus one packet, so a lone flow runs at line
- * rate; the receiver accepts packets in order only and discards the rest (go-back-N),
+ * bandwidth-delay product of the flow's own path plus one packet (plus ack_every - 1), so a
+ * lone flow runs at line rate; the receiver accepts packets in order only and discards the rest (go-back-N),
  * answering the first out-of-order packet of a gap with a NAK that sends the sender back to
  * the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
  * clamped to [rto_min, rto_max]), sends everything from the first unacknowledged packet again.
+ * ACK coalescing (`ack_every` = N, default 1): the receiver acknowledges every Nth in-order
+ * packet and the last packet of a message; an out-of-order or duplicate arrival, and on
+ * InfiniBand a packet marked FECN (its ACK carries the BECN, models/ibcc.h), is answered at
+ * once.  There is no delayed-ACK timer, so a window must hold at least N packets.
  *
  * Each flow's sender half is touched only by its source NIC and its receiver half only by its
  * destination NIC.
@@ -61,6 +65,7 @@ struct WeftFlow {
     WeftFlow *ring_next;
     WeftModel *sender;        /* the source NIC (set when the start is scheduled) */
     guint64 retransmits, timeouts, naks;
+    WeftIbccFlow cc;          /* [ibcc]: CCT index and pacing (models/ibcc.h) */
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
@@ -68,12 +73,16 @@ struct WeftFlow {
     guint8 *ooo_bits;         /* accept_ooo: packets beyond rcv_nxt already placed */
     guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
     gboolean nak_sent;        /* a NAK for the current gap is out: stay silent until it heals */
+    guint32 unacked;          /* in-order packets since the last ACK (ack_every) */
+    guint64 acks_sent;        /* ACKs and NAKs sent */
+    guint64 fecn_received;    /* data packets that arrived marked FECN */
     weft_time_t finish_ps;
     gboolean finished;
 };
 
 typedef struct {
     guint64 window_bytes;     /* [transport] window; 0: automatic */
+    guint64 ack_every;        /* [transport] ack_every: ACK every Nth in-order packet */
     weft_time_t rto_min, rto_initial, rto_max;
 
     const WeftFabric *fabric; /* borrowed */

@@ -39,7 +39,9 @@ typedef struct WeftPacket {
     guint16 in_port;         /* set by the link: port of the receiver it arrives on */
     guint8 kind;
     guint8 prio;             /* traffic class: 0 is served first */
-    guint8 retransmit;       /* 1 for a retransmitted copy */
+    guint8 retransmit : 1;   /* 1 for a retransmitted copy */
+    guint8 fecn : 1;         /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
+    guint8 becn : 1;         /* InfiniBand ACK/NAK: the data it answers carried FECN */
     guint8 hop;              /* links crossed so far */
     guint8 vl;               /* InfiniBand virtual lane (0 elsewhere) */
     guint8 sl;               /* InfiniBand service level of its flow */

@@ -14,7 +14,7 @@
  *  - two service levels on two VLs share a link by the arbitration weights;
  *  - adaptive routing delivers every byte with packets placed out of order, and on a random
  *    permutation is no worse than static routing at the median and better in the tail.
- * Leaves unchecked: IB congestion control (not implemented), faults (a later issue).
+ * Leaves unchecked: IB congestion control (tests/check_ibcc.c), faults (a later issue).
  */
 #include "config.h"
 #include <check.h>

@@ -39,5 +39,9 @@ ibx="$WEFT_SRCDIR/experiments/ib-incast.ini"
 check "\[switch\] buffer: not used on InfiniBand" "$WEFT" validate "$ibx" --set switch:buffer=1MiB
 check "\[infiniband\] buffer:.*less than one 65-credit packet" "$WEFT" validate "$ibx" --set infiniband:buffer=1KiB
 check "\[infiniband\] vlarb_low:.*VL:WEIGHT" "$WEFT" validate "$ibx" --set infiniband:vlarb_low=0-64
+check "\[fabric\] mtu: 1500B is not an InfiniBand MTU: expected 256B, 512B, 1024B, 2048B or 4096B" "$WEFT" validate "$ibx" --set fabric:mtu=1500B
+printf '[experiment]\ninclude = %s\n[ibcc]\nenabled = true\n' "$base" >"$TMP/cc.ini"
+check "\[ibcc\]: not used with \[fabric\] kind = ethernet" "$WEFT" validate "$TMP/cc.ini"
+check "\[ibcc\] cct:.*SHIFT:MULTIPLIER" "$WEFT" validate "$ibx" --set "ibcc:cct=0:0;9:1"
 check "\[workload.incast\] sl: service levels exist on InfiniBand only" "$WEFT" validate "$base" --set workload.incast:sl=1
 echo "bad input: ok"
