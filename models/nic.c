@@ -152,11 +152,11 @@ nic_pull (WeftModel *m, guint port)
     WeftNic *nic = (WeftNic *) m;
     WeftSim *sim = m->sim;
     const WeftFabric *fab = nic->tp->fabric;
-    const gboolean paced = fab->ibcc.enabled;
     WeftFlow *f;
     while ((f = ring_pop (nic, port))) {
         if (!sendable (f))
             continue;
+        const gboolean paced = fab->ibcc.enabled || f->pace_bps;
         if (paced && sim->now < f->cc.next_ps) {
             f->cc.waiting = TRUE;
             weft_sim_schedule_at (sim, &nic->parent.sched, f->cc.next_ps, on_pace, f,
@@ -178,10 +178,13 @@ nic_pull (WeftModel *m, guint port)
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
         pkt->size = pkt->payload + (guint32) fab->header;
         pkt->sent_at = sim->now;
-        if (paced)
-            f->cc.next_ps = sim->now +
-                            weft_time_serialize (pkt->size, nic->ports[port].link.rate_bps) +
-                            weft_ibcc_delay (&fab->ibcc, &f->cc);
+        if (paced) {
+            guint64 rate = nic->ports[port].link.rate_bps;
+            if (f->pace_bps && f->pace_bps < rate)
+                rate = f->pace_bps;
+            f->cc.next_ps = sim->now + weft_time_serialize (pkt->size, rate) +
+                            (fab->ibcc.enabled ? weft_ibcc_delay (&fab->ibcc, &f->cc) : 0);
+        }
         if (seq < f->snd_max) {
             pkt->retransmit = 1;
             f->retransmits++;

@@ -271,6 +271,12 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
                 weft_graph_node (g, f->spec.src)->name, weft_graph_node (g, f->spec.dst)->name);
         /* Ideal: the first packet crosses every hop, the rest stream at the bottleneck. */
         guint64 wire_total = f->spec.size_bytes + n * hdr;
+        if (f->spec.efficiency > 0) {
+            /* A collective moves data at a fraction of the links' rate (protocol overhead),
+             * applied once, at the source, to the path's bottleneck. */
+            f->pace_bps = (guint64) (f->spec.efficiency * (double) min_rate);
+            min_rate = MIN (min_rate, f->pace_bps);
+        }
         f->ideal_fct_ps = fwd + weft_time_serialize (wire_total - first_wire, min_rate);
         f->base_rtt_ps = fwd + back;
         guint64 full_wire = mtu + hdr;

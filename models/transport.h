@@ -47,6 +47,7 @@ struct WeftFlow {
     guint32 last_payload;     /* payload of the last packet */
     guint32 window_pkts;
     guint8 vl;                /* InfiniBand virtual lane of its service level */
+    guint64 pace_bps;         /* 0, or the rate its sender paces it at (protocol efficiency) */
     guint16 tx_port;          /* the source's port of the first hop */
     guint16 ack_port;         /* the destination's port toward the source (ACKs) */
     weft_time_t ideal_fct_ps;

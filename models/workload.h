@@ -47,6 +47,7 @@ typedef struct {
     guint8 sl;           /* InfiniBand service level (workload key `sl`) */
     weft_time_t delay_ps; /* after its dependencies are met (collective step latency) */
     guint32 coll;        /* collective instance it belongs to, or G_MAXUINT32 */
+    double efficiency;   /* 0, or the fraction of its path's bottleneck rate it is paced at */
 } WeftFlowSpec;
 
 /* Flow @after may start only once flow @before has been delivered (ids index the flows). */
