@@ -41,10 +41,14 @@ port_of (WeftModel *m, guint32 p)
 #define CUT_THROUGH_BYTES 64
 
 static guint32
-buffer_credits (const WeftNetwork *net, const WeftModel *m)
+buffer_credits (const WeftNetwork *net, const WeftModel *m, guint32 link_id)
 {
-    return m->klass == &weft_switch_class ? net->fabric.ib.buffer_credits
-                                          : net->fabric.ib.hca_credits;
+    const WeftIbConfig *ib = &net->fabric.ib;
+    if (weft_graph_link (net->graph, link_id)->kind != WEFT_LINK_FABRIC)
+        return ib->internal_credits; /* NVLink and PCIe */
+    if (m->klass == &weft_switch_class && !((const WeftSwitch *) m)->internal)
+        return ib->buffer_credits;
+    return ib->hca_credits; /* a host's or a server NIC's fabric port */
 }
 
 /* InfiniBand: every port advertises its own buffer and may spend its peer's. */
@@ -53,8 +57,9 @@ enable_credits (WeftNetwork *net)
 {
     for (guint i = 0; i < net->ports->len; i++) {
         WeftPort *p = net->ports->pdata[i];
-        p->ib = weft_ib_port_new (&net->fabric.ib, buffer_credits (net, p->link.peer),
-                                  buffer_credits (net, p->owner));
+        p->ib = weft_ib_port_new (&net->fabric.ib,
+                                  buffer_credits (net, p->link.peer, p->link.link_id),
+                                  buffer_credits (net, p->owner, p->link.link_id));
     }
     for (guint i = 0; i < net->sim->models->len; i++) {
         WeftModel *m = net->sim->models->pdata[i];

@@ -14,6 +14,9 @@ const WeftParamSpec weft_infiniband_params[] = {
                       "receive buffer per VL at each switch input port, advertised as credits"),
     WEFT_PARAM_BYTES ("hca_buffer", WeftIbConfig, hca_buffer, "64KiB", "1B", "1GiB",
                       "receive buffer per VL at a host channel adapter"),
+    WEFT_PARAM_BYTES ("internal_buffer", WeftIbConfig, internal_buffer, "1MiB", "1B", "1GiB",
+                      "receive buffer per VL on NVLink and PCIe ports inside a server (credits "
+                      "there too; the default covers NVLink's rate x round trip)"),
     WEFT_PARAM_BYTES ("header", WeftIbConfig, header, "26B", "0B", "1KiB",
                       "wire bytes around each payload: LRH 8 + BTH 12 + ICRC 4 + VCRC 2"),
     WEFT_PARAM_BYTES ("ack", WeftIbConfig, ack_bytes, "30B", "1B", "1KiB",
@@ -80,6 +83,13 @@ weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, G
     guint32 max_pkt = weft_ib_credits (ib, (guint32) (mtu + ib->header));
     ib->buffer_credits = (guint32) MIN (ib->buffer / ib->credit_unit, G_MAXUINT32 / 2);
     ib->hca_credits = (guint32) MIN (ib->hca_buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    ib->internal_credits = (guint32) MIN (ib->internal_buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    if (ib->internal_credits < max_pkt)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband",
+                                     "internal_buffer",
+                                     "holds %u credits, less than one %u-credit packet: expected "
+                                     "at least %" G_GUINT64_FORMAT "B",
+                                     ib->internal_credits, max_pkt, max_pkt * ib->credit_unit);
     if (ib->buffer_credits < max_pkt)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband", "buffer",
                                      "holds %u credits, less than one %u-credit packet (mtu + "

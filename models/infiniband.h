@@ -7,6 +7,10 @@
  * Credits count 64-byte blocks by default (IBA 7.9.4), a parameter because newer firmware
  * negotiates it per link: a 4096-byte payload needs ceil(4122 / 64) = 65 credits.
  *
+ * Inside a server the NVLink and PCIe links are credit-based too; their ports get
+ * `internal_buffer` per VL, by default enough for NVLink's rate times its round trip, so the
+ * scale-up network is not slowed by credits it would not run out of in hardware.
+ *
  * Virtual lanes: `vls` data VLs (1 to 15; VL15, management, is not modelled).  A flow's
  * service level (its workload's `sl`) maps to a VL through `sl2vl`, one table for every port
  * (per-port tables are not modelled yet).  Buffers: `buffer` bytes per VL at each switch
@@ -33,6 +37,7 @@ typedef struct {
     guint64 credit_unit;
     guint64 buffer;       /* per VL per switch input port, bytes */
     guint64 hca_buffer;   /* per VL at an HCA, bytes */
+    guint64 internal_buffer; /* per VL on NVLink and PCIe ports, bytes */
     guint64 header, ack_bytes, fc_bytes;
     char **sl2vl_text;
     char **arb_high_text, **arb_low_text;
@@ -41,7 +46,7 @@ typedef struct {
     guint8 sl2vl[WEFT_IB_SLS];
     WeftIbArbEntry high[WEFT_IB_ARB_ENTRIES], low[WEFT_IB_ARB_ENTRIES];
     guint n_high, n_low;
-    guint32 buffer_credits, hca_credits;
+    guint32 buffer_credits, hca_credits, internal_credits;
 } WeftIbConfig;
 
 extern const WeftParamSpec weft_infiniband_params[];
