@@ -51,9 +51,12 @@ const WeftParamSpec weft_workload_nccl_params[] = {
                      "latency added before each step (kernel and protocol overhead), on top of "
                      "the network's own"),
     WEFT_PARAM_DOUBLE ("efficiency", NcclParams, efficiency, "0.8", "0.01", "1",
-                       "protocol efficiency: the fraction of its path's bottleneck rate a "
-                       "collective's transfer gets (NCCL reaches about 80 % of NVLink: 360 of "
-                       "450 GB/s), applied once at the sender"),
+                       "protocol efficiency inside a server: the fraction of NVLink's rate a "
+                       "collective's transfer gets (NCCL reaches about 80 %: 360 of 450 GB/s), "
+                       "applied once, at the sender"),
+    WEFT_PARAM_DOUBLE ("net_efficiency", NcclParams, net_efficiency, "1", "0.01", "1",
+                       "the same for transfers that cross the fabric (1: the packet model's "
+                       "own headers and ACKs are the only overhead)"),
     WEFT_PARAM_BOOL ("pxn", NcclParams, pxn, "true",
                      "PXN (NCCL 2.12+): cross-rail sends go over NVLink to the GPU on the "
                      "destination's rail first"),
@@ -83,7 +86,7 @@ static const char *const redops[] = { "sum", "none" };
 /* One collective operation: its transfers become flows, in generation order. */
 static gboolean
 emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst, double efficiency,
-                 GError **error)
+                 double net_efficiency, GError **error)
 {
     g_autoptr (GArray) xfers = g_array_new (FALSE, FALSE, sizeof (WeftCollXfer));
     g_autoptr (GArray) cdeps = g_array_new (FALSE, FALSE, sizeof (WeftCollDep));
@@ -103,7 +106,8 @@ emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst, doubl
         WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
         f->delay_ps = t->delay_ps;
         f->coll = coll;
-        f->efficiency = efficiency;
+        gint32 s0 = weft_graph_node (x->g, t->src)->server, s1 = weft_graph_node (x->g, t->dst)->server;
+        f->efficiency = s0 >= 0 && s0 == s1 ? efficiency : net_efficiency;
     }
     for (guint i = 0; i < cdeps->len; i++) {
         const WeftCollDep *d = &g_array_index (cdeps, WeftCollDep, i);
@@ -192,7 +196,7 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
             inst.bus_factor = weft_collective_bus_factor (p->op, n);
             inst.gate = prev;
             inst.gap_ps = prev == G_MAXUINT32 ? x->c.start : 0;
-            if (!emit_collective (x, &spec, &inst, p->efficiency, error))
+            if (!emit_collective (x, &spec, &inst, p->efficiency, p->net_efficiency, error))
                 return FALSE;
             prev = x->colls->len - 1;
         }

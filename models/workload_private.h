@@ -61,7 +61,7 @@ typedef struct {
     char **gpus;
     guint64 channels, chunk;
     weft_time_t step_latency;
-    double efficiency;
+    double efficiency, net_efficiency;
     gboolean pxn;
     int type;
     guint64 root;
