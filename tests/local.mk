@@ -54,3 +54,5 @@ check_PROGRAMS += tests/check_infiniband
 tests_check_infiniband_SOURCES = tests/check_infiniband.c
 check_PROGRAMS += tests/check_nccl_table
 tests_check_nccl_table_SOURCES = tests/check_nccl_table.c
+check_PROGRAMS += tests/check_perftest_table
+tests_check_perftest_table_SOURCES = tests/check_perftest_table.c
