@@ -127,6 +127,7 @@ weft_trace_reader_open (const char *path, GError **error)
     info->path = g_strdup (path);
     info->status = WEFT_TRACE_STATUS_RUNNING;
     info->n_nodes = info->n_links = info->n_flows = info->n_link_samples = info->n_ports = -1;
+    info->n_collectives = -1;
 
     if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
         return not_a_trace (info, H5I_INVALID_HID, error, "no such file");
@@ -187,6 +188,7 @@ weft_trace_reader_open (const char *path, GError **error)
     info->n_flows = count_rows (file, "/flows");
     info->n_link_samples = count_rows (file, "/links");
     info->n_ports = count_rows (file, "/ports");
+    info->n_collectives = count_rows (file, "/collectives");
     H5Fclose (file);
     H5Eclear2 (H5E_DEFAULT);
 
@@ -286,4 +288,43 @@ GArray *
 weft_trace_reader_ports (const char *path, GError **error)
 {
     return read_rows (path, "/ports", weft_trace_type_port, sizeof (WeftTracePort), error);
+}
+
+/* Whether @path is a trace older than schema 3 without /collectives: that reads as 0 rows. */
+static gboolean
+predates_collectives (const char *path)
+{
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+    if (H5Fis_hdf5 (path) <= 0) {
+        H5Eclear2 (H5E_DEFAULT);
+        return FALSE;
+    }
+    hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        H5Eclear2 (H5E_DEFAULT);
+        return FALSE;
+    }
+    guint version = 0;
+    gboolean old = FALSE;
+    if (H5Lexists (file, "/collectives", H5P_DEFAULT) <= 0
+        && H5Lexists (file, "/meta", H5P_DEFAULT) > 0) {
+        hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
+        old = meta >= 0 && attr_number (meta, "schema_version", H5T_NATIVE_UINT, &version)
+              && version < 3;
+        if (meta >= 0)
+            H5Gclose (meta);
+    }
+    H5Fclose (file);
+    H5Eclear2 (H5E_DEFAULT);
+    return old;
+}
+
+GArray *
+weft_trace_reader_collectives (const char *path, GError **error)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    if (predates_collectives (path))
+        return g_array_new (FALSE, TRUE, sizeof (WeftTraceCollective));
+    return read_rows (path, "/collectives", weft_trace_type_collective,
+                      sizeof (WeftTraceCollective), error);
 }

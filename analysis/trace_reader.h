@@ -18,6 +18,7 @@
  * stall_ps; /ports xmit_wait_ps, lossless_drops, symbol_errors, link_downed, rcv_errors,
  * rate_bps, state, phys_state, link_layer) come back 0 (link_layer "") from a file that
  * lacks them; WeftTraceInfo.schema_version tells "not recorded" from "recorded as 0".
+ * Schema 3 added the /collectives data set; an older file reads as having none.
  */
 #ifndef WEFT_ANALYSIS_TRACE_READER_H
 #define WEFT_ANALYSIS_TRACE_READER_H
@@ -42,6 +43,7 @@ typedef struct {
     char *weft_version, *git_revision, *experiment_path, *experiment_text, *message;
     /* Rows per data set; -1 when the data set is absent or unreadable. */
     gint64 n_nodes, n_links, n_flows, n_link_samples, n_ports;
+    gint64 n_collectives;   /* schema 3; -1 in an older file, which has no /collectives */
 } WeftTraceInfo;
 
 /** Opens @path read-only, reads /meta and counts rows, then closes the file.  Returns NULL
@@ -61,5 +63,10 @@ GArray *weft_trace_reader_nodes (const char *path, GError **error);        /* We
 GArray *weft_trace_reader_links (const char *path, GError **error);        /* WeftTraceLink */
 GArray *weft_trace_reader_link_samples (const char *path, GError **error); /* WeftTraceLinkSample */
 GArray *weft_trace_reader_ports (const char *path, GError **error);        /* WeftTracePort */
+
+/** /collectives (schema 3) as a GArray of WeftTraceCollective.  A file of schema 1 or 2,
+ * which predates the data set, reads as 0 rows; a schema-3 file without it fails like the
+ * readers above.  (transfer full) */
+GArray *weft_trace_reader_collectives (const char *path, GError **error);
 
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

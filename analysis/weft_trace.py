@@ -4,6 +4,7 @@
     import weft_trace
     info = weft_trace.open_trace("run.h5")   # dict: /meta attributes + complete, reason
     flows = weft_trace.flows("run.h5")       # numpy structured array, one row per flow
+    coll = weft_trace.collectives("run.h5")  # one row per collective (schema 3; else 0 rows)
     fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
 
 As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
@@ -16,7 +17,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 2  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 3  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run.  "interrupted" and "failed" traces stop short.
 COMPLETE_STATUSES = ("done", "duration", "hang")
@@ -53,7 +54,7 @@ def open_trace(path):
         if info["schema_version"] > SCHEMA_VERSION:
             raise NotATrace(f"{path}: schema version {info['schema_version']} is newer than "
                             f"this reader's ({SCHEMA_VERSION})")
-        for name in ("topology/nodes", "topology/links", "flows", "links", "ports"):
+        for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives"):
             info["rows:" + name] = f[name].shape[0] if name in f else None
     info["path"] = path
     info["readable"] = True
@@ -130,6 +131,32 @@ def ports(path):
     fields are 0 (link_layer b"") in a schema-1 trace.
     """
     return _rows(path, "ports")
+
+
+# /collectives (schema 3), as the file stores it: what an older trace, which has no such data
+# set, reads as (0 rows).
+COLLECTIVE_DTYPE = np.dtype([
+    ("id", "<u4"), ("workload", "S16"), ("op", "S16"), ("bytes", "<u8"), ("count", "<u8"),
+    ("type", "S8"), ("redop", "S8"), ("root", "<i4"), ("n_ranks", "<u4"), ("in_place", "u1"),
+    ("warmup", "u1"), ("iteration", "<u4"), ("start_ps", "<u8"), ("finish_ps", "<u8"),
+    ("time_ps", "<u8"), ("algbw_gbs", "<f8"), ("busbw_gbs", "<f8")])
+
+
+def collectives(path):
+    """/collectives: one row per collective operation (nccl-tests-style runs), as a structured
+    array; algbw_gbs and busbw_gbs in GB/s (10^9 bytes/s), times in ps.  A trace older than
+    schema 3 has no /collectives and gives 0 rows.
+
+    nccl-tests' table is the mean over the rows with warmup == 0, per (workload, bytes,
+    in_place): time = mean(time_ps), algbw = bytes / time, busbw = algbw x the op's factor.
+    """
+    with h5py.File(path, "r") as f:
+        if "collectives" not in f:
+            version = int(f["meta"].attrs.get("schema_version", 0)) if "meta" in f else 0
+            if version < 3:
+                return np.zeros(0, dtype=COLLECTIVE_DTYPE)
+            raise KeyError(f"{path}: schema {version} trace has no /collectives")
+        return f["collectives"][()]
 
 
 def main(argv):

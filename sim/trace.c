@@ -33,7 +33,7 @@ typedef struct {
     GArray *buf;
 } Table;
 
-enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, N_TABLES };
+enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, N_TABLES };
 
 struct _WeftTrace {
     char *path;
@@ -236,6 +236,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         [T_SAMPLES] = { "/links", "links", weft_trace_type_link_sample,
                         sizeof (WeftTraceLinkSample), 4096 },
         [T_PORTS] = { "/ports", "ports", weft_trace_type_port, sizeof (WeftTracePort), 1024 },
+        [T_COLLECTIVES] = { "/collectives", "collectives", weft_trace_type_collective,
+                            sizeof (WeftTraceCollective), 1024 },
     };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
@@ -334,6 +336,13 @@ weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row)
 {
     g_return_if_fail (trace != NULL && row != NULL);
     table_append (trace, &trace->tables[T_SAMPLES], row, 1);
+}
+
+void
+weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_COLLECTIVES], row, 1);
 }
 
 void

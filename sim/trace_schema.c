@@ -9,7 +9,7 @@
 #include "sim/trace_types.h"
 
 /* Member kinds of the record structs. */
-typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND } FieldKind;
+typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND, F_STR_SHORT } FieldKind;
 
 typedef struct {
     const char *name;
@@ -95,6 +95,28 @@ static const Field port_fields[] = {
     { NULL, 0, 0 },
 };
 
+/* /collectives (schema 3) */
+static const Field collective_fields[] = {
+    FIELD (WeftTraceCollective, id, F_U32),
+    FIELD (WeftTraceCollective, workload, F_STR_KIND),
+    FIELD (WeftTraceCollective, op, F_STR_KIND),
+    FIELD (WeftTraceCollective, bytes, F_U64),
+    FIELD (WeftTraceCollective, count, F_U64),
+    FIELD (WeftTraceCollective, type, F_STR_SHORT),
+    FIELD (WeftTraceCollective, redop, F_STR_SHORT),
+    FIELD (WeftTraceCollective, root, F_I32),
+    FIELD (WeftTraceCollective, n_ranks, F_U32),
+    FIELD (WeftTraceCollective, in_place, F_U8),
+    FIELD (WeftTraceCollective, warmup, F_U8),
+    FIELD (WeftTraceCollective, iteration, F_U32),
+    FIELD (WeftTraceCollective, start_ps, F_U64),
+    FIELD (WeftTraceCollective, finish_ps, F_U64),
+    FIELD (WeftTraceCollective, time_ps, F_U64),
+    FIELD (WeftTraceCollective, algbw_gbs, F_F64),
+    FIELD (WeftTraceCollective, busbw_gbs, F_F64),
+    { NULL, 0, 0 },
+};
+
 hid_t
 weft_trace_type_string (size_t len)
 {
@@ -119,6 +141,7 @@ mem_type (const Field *fields, gsize row_size)
         case F_F64: member = H5T_NATIVE_DOUBLE; break;
         case F_STR_NAME: member = owned = weft_trace_type_string (WEFT_TRACE_NAME_LEN); break;
         case F_STR_KIND: member = owned = weft_trace_type_string (WEFT_TRACE_KIND_LEN); break;
+        case F_STR_SHORT: member = owned = weft_trace_type_string (WEFT_TRACE_SHORT_LEN); break;
         }
         H5Tinsert (t, f->name, f->offset, member);
         if (owned >= 0)
@@ -155,6 +178,12 @@ hid_t
 weft_trace_type_port (void)
 {
     return mem_type (port_fields, sizeof (WeftTracePort));
+}
+
+hid_t
+weft_trace_type_collective (void)
+{
+    return mem_type (collective_fields, sizeof (WeftTraceCollective));
 }
 
 /* The standard little-endian type for a native member; strings are kept as they are. */

@@ -13,9 +13,10 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 2
+#define WEFT_TRACE_SCHEMA_VERSION 3
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
+#define WEFT_TRACE_SHORT_LEN 8 /* /collectives type and redop */
 
 /* /topology/nodes: one row per node. */
 typedef struct {
@@ -91,7 +92,7 @@ typedef struct {
     char link_layer[WEFT_TRACE_KIND_LEN]; /* "InfiniBand" or "Ethernet" */
 } WeftTracePort;
 
-/* /collectives: one row per collective operation, appended as each finishes. */
+/* /collectives (schema 3): one row per collective operation, appended as each finishes. */
 typedef struct {
     guint32 id;             /* collective instance, dense in start order */
     char workload[WEFT_TRACE_KIND_LEN]; /* workload group suffix, truncated */
@@ -100,8 +101,8 @@ typedef struct {
                                            sendrecv */
     guint64 bytes;          /* nccl-tests' size column */
     guint64 count;          /* elements of `type` */
-    char type[8];           /* "float", "half", ... */
-    char redop[8];          /* "sum", ... or "none" */
+    char type[WEFT_TRACE_SHORT_LEN];  /* "float", "half", ... */
+    char redop[WEFT_TRACE_SHORT_LEN]; /* "sum", ... or "none" */
     gint32 root;            /* broadcast / reduce root rank, else -1 */
     guint32 n_ranks;
     guint8 in_place;        /* 0 out-of-place, 1 in-place */

@@ -1,6 +1,6 @@
 /* tests/check_trace.c - the HDF5 trace writer (sim/trace.c) read back by analysis/trace_reader.c.
  *
- * Invariants checked: every field of every record type survives a write and a read (rows
+ * Invariants checked: every field of every record type (/collectives included) survives a write and a read (rows
  * at chunk boundaries included, for data sets larger than one chunk); row counts; /meta
  * start and end attributes; a trace reads as incomplete ("running") after creation and a
  * flush, and after weft_trace_abandon(); closed, it reads as complete for done, duration and
@@ -27,6 +27,7 @@
 #define N_FLOWS 10000 /* two full 4096-row chunks and a partial one */
 #define N_SAMPLES 9000
 #define N_PORTS 10
+#define N_COLLECTIVES 1500 /* one full 1024-row chunk and a partial one */
 
 static char *tmpdir;
 
@@ -159,6 +160,54 @@ make_port (guint i)
     return r;
 }
 
+static WeftTraceCollective
+make_collective (guint i)
+{
+    WeftTraceCollective r;
+    memset (&r, 0, sizeof r);
+    r.id = i;
+    /* exactly WEFT_TRACE_KIND_LEN / WEFT_TRACE_SHORT_LEN characters for some rows: no NUL */
+    memcpy (r.workload, i % 2 ? "sweep-0123456789" : "ar", i % 2 ? 16 : 2);
+    g_strlcpy (r.op, i % 3 ? "all_reduce" : "reduce_scatter", sizeof r.op);
+    r.bytes = (guint64) 8 << (i % 30);
+    r.count = r.bytes / 4;
+    memcpy (r.type, i % 2 ? "bfloat16" : "float", i % 2 ? 8 : 5);
+    g_strlcpy (r.redop, i % 3 ? "sum" : "none", sizeof r.redop);
+    r.root = i % 3 ? -1 : (gint32) (i % 7);
+    r.n_ranks = 8 + i % 25;
+    r.in_place = i % 2;
+    r.warmup = i % 5 == 0;
+    r.iteration = i % 20;
+    r.start_ps = (guint64) i * 1000000 + 3;
+    r.time_ps = 5000 + 17 * (guint64) i;
+    r.finish_ps = r.start_ps + r.time_ps;
+    r.algbw_gbs = (double) r.bytes / (double) r.time_ps * 1e3;
+    r.busbw_gbs = r.algbw_gbs * 1.75 + i;
+    return r;
+}
+
+static void
+assert_collective_eq (const WeftTraceCollective *a, const WeftTraceCollective *b)
+{
+    ck_assert_uint_eq (a->id, b->id);
+    ck_assert_mem_eq (a->workload, b->workload, WEFT_TRACE_KIND_LEN);
+    ck_assert_mem_eq (a->op, b->op, WEFT_TRACE_KIND_LEN);
+    ck_assert_uint_eq (a->bytes, b->bytes);
+    ck_assert_uint_eq (a->count, b->count);
+    ck_assert_mem_eq (a->type, b->type, WEFT_TRACE_SHORT_LEN);
+    ck_assert_mem_eq (a->redop, b->redop, WEFT_TRACE_SHORT_LEN);
+    ck_assert_int_eq (a->root, b->root);
+    ck_assert_uint_eq (a->n_ranks, b->n_ranks);
+    ck_assert_uint_eq (a->in_place, b->in_place);
+    ck_assert_uint_eq (a->warmup, b->warmup);
+    ck_assert_uint_eq (a->iteration, b->iteration);
+    ck_assert_uint_eq (a->start_ps, b->start_ps);
+    ck_assert_uint_eq (a->finish_ps, b->finish_ps);
+    ck_assert_uint_eq (a->time_ps, b->time_ps);
+    ck_assert (a->algbw_gbs == b->algbw_gbs);
+    ck_assert (a->busbw_gbs == b->busbw_gbs);
+}
+
 static const WeftTraceMeta test_meta = {
     .weft_version = "0.1.0-test",
     .git_revision = "abc123",
@@ -194,6 +243,10 @@ write_full (const char *path)
         weft_trace_append_link_sample (t, &s);
     }
     weft_trace_write_ports (t, ports, N_PORTS);
+    for (guint i = 0; i < N_COLLECTIVES; i++) {
+        WeftTraceCollective c = make_collective (i);
+        weft_trace_append_collective (t, &c);
+    }
     return t;
 }
 
@@ -282,7 +335,18 @@ START_TEST (test_trace_roundtrip_every_field)
     ck_assert_int_eq (info->n_flows, N_FLOWS);
     ck_assert_int_eq (info->n_link_samples, N_SAMPLES);
     ck_assert_int_eq (info->n_ports, N_PORTS);
+    ck_assert_int_eq (info->n_collectives, N_COLLECTIVES);
     weft_trace_info_free (info);
+
+    GArray *coll = weft_trace_reader_collectives (path, &error);
+    ck_assert_msg (coll != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (coll->len, N_COLLECTIVES);
+    static const guint crows[] = { 0, 1, 2, 3, 1023, 1024, N_COLLECTIVES - 1 };
+    for (guint k = 0; k < G_N_ELEMENTS (crows); k++) {
+        WeftTraceCollective want = make_collective (crows[k]);
+        assert_collective_eq (&g_array_index (coll, WeftTraceCollective, crows[k]), &want);
+    }
+    g_array_free (coll, TRUE);
 
     GArray *flows = weft_trace_reader_flows (path, &error);
     ck_assert_msg (flows != NULL, "%s", error ? error->message : "?");
@@ -447,7 +511,13 @@ START_TEST (test_trace_reads_schema_1)
     ck_assert (info->complete);
     ck_assert_uint_eq (info->schema_version, 1);
     ck_assert_int_eq (info->n_ports, N_PORTS);
+    ck_assert_int_eq (info->n_collectives, -1);
     weft_trace_info_free (info);
+
+    GArray *coll = weft_trace_reader_collectives (path, &error);
+    ck_assert_msg (coll != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (coll->len, 0);
+    g_array_free (coll, TRUE);
 
     GArray *got = weft_trace_reader_ports (path, &error);
     ck_assert_msg (got != NULL, "%s", error ? error->message : "?");
@@ -534,6 +604,40 @@ START_TEST (test_trace_cut_short_is_incomplete)
 }
 END_TEST
 
+/* A trace with /meta only, of schema @version. */
+static void
+write_meta_only (const char *path, guint version)
+{
+    hid_t file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge (file, 0);
+    hid_t meta = H5Gcreate2 (file, "/meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    write_attr (meta, "schema_version", H5T_NATIVE_UINT, &version);
+    H5Gclose (meta);
+    H5Fclose (file);
+}
+
+/* /collectives came with schema 3: a version-2 file without it reads as 0 rows, while a
+ * version-3 file without it is damaged and says so. */
+START_TEST (test_trace_collectives_absent_before_schema_3)
+{
+    char *path = tmp_path ("v2.h5");
+    GError *error = NULL;
+    write_meta_only (path, 2);
+    GArray *coll = weft_trace_reader_collectives (path, &error);
+    ck_assert_msg (coll != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (coll->len, 0);
+    g_array_free (coll, TRUE);
+
+    write_meta_only (path, 3);
+    coll = weft_trace_reader_collectives (path, &error);
+    ck_assert_ptr_null (coll);
+    ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+    ck_assert_ptr_nonnull (strstr (error->message, "/collectives"));
+    g_clear_error (&error);
+    g_free (path);
+}
+END_TEST
+
 START_TEST (test_trace_empty_datasets_exist)
 {
     char *path = tmp_path ("empty.h5");
@@ -549,6 +653,7 @@ START_TEST (test_trace_empty_datasets_exist)
     ck_assert_int_eq (info->n_flows, 0);
     ck_assert_int_eq (info->n_link_samples, 0);
     ck_assert_int_eq (info->n_ports, 0);
+    ck_assert_int_eq (info->n_collectives, 0);
     weft_trace_info_free (info);
     GArray *flows = weft_trace_reader_flows (path, &error);
     ck_assert_msg (flows != NULL, "%s", error ? error->message : "?");
@@ -649,6 +754,7 @@ test_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_trace_roundtrip_every_field);
     tcase_add_test (tc, test_trace_reads_schema_1);
+    tcase_add_test (tc, test_trace_collectives_absent_before_schema_3);
     tcase_add_test (tc, test_trace_end_status_and_message);
     tcase_add_test (tc, test_trace_cut_short_is_incomplete);
     tcase_add_test (tc, test_trace_empty_datasets_exist);

@@ -6,7 +6,8 @@
  *            counters are distinct within a row (so a swapped column shows), their states
  *            are Active/LinkUp, Active/LinkUp, Down/Disabled, Init/LinkUp, Armed/LinkUp,
  *            Down/Polling, and their rates 400, 400, 200, 100, 800 and 53.125 Gb/s
- *            (tests/e2e/report_ports.sh spells out the values)
+ *            (tests/e2e/report_ports.sh spells out the values); 24 /collectives rows
+ *            (tests/e2e/report_nccl.sh spells them out)
  *   running  the same rows flushed, then abandoned: the file says "running"
  * Same arguments, same data sets (tests/e2e/trace_python.sh checks with h5diff).
  */
@@ -103,6 +104,41 @@ fill (WeftTrace *t)
         g_strlcpy (p->link_layer, i < 4 ? "InfiniBand" : "Ethernet", sizeof p->link_layer);
     }
     weft_trace_write_ports (t, ports, 6);
+    /* /collectives: workload "ar", a 4-rank all-reduce at 1 KiB and 1 MiB, and "bc", a
+     * broadcast from root 2 at 4 KiB; per size and placement one warm-up iteration (999 us)
+     * and three timed ones of 10, 20 and 30 us (+ 1 us in place) */
+    static const struct {
+        const char *workload, *op, *redop;
+        gint32 root;
+        guint64 bytes;
+    } coll[] = { { "ar", "all_reduce", "sum", -1, 1024 },
+                 { "ar", "all_reduce", "sum", -1, 1048576 },
+                 { "bc", "broadcast", "none", 2, 4096 } };
+    guint32 id = 0;
+    for (guint c = 0; c < G_N_ELEMENTS (coll); c++)
+        for (guint8 p = 0; p < 2; p++)
+            for (guint it = 0; it < 4; it++) {
+                WeftTraceCollective r;
+                memset (&r, 0, sizeof r);
+                r.id = id++;
+                g_strlcpy (r.workload, coll[c].workload, sizeof r.workload);
+                g_strlcpy (r.op, coll[c].op, sizeof r.op);
+                r.bytes = coll[c].bytes;
+                r.count = coll[c].bytes / 4;
+                g_strlcpy (r.type, "float", sizeof r.type);
+                g_strlcpy (r.redop, coll[c].redop, sizeof r.redop);
+                r.root = coll[c].root;
+                r.n_ranks = 4;
+                r.in_place = p;
+                r.warmup = it == 0;
+                r.iteration = it == 0 ? 0 : it - 1;
+                r.start_ps = (guint64) r.id * 1000000000;
+                r.time_ps = it == 0 ? 999000000 : (guint64) (10 * it + p) * 1000000;
+                r.finish_ps = r.start_ps + r.time_ps;
+                r.algbw_gbs = (double) r.bytes / (double) r.time_ps * 1e3;
+                r.busbw_gbs = r.algbw_gbs * (c < 2 ? 1.5 : 1.0);
+                weft_trace_append_collective (t, &r);
+            }
 }
 
 int

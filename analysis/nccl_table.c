@@ -1,0 +1,232 @@
+/* analysis/nccl_table.c - nccl-tests' output from /collectives rows (analysis/nccl_table.h).
+ *
+ * The format strings below are nccl-tests' (src/common.cu, the PRINT() calls of run(),
+ * TimeTest() and BenchTime() in the 2.x releases), kept verbatim so that a diff against a
+ * real log shows only the numbers.  The arithmetic is nccl-tests' too: BenchTime() divides
+ * the elapsed time by the iterations (here: the mean of the timed rows' time_ps) and each
+ * op's GetBw() computes algbw = bytes / 1e9 / seconds and busbw = algbw x factor.
+ * Cost: one sort of the distinct sizes and a pass over the rows per size, O(n log n + n s);
+ * tables have tens of sizes.
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-nccl-table"
+#include "analysis/nccl_table.h"
+
+#include <string.h>
+
+/* nccl-tests src/common.cu, verbatim. */
+#define FMT_ARGS                                                                                \
+    "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d " \
+    "agg iters: %d validation: %d graph: %d\n"
+#define FMT_DEVICE "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n"
+#define FMT_HEAD1                                                                              \
+    "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n"
+#define FMT_HEAD2 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n"
+#define FMT_HEAD3 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n"
+#define FMT_ROW "%12li  %12li  %8s  %6s  %6s" /* the root goes through sprintf "%6i" first */
+#define FMT_RESULT "  %7s  %6.2f  %6.2f  %5g"
+#define FMT_RESULT_NA "  %7s  %6.2f  %6.2f  %5s"
+#define FMT_OOB "# Out of bounds values : %d %s\n"
+#define FMT_AVG "# Avg bus bandwidth    : %g %s\n"
+/* write_benchmark_line_null_body(): a placement that was not run */
+#define NULL_BODY "                                "
+
+static const struct {
+    const char *op, *binary;
+    int factor; /* 0: 1; 1: (n-1)/n; 2: 2(n-1)/n */
+} ops[] = {
+    { "all_reduce", "all_reduce_perf", 2 }, { "all_gather", "all_gather_perf", 1 },
+    { "reduce_scatter", "reduce_scatter_perf", 1 }, { "alltoall", "alltoall_perf", 1 },
+    { "broadcast", "broadcast_perf", 0 },   { "reduce", "reduce_perf", 0 },
+    { "sendrecv", "sendrecv_perf", 0 },
+};
+
+/* Local GPU d's PCI bus on a DGX H100 (synthetic here; see the header). */
+static const guint8 dgx_h100_bus[8] = { 0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb };
+
+void
+weft_nccl_table_info_init (WeftNcclTableInfo *info)
+{
+    g_return_if_fail (info != NULL);
+    memset (info, 0, sizeof *info);
+    info->min_bytes = info->max_bytes = 32 * 1024 * 1024;
+    info->step_factor = 1;
+    info->step_bytes = 1024 * 1024;
+    info->warmup_iters = 5;
+    info->iters = 20;
+    info->agg_iters = 1;
+    info->validation = 1;
+    info->graph = 0;
+    info->n_threads = info->n_gpus = 1;
+    info->device_name = "NVIDIA H100 80GB HBM3";
+}
+
+double
+weft_nccl_table_bus_factor (const char *op, guint n_ranks)
+{
+    if (op == NULL || n_ranks == 0)
+        return 0.0;
+    for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+        if (strcmp (op, ops[i].op) == 0) {
+            double n = n_ranks;
+            return ops[i].factor == 2 ? 2.0 * (n - 1) / n : ops[i].factor == 1 ? (n - 1) / n : 1.0;
+        }
+    return 0.0;
+}
+
+const char *
+weft_nccl_table_binary (const char *op)
+{
+    for (guint i = 0; op != NULL && i < G_N_ELEMENTS (ops); i++)
+        if (strcmp (op, ops[i].op) == 0)
+            return ops[i].binary;
+    return NULL;
+}
+
+/* The op a binary runs: "all_reduce_perf" -> "all_reduce", else the name less "_perf". */
+static char *
+op_of_binary (const char *binary)
+{
+    for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+        if (strcmp (binary, ops[i].binary) == 0)
+            return g_strdup (ops[i].op);
+    return g_str_has_suffix (binary, "_perf") ? g_strndup (binary, strlen (binary) - 5)
+                                              : g_strdup (binary);
+}
+
+static gboolean
+same_op (const WeftTraceCollective *r, const char *op)
+{
+    return strncmp (r->op, op, WEFT_TRACE_KIND_LEN) == 0
+           && (strlen (op) >= WEFT_TRACE_KIND_LEN || r->op[strlen (op)] == '\0');
+}
+
+static int
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+    guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* BenchTime()'s time column: fewer decimals as the time grows. */
+static void
+format_time (char buf[32], double usec)
+{
+    if (usec >= 10000.0)
+        g_snprintf (buf, 32, "%7.0f", usec);
+    else if (usec >= 100.0)
+        g_snprintf (buf, 32, "%7.1f", usec);
+    else
+        g_snprintf (buf, 32, "%7.2f", usec);
+}
+
+/* One placement's group; adds its busbw to the running average. */
+static void
+print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char *op,
+             guint64 bytes, guint8 in_place, double factor, const WeftNcclTableInfo *info,
+             double *bw_sum, int *bw_count)
+{
+    double sum_ps = 0.0, ratio_sum = 0.0;
+    gsize k = 0;
+    for (gsize i = 0; i < n; i++) {
+        const WeftTraceCollective *r = &rows[i];
+        if (r->warmup || r->bytes != bytes || r->in_place != in_place || !same_op (r, op))
+            continue;
+        sum_ps += (double) r->time_ps;
+        ratio_sum += r->algbw_gbs > 0 ? r->busbw_gbs / r->algbw_gbs : 1.0;
+        k++;
+    }
+    if (k == 0) {
+        g_string_append (out, NULL_BODY);
+        return;
+    }
+    double sec = sum_ps / (double) k * 1e-12;
+    double alg = sec > 0 ? (double) bytes / 1.0E9 / sec : 0.0;
+    double bus = alg * (factor > 0 ? factor : ratio_sum / (double) k);
+    char time_str[32];
+    format_time (time_str, sec * 1.0E6);
+    if (info->validation)
+        g_string_append_printf (out, FMT_RESULT, time_str, alg, bus, 0.0);
+    else
+        g_string_append_printf (out, FMT_RESULT_NA, time_str, alg, bus, "N/A");
+    *bw_sum += bus;
+    (*bw_count)++;
+}
+
+void
+weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollective *rows,
+                       gsize n, const WeftNcclTableInfo *info)
+{
+    g_return_if_fail (out != NULL && info != NULL && (rows != NULL || n == 0));
+    g_return_if_fail (info->ranks != NULL || info->n_ranks == 0);
+
+    char *op = NULL;
+    if (binary != NULL)
+        op = op_of_binary (binary);
+    else if (n > 0)
+        op = g_strndup (rows[0].op, WEFT_TRACE_KIND_LEN);
+    else
+        op = g_strdup ("");
+
+    gboolean by_factor = info->step_factor > 1;
+    g_string_append_printf (out, FMT_ARGS, info->n_threads, info->n_gpus, (long) info->min_bytes,
+                            (long) info->max_bytes,
+                            (long) (by_factor ? info->step_factor : info->step_bytes),
+                            by_factor ? "factor" : "bytes", info->warmup_iters, info->iters,
+                            info->agg_iters, info->validation, info->graph);
+    g_string_append (out, "#\n");
+    g_string_append (out, "# Using devices\n");
+    for (guint r = 0; r < info->n_ranks; r++) {
+        const WeftNcclTableRank *rank = &info->ranks[r];
+        g_string_append_printf (out, FMT_DEVICE, (int) r, 0, WEFT_NCCL_TABLE_PID_BASE + (int) r,
+                                rank->host != NULL ? rank->host : "", (int) rank->device,
+                                dgx_h100_bus[rank->device % G_N_ELEMENTS (dgx_h100_bus)],
+                                info->device_name != NULL ? info->device_name : "");
+    }
+    g_string_append (out, "#\n");
+    g_string_append_printf (out, FMT_HEAD1, "", "", "", "", "");
+    g_string_append_printf (out, FMT_HEAD2, "size", "count", "type", "redop", "root", "time",
+                            "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    g_string_append_printf (out, FMT_HEAD3, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+                            "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+
+    /* the distinct sizes with a timed row */
+    GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+    for (gsize i = 0; i < n; i++) {
+        if (rows[i].warmup || !same_op (&rows[i], op))
+            continue;
+        gboolean seen = FALSE;
+        for (guint k = 0; k < sizes->len && !seen; k++)
+            seen = g_array_index (sizes, guint64, k) == rows[i].bytes;
+        if (!seen)
+            g_array_append_val (sizes, rows[i].bytes);
+    }
+    g_array_sort (sizes, cmp_u64);
+
+    double bw_sum = 0.0;
+    int bw_count = 0;
+    for (guint k = 0; k < sizes->len; k++) {
+        guint64 bytes = g_array_index (sizes, guint64, k);
+        const WeftTraceCollective *first = NULL;
+        for (gsize i = 0; i < n && first == NULL; i++)
+            if (!rows[i].warmup && rows[i].bytes == bytes && same_op (&rows[i], op))
+                first = &rows[i];
+        char type[WEFT_TRACE_SHORT_LEN + 1], redop[WEFT_TRACE_SHORT_LEN + 1], root[32];
+        memcpy (type, first->type, WEFT_TRACE_SHORT_LEN); /* may fill the field: no NUL */
+        type[WEFT_TRACE_SHORT_LEN] = '\0';
+        memcpy (redop, first->redop, WEFT_TRACE_SHORT_LEN);
+        redop[WEFT_TRACE_SHORT_LEN] = '\0';
+        g_snprintf (root, sizeof root, "%6i", (int) first->root);
+        g_string_append_printf (out, FMT_ROW, (long) bytes, (long) first->count, type, redop, root);
+        double factor = weft_nccl_table_bus_factor (op, first->n_ranks);
+        for (guint8 in_place = 0; in_place <= 1; in_place++)
+            print_group (out, rows, n, op, bytes, in_place, factor, info, &bw_sum, &bw_count);
+        g_string_append (out, "\n");
+    }
+    g_array_free (sizes, TRUE);
+
+    g_string_append_printf (out, FMT_OOB, 0, "OK");
+    g_string_append_printf (out, FMT_AVG, bw_count > 0 ? bw_sum / bw_count : 0.0, "");
+    g_string_append (out, "#\n");
+    g_free (op);
+}

@@ -1,0 +1,93 @@
+/* analysis/nccl_table.h - the output of one nccl-tests run (all_reduce_perf and friends),
+ * rebuilt from /collectives rows.
+ *
+ * The text is nccl-tests' own, character for character: the same printf formats (quoted in
+ * nccl_table.c and, as an independent source, in tests/check_nccl_table.c), in the classic
+ * layout of nccl-tests 2.x's src/common.cu - the "# nThread ..." line, "# Using devices" with
+ * one "#  Rank ..." line per rank and the bus id as "[0x%02x]", the two header lines, one line
+ * per size with an out-of-place and an in-place group, and the footer:
+ *
+ *   # nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ...
+ *   #
+ *   # Using devices
+ *   #  Rank  0 Group  0 Pid  10000 on      dgx-1 device  0 [0x18] NVIDIA H100 80GB HBM3
+ *   #
+ *   #                                                              out-of-place  ...
+ *   #       size         count      type   redop    root     time   algbw   busbw #wrong ...
+ *   ...
+ *   # Out of bounds values : 0 OK
+ *   # Avg bus bandwidth    : 123.456
+ *   #
+ *
+ * Figures, as nccl-tests computes them: time is the mean over the timed (non-warm-up)
+ * iterations of one size and placement, in microseconds; algbw = size / time in GB/s
+ * (10^9 bytes/s); busbw = algbw x the op's bus factor (weft_nccl_table_bus_factor()); "Avg
+ * bus bandwidth" is the mean busbw over every printed group (both placements of every
+ * size).  #wrong is 0 (weft moves no data to check), or "N/A" when validation is 0.
+ *
+ * Synthetic fields: a simulated run has no processes and no PCI bus.  Each rank is one
+ * process (as under MPI, so nThread 1 nGpus 1 by default) whose Pid is
+ * WEFT_NCCL_TABLE_PID_BASE + rank; the bus id of local GPU d is a DGX H100's
+ * (0x18 0x2a 0x3a 0x5d 0x9a 0xab 0xba 0xdb for d = 0..7, repeating for d >= 8); Group is 0.
+ * Host and device are the rank's server name and its GPU index within the server.
+ *
+ * Not printed: nccl-tests' closing ncclGetLastError() line (empty in a clean run; newer
+ * versions print it only when non-empty), the "#iters" column and "[%04x:%02x:%02x]" bus
+ * ids of newer nccl-tests, and the "Blocking Enabled" / "Parallel Init" notes of options
+ * weft does not model.
+ */
+#ifndef WEFT_ANALYSIS_NCCL_TABLE_H
+#define WEFT_ANALYSIS_NCCL_TABLE_H
+
+#include <glib.h>
+
+#include "sim/trace_schema.h"
+
+#define WEFT_NCCL_TABLE_PID_BASE 10000 /* synthetic: rank r prints Pid 10000 + r */
+
+/* One rank of the "# Using devices" block. */
+typedef struct {
+    const char *host; /* the server's name ("dgx-1"), printed as nccl-tests' hostname (%10s) */
+    guint device;     /* the GPU's index within its server (nccl-tests' cudaDev) */
+} WeftNcclTableRank;
+
+/* What nccl-tests prints that /collectives rows do not carry: its command line and the
+ * devices.  weft_nccl_table_info_init() sets nccl-tests' defaults. */
+typedef struct {
+    guint64 min_bytes, max_bytes;   /* -b, -e (defaults 32 MiB, 32 MiB) */
+    guint64 step_factor;            /* -f; > 1 prints "step: F(factor)" (default 1) */
+    guint64 step_bytes;             /* -i; printed "step: N(bytes)" when step_factor <= 1
+                                       (default 1 MiB) */
+    int warmup_iters, iters;        /* -w, -n (defaults 5, 20): printed only; the rows decide
+                                       which iterations are averaged (warmup = 0 ones) */
+    int agg_iters;                  /* -m (default 1) */
+    int validation;                 /* -c (default 1): 1 prints #wrong 0, 0 prints N/A */
+    int graph;                      /* -G (default 0) */
+    int n_threads, n_gpus;          /* -t, -g per process (defaults 1, 1) */
+    const WeftNcclTableRank *ranks; /* (transfer none) rank order */
+    guint n_ranks;
+    const char *device_name;        /* default "NVIDIA H100 80GB HBM3" */
+} WeftNcclTableInfo;
+
+/** Fills @info with nccl-tests' defaults and no ranks. */
+void weft_nccl_table_info_init (WeftNcclTableInfo *info);
+
+/** nccl-tests' busbw / algbw for @op over @n_ranks: all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter and alltoall (n-1)/n; broadcast, reduce and sendrecv 1.  0 for an unknown
+ * op or n_ranks 0. */
+double weft_nccl_table_bus_factor (const char *op, guint n_ranks);
+
+/** nccl-tests' binary for @op ("all_reduce" -> "all_reduce_perf"); NULL if unknown. */
+const char *weft_nccl_table_binary (const char *op);
+
+/** Appends to @out the output of one nccl-tests run of @binary ("all_reduce_perf"; NULL
+ * takes the op of rows[0]) over @rows, the /collectives rows of that run: rows of another
+ * op are skipped, as are warm-up rows.  Sizes are printed in increasing order; a size with
+ * only one placement prints blanks (32 spaces) for the other, as nccl-tests does for a
+ * placement it does not run, and the blank group is not in the average.  With no timed row
+ * the table has no lines and the average is printed as 0.  An op without a known bus
+ * factor takes the ratio busbw_gbs / algbw_gbs of its rows. */
+void weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollective *rows,
+                            gsize n, const WeftNcclTableInfo *info);
+
+#endif /* WEFT_ANALYSIS_NCCL_TABLE_H */
