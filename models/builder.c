@@ -6,6 +6,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <string.h>
 
+#include "models/collective.h"
 #include "models/nic.h"
 #include "models/routing.h"
 #include "models/switch.h"
@@ -183,6 +184,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->specs = g_array_new (FALSE, TRUE, sizeof (WeftFlowSpec));
     net->deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
     net->colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
+    net->coll_ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
     net->workload_names = g_ptr_array_new_with_free_func (g_free);
     net->ports = g_ptr_array_new ();
     guint n_nodes = weft_graph_n_nodes (graph);
@@ -193,7 +195,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
         !weft_params_read (exp, "transport", &tb, 1, error) || !build_models (net, exp, error) ||
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
-                                 net->workload_names, error))
+                                 net->coll_ranks, net->workload_names, error))
         goto fail;
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;
@@ -239,6 +241,7 @@ weft_network_free (WeftNetwork *net)
     g_array_unref (net->specs);
     g_array_unref (net->deps);
     g_array_unref (net->colls);
+    g_array_unref (net->coll_ranks);
     g_ptr_array_unref (net->workload_names);
     g_ptr_array_unref (net->ports);
     g_free (net->node_model);
@@ -259,12 +262,16 @@ sample_links (WeftSim *sim, void *data)
     weft_trace_flush (net->trace);
 }
 
+static void on_collective_done (const WeftCollRun *c, void *data);
+
 void
 weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t interval)
 {
     const WeftGraph *g = net->graph;
     net->trace = trace;
     net->tp.trace = trace;
+    net->tp.collective_done = on_collective_done;
+    net->tp.collective_done_data = net;
     guint nn = weft_graph_n_nodes (g), nl = weft_graph_n_links (g);
     WeftTraceNode *nodes = g_new0 (WeftTraceNode, MAX (nn, 1));
     for (guint i = 0; i < nn; i++) {
@@ -494,4 +501,40 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
         }
     }
     return bad;
+}
+
+/* ---- collectives ---------------------------------------------------------------------- */
+
+void
+weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollective *row)
+{
+    const WeftCollRun *c = &net->tp.colls[id];
+    const WeftCollInstance *s = &c->spec;
+    *row = (WeftTraceCollective){ 0 };
+    row->id = id;
+    g_strlcpy (row->workload, net->workload_names->pdata[s->group], sizeof row->workload);
+    g_strlcpy (row->op, weft_collective_op_name (s->op), sizeof row->op);
+    row->bytes = s->bytes;
+    row->count = s->count;
+    g_strlcpy (row->type, s->type, sizeof row->type);
+    g_strlcpy (row->redop, s->redop, sizeof row->redop);
+    row->root = s->root;
+    row->n_ranks = s->n_ranks;
+    row->in_place = s->in_place;
+    row->warmup = s->warmup;
+    row->iteration = s->iteration;
+    row->start_ps = c->start_ps;
+    row->finish_ps = c->finish_ps;
+    row->time_ps = c->finish_ps - c->start_ps;
+    row->algbw_gbs = row->time_ps ? (double) s->bytes / weft_time_to_s (row->time_ps) / 1e9 : 0;
+    row->busbw_gbs = row->algbw_gbs * s->bus_factor;
+}
+
+static void
+on_collective_done (const WeftCollRun *c, void *data)
+{
+    WeftNetwork *net = data;
+    WeftTraceCollective row;
+    weft_network_collective_row (net, (guint32) (c - net->tp.colls), &row);
+    weft_trace_append_collective (net->trace, &row);
 }

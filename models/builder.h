@@ -23,6 +23,7 @@ typedef struct {
     GArray *specs;           /* WeftFlowSpec */
     GArray *deps;            /* WeftFlowDep */
     GArray *colls;           /* WeftCollInstance */
+    GArray *coll_ranks;      /* guint32 node ids, indexed by the instances' rank_first */
     GPtrArray *workload_names;
     WeftModel **node_model;  /* per node id; NULL for nodes without a model */
     GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
@@ -73,6 +74,9 @@ void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);
  * credits matches the packets.  Returns the number of violations, described in @report (may
  * be NULL). */
 guint weft_network_check_credits (const WeftNetwork *net, GString *report);
+
+/* The /collectives row of collective instance @id (finished). */
+void weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollective *row);
 
 /* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
  * bytes delivered, and the links of its path.  (transfer full) */

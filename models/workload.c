@@ -379,10 +379,12 @@ gen_cmp (gconstpointer a, gconstpointer b)
 
 gboolean
 weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, GArray *flows,
-                        GArray *deps, GArray *colls, GPtrArray *names, GError **error)
+                        GArray *deps, GArray *colls, GArray *coll_ranks, GPtrArray *names,
+                        GError **error)
 {
     g_autoptr (GArray) gen_deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
     g_autoptr (GArray) gen_colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
+    g_autoptr (GArray) gen_ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
     g_return_val_if_fail (exp != NULL && g != NULL && flows != NULL && names != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
     g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
@@ -409,6 +411,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                  .seq = &seq,
                  .deps = gen_deps,
                  .colls = gen_colls,
+                 .ranks = gen_ranks,
                  .endpoint_names = ep_names};
         gboolean ok = generate_group (&x, seed, error);
         if (x.rng)
@@ -421,7 +424,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     if ((guint64)flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
-    if (gen_colls->len > 0 && (!deps || !colls))
+    if (gen_colls->len > 0 && (!deps || !colls || !coll_ranks))
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,
                                      "collective workloads are not supported here");
     g_array_sort (out, gen_cmp);
@@ -443,6 +446,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     }
     for (guint i = 0; i < gen_colls->len; i++) {
         WeftCollInstance c = g_array_index (gen_colls, WeftCollInstance, i);
+        c.rank_first += coll_ranks->len;
         if (c.n_flows > 0) {
             guint32 first = id_of[c.first_flow];
             /* A collective's flows share one start, so they stay together when sorted. */
@@ -453,6 +457,8 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
         g_array_append_val (colls, c);
     }
     g_free (id_of);
+    if (coll_ranks)
+        g_array_append_vals (coll_ranks, gen_ranks->data, gen_ranks->len);
     for (guint i = 0; groups[i]; i++)
         g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
     return TRUE;

@@ -65,6 +65,7 @@ typedef struct {
     char type[8], redop[8];
     gint32 root;
     guint32 n_ranks;
+    guint32 rank_first;   /* its ranks' node ids: coll_ranks[rank_first .. + n_ranks) */
     guint8 in_place, warmup;
     guint32 iteration;
     double bus_factor;
@@ -79,15 +80,16 @@ typedef struct {
  * WeftFlowSpec), sorted by start time, ties in generation order (group order, then each
  * group's own order), with id = index in @flows (dense from 0); collective workloads
  * (kind = nccl-test) also append dependencies to @deps (WeftFlowDep) and collective
- * instances to @colls (WeftCollInstance) - with either NULL they are refused; appends each
+ * instances to @colls (WeftCollInstance) with their ranks' node ids in @coll_ranks (guint32)
+ * - with any of the three NULL they are refused; appends each
  * group's NAME
  * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
  * An experiment without workload groups is an error (nothing to simulate).  On error @flows
  * and @names are left as they were.  Same @exp, @g and @seed: the same flows.
  */
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
-                                 GArray *flows, GArray *deps, GArray *colls, GPtrArray *names,
-                                 GError **error);
+                                 GArray *flows, GArray *deps, GArray *colls, GArray *coll_ranks,
+                                 GPtrArray *names, GError **error);
 
 /* For `weft params`: the kinds and their tables (common keys first).  NULL-terminated. */
 typedef struct {

@@ -164,6 +164,8 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
                           .pxn = p->pxn,
                           .graph = x->g };
     guint32 prev = G_MAXUINT32;
+    guint32 rank_first = x->ranks->len;
+    g_array_append_vals (x->ranks, r, n);
     for (guint64 size = p->minbytes; size <= p->maxbytes; size *= p->stepfactor) {
         guint64 bytes = size / unit * unit;
         if (bytes == 0)
@@ -188,6 +190,7 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
                             ? (gint32) p->root
                             : -1;
             inst.n_ranks = n;
+            inst.rank_first = rank_first;
             inst.warmup = k < p->warmup_iters;
             inst.in_place = k >= p->warmup_iters + p->iters;
             inst.iteration = (guint32) (inst.warmup ? k

@@ -86,6 +86,7 @@ typedef struct {
     WeftFlowsize *size;
     GArray *deps;  /* WeftFlowDep in generation order (Gen.seq), remapped to ids at the end */
     GArray *colls; /* WeftCollInstance, first_flow in generation order likewise */
+    GArray *ranks; /* guint32 node ids the instances' rank_first index */
 } Ctx;
 
 /* Total flows are indexed by guint32 ids. */
