@@ -52,3 +52,5 @@ check_PROGRAMS += tests/check_topology_build
 tests_check_topology_build_SOURCES = tests/check_topology_build.c
 check_PROGRAMS += tests/check_infiniband
 tests_check_infiniband_SOURCES = tests/check_infiniband.c
+check_PROGRAMS += tests/check_collective
+tests_check_collective_SOURCES = tests/check_collective.c
