@@ -259,8 +259,14 @@ expand_ring (Ctx *x, const Member *members, const guint *group_start, guint n_gr
         Emit *cur = g_new (Emit, (gsize) n * max_slices);
         for (gsize i = 0; i < (gsize) n * max_slices; i++)
             prev[i] = emit_none;
+        /* Broadcast and reduce have one sender per step (a chain): visit only it, so a
+         * chain costs O(n) rather than O(n^2).  Rows of positions that do not send are never
+         * read, since a sender's ring predecessor sent at the previous step. */
+        gboolean chain = n_chunks == 1;
         for (guint s = 0; s < steps; s++) {
-            for (guint p = 0; p < n; p++) {
+            guint p0 =
+                chain ? (spec->op == WEFT_COLL_BROADCAST ? start + s : start + 1 + s) % n : 0;
+            for (guint p = p0; p < (chain ? p0 + 1 : n); p++) {
                 Emit *row = cur + (gsize) p * max_slices;
                 const Emit *in = prev + (gsize) ((p + n - 1) % n) * max_slices;
                 gint k = ring_chunk (spec->op, n, start, s, p);
