@@ -15,13 +15,63 @@
  *   tree  all-reduce on a double binary tree (NCCL 2.4+): half the data reduces up one tree
  *         and broadcasts down, half on the complementary tree, chunk-pipelined.
  *   all-to-all and send/recv: direct transfers, no steps.
- * Ring order: ranks are ordered so that consecutive ranks inside a server are NVLink
- * neighbours and the hop between servers goes from GPU g of one server to GPU g of the next
- * (channel c starts its ring at local GPU c mod gpus-per-server), so inter-server traffic of
- * channel c stays on rail c, as NCCL arranges rings on rail-optimised fabrics.  With PXN on, a
- * transfer between GPUs on different rails of different servers is sent over NVLink to the
- * GPU of the sender's server on the destination's rail first, then across the fabric on that
- * rail (two transfers, the second depending on the first).
+ *
+ * Exact construction.
+ *
+ * Ring order.  Ranks are grouped by server (WeftNode.server): the groups come in the order of
+ * their first rank in the caller's list; a rank with server -1 (or with no graph) is a group
+ * of its own, so plain hosts keep the caller's order.  Inside a group, ranks are sorted by
+ * (rail, node id); a rank's local index is its place in that order.  Channel c's ring is the
+ * concatenation of the groups, each rotated to start at local index (c mod group size): in an
+ * 8-GPU server, channel c runs GPU c, c+1, ..., 7, 0, ..., c-1, then GPU c of the next server.
+ * So every inter-server hop of channel c lands on local GPU c and leaves from local GPU c-1
+ * (mod 8): as in NCCL's rings (NET c, GPU c, ..., last GPU, NET c), the exit GPU's hop
+ * crosses rails, and PXN (below) relays it over NVLink to GPU c, so that the fabric leg runs
+ * GPU c -> GPU c, on rail c.  With PXN off it goes direct and the network carries it from the
+ * exit GPU's own NIC to the destination's rail.
+ *
+ * Byte splits (nccl-tests' conventions for `bytes`).  split(T, k, i) = T/k + (i < T%k): T
+ * cut into k parts whose sizes differ by at most one byte and sum to T.  Channel c carries
+ * part c of its op's data; a part is cut into slices of chunk_bytes (the last one shorter).
+ *   all_reduce:     bytes is the per-rank buffer; channel c's part split(bytes, channels, c)
+ *                   is cut into n chunks split(part, n, k); at step s (0 <= s < 2(n-1)) ring
+ *                   position p sends chunk (p - s) mod n to position p+1 (steps < n-1 reduce,
+ *                   the rest gather).  Each rank sends 2(n-1)/n x bytes when n divides the
+ *                   parts; the total is always 2(n-1) x bytes.
+ *   all_gather:     bytes is the output buffer; each rank contributes bytes/n (rounded down,
+ *                   as nccl-tests rounds its count to a multiple of n), split over channels;
+ *                   at step s (0 <= s < n-1) position p sends chunk (p - s) mod n (its own at
+ *                   step 0).  Total n(n-1) x (bytes/n).
+ *   reduce_scatter: bytes is the input buffer; each rank ends with bytes/n (rounded down);
+ *                   at step s position p sends chunk (p - s - 1) mod n, so position p ends
+ *                   holding chunk p.  Total n(n-1) x (bytes/n).
+ *   broadcast:      channel c's part of bytes goes root -> root+1 -> ... (n-1 hops along
+ *                   channel c's ring); hop s is step s.  Total (n-1) x bytes.
+ *   reduce:         the same chain ending at the root: root+1 -> root+2 -> ... -> root.
+ *   alltoall:       nccl-tests' size is the whole per-rank buffer, split in n: every rank
+ *                   sends bytes/n (rounded down, as nccl-tests does) to each other rank, in
+ *                   channels transfers split(bytes/n, channels, c); all at once, no steps.
+ *   sendrecv:       rank i (caller's order) sends bytes to rank i+1 mod n, split over
+ *                   channels; no steps.
+ *   tree all_reduce: channel c's part is halved, split(part, 2, t) on tree t (t = 0, 1).
+ * Dependencies.  Ring ops: slice j of step s from position p depends on exactly one transfer,
+ * slice j of step s-1 into p (from p-1); step 0 depends on nothing.  Slices of one chunk
+ * share its size at every step (a rank forwards the chunk it received), so slices line up.
+ * Tree: over the positions of channel c's ring, tree 0 has position 0 as root; p > 0 with
+ * lowest set bit b hangs under (p - b) | 2b, or under p - b when that is >= n (NCCL's binary
+ * tree: at most two children, the root one).  Tree 1 is tree 0 mirrored (p -> n-1-p) when n
+ * is even and shifted (p -> p+1 mod n) when n is odd.  Slice j going up from p depends on
+ * slice j coming up from each child of p; the root sends slice j down to its child once all
+ * of its children's slice j arrived; slice j going down from p depends on slice j from p's
+ * parent.  Critical path: 2 x depth steps.
+ * Latency.  Every transfer of a step (and every alltoall / sendrecv transfer) carries
+ * delay_ps = step_latency_ps, so a ring all-reduce's critical path holds 2(n-1) of them.
+ * PXN.  When pxn is set and a transfer goes between GPUs of different servers and different
+ * rails, it becomes src -> R (R: the lowest-id GPU of src's server on dst's rail; NVLink),
+ * carrying the step latency, then R -> dst with delay 0, depending on the first; predecessors
+ * gate the first, successors wait for the second.  Without such a GPU it goes direct.
+ * Ranks: n = 1 is legal and yields no transfers (nccl-tests runs on one GPU; nothing crosses
+ * a link), as does bytes = 0.
  */
 #ifndef WEFT_MODELS_COLLECTIVE_H
 #define WEFT_MODELS_COLLECTIVE_H
@@ -74,8 +124,9 @@ typedef struct {
  * weft_collective_expand:
  * Appends @spec's transfers to @xfers (WeftCollXfer) and dependencies to @deps (WeftCollDep,
  * indices relative to the first transfer appended by this call).  Transfers of zero bytes are
- * not emitted.  Errors (WEFT_CONFIG_ERROR_VALUE): fewer than 2 ranks for a collective that
- * needs them, a root out of range.
+ * not emitted.  Errors (WEFT_CONFIG_ERROR_VALUE; nothing is appended): no ranks, a rank
+ * listed twice or not in the graph, a root out of range, channels or chunk_bytes 0, the tree
+ * algorithm for an op other than all_reduce (alltoall and sendrecv ignore algo).
  */
 gboolean weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps,
                                  GError **error);

@@ -58,3 +58,5 @@ check_PROGRAMS += tests/check_nccl_table
 tests_check_nccl_table_SOURCES = tests/check_nccl_table.c
 check_PROGRAMS += tests/check_perftest_table
 tests_check_perftest_table_SOURCES = tests/check_perftest_table.c
+check_PROGRAMS += tests/check_collective
+tests_check_collective_SOURCES = tests/check_collective.c

@@ -1,0 +1,561 @@
+/* models/collective.c - NCCL-style collectives expanded into transfers and dependency edges.
+ *
+ * A pure function of the spec: no events, no packets.  The construction (ring order, tree
+ * shape, byte splits, dependencies) is documented in models/collective.h; the comments here
+ * only say how the code follows it.
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-collective"
+#include "models/collective.h"
+
+#include <string.h>
+
+#include "sim/errors.h"
+
+#define NONE G_MAXUINT32
+
+/* What one logical transfer became: the transfer its predecessors gate (head) and the one whose
+ * delivery means the data has arrived (tail).  Equal unless PXN split it in two; NONE when it
+ * carried no bytes. */
+typedef struct {
+    guint32 head, tail;
+} Emit;
+
+static const Emit emit_none = {NONE, NONE};
+
+typedef struct {
+    const WeftCollSpec *spec;
+    GArray *xfers, *deps;
+    guint base;     /* xfers->len on entry: dependency indices are relative to it */
+    guint32 *relay; /* PXN: GPU node id per (server, rail), NONE where there is none */
+    gint32 relay_servers, relay_rails;
+} Ctx;
+
+static guint64
+split (guint64 total, guint64 parts, guint64 i)
+{
+    return total / parts + (i < total % parts ? 1 : 0);
+}
+
+static guint64
+n_slices (guint64 bytes, guint64 chunk_bytes)
+{
+    return bytes / chunk_bytes + (bytes % chunk_bytes ? 1 : 0);
+}
+
+static guint64
+slice_bytes (guint64 bytes, guint64 chunk_bytes, guint64 j)
+{
+    return MIN (chunk_bytes, bytes - j * chunk_bytes);
+}
+
+static guint32
+append_xfer (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_t delay)
+{
+    WeftCollXfer t = {
+        .src = src, .dst = dst, .bytes = bytes, .channel = channel, .delay_ps = delay};
+    g_array_append_val (x->xfers, t);
+    return x->xfers->len - 1 - x->base;
+}
+
+static void
+depend (Ctx *x, Emit before, Emit after)
+{
+    if (before.tail == NONE || after.head == NONE)
+        return;
+    WeftCollDep d = {.before = before.tail, .after = after.head};
+    g_array_append_val (x->deps, d);
+}
+
+/* PXN relay for src -> dst: the GPU of src's server on dst's rail, when the two are on
+ * different servers and different rails and such a GPU exists; else NONE. */
+static guint32
+pxn_relay (const Ctx *x, guint32 src, guint32 dst)
+{
+    if (!x->relay)
+        return NONE;
+    const WeftNode *a = weft_graph_node (x->spec->graph, src);
+    const WeftNode *b = weft_graph_node (x->spec->graph, dst);
+    if (a->server < 0 || b->server < 0 || a->server == b->server || a->rail < 0 || b->rail < 0 ||
+        a->rail == b->rail || a->server >= x->relay_servers || b->rail >= x->relay_rails)
+        return NONE;
+    guint32 r = x->relay[(gsize) a->server * (gsize) x->relay_rails + (gsize) b->rail];
+    return r == src ? NONE : r;
+}
+
+/* One logical transfer carrying step latency @delay; PXN may split it. */
+static Emit
+emit (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_t delay)
+{
+    if (bytes == 0)
+        return emit_none;
+    guint32 relay = pxn_relay (x, src, dst);
+    if (relay == NONE) {
+        guint32 i = append_xfer (x, src, dst, bytes, channel, delay);
+        return (Emit){i, i};
+    }
+    Emit e;
+    e.head = append_xfer (x, src, relay, bytes, channel, delay);
+    e.tail = append_xfer (x, relay, dst, bytes, channel, 0);
+    depend (x, (Emit){e.head, e.head}, (Emit){e.tail, e.tail});
+    return e;
+}
+
+static void
+build_relay (Ctx *x)
+{
+    const WeftGraph *g = x->spec->graph;
+    guint nn = weft_graph_n_nodes (g);
+    gint32 ms = -1, mr = -1;
+    for (guint i = 0; i < nn; i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        if (n->kind == WEFT_NODE_GPU && n->server >= 0 && n->rail >= 0) {
+            ms = MAX (ms, n->server);
+            mr = MAX (mr, n->rail);
+        }
+    }
+    if (ms < 0)
+        return;
+    x->relay_servers = ms + 1;
+    x->relay_rails = mr + 1;
+    gsize cells = (gsize) x->relay_servers * (gsize) x->relay_rails;
+    x->relay = g_new (guint32, cells);
+    memset (x->relay, 0xff, cells * sizeof *x->relay); /* NONE */
+    for (guint i = 0; i < nn; i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        if (n->kind != WEFT_NODE_GPU || n->server < 0 || n->rail < 0)
+            continue;
+        guint32 *cell = &x->relay[(gsize) n->server * (gsize) x->relay_rails + (gsize) n->rail];
+        if (*cell == NONE)
+            *cell = i; /* lowest node id on ties (two GPUs sharing a NIC) */
+    }
+}
+
+/* ---- ring order --------------------------------------------------------------------------- */
+
+typedef struct {
+    guint32 id;
+    gint32 rail;
+} Member;
+
+static int
+cmp_member (const void *pa, const void *pb)
+{
+    const Member *a = pa, *b = pb;
+    if (a->rail != b->rail)
+        return a->rail < b->rail ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Groups: ranks of one server together (servers in order of their first rank in the caller's
+ * list), each group sorted by (rail, node id); a rank outside any server is a group of its own.
+ * Fills @members (n entries, group by group) and @group_start (n_groups + 1 offsets). */
+static guint
+ring_groups (const WeftCollSpec *spec, Member *members, guint *group_start)
+{
+    guint n = spec->n_ranks, n_groups = 0, filled = 0;
+    gboolean *placed = g_new0 (gboolean, n);
+    for (guint i = 0; i < n; i++) {
+        if (placed[i])
+            continue;
+        const WeftNode *ni = spec->graph ? weft_graph_node (spec->graph, spec->ranks[i]) : NULL;
+        gint32 server = ni ? ni->server : -1;
+        group_start[n_groups++] = filled;
+        for (guint k = i; k < n; k++) {
+            const WeftNode *nk = spec->graph ? weft_graph_node (spec->graph, spec->ranks[k]) : NULL;
+            if (placed[k] || (k != i && (server < 0 || !nk || nk->server != server)))
+                continue;
+            placed[k] = TRUE;
+            members[filled++] = (Member){spec->ranks[k], nk ? nk->rail : -1};
+            if (server < 0)
+                break;
+        }
+        qsort (members + group_start[n_groups - 1], filled - group_start[n_groups - 1],
+               sizeof *members, cmp_member);
+    }
+    group_start[n_groups] = filled;
+    g_free (placed);
+    return n_groups;
+}
+
+/* Channel @c's ring: every group rotated to start at its member (c mod group size). */
+static void
+ring_for_channel (const Member *members, const guint *group_start, guint n_groups, guint c,
+                  guint32 *ring)
+{
+    guint k = 0;
+    for (guint gi = 0; gi < n_groups; gi++) {
+        guint s = group_start[gi], len = group_start[gi + 1] - s;
+        for (guint i = 0; i < len; i++)
+            ring[k++] = members[s + (c % len + i) % len].id;
+    }
+}
+
+/* ---- ring algorithms ---------------------------------------------------------------------- */
+
+/* The chunk position @p sends at step @s (an index into the chunk sizes), or -1 if it does not
+ * send.  @start is the root's ring position (broadcast, reduce). */
+static gint
+ring_chunk (WeftCollOp op, guint n, guint start, guint s, guint p)
+{
+    switch (op) {
+    case WEFT_COLL_ALL_REDUCE:
+    case WEFT_COLL_ALL_GATHER:
+        return (gint) ((p + 2 * n - s % n) % n); /* (p - s) mod n */
+    case WEFT_COLL_REDUCE_SCATTER:
+        return (gint) ((p + 2 * n - s % n - 1) % n); /* (p - s - 1) mod n */
+    case WEFT_COLL_BROADCAST:
+        return p == (start + s) % n ? 0 : -1;
+    case WEFT_COLL_REDUCE:
+        return p == (start + 1 + s) % n ? 0 : -1;
+    default:
+        g_assert_not_reached ();
+    }
+}
+
+static void
+expand_ring (Ctx *x, const Member *members, const guint *group_start, guint n_groups)
+{
+    const WeftCollSpec *spec = x->spec;
+    guint n = spec->n_ranks, C = spec->channels;
+    guint64 cb = spec->chunk_bytes;
+    guint steps = spec->op == WEFT_COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    guint32 *ring = g_new (guint32, n);
+    guint64 *chunk = g_new (guint64, n);
+
+    for (guint c = 0; c < C; c++) {
+        ring_for_channel (members, group_start, n_groups, c, ring);
+        guint start = 0;
+        guint n_chunks = n;
+        switch (spec->op) {
+        case WEFT_COLL_ALL_REDUCE: {
+            guint64 part = split (spec->bytes, C, c);
+            for (guint k = 0; k < n; k++)
+                chunk[k] = split (part, n, k);
+            break;
+        }
+        case WEFT_COLL_ALL_GATHER:
+        case WEFT_COLL_REDUCE_SCATTER: {
+            guint64 share = split (spec->bytes / n, C, c);
+            for (guint k = 0; k < n; k++)
+                chunk[k] = share;
+            break;
+        }
+        default: /* broadcast, reduce: one chunk, the channel's part, along the chain */
+            chunk[0] = split (spec->bytes, C, c);
+            n_chunks = 1;
+            for (guint p = 0; p < n; p++)
+                if (ring[p] == spec->ranks[spec->root])
+                    start = p;
+            break;
+        }
+        guint64 max_slices = 0;
+        for (guint k = 0; k < n_chunks; k++)
+            max_slices = MAX (max_slices, n_slices (chunk[k], cb));
+        if (max_slices == 0)
+            continue;
+        /* prev[p * max_slices + j]: slice j sent by position p at the previous step. */
+        Emit *prev = g_new (Emit, (gsize) n * max_slices);
+        Emit *cur = g_new (Emit, (gsize) n * max_slices);
+        for (gsize i = 0; i < (gsize) n * max_slices; i++)
+            prev[i] = emit_none;
+        /* Broadcast and reduce have one sender per step (a chain): visit only it, so a
+         * chain costs O(n) rather than O(n^2).  Rows of positions that do not send are never
+         * read, since a sender's ring predecessor sent at the previous step. */
+        gboolean chain = n_chunks == 1;
+        for (guint s = 0; s < steps; s++) {
+            guint p0 =
+                chain ? (spec->op == WEFT_COLL_BROADCAST ? start + s : start + 1 + s) % n : 0;
+            for (guint p = p0; p < (chain ? p0 + 1 : n); p++) {
+                Emit *row = cur + (gsize) p * max_slices;
+                const Emit *in = prev + (gsize) ((p + n - 1) % n) * max_slices;
+                gint k = ring_chunk (spec->op, n, start, s, p);
+                guint64 sz = k < 0 ? 0 : chunk[k], ns = n_slices (sz, cb);
+                for (guint64 j = 0; j < max_slices; j++) {
+                    row[j] = j < ns ? emit (x, ring[p], ring[(p + 1) % n], slice_bytes (sz, cb, j),
+                                            c, spec->step_latency_ps)
+                                    : emit_none;
+                    if (s > 0)
+                        depend (x, in[j], row[j]);
+                }
+            }
+            Emit *t = prev;
+            prev = cur;
+            cur = t;
+        }
+        g_free (prev);
+        g_free (cur);
+    }
+    g_free (ring);
+    g_free (chunk);
+}
+
+/* ---- double binary tree ------------------------------------------------------------------- */
+
+/* Tree 0 over positions 0..n-1: position 0 is the root; p > 0 with lowest set bit b hangs
+ * under (p - b) | 2b, or under p - b when that is out of range.  Every position has at most
+ * two children (the root one). */
+static guint
+btree_parent (guint n, guint p)
+{
+    guint b = p & (~p + 1);
+    guint up = (p ^ b) | (b << 1);
+    return up >= n ? p ^ b : up;
+}
+
+/* Tree 1 is tree 0 with positions mirrored (n even) or shifted by one (n odd), so that tree
+ * 0's leaves are mostly tree 1's inner nodes. */
+static guint
+tree_map (guint n, guint t, guint p)
+{
+    if (t == 0)
+        return p;
+    return n % 2 == 0 ? n - 1 - p : (p + 1) % n;
+}
+
+static guint
+tree_unmap (guint n, guint t, guint p)
+{
+    if (t == 0)
+        return p;
+    return n % 2 == 0 ? n - 1 - p : (p + n - 1) % n;
+}
+
+static void
+expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_groups)
+{
+    const WeftCollSpec *spec = x->spec;
+    guint n = spec->n_ranks, C = spec->channels;
+    guint64 cb = spec->chunk_bytes;
+    guint32 *ring = g_new (guint32, n);
+    guint *parent = g_new (guint, n), *depth = g_new (guint, n), *order = g_new (guint, n);
+    guint *child = g_new (guint, 2 * (gsize) n), *n_child = g_new (guint, n);
+
+    for (guint c = 0; c < C; c++) {
+        ring_for_channel (members, group_start, n_groups, c, ring);
+        guint64 part = split (spec->bytes, C, c);
+        for (guint t = 0; t < 2; t++) {
+            guint64 data = split (part, 2, t), ns = n_slices (data, cb);
+            if (ns == 0)
+                continue;
+            guint root = tree_map (n, t, 0);
+            memset (n_child, 0, n * sizeof *n_child);
+            for (guint p = 0; p < n; p++) {
+                guint q = tree_unmap (n, t, p);
+                parent[p] = q == 0 ? NONE : tree_map (n, t, btree_parent (n, q));
+                if (parent[p] != NONE) {
+                    g_assert (n_child[parent[p]] < 2);
+                    child[2 * parent[p] + n_child[parent[p]]++] = p;
+                }
+            }
+            /* Breadth-first order from the root: parents before children. */
+            guint head = 0, tail = 0;
+            order[tail++] = root;
+            depth[root] = 0;
+            while (head < tail) {
+                guint p = order[head++];
+                for (guint i = 0; i < n_child[p]; i++) {
+                    depth[child[2 * p + i]] = depth[p] + 1;
+                    order[tail++] = child[2 * p + i];
+                }
+            }
+            g_assert (tail == n);
+            /* up[p]: slice sent by p to its parent; down[p]: slice received by p from its
+             * parent. */
+            Emit *up = g_new (Emit, n), *down = g_new (Emit, n);
+            for (guint64 j = 0; j < ns; j++) {
+                guint64 sz = slice_bytes (data, cb, j);
+                for (guint i = n; i-- > 0;) { /* reduce: children before parents */
+                    guint p = order[i];
+                    up[p] = emit_none;
+                    if (p == root)
+                        continue;
+                    up[p] = emit (x, ring[p], ring[parent[p]], sz, c, spec->step_latency_ps);
+                    for (guint k = 0; k < n_child[p]; k++)
+                        depend (x, up[child[2 * p + k]], up[p]);
+                }
+                for (guint i = 0; i < n; i++) { /* broadcast: parents before children */
+                    guint p = order[i];
+                    for (guint k = 0; k < n_child[p]; k++) {
+                        guint ch = child[2 * p + k];
+                        down[ch] = emit (x, ring[p], ring[ch], sz, c, spec->step_latency_ps);
+                        if (p == root)
+                            for (guint m = 0; m < n_child[p]; m++)
+                                depend (x, up[child[2 * p + m]], down[ch]);
+                        else
+                            depend (x, down[p], down[ch]);
+                    }
+                }
+            }
+            g_free (up);
+            g_free (down);
+        }
+    }
+    g_free (ring);
+    g_free (parent);
+    g_free (depth);
+    g_free (order);
+    g_free (child);
+    g_free (n_child);
+}
+
+/* ---- direct patterns ---------------------------------------------------------------------- */
+
+static void
+expand_direct (Ctx *x)
+{
+    const WeftCollSpec *spec = x->spec;
+    guint n = spec->n_ranks, C = spec->channels;
+    for (guint i = 0; i < n; i++) {
+        for (guint d = 1; d < n; d++) {
+            guint j = (i + d) % n;
+            guint64 bytes;
+            if (spec->op == WEFT_COLL_ALL_TO_ALL)
+                bytes = spec->bytes / n;
+            else if (d == 1)
+                bytes = spec->bytes; /* send/recv: to the next rank only */
+            else
+                break;
+            for (guint c = 0; c < C; c++)
+                emit (x, spec->ranks[i], spec->ranks[j], split (bytes, C, c), c,
+                      spec->step_latency_ps);
+        }
+    }
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+static gboolean
+check_spec (const WeftCollSpec *spec, GError **error)
+{
+    const char *op = weft_collective_op_name (spec->op);
+    if (spec->n_ranks == 0 || !spec->ranks) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, "%s: no ranks", op);
+        return FALSE;
+    }
+    if (spec->channels == 0 || spec->chunk_bytes == 0) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: channels and chunk size must be at least 1", op);
+        return FALSE;
+    }
+    if ((spec->op == WEFT_COLL_BROADCAST || spec->op == WEFT_COLL_REDUCE) &&
+        spec->root >= spec->n_ranks) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: root %u out of range (%u ranks)", op, spec->root, spec->n_ranks);
+        return FALSE;
+    }
+    if (spec->algo == WEFT_COLL_TREE && spec->op != WEFT_COLL_ALL_REDUCE &&
+        spec->op != WEFT_COLL_ALL_TO_ALL && spec->op != WEFT_COLL_SEND_RECV) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: the tree algorithm runs all_reduce only (as in NCCL); use ring", op);
+        return FALSE;
+    }
+    guint nn = spec->graph ? weft_graph_n_nodes (spec->graph) : G_MAXUINT;
+    g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+    for (guint i = 0; i < spec->n_ranks; i++) {
+        if (spec->ranks[i] >= nn) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: rank %u is node %u, not in the graph", op, i, spec->ranks[i]);
+            return FALSE;
+        }
+        if (!g_hash_table_add (seen, GUINT_TO_POINTER (spec->ranks[i]))) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: node %u is listed twice among the ranks", op, spec->ranks[i]);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+gboolean
+weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, GError **error)
+{
+    g_return_val_if_fail (spec != NULL && xfers != NULL && deps != NULL, FALSE);
+    g_return_val_if_fail ((guint) spec->op < WEFT_COLL_N_OPS, FALSE);
+    g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+    if (!check_spec (spec, error))
+        return FALSE;
+    guint n = spec->n_ranks;
+    if (n < 2 || spec->bytes == 0)
+        return TRUE; /* nothing crosses a link */
+
+    Ctx x = {.spec = spec, .xfers = xfers, .deps = deps, .base = xfers->len};
+    if (spec->pxn && spec->graph)
+        build_relay (&x);
+    guint xfers0 = xfers->len, deps0 = deps->len;
+
+    if (spec->op == WEFT_COLL_ALL_TO_ALL || spec->op == WEFT_COLL_SEND_RECV) {
+        expand_direct (&x);
+    } else {
+        Member *members = g_new (Member, n);
+        guint *group_start = g_new (guint, n + 1);
+        guint n_groups = ring_groups (spec, members, group_start);
+        if (spec->algo == WEFT_COLL_TREE)
+            expand_tree (&x, members, group_start, n_groups);
+        else
+            expand_ring (&x, members, group_start, n_groups);
+        g_free (members);
+        g_free (group_start);
+    }
+    g_free (x.relay);
+    g_debug ("%s %s: %u ranks, %u channels, %" G_GUINT64_FORMAT " B: %u transfers, %u deps",
+             weft_collective_op_name (spec->op), spec->algo == WEFT_COLL_TREE ? "tree" : "ring", n,
+             spec->channels, spec->bytes, xfers->len - xfers0, deps->len - deps0);
+    return TRUE;
+}
+
+double
+weft_collective_bus_factor (WeftCollOp op, guint n_ranks)
+{
+    double n = n_ranks;
+    if (n_ranks == 0)
+        return 0.0;
+    switch (op) {
+    case WEFT_COLL_ALL_REDUCE:
+        return 2.0 * (n - 1) / n;
+    case WEFT_COLL_ALL_GATHER:
+    case WEFT_COLL_REDUCE_SCATTER:
+    case WEFT_COLL_ALL_TO_ALL:
+        return (n - 1) / n;
+    case WEFT_COLL_BROADCAST:
+    case WEFT_COLL_REDUCE:
+    case WEFT_COLL_SEND_RECV:
+        return 1.0;
+    default:
+        g_return_val_if_reached (0.0);
+    }
+}
+
+static const char *const op_names[WEFT_COLL_N_OPS] = {
+    [WEFT_COLL_ALL_REDUCE] = "all_reduce",
+    [WEFT_COLL_ALL_GATHER] = "all_gather",
+    [WEFT_COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [WEFT_COLL_BROADCAST] = "broadcast",
+    [WEFT_COLL_REDUCE] = "reduce",
+    [WEFT_COLL_ALL_TO_ALL] = "alltoall",
+    [WEFT_COLL_SEND_RECV] = "sendrecv",
+};
+
+const char *
+weft_collective_op_name (WeftCollOp op)
+{
+    g_return_val_if_fail ((guint) op < WEFT_COLL_N_OPS, NULL);
+    return op_names[op];
+}
+
+gboolean
+weft_collective_op_from_name (const char *name, WeftCollOp *op)
+{
+    g_return_val_if_fail (name != NULL && op != NULL, FALSE);
+    for (guint i = 0; i < WEFT_COLL_N_OPS; i++) {
+        if (strcmp (name, op_names[i]) == 0) {
+            *op = (WeftCollOp) i;
+            return TRUE;
+        }
+    }
+    if (strcmp (name, "all_to_all") == 0) {
+        *op = WEFT_COLL_ALL_TO_ALL;
+        return TRUE;
+    }
+    return FALSE;
+}
