@@ -364,7 +364,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
         if (!f->finished)
             continue;
-        weft_time_t t = f->finish_ps - f->spec.start_ps;
+        weft_time_t t = f->finish_ps - f->start_ps;
         fct[st->finished] = weft_time_to_us (t);
         slow[st->finished] = f->ideal_fct_ps ? (double) t / (double) f->ideal_fct_ps : 0;
         /* Jain's index over per-flow throughput (bytes / FCT). */

@@ -25,6 +25,8 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
         pkt->arrive_at = tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) +
                          link->delay_ps;
     gboolean was_empty = link->wire.head == NULL;
+    /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
+    g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);
     weft_fifo_push (&link->wire, pkt);
     /* A FIFO wire delivers in order, so only the head needs an event. */
     if (was_empty)

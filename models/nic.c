@@ -41,7 +41,10 @@ make_ready (WeftNic *nic, WeftFlow *f)
 {
     if (!f->in_ring && !f->cc.waiting && sendable (f)) {
         ring_push (nic, f);
-        weft_port_kick (&nic->ports[f->tx_port]);
+        /* Not the port that is pulling right now: it is about to send and pulls again when
+         * free; kicking it from inside its own pull would start a second packet at once. */
+        if ((gint) f->tx_port != nic->pulling)
+            weft_port_kick (&nic->ports[f->tx_port]);
     }
 }
 
@@ -85,13 +88,54 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
 }
 
 static void
+flow_begin (WeftNic *nic, WeftFlow *f)
+{
+    WeftSim *sim = nic->parent.sim;
+    f->started = TRUE;
+    f->start_ps = sim->now;
+    timer_arm (nic, f, sim->now + f->rto);
+    make_ready (nic, f);
+}
+
+static inline gpointer
+conn_key (const WeftFlow *f)
+{
+    return GSIZE_TO_POINTER (((gsize) f->spec.dst << 32) | f->spec.conn);
+}
+
+/* @f has sent its last packet once: the next message of its connection may go. */
+static void
+conn_advance (WeftNic *nic, WeftFlow *f)
+{
+    if (f->conn_next) {
+        WeftFlow *next = f->conn_next;
+        f->conn_next = NULL;
+        flow_begin (nic, next);
+    } else {
+        gpointer key = conn_key (f);
+        if (g_hash_table_lookup (nic->conns, key) == f)
+            g_hash_table_remove (nic->conns, key);
+    }
+}
+
+static void
 on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftNic *nic = target;
     WeftFlow *f = &nic->tp->flows[arg.u];
-    f->started = TRUE;
-    timer_arm (nic, f, sim->now + f->rto);
-    make_ready (nic, f);
+    if (f->spec.conn) {
+        /* A connection sends its messages in order: queue behind one still sending. */
+        if (!nic->conns)
+            nic->conns = g_hash_table_new (NULL, NULL);
+        gpointer key = conn_key (f);
+        WeftFlow *tail = g_hash_table_lookup (nic->conns, key);
+        g_hash_table_insert (nic->conns, key, f);
+        if (tail) {
+            tail->conn_next = f;
+            return; /* started when tail has sent its last packet */
+        }
+    }
+    flow_begin (nic, f);
 }
 
 void
@@ -142,6 +186,18 @@ on_becn (WeftNic *nic, WeftFlow *f)
                               f, (WeftArg){ 0 });
 }
 
+static WeftPacket *pull_next (WeftNic *nic, guint port);
+
+/* A port's pacing gap has passed: let its transmitter pull again. */
+static void
+on_port_pace (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    WeftNic *nic = (WeftNic *) port->owner;
+    nic->pace_wake[port->index] = FALSE;
+    weft_port_kick (port);
+}
+
 /* The port's pull source: the next packet of the next ready flow, round-robin.  With IB
  * congestion control a flow whose inter-packet delay has not passed is taken off the ring
  * and woken by an event when it has (one pending event per flow: it is off the ring until
@@ -151,12 +207,32 @@ nic_pull (WeftModel *m, guint port)
 {
     WeftNic *nic = (WeftNic *) m;
     WeftSim *sim = m->sim;
+    if (sim->now < nic->pace_next[port]) {
+        /* Protocol efficiency: the port's collective traffic is spaced out; come back when
+         * the next packet may go (one wake-up event at a time). */
+        if (!nic->pace_wake[port]) {
+            nic->pace_wake[port] = TRUE;
+            weft_sim_schedule_at (sim, &nic->parent.sched, nic->pace_next[port], on_port_pace,
+                                  &nic->ports[port], (WeftArg){ 0 });
+        }
+        return NULL;
+    }
+    nic->pulling = (gint) port;
+    WeftPacket *pkt = pull_next (nic, port);
+    nic->pulling = -1;
+    return pkt;
+}
+
+static WeftPacket *
+pull_next (WeftNic *nic, guint port)
+{
+    WeftSim *sim = nic->parent.sim;
     const WeftFabric *fab = nic->tp->fabric;
     WeftFlow *f;
     while ((f = ring_pop (nic, port))) {
         if (!sendable (f))
             continue;
-        const gboolean paced = fab->ibcc.enabled || f->pace_bps;
+        const gboolean paced = fab->ibcc.enabled;
         if (paced && sim->now < f->cc.next_ps) {
             f->cc.waiting = TRUE;
             weft_sim_schedule_at (sim, &nic->parent.sched, f->cc.next_ps, on_pace, f,
@@ -178,18 +254,23 @@ nic_pull (WeftModel *m, guint port)
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
         pkt->size = pkt->payload + (guint32) fab->header;
         pkt->sent_at = sim->now;
-        if (paced) {
-            guint64 rate = nic->ports[port].link.rate_bps;
-            if (f->pace_bps && f->pace_bps < rate)
-                rate = f->pace_bps;
-            f->cc.next_ps = sim->now + weft_time_serialize (pkt->size, rate) +
-                            (fab->ibcc.enabled ? weft_ibcc_delay (&fab->ibcc, &f->cc) : 0);
+        if (paced)
+            f->cc.next_ps = sim->now +
+                            weft_time_serialize (pkt->size, nic->ports[port].link.rate_bps) +
+                            weft_ibcc_delay (&fab->ibcc, &f->cc);
+        if (f->spec.efficiency > 0) {
+            /* The port sends collective data at efficiency x its rate, whatever the number
+             * of flows: the protocol's overhead, applied once, where the data leaves. */
+            guint64 rate = (guint64) (f->spec.efficiency * nic->ports[port].link.rate_bps);
+            nic->pace_next[port] = sim->now + weft_time_serialize (pkt->size, rate);
         }
         if (seq < f->snd_max) {
             pkt->retransmit = 1;
             f->retransmits++;
         } else {
             f->snd_max = seq + 1;
+            if (f->snd_max == f->n_pkts && f->spec.conn)
+                conn_advance (nic, f);
         }
         if (sendable (f))
             ring_push (nic, f);
@@ -371,6 +452,9 @@ weft_nic_setup_ports (WeftNic *nic, guint n_ports)
     nic->ports = g_new0 (WeftPort, MAX (n_ports, 1));
     nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
+    nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
+    nic->pace_wake = g_new0 (gboolean, MAX (n_ports, 1));
+    nic->pulling = -1;
 }
 
 static void
@@ -382,6 +466,10 @@ nic_clear (WeftModel *m)
     g_free (nic->ports);
     g_free (nic->ring_head);
     g_free (nic->ring_tail);
+    g_free (nic->pace_next);
+    g_free (nic->pace_wake);
+    if (nic->conns)
+        g_hash_table_unref (nic->conns);
 }
 
 const WeftModelClass weft_nic_class = {

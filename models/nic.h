@@ -23,6 +23,10 @@ typedef struct {
     WeftFlow **ring_head, **ring_tail; /* per port: flows that may send now */
     guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
     guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
+    weft_time_t *pace_next;  /* per port: the earliest start of its next collective packet */
+    gboolean *pace_wake;     /* per port: a pacing wake-up event is pending */
+    gint pulling;            /* the port whose pull is running, or -1 */
+    GHashTable *conns;     /* (dst, connection) -> its last queued message; NULL until used */
 } WeftNic;
 
 extern const WeftModelClass weft_nic_class;

@@ -271,12 +271,8 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
                 weft_graph_node (g, f->spec.src)->name, weft_graph_node (g, f->spec.dst)->name);
         /* Ideal: the first packet crosses every hop, the rest stream at the bottleneck. */
         guint64 wire_total = f->spec.size_bytes + n * hdr;
-        if (f->spec.efficiency > 0) {
-            /* A collective moves data at a fraction of the links' rate (protocol overhead),
-             * applied once, at the source, to the path's bottleneck. */
-            f->pace_bps = (guint64) (f->spec.efficiency * (double) min_rate);
-            min_rate = MIN (min_rate, f->pace_bps);
-        }
+        if (f->spec.efficiency > 0) /* paced where it leaves (models/nic.c) */
+            min_rate = (guint64) (f->spec.efficiency * (double) min_rate);
         f->ideal_fct_ps = fwd + weft_time_serialize (wire_total - first_wire, min_rate);
         f->base_rtt_ps = fwd + back;
         guint64 full_wire = mtu + hdr;
@@ -332,7 +328,7 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     row.src = f->spec.src;
     row.dst = f->spec.dst;
     row.size_bytes = f->spec.size_bytes;
-    row.start_ps = f->spec.start_ps;
+    row.start_ps = f->started ? f->start_ps : f->spec.start_ps;
     row.ideal_fct_ps = f->ideal_fct_ps;
     row.packets = f->n_pkts;
     row.retransmits = f->retransmits;
@@ -340,7 +336,7 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     row.finished = f->finished;
     if (f->finished) {
         row.finish_ps = f->finish_ps;
-        row.fct_ps = f->finish_ps - f->spec.start_ps;
+        row.fct_ps = f->finish_ps - f->start_ps;
         row.slowdown = f->ideal_fct_ps ? (double) row.fct_ps / (double) f->ideal_fct_ps : 0;
     }
     if (tp->workload_names && f->spec.group < tp->workload_names->len)

@@ -47,7 +47,6 @@ struct WeftFlow {
     guint32 last_payload;     /* payload of the last packet */
     guint32 window_pkts;
     guint8 vl;                /* InfiniBand virtual lane of its service level */
-    guint64 pace_bps;         /* 0, or the rate its sender paces it at (protocol efficiency) */
     guint16 tx_port;          /* the source's port of the first hop */
     guint16 ack_port;         /* the destination's port toward the source (ACKs) */
     weft_time_t ideal_fct_ps;
@@ -65,6 +64,7 @@ struct WeftFlow {
     gboolean timer_pending, started, in_ring;
     WeftFlow *ring_next;
     WeftModel *sender;        /* the source NIC (set when the start is scheduled) */
+    WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
     WeftIbccFlow cc;          /* [ibcc]: CCT index and pacing (models/ibcc.h) */
 
@@ -77,6 +77,7 @@ struct WeftFlow {
     guint32 unacked;          /* in-order packets since the last ACK (ack_every) */
     guint64 acks_sent;        /* ACKs and NAKs sent */
     guint64 fecn_received;    /* data packets that arrived marked FECN */
+    weft_time_t start_ps;     /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
     gboolean finished;
 };

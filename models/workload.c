@@ -13,7 +13,8 @@
 
 /* ---- parameter tables ------------------------------------------------------------------- */
 
-static const char *const kind_names[] = {"flows", "permutation", "incast", "all_to_all", NULL};
+static const char *const kind_names[] = {"flows", "permutation", "incast", "all_to_all", "nccl-test",
+                                         NULL};
 static const char *const dist_names[] = {"fixed", "exponential", "lognormal", "pareto", "uniform"};
 
 static const WeftParamSpec common_params[] = {

@@ -48,6 +48,9 @@ typedef struct {
     weft_time_t delay_ps; /* after its dependencies are met (collective step latency) */
     guint32 coll;        /* collective instance it belongs to, or G_MAXUINT32 */
     double efficiency;   /* 0, or the fraction of its path's bottleneck rate it is paced at */
+    guint32 conn;        /* 0, or a connection: flows of one connection and destination leave
+                            their source one after another, in start order (a queue pair's
+                            messages; NCCL's slices on a channel) */
 } WeftFlowSpec;
 
 /* Flow @after may start only once flow @before has been delivered (ids index the flows). */

@@ -105,6 +105,8 @@ emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst, doubl
             return FALSE;
         WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
         f->delay_ps = t->delay_ps;
+        /* One connection per workload and channel (and peer): slices go in order. */
+        f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
         f->coll = coll;
         gint32 s0 = weft_graph_node (x->g, t->src)->server, s1 = weft_graph_node (x->g, t->dst)->server;
         f->efficiency = s0 >= 0 && s0 == s1 ? efficiency : net_efficiency;

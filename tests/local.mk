@@ -60,3 +60,5 @@ check_PROGRAMS += tests/check_perftest_table
 tests_check_perftest_table_SOURCES = tests/check_perftest_table.c
 check_PROGRAMS += tests/check_collective
 tests_check_collective_SOURCES = tests/check_collective.c
+check_PROGRAMS += tests/check_collective_run
+tests_check_collective_run_SOURCES = tests/check_collective_run.c
