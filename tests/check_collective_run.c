@@ -28,35 +28,11 @@
 #include "models/port.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
-
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-coll-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
 
 static void
 run (WeftSession *s, const char *text)
 {
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    g_autoptr (GError) error = NULL;
-    if (!weft_session_prepare (s, path, NULL, NULL, &error))
-        ck_abort_msg ("prepare failed: %s", error->message);
+    harness_prepare (s, text);
     ck_assert_int_eq (weft_sim_run (s->sim), WEFT_SIM_DONE);
 }
 
@@ -218,7 +194,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("collective_run");
     TCase *tc = tcase_create ("run");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_collective_ring_all_reduce_alpha_beta);
     tcase_add_test (tc, test_collective_every_op_alpha_beta);

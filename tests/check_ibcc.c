@@ -30,42 +30,7 @@
 #include "models/switch.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
 
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-ibcc-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
-
-static gboolean
-try_prepare (WeftSession *s, const char *text, GError **error)
-{
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    return weft_session_prepare (s, path, NULL, NULL, error);
-}
-
-static void
-prepare (WeftSession *s, const char *text)
-{
-    g_autoptr (GError) error = NULL;
-    if (!try_prepare (s, text, &error))
-        ck_abort_msg ("prepare failed: %s", error->message);
-}
 
 static double
 flow_gbps (const WeftFlow *f)
@@ -111,7 +76,7 @@ run_spreading (gboolean with_incast, const char *ibcc)
 {
     g_autofree char *text = g_strconcat (spreading, with_incast ? incast : "", ibcc, NULL);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     Outcome o = { 0 };
     o.victim_gbps = flow_gbps (flow_to (&s, "host7"));
@@ -185,7 +150,7 @@ START_TEST (test_ibcc_marking_rate_and_threshold)
             "%s%s[ibcc]\nenabled = true\nmarking_rate = %" G_GUINT64_FORMAT "\n", spreading,
             incast, rates[r]);
         WeftSession s;
-        prepare (&s, text);
+        harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
         marker_totals (&s, rates[r], &eligible[r], &marks[r]);
         WeftNetworkStats st;
@@ -205,7 +170,7 @@ START_TEST (test_ibcc_marking_rate_and_threshold)
     g_autofree char *high = g_strconcat (spreading, incast,
                                          "[ibcc]\nenabled = true\nthreshold = 1MiB\n", NULL);
     WeftSession s;
-    prepare (&s, high);
+    harness_prepare (&s, high);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     guint64 e, m;
     marker_totals (&s, 0, &e, &m);
@@ -224,7 +189,7 @@ START_TEST (test_ibcc_lone_flow_unmarked_at_line_rate)
 {
     g_autofree char *text = g_strconcat (lone, "[ibcc]\nenabled = true\n", NULL);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     WeftNetworkStats st;
     weft_network_stats (s.net, &st);
@@ -241,7 +206,7 @@ START_TEST (test_ibcc_pacing_follows_the_table)
      * 1.024 ns; each packet then takes its serialization plus that delay. */
     g_autofree char *text = g_strconcat (lone, "[ibcc]\nenabled = true\nccti_min = 31\n", NULL);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     double per_pkt_s = WIRE * 8 / RATE + 248 * 1.024e-9;
     double expect = 4096 * 8 / per_pkt_s / 1e9;
@@ -260,7 +225,7 @@ START_TEST (test_ibcc_ack_coalescing)
     for (guint r = 0; r < 2; r++) {
         g_autofree char *text = g_strdup_printf ("%s[transport]\nack_every = %u\n", lone, every[r]);
         WeftSession s;
-        prepare (&s, text);
+        harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
         const WeftFlow *f = &s.net->tp.flows[0];
         acks[r] = f->acks_sent;
@@ -299,7 +264,7 @@ START_TEST (test_ibcc_config_refused)
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         WeftSession s;
         g_autoptr (GError) error = NULL;
-        ck_assert_msg (!try_prepare (&s, cases[i].text, &error), "case %u accepted", i);
+        ck_assert_msg (!harness_try_prepare (&s, cases[i].text, &error), "case %u accepted", i);
         ck_assert_msg (g_error_matches (error, WEFT_CONFIG_ERROR, cases[i].code), "case %u: %s", i,
                        error->message);
         weft_session_clear (&s); /* a failed prepare leaves what it had built */
@@ -312,7 +277,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("ibcc");
     TCase *tc = tcase_create ("ibcc");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_ibcc_victim_recovers);
     tcase_add_test (tc, test_ibcc_marking_rate_and_threshold);

@@ -27,36 +27,7 @@
 #include "models/switch.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
 
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-ib-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
-
-static void
-prepare (WeftSession *s, const char *text)
-{
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    g_autoptr (GError) error = NULL;
-    if (!weft_session_prepare (s, path, NULL, NULL, &error))
-        ck_abort_msg ("prepare failed: %s", error->message);
-}
 
 static double
 flow_gbps (const WeftFlow *f)
@@ -70,7 +41,7 @@ flow_gbps (const WeftFlow *f)
 START_TEST (test_infiniband_line_rate_with_enough_credits)
 {
     WeftSession s;
-    prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n"
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n"
                  "cable_length = 2m\n[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 256KiB\n"
                  "[workload.w]\nkind = flows\nflows = host0>host1 64MiB\n");
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
@@ -92,7 +63,7 @@ START_TEST (test_infiniband_small_buffer_paced_by_credit_rtt)
         "[workload.w]\nkind = flows\nflows = host0>host1 16MiB\n",
         k * 65 * 64);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     double rtt = WIRE * 8 / RATE + 500e-9 + 6.0 * 8 / RATE + 500e-9;
     double expect_wire_gbps = k * WIRE * 8 / rtt / 1e9;
@@ -115,7 +86,7 @@ check_credits_sample (WeftSim *sim, void *data)
 START_TEST (test_infiniband_incast_lossless_fair_and_conserves_credits)
 {
     WeftSession s;
-    prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"
                  "[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 32KiB\n"
                  "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\n"
                  "flow_size = 2MiB\n");
@@ -163,7 +134,7 @@ static const char *spreading =
 START_TEST (test_infiniband_congestion_spreads_to_a_victim)
 {
     WeftSession alone;
-    prepare (&alone, spreading);
+    harness_prepare (&alone, spreading);
     ck_assert_int_eq (weft_sim_run (alone.sim), WEFT_SIM_DONE);
     double alone_gbps = flow_gbps (&alone.net->tp.flows[0]);
     weft_session_clear (&alone);
@@ -172,7 +143,7 @@ START_TEST (test_infiniband_congestion_spreads_to_a_victim)
         spreading, "[workload.incast]\nkind = incast\nsenders = host0;host1;host5;host6\n"
                    "receiver = host4\nflow_size = 8MiB\n", NULL);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     const WeftFlow *victim = NULL;
     for (guint i = 0; i < s.net->tp.n_flows; i++)
@@ -204,7 +175,7 @@ START_TEST (test_infiniband_vl_arbitration_weights)
     /* Two senders on two service levels / VLs share the switch's port to host2; the low table
      * gives VL 1 three times VL 0's weight, so it gets ~3/4 of the link while both send. */
     WeftSession s;
-    prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
                  "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
                  "vlarb_low = 0:65;1:195\n"
                  "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
@@ -250,7 +221,7 @@ START_TEST (test_infiniband_adaptive_routing_beats_static_in_the_tail)
     for (guint r = 0; r < 2; r++) {
         g_autofree char *text = g_strdup_printf (BASE, routing[r]);
         WeftSession s;
-        prepare (&s, text);
+        harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
         WeftNetworkStats st;
         weft_network_stats (s.net, &st);
@@ -299,7 +270,7 @@ START_TEST (test_infiniband_railopt_shift_permutation_at_line_rate)
         "hosts = %s\nflow_size = 32MiB\n", gpus);
     g_autofree char *text = dgx4_text (extra);
     WeftSession s;
-    prepare (&s, text);
+    harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     ck_assert_uint_eq (s.net->tp.n_flows, 32);
     double line = RATE / 1e9 * 4096 / WIRE;
@@ -322,7 +293,7 @@ START_TEST (test_infiniband_railopt_random_permutation_static_vs_adaptive)
             "[workload.p]\nkind = permutation\nflow_size = 4MiB\n", routing[r]);
         g_autofree char *text = dgx4_text (extra);
         WeftSession s;
-        prepare (&s, text);
+        harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
         fct_quantiles (&s, &p50[r], &p99[r]);
         slowest[r] = G_MAXDOUBLE;
@@ -342,7 +313,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("infiniband");
     TCase *tc = tcase_create ("credits");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_infiniband_line_rate_with_enough_credits);
     tcase_add_test (tc, test_infiniband_small_buffer_paced_by_credit_rtt);

@@ -22,37 +22,12 @@
 #include "models/nic.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
-
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-net-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
 
 /* Runs @text; returns the prepared, run session (caller clears). */
 static void
 run_text (WeftSession *s, const char *text, WeftSimStatus expect)
 {
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    g_autoptr (GError) error = NULL;
-    gboolean ok = weft_session_prepare (s, path, NULL, NULL, &error);
-    if (!ok)
-        ck_abort_msg ("prepare failed: %s", error->message);
+    harness_prepare (s, text);
     ck_assert_int_eq (weft_sim_run (s->sim), expect);
 }
 
@@ -146,7 +121,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("network");
     TCase *tc = tcase_create ("ethernet");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 120);
     tcase_add_test (tc, test_network_single_flow_fct_matches_analytic);
     tcase_add_test (tc, test_network_incast_accounts_every_retransmission);

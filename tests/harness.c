@@ -1,13 +1,54 @@
 #include "config.h"
 #include "tests/harness.h"
 
+#include <glib/gstdio.h>
 #include <stdlib.h>
+
+#include "cli/session.h"
 
 char *
 harness_srcpath (const char *relative)
 {
     const char *top = g_getenv ("WEFT_SRCDIR");
     return g_build_filename (top ? top : ".", relative, NULL);
+}
+
+char *harness_tmp;
+
+void
+harness_tmp_setup (void)
+{
+    harness_tmp = g_dir_make_tmp ("weft-test-XXXXXX", NULL);
+    g_assert (harness_tmp);
+}
+
+void
+harness_tmp_teardown (void)
+{
+    g_autoptr (GDir) d = g_dir_open (harness_tmp, 0, NULL);
+    const char *n;
+    while (d && (n = g_dir_read_name (d))) {
+        g_autofree char *p = g_build_filename (harness_tmp, n, NULL);
+        g_unlink (p);
+    }
+    g_rmdir (harness_tmp);
+    g_clear_pointer (&harness_tmp, g_free);
+}
+
+gboolean
+harness_try_prepare (WeftSession *session, const char *text, GError **error)
+{
+    g_autofree char *path = g_build_filename (harness_tmp, "t.ini", NULL);
+    ck_assert (g_file_set_contents (path, text, -1, NULL));
+    return weft_session_prepare (session, path, NULL, NULL, error);
+}
+
+void
+harness_prepare (WeftSession *session, const char *text)
+{
+    g_autoptr (GError) error = NULL;
+    if (!harness_try_prepare (session, text, &error))
+        ck_abort_msg ("prepare failed: %s", error->message);
 }
 
 int
