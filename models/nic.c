@@ -141,7 +141,7 @@ on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 void
 weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at)
 {
-        weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, at, on_flow_start, nic,
+    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, at, on_flow_start, nic,
                           (WeftArg){ .u = flow->spec.id });
 }
 
