@@ -556,3 +556,37 @@ on_collective_done (const WeftCollRun *c, void *data)
     weft_network_collective_row (net, (guint32) (c - net->tp.colls), &row);
     weft_trace_append_collective (net->trace, &row);
 }
+
+/* ---- perftest --------------------------------------------------------------------------- */
+
+gboolean
+weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
+                       WeftPerftestSpec *spec, GArray *results)
+{
+    g_autofree char *name = g_strconcat ("workload.", (char *) net->workload_names->pdata[group],
+                                         NULL);
+    if (!weft_workload_perftest_spec (exp, net->graph, name, spec, NULL))
+        return FALSE;
+    /* The group's flows share one start, so id order is their generation order. */
+    guint64 n = weft_workload_perftest_n_flows (spec);
+    g_autofree weft_time_t *start = g_new (weft_time_t, MAX (n, 1));
+    g_autofree weft_time_t *finish = g_new (weft_time_t, MAX (n, 1));
+    g_autofree gboolean *done = g_new (gboolean, MAX (n, 1));
+    guint64 k = 0;
+    for (guint i = 0; i < net->tp.n_flows && k < n; i++) {
+        const WeftFlow *f = &net->tp.flows[i];
+        if (f->spec.group != group)
+            continue;
+        start[k] = f->start_ps;
+        finish[k] = f->finish_ps;
+        done[k++] = f->finished;
+    }
+    g_assert (k == n);
+    for (guint s = 0; s < spec->n_sizes; s++) {
+        WeftPerftestResult r;
+        if (!weft_workload_perftest_measure (spec, s, start, finish, done, &r))
+            break;
+        g_array_append_val (results, r);
+    }
+    return TRUE;
+}
