@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "analysis/nccl_table.h"
+#include "analysis/perftest_table.h"
 #include "cli/session.h"
 #include "sim/trace.h"
 #include "sim/units.h"
@@ -124,6 +125,50 @@ print_nccl_tables (const WeftSession *s)
                 weft_nccl_table_binary (r[0].op), out->str);
         g_free (ranks);
         g_ptr_array_unref (hosts);
+    }
+}
+
+/* perftest's output for every ib_write_bw / ib_write_lat workload, as perftest prints it. */
+static void
+print_perftest_tables (const WeftSession *s)
+{
+    for (guint g = 0; g < s->net->workload_names->len; g++) {
+        WeftPerftestSpec spec;
+        g_autoptr (GArray) res = g_array_new (FALSE, FALSE, sizeof (WeftPerftestResult));
+        if (!weft_network_perftest (s->net, s->exp, g, &spec, res) || res->len == 0)
+            continue;
+        WeftPerftestTableInfo info;
+        weft_perftest_table_info_init (&info, spec.latency);
+        const char *dev = weft_graph_node (s->graph, spec.device)->name;
+        info.device = strrchr (dev, '/') ? strrchr (dev, '/') + 1 : dev;
+        info.n_qps = (int) spec.qps;
+        info.tx_depth = (int) spec.tx_depth;
+        info.mtu_bytes = (guint) s->net->fabric.mtu;
+        if (s->net->fabric.kind != WEFT_FABRIC_INFINIBAND) {
+            info.link_type = "Ethernet";
+            info.gid_index = 3; /* RoCE v2 */
+        }
+        g_autoptr (GString) out = g_string_new (NULL);
+        g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, spec.latency
+                                                              ? sizeof (WeftPerftestTableLatRow)
+                                                              : sizeof (WeftPerftestTableBwRow));
+        for (guint i = 0; i < res->len; i++) {
+            const WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, i);
+            WeftPerftestTableBwRow bw = { r->bytes, r->iterations, r->peak_bps, r->avg_bps,
+                                          r->msg_rate_pps };
+            WeftPerftestTableLatRow lat = { r->bytes, r->iterations, r->samples_ps, r->n_samples };
+            g_array_append_vals (rows, spec.latency ? (gpointer) &lat : (gpointer) &bw, 1);
+        }
+        if (spec.latency)
+            weft_perftest_table_print_lat (out, (WeftPerftestTableLatRow *) rows->data, rows->len,
+                                           &info);
+        else
+            weft_perftest_table_print_bw (out, (WeftPerftestTableBwRow *) rows->data, rows->len,
+                                          &info);
+        printf ("# [workload.%s] %s\n%s", (const char *) s->net->workload_names->pdata[g],
+                spec.latency ? "ib_write_lat" : "ib_write_bw", out->str);
+        for (guint i = 0; i < res->len; i++)
+            weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
     }
 }
 
@@ -277,6 +322,7 @@ weft_cli_run (int argc, char **argv)
         rc = WEFT_EXIT_FAILURE;
     }
     print_nccl_tables (&s);
+    print_perftest_tables (&s);
     print_summary (&s, status, wall, out);
     weft_session_clear (&s);
     return rc;

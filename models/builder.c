@@ -80,7 +80,8 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
         /* Hosts and GPUs run the transport; everything that forwards is a switch: fabric
          * switches with [switch]'s parameters, and inside a server the NVSwitch, the PCIe
          * switches, the NICs (PCIe to fabric) and the CPU's root complex, cut-through with
-         * no latency of their own (the links carry NVLink and PCIe latency). */
+         * no latency of their own (the links carry NVLink and PCIe latency).  A NIC that a
+         * flow starts or ends at gets a transport agent as well (endpoint_agent). */
         gboolean endpoint = n->kind == WEFT_NODE_HOST || n->kind == WEFT_NODE_GPU;
         const WeftModelClass *klass = endpoint ? &weft_nic_class : &weft_switch_class;
         WeftModel *m = weft_sim_add_model (net->sim, klass, n->name, id);
@@ -174,6 +175,20 @@ check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **e
     return TRUE;
 }
 
+/* The transport agent of a flow's endpoint: a host's or GPU's own, or a NIC's, which forwards
+ * too (its switch model gets one the first time a flow starts or ends there); NULL for
+ * nodes that cannot terminate flows. */
+static WeftNicAgent *
+endpoint_agent (WeftNetwork *net, guint32 node)
+{
+    WeftModel *m = net->node_model[node];
+    if (m && m->klass == &weft_nic_class)
+        return &((WeftNic *) m)->agent;
+    if (m && weft_graph_node (net->graph, node)->kind == WEFT_NODE_NIC)
+        return weft_switch_agent ((WeftSwitch *) m, &net->tp);
+    return NULL;
+}
+
 WeftNetwork *
 weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
                     GError **error)
@@ -210,18 +225,21 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         goto fail;
     for (guint i = 0; i < net->tp.n_flows; i++) {
         WeftFlow *f = &net->tp.flows[i];
-        WeftModel *src = net->node_model[f->spec.src];
         f->tx_port = (guint16) weft_transport_first_hop (&net->tp, f, f->spec.src, f->dst_ep);
         f->ack_port = (guint16) weft_transport_first_hop (&net->tp, f, f->spec.dst, f->src_ep);
-        if (!src || src->klass != &weft_nic_class || !net->node_model[f->spec.dst] ||
-            net->node_model[f->spec.dst]->klass != &weft_nic_class) {
+        WeftNicAgent *sender = endpoint_agent (net, f->spec.src);
+        if (!sender || !endpoint_agent (net, f->spec.dst)) {
             g_autofree char *group =
                 g_strconcat ("workload.", (char *) net->workload_names->pdata[f->spec.group], NULL);
+            guint32 bad = sender ? f->spec.dst : f->spec.src;
+            const WeftNode *n = weft_graph_node (graph, bad);
             weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, NULL,
-                                  "flow %u must run between hosts or GPUs", i);
+                                  "flow %u: %s is a %s: flows start and end at hosts, GPUs or "
+                                  "NICs",
+                                  i, n->name, weft_node_kind_name (n->kind));
             goto fail;
         }
-        weft_nic_schedule_flow ((WeftNic *) src, f);
+        weft_nic_schedule_flow (sender, f);
     }
     weft_transport_start_collectives (&net->tp);
     return net;
@@ -480,7 +498,7 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                 const WeftSwitch *sw = (const WeftSwitch *) m;
                 for (guint o = 0; o < sw->n_ports; o++)
                     for (const WeftPacket *p = sw->ports[o].q[1 + v].head; p; p = p->next)
-                        if (p->in_port == rx->index)
+                        if (p->in_port == rx->index && p->hop > 0) /* not its agent's own */
                             buffered += weft_ib_credits (cfg, p->size);
             }
             for (const WeftPacket *p = rx->link.wire.head; p; p = p->next)
@@ -537,4 +555,38 @@ on_collective_done (const WeftCollRun *c, void *data)
     WeftTraceCollective row;
     weft_network_collective_row (net, (guint32) (c - net->tp.colls), &row);
     weft_trace_append_collective (net->trace, &row);
+}
+
+/* ---- perftest --------------------------------------------------------------------------- */
+
+gboolean
+weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
+                       WeftPerftestSpec *spec, GArray *results)
+{
+    g_autofree char *name = g_strconcat ("workload.", (char *) net->workload_names->pdata[group],
+                                         NULL);
+    if (!weft_workload_perftest_spec (exp, net->graph, name, spec, NULL))
+        return FALSE;
+    /* The group's flows share one start, so id order is their generation order. */
+    guint64 n = weft_workload_perftest_n_flows (spec);
+    g_autofree weft_time_t *start = g_new (weft_time_t, MAX (n, 1));
+    g_autofree weft_time_t *finish = g_new (weft_time_t, MAX (n, 1));
+    g_autofree gboolean *done = g_new (gboolean, MAX (n, 1));
+    guint64 k = 0;
+    for (guint i = 0; i < net->tp.n_flows && k < n; i++) {
+        const WeftFlow *f = &net->tp.flows[i];
+        if (f->spec.group != group)
+            continue;
+        start[k] = f->start_ps;
+        finish[k] = f->finish_ps;
+        done[k++] = f->finished;
+    }
+    g_assert (k == n);
+    for (guint s = 0; s < spec->n_sizes; s++) {
+        WeftPerftestResult r;
+        if (!weft_workload_perftest_measure (spec, s, start, finish, done, &r))
+            break;
+        g_array_append_val (results, r);
+    }
+    return TRUE;
 }

@@ -78,6 +78,14 @@ guint weft_network_check_credits (const WeftNetwork *net, GString *report);
 /* The /collectives row of collective instance @id (finished). */
 void weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollective *row);
 
+/** Workload @group's perftest figures, when it is a perftest kind (ib_write_bw,
+ * ib_write_lat): fills @spec and appends one WeftPerftestResult per size to @results, up to the
+ * first size whose flows did not all finish (free each with
+ * weft_workload_perftest_result_clear()).  FALSE for other kinds.  @exp: the experiment the
+ * network was built from. */
+gboolean weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
+                                WeftPerftestSpec *spec, GArray *results);
+
 /* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
  * bytes delivered, and the links of its path.  (transfer full) */
 char *weft_network_describe_waiting (const WeftNetwork *net, guint max);

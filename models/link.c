@@ -21,7 +21,9 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
 {
     pkt->tail_at = tx_end + link->delay_ps;
     pkt->arrive_at = pkt->tail_at;
-    if (link->cut_bytes && pkt->size > link->cut_bytes)
+    /* A cut-through switch forwards once it has the headers, but consumes a packet addressed
+     * to its own node (a NIC as an endpoint) whole. */
+    if (link->cut_bytes && pkt->size > link->cut_bytes && pkt->dst != link->peer->node)
         pkt->arrive_at = tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) +
                          link->delay_ps;
     gboolean was_empty = link->wire.head == NULL;

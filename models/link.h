@@ -4,7 +4,8 @@
  * when a packet's first and last bits leave; the wire holds it until last bit + propagation
  * delay + the receiver's forwarding latency, then hands it to the receiving model's receive
  * hook.  Toward a cut-through switch it is handed over once its first `cut_bytes` (the
- * headers the switch routes on) have arrived instead, and carries the time its tail arrives.
+ * headers the switch routes on) have arrived instead, and carries the time its tail arrives;
+ * a packet addressed to the switch's own node (a NIC as an endpoint) is handed over whole.
  * Packets in flight are kept in the wire's own FIFO and only the head's arrival is scheduled
  * (htsim's pipe), so events never own packets and teardown finds every packet.
  * Ignores: bit errors and link failures (a later issue adds them here).

@@ -11,7 +11,7 @@ sendable (const WeftFlow *f)
 }
 
 static void
-ring_push (WeftNic *nic, WeftFlow *f)
+ring_push (WeftNicAgent *nic, WeftFlow *f)
 {
     guint p = f->tx_port;
     f->in_ring = TRUE;
@@ -24,7 +24,7 @@ ring_push (WeftNic *nic, WeftFlow *f)
 }
 
 static WeftFlow *
-ring_pop (WeftNic *nic, guint p)
+ring_pop (WeftNicAgent *nic, guint p)
 {
     WeftFlow *f = nic->ring_head[p];
     if (f) {
@@ -37,7 +37,7 @@ ring_pop (WeftNic *nic, guint p)
 }
 
 static void
-make_ready (WeftNic *nic, WeftFlow *f)
+make_ready (WeftNicAgent *nic, WeftFlow *f)
 {
     if (!f->in_ring && !f->cc.waiting && sendable (f)) {
         ring_push (nic, f);
@@ -53,7 +53,7 @@ static void on_rto (WeftSim *sim, void *target, WeftArg arg);
 /* One timer event per flow at a time: a later deadline is picked up lazily when the pending
  * event fires; only an earlier one schedules anew (and supersedes the old by generation). */
 static void
-timer_arm (WeftNic *nic, WeftFlow *f, weft_time_t deadline)
+timer_arm (WeftNicAgent *nic, WeftFlow *f, weft_time_t deadline)
 {
     f->deadline = deadline;
     if (f->timer_pending && f->timer_at <= deadline)
@@ -61,7 +61,7 @@ timer_arm (WeftNic *nic, WeftFlow *f, weft_time_t deadline)
     f->timer_gen++;
     f->timer_pending = TRUE;
     f->timer_at = deadline;
-    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, deadline, on_rto, f,
+    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, deadline, on_rto, f,
                           (WeftArg){ .u = f->timer_gen });
 }
 
@@ -74,7 +74,7 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
     f->timer_pending = FALSE;
     if (f->deadline == 0)
         return; /* nothing outstanding */
-    WeftNic *nic = (WeftNic *) f->sender;
+    WeftNicAgent *nic = f->sender;
     if (sim->now < f->deadline) {
         timer_arm (nic, f, f->deadline);
         return;
@@ -88,9 +88,9 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
 }
 
 static void
-flow_begin (WeftNic *nic, WeftFlow *f)
+flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
-    WeftSim *sim = nic->parent.sim;
+    WeftSim *sim = nic->owner->sim;
     f->started = TRUE;
     f->start_ps = sim->now;
     timer_arm (nic, f, sim->now + f->rto);
@@ -105,7 +105,7 @@ conn_key (const WeftFlow *f)
 
 /* @f has sent its last packet once: the next message of its connection may go. */
 static void
-conn_advance (WeftNic *nic, WeftFlow *f)
+conn_advance (WeftNicAgent *nic, WeftFlow *f)
 {
     if (f->conn_next) {
         WeftFlow *next = f->conn_next;
@@ -121,7 +121,7 @@ conn_advance (WeftNic *nic, WeftFlow *f)
 static void
 on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 {
-    WeftNic *nic = target;
+    WeftNicAgent *nic = target;
     WeftFlow *f = &nic->tp->flows[arg.u];
     if (f->spec.conn) {
         /* A connection sends its messages in order: queue behind one still sending. */
@@ -139,20 +139,19 @@ on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 }
 
 void
-weft_nic_start_flow_at (WeftModel *sender, WeftFlow *flow, weft_time_t at)
+weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at)
 {
-    WeftNic *nic = (WeftNic *) sender;
-    weft_sim_schedule_at (nic->parent.sim, &nic->parent.sched, at, on_flow_start, nic,
+    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, at, on_flow_start, nic,
                           (WeftArg){ .u = flow->spec.id });
 }
 
 void
-weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow)
+weft_nic_schedule_flow (WeftNicAgent *nic, WeftFlow *flow)
 {
-    flow->sender = &nic->parent;
-    weft_sim_work_add (nic->parent.sim, 1);
+    flow->sender = nic;
+    weft_sim_work_add (nic->owner->sim, 1);
     if (flow->waiting == 0)
-        weft_nic_start_flow_at (&nic->parent, flow, flow->spec.start_ps);
+        weft_nic_start_flow_at (nic, flow, flow->spec.start_ps);
 }
 
 /* ---- IB congestion control at the source (models/ibcc.h) ------------------------------ */
@@ -163,37 +162,37 @@ on_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     f->cc.waiting = FALSE;
-    make_ready ((WeftNic *) f->sender, f);
+    make_ready (f->sender, f);
 }
 
 static void
 on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    WeftNic *nic = (WeftNic *) f->sender;
+    WeftNicAgent *nic = f->sender;
     if (weft_ibcc_on_timer (&nic->tp->fabric->ibcc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->parent.sched, sim->now + nic->tp->fabric->ibcc.ccti_timer,
+        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + nic->tp->fabric->ibcc.ccti_timer,
                               on_ccti_timer, f, (WeftArg){ 0 });
 }
 
 static void
-on_becn (WeftNic *nic, WeftFlow *f)
+on_becn (WeftNicAgent *nic, WeftFlow *f)
 {
-    WeftSim *sim = nic->parent.sim;
+    WeftSim *sim = nic->owner->sim;
     const WeftIbcc *cc = &nic->tp->fabric->ibcc;
     if (weft_ibcc_on_becn (cc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->parent.sched, sim->now + cc->ccti_timer, on_ccti_timer,
+        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + cc->ccti_timer, on_ccti_timer,
                               f, (WeftArg){ 0 });
 }
 
-static WeftPacket *pull_next (WeftNic *nic, guint port);
+static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
 
 /* A port's pacing gap has passed: let its transmitter pull again. */
 static void
 on_port_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
-    WeftNic *nic = (WeftNic *) port->owner;
+    WeftNicAgent *nic = port->pull_source;
     nic->pace_wake[port->index] = FALSE;
     weft_port_kick (port);
 }
@@ -203,16 +202,16 @@ on_port_pace (WeftSim *sim, void *target, WeftArg arg)
  * and woken by an event when it has (one pending event per flow: it is off the ring until
  * then), so the pull never polls. */
 static WeftPacket *
-nic_pull (WeftModel *m, guint port)
+nic_pull (void *source, guint port)
 {
-    WeftNic *nic = (WeftNic *) m;
-    WeftSim *sim = m->sim;
+    WeftNicAgent *nic = source;
+    WeftSim *sim = nic->owner->sim;
     if (sim->now < nic->pace_next[port]) {
         /* Protocol efficiency: the port's collective traffic is spaced out; come back when
          * the next packet may go (one wake-up event at a time). */
         if (!nic->pace_wake[port]) {
             nic->pace_wake[port] = TRUE;
-            weft_sim_schedule_at (sim, &nic->parent.sched, nic->pace_next[port], on_port_pace,
+            weft_sim_schedule_at (sim, &nic->owner->sched, nic->pace_next[port], on_port_pace,
                                   &nic->ports[port], (WeftArg){ 0 });
         }
         return NULL;
@@ -224,9 +223,9 @@ nic_pull (WeftModel *m, guint port)
 }
 
 static WeftPacket *
-pull_next (WeftNic *nic, guint port)
+pull_next (WeftNicAgent *nic, guint port)
 {
-    WeftSim *sim = nic->parent.sim;
+    WeftSim *sim = nic->owner->sim;
     const WeftFabric *fab = nic->tp->fabric;
     WeftFlow *f;
     while ((f = ring_pop (nic, port))) {
@@ -235,7 +234,7 @@ pull_next (WeftNic *nic, guint port)
         const gboolean paced = fab->ibcc.enabled;
         if (paced && sim->now < f->cc.next_ps) {
             f->cc.waiting = TRUE;
-            weft_sim_schedule_at (sim, &nic->parent.sched, f->cc.next_ps, on_pace, f,
+            weft_sim_schedule_at (sim, &nic->owner->sched, f->cc.next_ps, on_pace, f,
                                   (WeftArg){ 0 });
             continue;
         }
@@ -280,7 +279,7 @@ pull_next (WeftNic *nic, guint port)
 }
 
 static void
-rtt_sample (WeftNic *nic, WeftFlow *f, weft_time_t rtt)
+rtt_sample (WeftNicAgent *nic, WeftFlow *f, weft_time_t rtt)
 {
     /* RFC 6298 with alpha = 1/8, beta = 1/4, in integer picoseconds. */
     if (f->srtt == 0) {
@@ -295,9 +294,9 @@ rtt_sample (WeftNic *nic, WeftFlow *f, weft_time_t rtt)
 }
 
 static void
-on_ack (WeftNic *nic, WeftPacket *ack)
+on_ack (WeftNicAgent *nic, WeftPacket *ack)
 {
-    WeftSim *sim = nic->parent.sim;
+    WeftSim *sim = nic->owner->sim;
     WeftFlow *f = &nic->tp->flows[ack->flow];
     if (ack->becn)
         on_becn (nic, f);
@@ -333,9 +332,9 @@ ooo_test (const WeftFlow *f, guint64 seq)
 }
 
 static void
-on_data (WeftNic *nic, WeftPacket *pkt)
+on_data (WeftNicAgent *nic, WeftPacket *pkt)
 {
-    WeftSim *sim = nic->parent.sim;
+    WeftSim *sim = nic->owner->sim;
     WeftTransport *tp = nic->tp;
     WeftFlow *f = &tp->flows[pkt->flow];
     guint8 reply = WEFT_PKT_ACK;
@@ -401,6 +400,61 @@ on_data (WeftNic *nic, WeftPacket *pkt)
     weft_port_enqueue (&nic->ports[f->ack_port], ack);
 }
 
+/* ---- the agent's life ------------------------------------------------------------------ */
+
+void
+weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
+{
+    WeftModel *m = nic->owner;
+    /* The HCA moves what arrives to memory at once: its buffer space is free again. */
+    if (in->ib && weft_ib_release (in->ib, pkt))
+        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->vl));
+    if (G_UNLIKELY (pkt->dst != m->node)) {
+        nic->misdelivered++;
+        weft_packet_release (&m->sim->pool, pkt);
+        return;
+    }
+    if (pkt->kind == WEFT_PKT_DATA)
+        on_data (nic, pkt);
+    else
+        on_ack (nic, pkt);
+}
+
+void
+weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, WeftPort *ports,
+                     guint n_ports)
+{
+    *nic = (WeftNicAgent){ 0 };
+    nic->owner = owner;
+    nic->tp = tp;
+    nic->n_ports = n_ports;
+    nic->ports = ports;
+    nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
+    nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
+    nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
+    nic->pace_wake = g_new0 (gboolean, MAX (n_ports, 1));
+    nic->pulling = -1;
+    for (guint p = 0; p < n_ports; p++)
+        if (ports[p].owner) {
+            ports[p].pull = nic_pull;
+            ports[p].pull_source = nic;
+        }
+}
+
+void
+weft_nic_agent_clear (WeftNicAgent *nic)
+{
+    g_free (nic->ring_head);
+    g_free (nic->ring_tail);
+    g_free (nic->pace_next);
+    g_free (nic->pace_wake);
+    if (nic->conns)
+        g_hash_table_unref (nic->conns);
+    *nic = (WeftNicAgent){ 0 };
+}
+
+/* ---- the endpoint model ---------------------------------------------------------------- */
+
 static void
 nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
 {
@@ -414,34 +468,20 @@ nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
         return;
     }
     weft_port_count_rx (in, pkt);
-    if (ib) {
-        /* The HCA moves what arrives to memory at once: its buffer space is free again. */
-        if (!weft_ib_on_arrival (ib, pkt)) {
-            nic->lossless_drops++;
-            weft_packet_release (&m->sim->pool, pkt);
-            return;
-        }
-        if (weft_ib_release (ib, pkt))
-            weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, ib, pkt->vl));
-    }
-    if (G_UNLIKELY (pkt->dst != m->node)) {
-        nic->misdelivered++;
+    if (ib && !weft_ib_on_arrival (ib, pkt)) {
+        nic->lossless_drops++;
         weft_packet_release (&m->sim->pool, pkt);
         return;
     }
-    if (pkt->kind == WEFT_PKT_DATA)
-        on_data (nic, pkt);
-    else
-        on_ack (nic, pkt);
+    weft_nic_agent_receive (&nic->agent, in, pkt);
 }
 
 static gboolean
 nic_init (WeftModel *m, GError **error)
 {
     WeftNic *nic = (WeftNic *) m;
-    for (guint p = 0; p < nic->n_ports; p++)
-        if (nic->ports[p].owner)
-            nic->ports[p].pull = nic_pull;
+    /* After the builder has set up the ports: the agent pulls from the connected ones. */
+    weft_nic_agent_init (&nic->agent, m, nic->tp, nic->ports, nic->n_ports);
     return TRUE;
 }
 
@@ -450,11 +490,6 @@ weft_nic_setup_ports (WeftNic *nic, guint n_ports)
 {
     nic->n_ports = n_ports;
     nic->ports = g_new0 (WeftPort, MAX (n_ports, 1));
-    nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
-    nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
-    nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
-    nic->pace_wake = g_new0 (gboolean, MAX (n_ports, 1));
-    nic->pulling = -1;
 }
 
 static void
@@ -464,12 +499,7 @@ nic_clear (WeftModel *m)
     for (guint p = 0; p < nic->n_ports; p++)
         weft_port_clear (&nic->ports[p]);
     g_free (nic->ports);
-    g_free (nic->ring_head);
-    g_free (nic->ring_tail);
-    g_free (nic->pace_next);
-    g_free (nic->pace_wake);
-    if (nic->conns)
-        g_hash_table_unref (nic->conns);
+    weft_nic_agent_clear (&nic->agent);
 }
 
 const WeftModelClass weft_nic_class = {

@@ -1,12 +1,18 @@
 /* models/nic.h - an endpoint's transport engine: both halves of the reliable transport
- * (models/transport.h) for the flows that start or end at a host or a GPU, over the
- * endpoint's ports.
+ * (models/transport.h) for the flows that start or end at one node, over that node's ports.
+ *
+ * The engine is an agent (WeftNicAgent) that any model with ports can embed: the endpoint
+ * model here (WeftNic: hosts and GPUs, which only terminate traffic) and a forwarding node
+ * that also terminates flows (a server's NIC as perftest's endpoint: models/switch.h hands it
+ * the packets addressed to its own node and keeps forwarding the rest).  The agent borrows
+ * its owner's ports, pulls from them and schedules its events as its owner.
  *
  * Models: a flow leaves through the port of its first hop (a plain host has one port; a GPU
  * has an NVLink port and a PCIe port, and the route decides); the flows of a port share it
  * round-robin, one packet at a time, pulled when the transmitter frees (so an endpoint never
  * builds a queue of its own data); ACKs go ahead of data on Ethernet and in their VL's FIFO
- * on InfiniBand.  Memory is not a bottleneck and the endpoint never drops what it sends.
+ * on InfiniBand.  Memory is not a bottleneck and the endpoint never drops what it sends: a
+ * NIC as an endpoint reads and writes host memory at no cost (the DMA over PCIe is left out).
  * Ignores: host stacks, CPU overheads.
  */
 #ifndef WEFT_MODELS_NIC_H
@@ -15,18 +21,26 @@
 #include "models/port.h"
 #include "models/transport.h"
 
-typedef struct {
-    WeftModel parent;
+struct WeftNicAgent {
+    WeftModel *owner;      /* borrowed: the model whose ports it sends through */
     WeftTransport *tp;     /* borrowed: the run's flow table */
     guint n_ports;
-    WeftPort *ports;       /* one per port of the node; unconnected ones have owner NULL */
+    WeftPort *ports;       /* borrowed: the owner's, one per port of the node */
     WeftFlow **ring_head, **ring_tail; /* per port: flows that may send now */
     guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
-    guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
     weft_time_t *pace_next;  /* per port: the earliest start of its next collective packet */
     gboolean *pace_wake;     /* per port: a pacing wake-up event is pending */
     gint pulling;            /* the port whose pull is running, or -1 */
     GHashTable *conns;     /* (dst, connection) -> its last queued message; NULL until used */
+};
+
+typedef struct {
+    WeftModel parent;
+    WeftTransport *tp;     /* borrowed: set by the builder before init */
+    guint n_ports;
+    WeftPort *ports;       /* one per port of the node; unconnected ones have owner NULL */
+    WeftNicAgent agent;
+    guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
 } WeftNic;
 
 extern const WeftModelClass weft_nic_class;
@@ -34,11 +48,23 @@ extern const WeftModelClass weft_nic_class;
 /* Allocates @n_ports ports (the node's port count) before the builder sets them up. */
 void weft_nic_setup_ports (WeftNic *nic, guint n_ports);
 
-/* Registers @flow with its source NIC and, unless it waits for other flows, schedules its
- * start at its start time. */
-void weft_nic_schedule_flow (WeftNic *nic, WeftFlow *flow);
+/** Sets up @agent for @owner's @n_ports @ports (already set up: the connected ones get the
+ * agent as their pull source).  Everything is borrowed; weft_nic_agent_clear() frees what
+ * the agent allocates. */
+void weft_nic_agent_init (WeftNicAgent *agent, WeftModel *owner, WeftTransport *tp,
+                          WeftPort *ports, guint n_ports);
+void weft_nic_agent_clear (WeftNicAgent *agent);
 
-/* Starts @flow at @at (>= now) on its source NIC @sender (WeftTransport's start hook). */
-void weft_nic_start_flow_at (WeftModel *sender, WeftFlow *flow, weft_time_t at);
+/** A packet addressed to the agent's node arrived on @in (its credits, on InfiniBand, are
+ * already counted): the agent frees its buffer space at once and consumes it.
+ * (transfer full) */
+void weft_nic_agent_receive (WeftNicAgent *agent, WeftPort *in, WeftPacket *pkt);
+
+/* Registers @flow with its source's agent and, unless it waits for other flows, schedules its
+ * start at its start time. */
+void weft_nic_schedule_flow (WeftNicAgent *agent, WeftFlow *flow);
+
+/* Starts @flow at @at (>= now) at its source's agent @sender (WeftTransport's start hook). */
+void weft_nic_start_flow_at (WeftNicAgent *sender, WeftFlow *flow, weft_time_t at);
 
 #endif /* WEFT_MODELS_NIC_H */

@@ -100,7 +100,7 @@ dequeue_plain (WeftPort *port, weft_time_t now)
     for (guint c = 0; c < 2; c++)
         if (port->q[c].head)
             return pop_class (port, c, now);
-    return port->pull ? port->pull (port->owner, port->index) : NULL;
+    return port->pull ? port->pull (port->pull_source, port->index) : NULL;
 }
 
 /* InfiniBand: flow control first, then the VL arbitration among VLs whose next packet has
@@ -112,7 +112,7 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     if (port->q[0].head)
         return pop_class (port, 0, now);
     if (!port->staged && port->pull)
-        port->staged = port->pull (port->owner, port->index);
+        port->staged = port->pull (port->pull_source, port->index);
     guint32 eligible = 0;
     gboolean waiting = FALSE;
     guint vls = (guint) ib->cfg->vls;

@@ -28,7 +28,8 @@
 /* Ethernet: 0 control (ACKs), 1 data.  InfiniBand: 0 flow control, 1 + v virtual lane v. */
 #define WEFT_PORT_CLASSES (1 + WEFT_IB_MAX_VLS)
 
-typedef WeftPacket *(*WeftPortPull) (WeftModel *owner, guint port);
+/* The next packet of @source (a transport agent) for port @port, or NULL. */
+typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 
 typedef struct {
     WeftModel *owner;
@@ -42,6 +43,7 @@ typedef struct {
     weft_time_t busy_until;     /* the transmitter is sending until then */
     gboolean tx_event;          /* a "transmitter free" event is pending */
     WeftPortPull pull;          /* may be NULL */
+    void *pull_source;          /* borrowed: the first argument of pull */
     WeftIbPort *ib;             /* owned; NULL unless the fabric is InfiniBand */
     WeftPacket *staged;         /* InfiniBand: pulled, waiting for credits */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer

@@ -91,6 +91,10 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         weft_packet_release (&m->sim->pool, pkt);
         return;
     }
+    if (self->agent && pkt->dst == m->node) {
+        weft_nic_agent_receive (self->agent, in, pkt);
+        return;
+    }
     guint32 out;
     if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE) {
         guint n;
@@ -120,7 +124,9 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
 static void
 switch_depart (WeftModel *m, WeftPacket *pkt)
 {
-    if (pkt->kind == WEFT_PKT_CREDIT)
+    /* Flow control, and what this node's own agent sends (data and ACKs that have crossed no
+     * link yet), hold no input buffer. */
+    if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
         return;
     WeftSwitch *self = (WeftSwitch *) m;
     WeftPort *in = &self->ports[pkt->in_port];
@@ -140,10 +146,24 @@ weft_switch_enable_credits (WeftSwitch *self)
         self->cc_markers = g_new0 (WeftIbccMarker, MAX (self->n_ports, 1));
 }
 
+WeftNicAgent *
+weft_switch_agent (WeftSwitch *self, WeftTransport *tp)
+{
+    if (!self->agent) {
+        self->agent = g_new0 (WeftNicAgent, 1);
+        weft_nic_agent_init (self->agent, &self->parent, tp, self->ports, self->n_ports);
+    }
+    return self->agent;
+}
+
 static void
 switch_clear (WeftModel *m)
 {
     WeftSwitch *self = (WeftSwitch *) m;
+    if (self->agent) {
+        weft_nic_agent_clear (self->agent);
+        g_free (self->agent);
+    }
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
     g_free (self->ports);

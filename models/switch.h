@@ -14,6 +14,11 @@
  * hardware, and the congestion spreading it causes.
  * With [ibcc] enabled, a fabric switch marks FECN on data packets joining a congested
  * output queue (models/ibcc.h).
+ * A forwarding node may also be an endpoint (a server's NIC that perftest runs on): it then
+ * embeds a transport agent (models/nic.h) that consumes the packets addressed to its own
+ * node - whole, after their last bit, freeing their input credits at once as an HCA does -
+ * and sends its flows through the switch's ports, where they queue behind transit packets
+ * of their VL.  Forwarding and credits stay this file's, for transit and local traffic alike.
  * Ignores: shared buffers, PFC, ECN (the RoCE fabric adds them).
  * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
@@ -23,6 +28,7 @@
 #include "models/fabric.h"
 #include <gsl/gsl_rng.h>
 
+#include "models/nic.h"
 #include "models/port.h"
 #include "sim/graph.h"
 
@@ -43,6 +49,8 @@ typedef struct {
     guint64 lossless_drops;   /* InfiniBand: no input buffer for an arriving packet (a bug) */
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
+    WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
+                                 unless a workload addresses this node */
 } WeftSwitch;
 
 typedef enum { WEFT_FORWARDING_AUTO, WEFT_FORWARDING_CUT_THROUGH, WEFT_FORWARDING_STORE } WeftForwarding;
@@ -55,5 +63,9 @@ gboolean weft_switch_cut_through (const WeftSwitch *sw);
 /* InfiniBand: every port frees its input credits as packets leave (after the ports have
  * their WeftIbPort). */
 void weft_switch_enable_credits (WeftSwitch *self);
+
+/** Makes the switch an endpoint too (once; after its ports are set up): returns its transport
+ * agent, created on the first call.  (transfer none) */
+WeftNicAgent *weft_switch_agent (WeftSwitch *self, WeftTransport *tp);
 
 #endif /* WEFT_MODELS_SWITCH_H */

@@ -14,8 +14,8 @@
  * InfiniBand a packet marked FECN (its ACK carries the BECN, models/ibcc.h), is answered at
  * once.  There is no delayed-ACK timer, so a window must hold at least N packets.
  *
- * Each flow's sender half is touched only by its source NIC and its receiver half only by its
- * destination NIC.
+ * Each flow's sender half is touched only by its source's agent (models/nic.h) and its receiver
+ * half only by its destination's.
  *
  * Accounting identity, exact at every instant: data transmissions = packets + retransmits, and
  * every transmission is accepted once, dropped at a queue, discarded as out of order, discarded
@@ -31,6 +31,7 @@
 #include "sim/trace.h"
 
 typedef struct WeftFlow WeftFlow;
+typedef struct WeftNicAgent WeftNicAgent; /* models/nic.h: an endpoint's transport engine */
 
 typedef struct {
     WeftCollInstance spec;
@@ -63,7 +64,7 @@ struct WeftFlow {
     guint32 timer_gen;
     gboolean timer_pending, started, in_ring;
     WeftFlow *ring_next;
-    WeftModel *sender;        /* the source NIC (set when the start is scheduled) */
+    WeftNicAgent *sender;     /* the source's agent (set when the start is scheduled) */
     WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
     WeftIbccFlow cc;          /* [ibcc]: CCT index and pacing (models/ibcc.h) */
@@ -103,7 +104,7 @@ typedef struct {
     WeftCollRun *colls;
     guint n_colls;
     /* Starts a flow whose predecessors are met (set by the builder: weft_nic_start_flow_at). */
-    void (*start_flow) (WeftModel *sender, WeftFlow *f, weft_time_t at);
+    void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at);
     void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
     void *collective_done_data;
 } WeftTransport;

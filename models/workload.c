@@ -13,8 +13,8 @@
 
 /* ---- parameter tables ------------------------------------------------------------------- */
 
-static const char *const kind_names[] = {"flows", "permutation", "incast", "all_to_all", "nccl-test",
-                                         NULL};
+static const char *const kind_names[] = {"flows",     "permutation", "incast",       "all_to_all",
+                                         "nccl-test", "ib_write_bw", "ib_write_lat", NULL};
 static const char *const dist_names[] = {"fixed", "exponential", "lognormal", "pareto", "uniform"};
 
 static const WeftParamSpec common_params[] = {
@@ -101,6 +101,12 @@ static const WeftWorkloadKind kinds[] = {
     {"nccl-test", "an nccl-tests sweep: a collective over GPUs (or hosts) at each size, "
                   "warm-up, out-of-place and in-place iterations, one after another",
      weft_workload_nccl_params},
+    {"ib_write_bw", "perftest's RDMA write bandwidth between a device and a peer (a NIC, host "
+                    "or GPU): BW peak, BW average, message rate per size",
+     weft_workload_perf_bw_params},
+    {"ib_write_lat", "perftest's RDMA write latency: ping-pong between a device and a peer, "
+                     "half the round trip per sample",
+     weft_workload_perf_lat_params},
     {NULL, NULL, NULL},
 };
 
@@ -258,18 +264,21 @@ static gboolean
 check_applicable (Ctx *x, const PermParams *perm, GError **error)
 {
     const Common *c = &x->c;
-    if (c->kind == KIND_FLOWS || c->kind == KIND_NCCL_TEST) {
+    gboolean perf = c->kind == KIND_IB_WRITE_BW || c->kind == KIND_IB_WRITE_LAT;
+    if (c->kind == KIND_FLOWS || c->kind == KIND_NCCL_TEST || perf) {
         gboolean nccl = c->kind == KIND_NCCL_TEST;
+        const char *why = nccl ? "not used by kind = nccl-test (the collective sets sizes and "
+                                 "timing; `gpus` picks the ranks)"
+                          : perf ? "not used by perftest kinds (device and peer are the "
+                                   "endpoints; size or all the sizes)"
+                                 : "not used by kind = flows (the list gives endpoints, sizes "
+                                   "and start times)";
         for (const WeftParamSpec *s = common_params + 1; s->name; s++)
-            if (strcmp (s->name, "sl") != 0 && !(nccl && strcmp (s->name, "start") == 0) &&
+            if (strcmp (s->name, "sl") != 0 &&
+                !((nccl || perf) && strcmp (s->name, "start") == 0) &&
                 weft_workload_has_key (x, s->name))
                 return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
-                                             s->name, nccl ? "not used by kind = nccl-test (the "
-                                                             "collective sets sizes and timing; "
-                                                             "`gpus` picks the ranks)"
-                                                           : "not used by kind = flows (the list "
-                                                             "gives endpoints, sizes and start "
-                                                             "times)");
+                                             s->name, "%s", why);
         return TRUE;
     }
     gboolean cdf = str_set (c->size_cdf);
@@ -311,15 +320,18 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
 
 /* ---- driver ----------------------------------------------------------------------------- */
 
+/* @perf_only: NULL to generate; else only read the group, filling it when the group is a
+ * perftest kind (and returning FALSE without an error when it is another kind). */
 static gboolean
-generate_group (Ctx *x, guint64 seed, GError **error)
+generate_group (Ctx *x, guint64 seed, WeftPerftestSpec *perf_only, GError **error)
 {
     FlowsParams fp = {0};
     PermParams pp = {0};
     IncastParams ip = {0};
     AllToAllParams ap = {0};
     NcclParams np = {0};
-    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np};
+    PerfParams bw = {0}, lat = {0};
+    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np, &bw, &lat};
     WeftParamBinding b[1 + N_KINDS];
     guint nb = 0;
     int kind;
@@ -336,6 +348,13 @@ generate_group (Ctx *x, guint64 seed, GError **error)
     if (!weft_params_read (x->exp, x->group, b, nb, error) || !check_applicable (x, &pp, error))
         goto out;
 
+    if (perf_only) {
+        if (x->c.kind == KIND_IB_WRITE_BW || x->c.kind == KIND_IB_WRITE_LAT) {
+            gboolean latency = x->c.kind == KIND_IB_WRITE_LAT;
+            ok = weft_workload_perf_spec (x, latency ? &lat : &bw, latency, perf_only, error);
+        }
+        goto out;
+    }
     x->rng = weft_rng_new (seed, weft_rng_stream_for_name (x->group));
     if (x->c.kind == KIND_FLOWS) {
         ok = weft_workload_gen_flows (x, &fp, error);
@@ -343,6 +362,11 @@ generate_group (Ctx *x, guint64 seed, GError **error)
     }
     if (x->c.kind == KIND_NCCL_TEST) {
         ok = weft_workload_gen_nccl (x, &np, error);
+        goto out;
+    }
+    if (x->c.kind == KIND_IB_WRITE_BW || x->c.kind == KIND_IB_WRITE_LAT) {
+        gboolean latency = x->c.kind == KIND_IB_WRITE_LAT;
+        ok = weft_workload_gen_perf (x, latency ? &lat : &bw, latency, error);
         goto out;
     }
     if (!make_size (x, error) || !(hosts = weft_workload_select_hosts (x, error)))
@@ -367,6 +391,30 @@ out:
     for (int k = 0; k < N_KINDS; k++)
         weft_params_clear (kinds[k].spec, objs[k]);
     return ok;
+}
+
+/* Endpoint names for suggestions, NULL-terminated.  (transfer container) */
+static GPtrArray *
+endpoint_names (const WeftGraph *g)
+{
+    GPtrArray *names = g_ptr_array_new ();
+    for (guint32 ep = 0; ep < weft_graph_n_endpoints (g); ep++)
+        g_ptr_array_add (names, weft_graph_node (g, weft_graph_endpoint_node (g, ep))->name);
+    g_ptr_array_add (names, NULL);
+    return names;
+}
+
+gboolean
+weft_workload_perftest_spec (const WeftExperiment *exp, const WeftGraph *g, const char *group,
+                             WeftPerftestSpec *spec, GError **error)
+{
+    g_return_val_if_fail (exp != NULL && g != NULL && group != NULL && spec != NULL, FALSE);
+    g_autoptr (GPtrArray) ep_names = endpoint_names (g);
+    g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Gen));
+    guint64 seq = 0;
+    Ctx x = {.exp = exp, .g = g, .group = group, .out = out, .seq = &seq,
+             .endpoint_names = ep_names};
+    return generate_group (&x, 0, spec, error);
 }
 
 static gint
@@ -396,10 +444,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                      weft_experiment_path (exp));
         return FALSE;
     }
-    g_autoptr (GPtrArray) ep_names = g_ptr_array_new ();
-    for (guint32 ep = 0; ep < weft_graph_n_endpoints (g); ep++)
-        g_ptr_array_add (ep_names, weft_graph_node (g, weft_graph_endpoint_node (g, ep))->name);
-    g_ptr_array_add (ep_names, NULL);
+    g_autoptr (GPtrArray) ep_names = endpoint_names (g);
 
     g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Gen));
     guint64 seq = 0;
@@ -414,7 +459,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                  .colls = gen_colls,
                  .ranks = gen_ranks,
                  .endpoint_names = ep_names};
-        gboolean ok = generate_group (&x, seed, error);
+        gboolean ok = generate_group (&x, seed, NULL, error);
         if (x.rng)
             gsl_rng_free (x.rng);
         weft_flowsize_free (x.size);
@@ -425,7 +470,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     if ((guint64)flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
-    if (gen_colls->len > 0 && (!deps || !colls || !coll_ranks))
+    if ((gen_colls->len > 0 || gen_deps->len > 0) && (!deps || !colls || !coll_ranks))
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,
                                      "collective workloads are not supported here");
     g_array_sort (out, gen_cmp);

@@ -12,6 +12,8 @@
  *                (a random derangement, or `pattern = shift` with `shift = K`)
  *   incast       `senders` hosts (or a list) to one `receiver`
  *   all_to_all   every selected host to every other
+ *   nccl-test    an nccl-tests sweep of one collective (models/workload_coll.c)
+ *   ib_write_bw, ib_write_lat   perftest between a device and a peer (models/workload_perf.c)
  * Sizes: `flow_size = 1MiB` (fixed), or `size_dist = exponential|lognormal|pareto|uniform`
  * with its parameters (size_mean, size_sigma or size_mu, size_shape, size_min/size_max), or
  * `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear interpolation between
@@ -82,7 +84,8 @@ typedef struct {
  * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
  * WeftFlowSpec), sorted by start time, ties in generation order (group order, then each
  * group's own order), with id = index in @flows (dense from 0); collective workloads
- * (kind = nccl-test) also append dependencies to @deps (WeftFlowDep) and collective
+ * (kind = nccl-test) and perftest's (dependencies only) also append dependencies to @deps
+ * (WeftFlowDep) and collective
  * instances to @colls (WeftCollInstance) with their ranks' node ids in @coll_ranks (guint32)
  * - with any of the three NULL they are refused; appends each
  * group's NAME
@@ -93,6 +96,43 @@ typedef struct {
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
                                  GArray *flows, GArray *deps, GArray *colls, GArray *coll_ranks,
                                  GPtrArray *names, GError **error);
+
+/* ---- perftest (kind = ib_write_bw | ib_write_lat; models/workload_perf.c) ---------------- */
+
+#define WEFT_PERFTEST_MAX_SIZES 32
+
+/* What a perftest group runs.  Its flows, in generation order (their id order, since they
+ * share one start): per size, ib_write_bw's iters x qps messages (message k of QP q at
+ * k x qps + q), or ib_write_lat's iters ping-pongs (ping k at 2k, its pong at 2k + 1). */
+typedef struct {
+    gboolean latency;     /* ib_write_lat; else ib_write_bw */
+    guint32 device, peer; /* node ids */
+    guint64 iters, tx_depth, qps;
+    guint n_sizes;
+    guint64 sizes[WEFT_PERFTEST_MAX_SIZES];
+} WeftPerftestSpec;
+
+/* One size's figures, as perftest computes them. */
+typedef struct {
+    guint64 bytes, iterations;
+    double peak_bps, avg_bps, msg_rate_pps; /* ib_write_bw */
+    guint64 *samples_ps; /* ib_write_lat: one-way latencies (half round trips); owned */
+    gsize n_samples;
+} WeftPerftestResult;
+
+/** Reads [@group] ("workload.NAME") of @exp: TRUE with @spec filled when it is a perftest
+ * kind; FALSE when it is another kind (no error) or its keys are wrong (WEFT_CONFIG_ERROR). */
+gboolean weft_workload_perftest_spec (const WeftExperiment *exp, const WeftGraph *g,
+                                      const char *group, WeftPerftestSpec *spec, GError **error);
+/* Flows the group generates in all. */
+guint64 weft_workload_perftest_n_flows (const WeftPerftestSpec *spec);
+/** Size @s's figures from the group's flows' start and finish times (arrays in generation
+ * order, weft_workload_perftest_n_flows() long); FALSE when one of its flows did not finish.
+ * Free @out with weft_workload_perftest_result_clear(). */
+gboolean weft_workload_perftest_measure (const WeftPerftestSpec *spec, guint s,
+                                         const weft_time_t *start_ps, const weft_time_t *finish_ps,
+                                         const gboolean *finished, WeftPerftestResult *out);
+void weft_workload_perftest_result_clear (WeftPerftestResult *r);
 
 /* For `weft params`: the kinds and their tables (common keys first).  NULL-terminated. */
 typedef struct {

@@ -9,8 +9,17 @@
 #include "models/flowsize.h"
 #include "models/workload.h"
 
-enum { KIND_FLOWS, KIND_PERMUTATION, KIND_INCAST, KIND_ALL_TO_ALL, KIND_NCCL_TEST, N_KINDS };
-#define KIND_CHOICES "flows|permutation|incast|all_to_all|nccl-test"
+enum {
+    KIND_FLOWS,
+    KIND_PERMUTATION,
+    KIND_INCAST,
+    KIND_ALL_TO_ALL,
+    KIND_NCCL_TEST,
+    KIND_IB_WRITE_BW,
+    KIND_IB_WRITE_LAT,
+    N_KINDS
+};
+#define KIND_CHOICES "flows|permutation|incast|all_to_all|nccl-test|ib_write_bw|ib_write_lat"
 
 enum { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_PARETO, DIST_UNIFORM };
 enum { ARRIVAL_FIXED, ARRIVAL_POISSON };
@@ -67,6 +76,14 @@ typedef struct {
     guint64 root;
 } NcclParams;
 
+/* kind = ib_write_bw | ib_write_lat (models/workload_perf.c). */
+typedef struct {
+    char *device, *peer;
+    guint64 size;
+    gboolean all;
+    guint64 iters, tx_depth, qps;
+} PerfParams;
+
 typedef struct {
     WeftFlowSpec spec;
     guint64 seq; /* generation order across groups */
@@ -104,6 +121,13 @@ gboolean weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, wef
 gboolean weft_workload_has_key (const Ctx *x, const char *key);
 /* Non-empty entries of a LIST value, stripped.  (transfer full: g_ptr_array_unref) */
 GPtrArray *weft_workload_list_items (char **list);
+
+/* workload_perf.c */
+extern const WeftParamSpec weft_workload_perf_bw_params[];
+extern const WeftParamSpec weft_workload_perf_lat_params[];
+gboolean weft_workload_perf_spec (Ctx *x, const PerfParams *p, gboolean latency,
+                                  WeftPerftestSpec *spec, GError **error);
+gboolean weft_workload_gen_perf (Ctx *x, const PerfParams *p, gboolean latency, GError **error);
 
 /* workload_gen.c */
 /* The hosts taking part: the `hosts` list, or every HOST endpoint (GPUs when there are none),

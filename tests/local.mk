@@ -62,3 +62,5 @@ check_PROGRAMS += tests/check_collective
 tests_check_collective_SOURCES = tests/check_collective.c
 check_PROGRAMS += tests/check_collective_run
 tests_check_collective_run_SOURCES = tests/check_collective_run.c
+check_PROGRAMS += tests/check_perftest_run
+tests_check_perftest_run_SOURCES = tests/check_perftest_run.c
