@@ -62,3 +62,5 @@ check_PROGRAMS += tests/check_collective
 tests_check_collective_SOURCES = tests/check_collective.c
 check_PROGRAMS += tests/check_collective_run
 tests_check_collective_run_SOURCES = tests/check_collective_run.c
+check_PROGRAMS += tests/check_training
+tests_check_training_SOURCES = tests/check_training.c
