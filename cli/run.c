@@ -74,7 +74,8 @@ print_nccl_tables (const WeftSession *s)
         const WeftCollRun *first = NULL;
         for (guint c = 0; c < net->tp.n_colls; c++) {
             const WeftCollRun *run = &net->tp.colls[c];
-            if (run->spec.group != g || !run->finished)
+            if (run->spec.group != g || !run->finished ||
+                run->spec.role != WEFT_COLL_ROLE_BENCH)
                 continue;
             if (!first)
                 first = run;
@@ -169,6 +170,32 @@ print_perftest_tables (const WeftSession *s)
                 spec.latency ? "ib_write_lat" : "ib_write_bw", out->str);
         for (guint i = 0; i < res->len; i++)
             weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
+    }
+}
+
+/* kind = training: per step, its time, its compute and the communication the compute did
+ * not hide (models/workload_train.c). */
+static void
+print_training_steps (const WeftSession *s)
+{
+    const WeftNetwork *net = s->net;
+    for (guint g = 0; g < net->workload_names->len; g++) {
+        g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (WeftTrainStep));
+        weft_network_training_steps (net, g, steps);
+        if (steps->len == 0)
+            continue;
+        printf ("[workload.%s] training steps\n", (const char *) net->workload_names->pdata[g]);
+        printf ("  %6s %14s %14s %14s\n", "step", "time (us)", "compute (us)", "exposed (us)");
+        double sum = 0, exposed = 0;
+        for (guint i = 0; i < steps->len; i++) {
+            const WeftTrainStep *st = &g_array_index (steps, WeftTrainStep, i);
+            printf ("  %6u %14.3f %14.3f %14.3f\n", st->step, st->time_ps / 1e6,
+                    st->compute_ps / 1e6, st->exposed_ps / 1e6);
+            sum += st->time_ps / 1e6;
+            exposed += st->exposed_ps / 1e6;
+        }
+        printf ("  %6s %14.3f %14s %14.3f\n", "mean", sum / steps->len, "",
+                exposed / steps->len);
     }
 }
 
@@ -324,6 +351,7 @@ weft_cli_run (int argc, char **argv)
     print_nccl_tables (&s);
     print_perftest_tables (&s);
     print_summary (&s, status, wall, out);
+    print_training_steps (&s);
     weft_session_clear (&s);
     return rc;
 }

@@ -200,6 +200,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
     net->colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
     net->coll_ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    net->coll_gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
     net->workload_names = g_ptr_array_new_with_free_func (g_free);
     net->ports = g_ptr_array_new ();
     guint n_nodes = weft_graph_n_nodes (graph);
@@ -210,7 +211,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
         !weft_params_read (exp, "transport", &tb, 1, error) || !build_models (net, exp, error) ||
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
-                                 net->coll_ranks, net->workload_names, error))
+                                 net->coll_gates, net->coll_ranks, net->workload_names, error))
         goto fail;
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;
@@ -221,7 +222,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->tp.workload_names = net->workload_names;
     WeftPathEnv env = { net->node_latency };
     net->tp.start_flow = weft_nic_start_flow_at;
-    if (!weft_transport_setup (&net->tp, net->specs, net->deps, net->colls, &env, exp, error))
+    if (!weft_transport_setup (&net->tp, net->specs, net->deps, net->colls, net->coll_gates, &env,
+                               exp, error))
         goto fail;
     for (guint i = 0; i < net->tp.n_flows; i++) {
         WeftFlow *f = &net->tp.flows[i];
@@ -260,6 +262,7 @@ weft_network_free (WeftNetwork *net)
     g_array_unref (net->deps);
     g_array_unref (net->colls);
     g_array_unref (net->coll_ranks);
+    g_array_unref (net->coll_gates);
     g_ptr_array_unref (net->workload_names);
     g_ptr_array_unref (net->ports);
     g_free (net->node_model);
@@ -546,6 +549,50 @@ weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollec
     row->time_ps = c->finish_ps - c->start_ps;
     row->algbw_gbs = row->time_ps ? (double) s->bytes / weft_time_to_s (row->time_ps) / 1e9 : 0;
     row->busbw_gbs = row->algbw_gbs * s->bus_factor;
+}
+
+void
+weft_network_training_steps (const WeftNetwork *net, guint group, GArray *steps)
+{
+    const WeftTransport *tp = &net->tp;
+    /* Instances are generated step after step, so one pass gathers each step in turn. */
+    WeftTrainStep cur = { 0 };
+    weft_time_t tp_end = 0, end = 0;
+    gboolean open = FALSE, complete = TRUE, has_tp = FALSE;
+    for (guint c = 0; c <= tp->n_colls; c++) {
+        const WeftCollRun *r = c < tp->n_colls ? &tp->colls[c] : NULL;
+        if (r && (r->spec.group != group || r->spec.role == WEFT_COLL_ROLE_BENCH))
+            continue;
+        if (open && (!r || r->spec.step != cur.step)) {
+            if (!complete)
+                break; /* a later step cannot have finished either */
+            weft_time_t compute_end = (has_tp ? tp_end : cur.start_ps) + cur.compute_ps;
+            cur.time_ps = MAX (end, compute_end) - cur.start_ps;
+            cur.exposed_ps = cur.time_ps - cur.compute_ps;
+            g_array_append_val (steps, cur);
+            open = FALSE;
+        }
+        if (!r)
+            break;
+        if (!open) {
+            cur = (WeftTrainStep){ .step = r->spec.step,
+                                   .start_ps = WEFT_TIME_NEVER,
+                                   .compute_ps = r->spec.compute_ps };
+            tp_end = end = 0;
+            open = TRUE;
+            has_tp = FALSE;
+        }
+        if (!r->finished) {
+            complete = FALSE;
+            continue;
+        }
+        cur.start_ps = MIN (cur.start_ps, r->start_ps - r->spec.ready_ps);
+        end = MAX (end, r->finish_ps);
+        if (r->spec.role == WEFT_COLL_ROLE_TP) {
+            has_tp = TRUE;
+            tp_end = MAX (tp_end, r->finish_ps);
+        }
+    }
 }
 
 static void

@@ -24,6 +24,7 @@ typedef struct {
     GArray *deps;            /* WeftFlowDep */
     GArray *colls;           /* WeftCollInstance */
     GArray *coll_ranks;      /* guint32 node ids, indexed by the instances' rank_first */
+    GArray *coll_gates;      /* WeftCollGate: the collectives' further gates */
     GPtrArray *workload_names;
     WeftModel **node_model;  /* per node id; NULL for nodes without a model */
     GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
@@ -85,6 +86,19 @@ void weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceC
  * network was built from. */
 gboolean weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
                                 WeftPerftestSpec *spec, GArray *results);
+/* One training step of a kind = training workload, from its finished collectives. */
+typedef struct {
+    guint32 step;
+    weft_time_t start_ps;   /* the earliest (start - ready) of its collectives */
+    weft_time_t time_ps;    /* to the later of its last collective's finish and the compute's end */
+    weft_time_t compute_ps; /* configured forward + backward time */
+    weft_time_t exposed_ps; /* communication not hidden by the compute: time - compute */
+} WeftTrainStep;
+
+/* Appends to @steps (WeftTrainStep) the steps of workload group @group whose collectives all
+ * finished, in order; none for a group that is not kind = training.  (models/workload_train.c
+ * says how a step is bounded.) */
+void weft_network_training_steps (const WeftNetwork *net, guint group, GArray *steps);
 
 /* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
  * bytes delivered, and the links of its path.  (transfer full) */

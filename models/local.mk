@@ -6,6 +6,7 @@ libweft_a_SOURCES += models/nic.c models/nic.h
 libweft_a_SOURCES += models/builder.c models/builder.h
 libweft_a_SOURCES += models/workload.c models/workload.h models/workload_coll.c models/workload_gen.c \
 	models/workload_perf.c \
+	models/workload_train.c \
 	models/workload_private.h models/flowsize.c models/flowsize.h
 libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c models/ib_credit.h \
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h

@@ -120,7 +120,8 @@ path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f
 
 /* Dependents of every flow as compressed rows, waiting counts, and the collectives' gates. */
 static void
-setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls)
+setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls,
+                    const GArray *gates)
 {
     guint n = tp->n_flows;
     tp->dep_first = g_new0 (guint32, n + 1);
@@ -144,18 +145,45 @@ setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls)
 
     tp->n_colls = colls ? colls->len : 0;
     tp->colls = g_new0 (WeftCollRun, MAX (tp->n_colls, 1));
+    /* Every gate, the spec's own and the further ones alike, as rows of the gating collective
+     * (compressed, like the flows' dependencies): who waits, and how long after. */
+    guint ng = gates ? gates->len : 0;
+    tp->gated_first = g_new0 (guint32, tp->n_colls + 1);
+    tp->gated = g_new (WeftCollGate, MAX (tp->n_colls + ng, 1));
     for (guint c = 0; c < tp->n_colls; c++) {
         WeftCollRun *r = &tp->colls[c];
         r->spec = g_array_index (colls, WeftCollInstance, c);
         r->remaining = r->spec.n_flows;
-        r->next = G_MAXUINT32;
+        if (r->spec.gate != G_MAXUINT32) {
+            g_assert (r->spec.gate < tp->n_colls);
+            tp->gated_first[r->spec.gate + 1]++;
+            r->waiting++;
+        } else {
+            r->ready_ps = r->spec.gap_ps; /* a floor in time */
+        }
     }
+    for (guint i = 0; i < ng; i++) {
+        const WeftCollGate *e = &g_array_index (gates, WeftCollGate, i);
+        g_assert (e->before < tp->n_colls && e->after < tp->n_colls);
+        tp->gated_first[e->before + 1]++;
+        tp->colls[e->after].waiting++;
+    }
+    for (guint c = 0; c < tp->n_colls; c++)
+        tp->gated_first[c + 1] += tp->gated_first[c];
+    guint32 *next = g_new (guint32, tp->n_colls + 1);
+    memcpy (next, tp->gated_first, (tp->n_colls + 1) * sizeof (guint32));
+    for (guint c = 0; c < tp->n_colls; c++) {
+        const WeftCollInstance *sp = &tp->colls[c].spec;
+        if (sp->gate != G_MAXUINT32)
+            tp->gated[next[sp->gate]++] = (WeftCollGate){ sp->gate, c, sp->gap_ps };
+    }
+    for (guint i = 0; i < ng; i++) {
+        const WeftCollGate *e = &g_array_index (gates, WeftCollGate, i);
+        tp->gated[next[e->before]++] = *e;
+    }
+    g_free (next);
     for (guint c = 0; c < tp->n_colls; c++) {
         WeftCollRun *r = &tp->colls[c];
-        if (r->spec.gate != G_MAXUINT32) {
-            g_assert (r->spec.gate < tp->n_colls && tp->colls[r->spec.gate].next == G_MAXUINT32);
-            tp->colls[r->spec.gate].next = c;
-        }
         /* Flows with no predecessor inside the collective wait for its start instead. */
         for (guint32 i = 0; i < r->spec.n_flows; i++) {
             WeftFlow *f = &tp->flows[r->spec.first_flow + i];
@@ -185,9 +213,14 @@ collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
     c->finish_ps = at;
     if (tp->collective_done)
         tp->collective_done (c, tp->collective_done_data);
-    if (c->next != G_MAXUINT32) {
-        WeftCollRun *n = &tp->colls[c->next];
-        collective_start (tp, n, at + n->spec.gap_ps);
+    guint id = (guint) (c - tp->colls);
+    for (guint32 k = tp->gated_first[id]; k < tp->gated_first[id + 1]; k++) {
+        const WeftCollGate *e = &tp->gated[k];
+        WeftCollRun *n = &tp->colls[e->after];
+        g_assert (n->waiting > 0);
+        n->ready_ps = MAX (n->ready_ps, at + e->gap_ps);
+        if (--n->waiting == 0)
+            collective_start (tp, n, n->ready_ps);
     }
 }
 
@@ -212,8 +245,8 @@ void
 weft_transport_start_collectives (WeftTransport *tp)
 {
     for (guint c = 0; c < tp->n_colls; c++)
-        if (tp->colls[c].spec.gate == G_MAXUINT32)
-            collective_start (tp, &tp->colls[c], tp->colls[c].spec.gap_ps);
+        if (tp->colls[c].waiting == 0 && !tp->colls[c].started)
+            collective_start (tp, &tp->colls[c], tp->colls[c].ready_ps);
 }
 
 void
@@ -235,8 +268,8 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
 
 gboolean
 weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
-                      const GArray *colls, const WeftPathEnv *env, const WeftExperiment *exp,
-                      GError **error)
+                      const GArray *colls, const GArray *gates, const WeftPathEnv *env,
+                      const WeftExperiment *exp, GError **error)
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
@@ -301,7 +334,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
         f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
-    setup_dependencies (tp, deps, colls);
+    setup_dependencies (tp, deps, colls, gates);
     return TRUE;
 }
 
@@ -314,6 +347,8 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
     g_clear_pointer (&tp->colls, g_free);
+    g_clear_pointer (&tp->gated_first, g_free);
+    g_clear_pointer (&tp->gated, g_free);
     tp->n_colls = 0;
     tp->n_flows = 0;
 }

@@ -33,10 +33,15 @@
 typedef struct WeftFlow WeftFlow;
 typedef struct WeftNicAgent WeftNicAgent; /* models/nic.h: an endpoint's transport engine */
 
+/* A collective at run time.  Gating: it starts once every gate (its spec's `gate` and every
+ * WeftCollGate naming it) has completed, at the latest of their finish times plus their gaps,
+ * and never before spec.gap_ps when spec.gate is G_MAXUINT32 (a gate on a time: a training
+ * step's first bucket is ready at an absolute time).  Without gates it starts at spec.gap_ps. */
 typedef struct {
     WeftCollInstance spec;
     guint32 remaining;        /* flows not yet delivered */
-    guint32 next;             /* the collective gated on this one, or G_MAXUINT32 */
+    guint32 waiting;          /* gates not yet completed */
+    weft_time_t ready_ps;     /* the latest start its completed gates (and time floor) allow */
     weft_time_t start_ps, finish_ps;
     gboolean started, finished;
 } WeftCollRun;
@@ -100,9 +105,12 @@ typedef struct {
 
     /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
     guint32 *dep_first, *dep_list;
-    /* Collectives, and their run-time state. */
+    /* Collectives, and their run-time state.  The collectives gated on collective c (with
+     * their gaps) are gated[gated_first[c] .. gated_first[c+1]). */
     WeftCollRun *colls;
     guint n_colls;
+    guint32 *gated_first;
+    WeftCollGate *gated;
     /* Starts a flow whose predecessors are met (set by the builder: weft_nic_start_flow_at). */
     void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at);
     void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
@@ -117,15 +125,16 @@ typedef struct {
 } WeftPathEnv;
 
 /** Fills @tp->flows from @specs: entropy, packet counts, ideal FCT and base RTT along the path
- * the routing will choose, and windows; and the dependency tables from @deps (WeftFlowDep)
- * and @colls (WeftCollInstance), both may be NULL.  @tp's parameters, fabric, graph and seed
- * must be set.  Fails (WEFT_CONFIG_ERROR_NODE) when a flow's destination is unreachable. */
+ * the routing will choose, and windows; and the dependency tables from @deps (WeftFlowDep),
+ * @colls (WeftCollInstance) and @gates (WeftCollGate), each may be NULL.  @tp's parameters,
+ * fabric, graph and seed must be set.  Fails (WEFT_CONFIG_ERROR_NODE) when a flow's
+ * destination is unreachable. */
 gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
-                               const GArray *colls, const WeftPathEnv *env,
+                               const GArray *colls, const GArray *gates, const WeftPathEnv *env,
                                const WeftExperiment *exp, GError **error);
 
-/* Releases the collectives that wait for no other (call once all flows are registered with
- * their senders, before the run). */
+/* Releases the collectives that wait for no other, at their spec.gap_ps (call once all flows
+ * are registered with their senders, before the run). */
 void weft_transport_start_collectives (WeftTransport *tp);
 
 /* Flow @f has been delivered in full at the receiver: records it, releases the flows that

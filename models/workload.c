@@ -13,8 +13,9 @@
 
 /* ---- parameter tables ------------------------------------------------------------------- */
 
-static const char *const kind_names[] = {"flows",     "permutation", "incast",       "all_to_all",
-                                         "nccl-test", "ib_write_bw", "ib_write_lat", NULL};
+static const char *const kind_names[] = {"flows",       "permutation",  "incast",
+                                         "all_to_all",  "nccl-test",    "training",
+                                         "ib_write_bw", "ib_write_lat", NULL};
 static const char *const dist_names[] = {"fixed", "exponential", "lognormal", "pareto", "uniform"};
 
 static const WeftParamSpec common_params[] = {
@@ -101,6 +102,10 @@ static const WeftWorkloadKind kinds[] = {
     {"nccl-test", "an nccl-tests sweep: a collective over GPUs (or hosts) at each size, "
                   "warm-up, out-of-place and in-place iterations, one after another",
      weft_workload_nccl_params},
+    {"training", "data-parallel training steps: each gradient bucket is all-reduced as the "
+                 "backward pass makes it ready (one stream, in order); optionally a "
+                 "tensor-parallel all-reduce per server; step and exposed communication times",
+     weft_workload_train_params},
     {"ib_write_bw", "perftest's RDMA write bandwidth between a device and a peer (a NIC, host "
                     "or GPU): BW peak, BW average, message rate per size",
      weft_workload_perf_bw_params},
@@ -265,9 +270,9 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
 {
     const Common *c = &x->c;
     gboolean perf = c->kind == KIND_IB_WRITE_BW || c->kind == KIND_IB_WRITE_LAT;
-    if (c->kind == KIND_FLOWS || c->kind == KIND_NCCL_TEST || perf) {
-        gboolean nccl = c->kind == KIND_NCCL_TEST;
-        const char *why = nccl ? "not used by kind = nccl-test (the collective sets sizes and "
+    gboolean coll = c->kind == KIND_NCCL_TEST || c->kind == KIND_TRAINING;
+    if (c->kind == KIND_FLOWS || coll || perf) {
+        const char *why = coll ? "not used by collective kinds (the collective sets sizes and "
                                  "timing; `gpus` picks the ranks)"
                           : perf ? "not used by perftest kinds (device and peer are the "
                                    "endpoints; size or all the sizes)"
@@ -275,7 +280,7 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
                                    "and start times)";
         for (const WeftParamSpec *s = common_params + 1; s->name; s++)
             if (strcmp (s->name, "sl") != 0 &&
-                !((nccl || perf) && strcmp (s->name, "start") == 0) &&
+                !((coll || perf) && strcmp (s->name, "start") == 0) &&
                 weft_workload_has_key (x, s->name))
                 return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
                                              s->name, "%s", why);
@@ -330,8 +335,9 @@ generate_group (Ctx *x, guint64 seed, WeftPerftestSpec *perf_only, GError **erro
     IncastParams ip = {0};
     AllToAllParams ap = {0};
     NcclParams np = {0};
+    TrainParams tp = {0};
     PerfParams bw = {0}, lat = {0};
-    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np, &bw, &lat};
+    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np, &tp, &bw, &lat};
     WeftParamBinding b[1 + N_KINDS];
     guint nb = 0;
     int kind;
@@ -362,6 +368,10 @@ generate_group (Ctx *x, guint64 seed, WeftPerftestSpec *perf_only, GError **erro
     }
     if (x->c.kind == KIND_NCCL_TEST) {
         ok = weft_workload_gen_nccl (x, &np, error);
+        goto out;
+    }
+    if (x->c.kind == KIND_TRAINING) {
+        ok = weft_workload_gen_training (x, &tp, error);
         goto out;
     }
     if (x->c.kind == KIND_IB_WRITE_BW || x->c.kind == KIND_IB_WRITE_LAT) {
@@ -428,12 +438,13 @@ gen_cmp (gconstpointer a, gconstpointer b)
 
 gboolean
 weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, GArray *flows,
-                        GArray *deps, GArray *colls, GArray *coll_ranks, GPtrArray *names,
-                        GError **error)
+                        GArray *deps, GArray *colls, GArray *coll_gates, GArray *coll_ranks,
+                        GPtrArray *names, GError **error)
 {
     g_autoptr (GArray) gen_deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
     g_autoptr (GArray) gen_colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
     g_autoptr (GArray) gen_ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr (GArray) gen_gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
     g_return_val_if_fail (exp != NULL && g != NULL && flows != NULL && names != NULL, FALSE);
     g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
     g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
@@ -457,6 +468,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                  .seq = &seq,
                  .deps = gen_deps,
                  .colls = gen_colls,
+                 .gates = gen_gates,
                  .ranks = gen_ranks,
                  .endpoint_names = ep_names};
         gboolean ok = generate_group (&x, seed, NULL, error);
@@ -470,7 +482,8 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     if ((guint64)flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
-    if ((gen_colls->len > 0 || gen_deps->len > 0) && (!deps || !colls || !coll_ranks))
+    if ((gen_colls->len > 0 || gen_deps->len > 0) &&
+        (!deps || !colls || !coll_gates || !coll_ranks))
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,
                                      "collective workloads are not supported here");
     g_array_sort (out, gen_cmp);
@@ -490,9 +503,18 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
         d.after = id_of[d.after];
         g_array_append_val (deps, d);
     }
+    guint32 coll_base = colls ? colls->len : 0;
+    for (guint i = 0; i < gen_gates->len; i++) {
+        WeftCollGate e = g_array_index (gen_gates, WeftCollGate, i);
+        e.before += coll_base;
+        e.after += coll_base;
+        g_array_append_val (coll_gates, e);
+    }
     for (guint i = 0; i < gen_colls->len; i++) {
         WeftCollInstance c = g_array_index (gen_colls, WeftCollInstance, i);
         c.rank_first += coll_ranks->len;
+        if (c.gate != G_MAXUINT32)
+            c.gate += coll_base;
         if (c.n_flows > 0) {
             guint32 first = id_of[c.first_flow];
             /* A collective's flows share one start, so they stay together when sorted. */

@@ -14,6 +14,9 @@
  *   all_to_all   every selected host to every other
  *   nccl-test    an nccl-tests sweep of one collective (models/workload_coll.c)
  *   ib_write_bw, ib_write_lat   perftest between a device and a peer (models/workload_perf.c)
+ *   training     data-parallel training steps: gradient buckets all-reduced while the
+ *                backward pass runs, optionally a tensor-parallel all-reduce per server
+ *                (models/workload_train.c)
  * Sizes: `flow_size = 1MiB` (fixed), or `size_dist = exponential|lognormal|pareto|uniform`
  * with its parameters (size_mean, size_sigma or size_mu, size_shape, size_min/size_max), or
  * `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear interpolation between
@@ -60,9 +63,16 @@ typedef struct {
     guint32 before, after;
 } WeftFlowDep;
 
+/* Roles of a collective instance: a benchmark iteration (kind = nccl-test), or part of a
+ * training step (kind = training): a data-parallel gradient bucket's all-reduce, or the
+ * step's tensor-parallel all-reduce inside one server. */
+typedef enum { WEFT_COLL_ROLE_BENCH, WEFT_COLL_ROLE_DP_BUCKET, WEFT_COLL_ROLE_TP } WeftCollRole;
+
 /* One collective operation: its flows are ids [first_flow, first_flow + n_flows).  Its flows
- * without a dependency inside it start when collective @gate has completed, plus @gap_ps (a
- * compute gap, or 0), or at @gap_ps when @gate is G_MAXUINT32. */
+ * without a dependency inside it start once the collective may start: at the latest of
+ * @gap_ps after collective @gate has completed (or at @gap_ps, an absolute time, when @gate
+ * is G_MAXUINT32) and, for each WeftCollGate naming it, that gate's gap after its collective
+ * has completed. */
 typedef struct {
     guint32 group;
     int op;               /* WeftCollOp */
@@ -77,25 +87,40 @@ typedef struct {
     guint32 first_flow, n_flows;
     guint32 gate;
     weft_time_t gap_ps;
+    guint8 role;          /* WeftCollRole */
+    /* Training only (role != BENCH): */
+    guint32 step;         /* the step, from 0 (iteration holds it too) */
+    guint32 index;        /* a bucket: its number (0 is ready first); TP: its group */
+    guint32 dp_group;     /* a bucket: its data-parallel group (the ranks' TP index) */
+    weft_time_t compute_ps; /* the step's compute (forward + backward) time */
+    weft_time_t ready_ps;   /* a bucket: when its gradients are ready, after the compute
+                               starts (TP: 0) */
 } WeftCollInstance;
+
+/* A further gate of a collective (besides its own @gate): collective @after may start no
+ * sooner than @gap_ps after collective @before has completed.  Many gates make a join (a
+ * training step waits for every data-parallel group); a collective may gate many others. */
+typedef struct {
+    guint32 before, after;
+    weft_time_t gap_ps;
+} WeftCollGate;
 
 /**
  * weft_workload_generate:
  * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
  * WeftFlowSpec), sorted by start time, ties in generation order (group order, then each
  * group's own order), with id = index in @flows (dense from 0); collective workloads
- * (kind = nccl-test) and perftest's (dependencies only) also append dependencies to @deps
- * (WeftFlowDep) and collective
- * instances to @colls (WeftCollInstance) with their ranks' node ids in @coll_ranks (guint32)
- * - with any of the three NULL they are refused; appends each
- * group's NAME
+ * (kind = nccl-test, training) and perftest's (dependencies only) also append dependencies
+ * to @deps (WeftFlowDep), collective instances to @colls (WeftCollInstance), further gates
+ * between them to @coll_gates (WeftCollGate) and their ranks' node ids to @coll_ranks
+ * (guint32) - with any of the four NULL they are refused; appends each group's NAME
  * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
  * An experiment without workload groups is an error (nothing to simulate).  On error @flows
  * and @names are left as they were.  Same @exp, @g and @seed: the same flows.
  */
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
-                                 GArray *flows, GArray *deps, GArray *colls, GArray *coll_ranks,
-                                 GPtrArray *names, GError **error);
+                                 GArray *flows, GArray *deps, GArray *colls, GArray *coll_gates,
+                                 GArray *coll_ranks, GPtrArray *names, GError **error);
 
 /* ---- perftest (kind = ib_write_bw | ib_write_lat; models/workload_perf.c) ---------------- */
 

@@ -6,6 +6,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "models/collective.h"
 #include "models/flowsize.h"
 #include "models/workload.h"
 
@@ -15,11 +16,13 @@ enum {
     KIND_INCAST,
     KIND_ALL_TO_ALL,
     KIND_NCCL_TEST,
+    KIND_TRAINING,
     KIND_IB_WRITE_BW,
     KIND_IB_WRITE_LAT,
     N_KINDS
 };
-#define KIND_CHOICES "flows|permutation|incast|all_to_all|nccl-test|ib_write_bw|ib_write_lat"
+#define KIND_CHOICES                                                                               \
+    "flows|permutation|incast|all_to_all|nccl-test|training|ib_write_bw|ib_write_lat"
 
 enum { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_PARETO, DIST_UNIFORM };
 enum { ARRIVAL_FIXED, ARRIVAL_POISSON };
@@ -84,6 +87,46 @@ typedef struct {
     guint64 iters, tx_depth, qps;
 } PerfParams;
 
+/* The keys that describe how one collective runs, shared by kind = nccl-test and kind =
+ * training (whose TrainParams embeds an NcclParams as `coll`: pass M = coll.).  One list, so
+ * the two kinds parse, default and document them alike. */
+#define WEFT_WORKLOAD_COLL_PARAMS(T, M)                                                            \
+    WEFT_PARAM_ENUM ("algo", T, M algo, "ring", "ring|tree",                                     \
+                     "NCCL algorithm: ring, or tree (double binary tree, all_reduce only)"),     \
+    WEFT_PARAM_LIST ("gpus", T, M gpus, "",                                                      \
+                     "the ranks, in order: names or ranges (dgx-1/gpu0..7); default every GPU, " \
+                     "or every host on topologies without GPUs"),                                \
+    WEFT_PARAM_UINT ("channels", T, M channels, "0", "0", "64",                                  \
+                     "rings (channels) the data is split over; 0: one per NIC of a server when " \
+                     "the ranks span servers (each ring on its own rail), else 1"),              \
+    WEFT_PARAM_BYTES ("chunk", T, M chunk, "512KiB", "1KiB", "1GiB",                             \
+                      "pipelining slice of a ring step (NCCL's SIMPLE protocol: 512 KiB)"),      \
+    WEFT_PARAM_TIME ("step_latency", T, M step_latency, "1us", "0ps", "1ms",                     \
+                     "latency added before each step (kernel and protocol overhead), on top of " \
+                     "the network's own"),                                                       \
+    WEFT_PARAM_DOUBLE ("efficiency", T, M efficiency, "0.8", "0.01", "1",                        \
+                       "protocol efficiency inside a server: the fraction of NVLink's rate a "   \
+                       "collective's transfer gets (NCCL reaches about 80 %: 360 of 450 GB/s), " \
+                       "applied once, at the sender"),                                           \
+    WEFT_PARAM_DOUBLE ("net_efficiency", T, M net_efficiency, "1", "0.01", "1",                  \
+                       "the same for transfers that cross the fabric (1: the packet model's "    \
+                       "own headers and ACKs are the only overhead)"),                           \
+    WEFT_PARAM_BOOL ("pxn", T, M pxn, "true",                                                    \
+                     "PXN (NCCL 2.12+): cross-rail sends go over NVLink to the GPU on the "      \
+                     "destination's rail first"),                                                \
+    WEFT_PARAM_ENUM ("type", T, M type, "float", "float|half|bfloat16|double|int8|int32|int64",  \
+                     "element type (nccl-tests -d)")
+
+/* kind = training (models/workload_train.c): the collective keys of nccl-test that apply to
+ * one all-reduce (embedded, so the two kinds share them and their parsing), and its own. */
+typedef struct {
+    NcclParams coll;
+    guint64 steps, buckets, bucket_size;
+    weft_time_t compute;
+    double backward_fraction;
+    guint64 tp_size, tp_bytes;
+} TrainParams;
+
 typedef struct {
     WeftFlowSpec spec;
     guint64 seq; /* generation order across groups */
@@ -103,6 +146,7 @@ typedef struct {
     WeftFlowsize *size;
     GArray *deps;  /* WeftFlowDep in generation order (Gen.seq), remapped to ids at the end */
     GArray *colls; /* WeftCollInstance, first_flow in generation order likewise */
+    GArray *gates; /* WeftCollGate between this run's instances (indices into colls) */
     GArray *ranks; /* guint32 node ids the instances' rank_first index */
 } Ctx;
 
@@ -134,6 +178,20 @@ gboolean weft_workload_gen_perf (Ctx *x, const PerfParams *p, gboolean latency, 
  * in endpoint order.  (transfer full) */
 gboolean weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error);
 extern const WeftParamSpec weft_workload_nccl_params[];
+/* workload_coll.c, for workload_train.c: the ranks of `gpus` (or every host), at least 2, and
+ * the collective spec the NcclParams describe (ranks borrowed from @ranks); and one instance
+ * of it appended (its flows, their dependencies, the instance). */
+gboolean weft_workload_coll_ranks (Ctx *x, const NcclParams *p, GArray *ranks, GError **error);
+guint64 weft_workload_coll_type_bytes (int type); /* element size of `type` (its index) */
+void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks,
+                              WeftCollSpec *spec);
+void weft_workload_coll_instance (Ctx *x, const NcclParams *p, guint64 bytes, guint32 n_ranks,
+                                  guint32 rank_first, WeftCollInstance *inst);
+gboolean weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst,
+                                        double efficiency, double net_efficiency, GError **error);
+/* workload_train.c */
+gboolean weft_workload_gen_training (Ctx *x, const TrainParams *p, GError **error);
+extern const WeftParamSpec weft_workload_train_params[];
 gboolean weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids,
                                       GError **error);
 GArray *weft_workload_select_hosts (Ctx *x, GError **error);

@@ -66,7 +66,7 @@ try_exp (WeftExperiment *exp, guint64 seed, GError **error)
 {
     GArray *flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
     g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    if (!weft_workload_generate (exp, g, seed, flows, NULL, NULL, NULL, names, error)) {
+    if (!weft_workload_generate (exp, g, seed, flows, NULL, NULL, NULL, NULL, names, error)) {
         ck_assert_uint_eq (flows->len, 0);
         ck_assert_uint_eq (names->len, 0);
         g_array_unref (flows);
@@ -274,7 +274,7 @@ START_TEST (test_workload_groups_merge)
     ck_assert_ptr_nonnull (exp);
     GArray *flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
     g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    ck_assert (weft_workload_generate (exp, g, 1, flows, NULL, NULL, NULL, names, NULL));
+    ck_assert (weft_workload_generate (exp, g, 1, flows, NULL, NULL, NULL, NULL, names, NULL));
     ck_assert_uint_eq (names->len, 2);
     ck_assert_str_eq (names->pdata[0], "late");
     ck_assert_str_eq (names->pdata[1], "early");

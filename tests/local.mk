@@ -64,3 +64,5 @@ check_PROGRAMS += tests/check_collective_run
 tests_check_collective_run_SOURCES = tests/check_collective_run.c
 check_PROGRAMS += tests/check_perftest_run
 tests_check_perftest_run_SOURCES = tests/check_perftest_run.c
+check_PROGRAMS += tests/check_training
+tests_check_training_SOURCES = tests/check_training.c

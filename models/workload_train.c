@@ -1,0 +1,216 @@
+/* models/workload_train.c - kind = training: data-parallel training steps, as PyTorch DDP
+ * (with optional Megatron-style tensor parallelism) runs them.
+ *
+ * A step is a compute phase of `compute` (forward, then backward: the last backward_fraction
+ * of it) during which the gradients become ready in `buckets` buckets of `bucket_size` each:
+ * bucket i is ready when i+1 of the buckets' equal shares of the backward pass are done,
+ *     ready_i = compute x (1 - backward_fraction) + compute x backward_fraction x (i+1)/buckets,
+ * so the last one is ready when the compute ends.  Each bucket is all-reduced over its
+ * data-parallel group once it is ready and the previous bucket's all-reduce has completed
+ * (NCCL runs a communicator's collectives one after another on one stream): the all-reduces
+ * overlap the rest of the backward pass, and what is left after the compute is exposed.  The
+ * next step starts when the last all-reduce has completed (and, always earlier, the compute
+ * has ended): the optimizer step is not modelled (no time).
+ *
+ * Tensor parallelism (tp_size > 1): consecutive ranks, tp_size of them, inside one server
+ * form a TP group; the data-parallel groups are the ranks with the same index in their TP
+ * group (Megatron's layout), each all-reducing its own buckets on its own stream, all at
+ * once.  Each step begins with one all-reduce of tp_bytes in every TP group, standing for the
+ * layers' activation all-reduces, which block the compute in a real run and so are modelled
+ * as fully exposed, before it; the compute starts when every TP group has finished, and the
+ * next step waits for every data-parallel group.
+ *
+ * How each all-reduce runs (algorithm, channels, chunk, efficiency, step latency, PXN, type)
+ * is nccl-test's: the same keys, the same expansion (models/workload_coll.c).  Each bucket
+ * size is rounded down to a whole number of elements.
+ *
+ * Gating (models/transport.h): bucket i of step k is gated on every TP all-reduce of step k
+ * (gap: ready_i), or without TP on the data-parallel groups' last all-reduces of step k-1
+ * (gap: ready_i; step 0: a time floor of start + ready_i), and on bucket i-1 of its group (gap
+ * 0); a TP all-reduce of step k > 0 on every group's last all-reduce of step k-1.
+ *
+ * The step report (weft_network_training_steps) derives step k's start as the earliest
+ * (start - ready) of its collectives and its end as the later of its last collective's
+ * finish and the compute's end; exposed communication is step time - compute.
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-workload"
+
+#include "models/collective.h"
+#include "models/workload_private.h"
+
+const WeftParamSpec weft_workload_train_params[] = {
+    WEFT_PARAM_UINT ("steps", TrainParams, steps, "3", "1", "1000000",
+                     "training steps (iterations) to run, one after another"),
+    WEFT_PARAM_TIME ("compute", TrainParams, compute, "10ms", "0ps", "3600s",
+                     "forward + backward compute time of one step (0: communication only)"),
+    WEFT_PARAM_DOUBLE ("backward_fraction", TrainParams, backward_fraction, "0.667", "0", "1",
+                       "the backward pass's share of compute (about 2/3: backward costs twice "
+                       "the forward); buckets become ready evenly over it"),
+    WEFT_PARAM_UINT ("buckets", TrainParams, buckets, "4", "1", "100000",
+                     "gradient buckets per step, all-reduced in order (DDP: model size / "
+                     "bucket_cap_mb)"),
+    WEFT_PARAM_BYTES ("bucket_size", TrainParams, bucket_size, "25MiB", "1B", "64GiB",
+                      "bytes per bucket (DDP's bucket_cap_mb default: 25 MiB)"),
+    WEFT_PARAM_UINT ("tp_size", TrainParams, tp_size, "1", "1", "1024",
+                     "tensor-parallel group size: consecutive ranks inside one server; 1: "
+                     "data parallelism only"),
+    WEFT_PARAM_BYTES ("tp_bytes", TrainParams, tp_bytes, "0B", "0B", "64GiB",
+                      "tp_size > 1: bytes all-reduced in every TP group at the start of each "
+                      "step (the activations' all-reduces of the forward and backward passes)"),
+    WEFT_WORKLOAD_COLL_PARAMS (TrainParams, coll.),
+    WEFT_PARAM_END,
+};
+
+static void
+gate (Ctx *x, guint32 before, guint32 after, weft_time_t gap_ps)
+{
+    WeftCollGate e = { before, after, gap_ps };
+    g_array_append_val (x->gates, e);
+}
+
+typedef struct {
+    GArray *ranks;    /* guint32 node ids of this group */
+    guint32 rank_first;
+    WeftCollSpec spec;
+} Group;
+
+static void
+group_init (Ctx *x, const NcclParams *p, Group *gr, GArray *ranks)
+{
+    gr->ranks = ranks;
+    gr->rank_first = x->ranks->len;
+    g_array_append_vals (x->ranks, ranks->data, ranks->len);
+    weft_workload_coll_spec (x, p, ranks, &gr->spec);
+}
+
+static gboolean
+check_params (Ctx *x, const TrainParams *p, guint n, GError **error)
+{
+    if (weft_workload_has_key (x, "tp_bytes") && p->tp_size == 1)
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
+                                     "tp_bytes", "only used with tp_size > 1");
+    if (p->tp_size > 1 && p->tp_bytes == 0)
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
+                                     "tp_bytes", "0B: tp_size > 1 needs the bytes its "
+                                     "all-reduce carries per step");
+    if (n % p->tp_size != 0 || n / p->tp_size < 2)
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "tp_size",
+                                     "%" G_GUINT64_FORMAT " with %u ranks: expected a divisor "
+                                     "of the ranks that leaves at least 2 data-parallel ranks",
+                                     p->tp_size, n);
+    if (p->bucket_size < weft_workload_coll_type_bytes (p->coll.type))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
+                                     "bucket_size", "less than one element of the type");
+    if (p->tp_size > 1 && p->tp_bytes < weft_workload_coll_type_bytes (p->coll.type))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
+                                     "tp_bytes", "less than one element of the type");
+    return TRUE;
+}
+
+gboolean
+weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
+{
+    NcclParams p = tp->coll;
+    p.op = WEFT_COLL_ALL_REDUCE; /* DDP and TP reduce with all-reduce */
+    p.root = 0;
+    g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
+    if (!weft_workload_coll_ranks (x, &p, all, error))
+        return FALSE;
+    guint n = all->len;
+    if (!check_params (x, tp, n, error))
+        return FALSE;
+    guint t = (guint) tp->tp_size, n_dp = t, n_tp = t > 1 ? n / t : 0;
+    const guint32 *r = (const guint32 *) all->data;
+
+    /* TP group j: ranks j*t .. j*t+t-1, inside one server.  DP group d: ranks d, t+d, ... */
+    Group *tpg = g_new0 (Group, MAX (n_tp, 1)), *dpg = g_new0 (Group, n_dp);
+    gboolean ok = TRUE;
+    for (guint j = 0; j < n_tp && ok; j++) {
+        GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+        g_array_append_vals (ranks, r + j * t, t);
+        gint32 server = weft_graph_node (x->g, r[j * t])->server;
+        for (guint k = 1; k < t && ok; k++)
+            if (server < 0 || weft_graph_node (x->g, r[j * t + k])->server != server)
+                ok = weft_experiment_fail (
+                    x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "tp_size",
+                    "tensor-parallel group %u (%s ...) spans servers: expected tp_size "
+                    "consecutive ranks in one server",
+                    j, weft_graph_node (x->g, r[j * t])->name);
+        group_init (x, &p, &tpg[j], ranks);
+        tpg[j].spec.bytes = tp->tp_bytes / weft_workload_coll_type_bytes (p.type) * weft_workload_coll_type_bytes (p.type);
+    }
+    for (guint d = 0; d < n_dp && ok; d++) {
+        GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+        for (guint i = d; i < n; i += t)
+            g_array_append_val (ranks, r[i]);
+        group_init (x, &p, &dpg[d], ranks);
+        dpg[d].spec.bytes = tp->bucket_size / weft_workload_coll_type_bytes (p.type) * weft_workload_coll_type_bytes (p.type);
+    }
+
+    weft_time_t fwd = (weft_time_t) ((double) tp->compute * (1 - tp->backward_fraction));
+    weft_time_t bwd = tp->compute - fwd;
+    guint32 base = x->colls->len;
+    guint32 per_step = (guint32) (n_tp + n_dp * tp->buckets);
+    /* Instance ids, relative to base: step k's TP groups, then its buckets (bucket-major). */
+#define TP_ID(k, j) (base + (guint32) (k) * per_step + (guint32) (j))
+#define DP_ID(k, i, d) (base + (guint32) (k) * per_step + n_tp + (guint32) (i) * n_dp + (guint32) (d))
+    for (guint64 k = 0; k < tp->steps && ok; k++) {
+        for (guint j = 0; j < n_tp && ok; j++) {
+            WeftCollInstance inst;
+            weft_workload_coll_instance (x, &p, tpg[j].spec.bytes, t, tpg[j].rank_first, &inst);
+            inst.role = WEFT_COLL_ROLE_TP;
+            inst.in_place = 1;
+            inst.iteration = inst.step = (guint32) k;
+            inst.index = j;
+            inst.compute_ps = tp->compute;
+            inst.gap_ps = x->c.start;
+            g_assert (x->colls->len == TP_ID (k, j));
+            for (guint d = 0; k > 0 && d < n_dp; d++)
+                gate (x, DP_ID (k - 1, tp->buckets - 1, d), TP_ID (k, j), 0);
+            ok = weft_workload_emit_collective (x, &tpg[j].spec, &inst, p.efficiency,
+                                                p.net_efficiency, error);
+        }
+        for (guint64 i = 0; i < tp->buckets && ok; i++) {
+            weft_time_t ready = fwd + (weft_time_t) ((double) bwd * (double) (i + 1) /
+                                                     (double) tp->buckets);
+            if (i + 1 == tp->buckets)
+                ready = tp->compute; /* exactly, whatever the rounding */
+            for (guint d = 0; d < n_dp && ok; d++) {
+                WeftCollInstance inst;
+                weft_workload_coll_instance (x, &p, dpg[d].spec.bytes, dpg[d].ranks->len,
+                                             dpg[d].rank_first, &inst);
+                inst.role = WEFT_COLL_ROLE_DP_BUCKET;
+                inst.in_place = 1;
+                inst.iteration = inst.step = (guint32) k;
+                inst.index = (guint32) i;
+                inst.dp_group = d;
+                inst.compute_ps = tp->compute;
+                inst.ready_ps = ready;
+                guint32 id = DP_ID (k, i, d);
+                g_assert (x->colls->len == id);
+                /* The compute it waits for starts with the step (after the TP all-reduces). */
+                inst.gap_ps = x->c.start + (n_tp == 0 && k == 0 ? ready : 0);
+                for (guint j = 0; j < n_tp; j++)
+                    gate (x, TP_ID (k, j), id, ready);
+                for (guint e = 0; n_tp == 0 && k > 0 && e < n_dp; e++)
+                    gate (x, DP_ID (k - 1, tp->buckets - 1, e), id, ready);
+                if (i > 0)
+                    gate (x, DP_ID (k, i - 1, d), id, 0); /* one stream, in order */
+                ok = weft_workload_emit_collective (x, &dpg[d].spec, &inst, p.efficiency,
+                                                    p.net_efficiency, error);
+            }
+        }
+    }
+#undef TP_ID
+#undef DP_ID
+    for (guint j = 0; j < n_tp; j++)
+        if (tpg[j].ranks)
+            g_array_unref (tpg[j].ranks);
+    for (guint d = 0; d < n_dp; d++)
+        if (dpg[d].ranks)
+            g_array_unref (dpg[d].ranks);
+    g_free (tpg);
+    g_free (dpg);
+    return ok;
+}
