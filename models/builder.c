@@ -184,7 +184,8 @@ endpoint_agent (WeftNetwork *net, guint32 node)
     WeftModel *m = net->node_model[node];
     if (m && m->klass == &weft_nic_class)
         return &((WeftNic *) m)->agent;
-    if (m && weft_graph_node (net->graph, node)->kind == WEFT_NODE_NIC)
+    WeftNodeKind k = weft_graph_node (net->graph, node)->kind;
+    if (m && (k == WEFT_NODE_NIC || k == WEFT_NODE_CPU)) /* CPU: host memory, for staging */
         return weft_switch_agent ((WeftSwitch *) m, &net->tp);
     return NULL;
 }
@@ -236,8 +237,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
             guint32 bad = sender ? f->spec.dst : f->spec.src;
             const WeftNode *n = weft_graph_node (graph, bad);
             weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, NULL,
-                                  "flow %u: %s is a %s: flows start and end at hosts, GPUs or "
-                                  "NICs",
+                                  "flow %u: %s is a %s: flows start and end at hosts, GPUs, "
+                                  "NICs or host memory (cpu)",
                                   i, n->name, weft_node_kind_name (n->kind));
             goto fail;
         }

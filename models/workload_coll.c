@@ -59,6 +59,36 @@ default_channels (const WeftGraph *g, const guint32 *ranks, guint n)
 
 static const char *const redops[] = { "sum", "none" };
 
+/* The nodes a transfer from @src to @dst passes through as separate transports, into @hops;
+ * returns their count (2: direct).  With GPUDirect off, a GPU's data to or from another
+ * server is staged in its server's host memory (weft_graph_staging: the CPU) and the NIC of
+ * its rail (weft_graph_gateway) moves it between host memories: GPU -> CPU (a copy over PCIe),
+ * CPU -> NIC (the NIC's DMA read), NIC -> NIC (RDMA over the fabric), NIC -> CPU (DMA write),
+ * CPU -> GPU (a copy).  The copies and DMAs cross the PCIe switch's uplink to the CPU, so
+ * staging costs exactly what sharing that link costs - nothing is scaled by a factor. */
+static guint
+staging_legs (const WeftGraph *g, guint32 src, guint32 dst, guint32 *hops)
+{
+    guint n = 0;
+    hops[n++] = src;
+    const WeftNode *a = weft_graph_node (g, src), *b = weft_graph_node (g, dst);
+    gboolean cross = a->server != b->server || a->server < 0;
+    if (cross && !weft_graph_gpudirect (g)) {
+        guint32 sa = weft_graph_staging (g, src), sb = weft_graph_staging (g, dst);
+        guint32 na = weft_graph_gateway (g, src), nb = weft_graph_gateway (g, dst);
+        if (sa != src && na != WEFT_GRAPH_NONE) {
+            hops[n++] = sa;
+            hops[n++] = na;
+        }
+        if (sb != dst && nb != WEFT_GRAPH_NONE) {
+            hops[n++] = nb;
+            hops[n++] = sb;
+        }
+    }
+    hops[n++] = dst;
+    return n;
+}
+
 /* One collective operation: its transfers become flows, in generation order. */
 gboolean
 weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst,
@@ -73,25 +103,50 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
     }
     guint64 base = *x->seq;
     inst->first_flow = (guint32) base;
-    inst->n_flows = xfers->len;
     guint32 coll = x->colls->len;
-    for (guint i = 0; i < xfers->len; i++) {
+    /* Each transfer becomes one flow, or with GPUDirect off a chain of legs through host
+     * memory; first[i] and last[i] are transfer i's first and last flows (generation order). */
+    guint64 *first = g_new (guint64, MAX (xfers->len, 1));
+    guint64 *last = g_new (guint64, MAX (xfers->len, 1));
+    gboolean ok = TRUE;
+    for (guint i = 0; i < xfers->len && ok; i++) {
         const WeftCollXfer *t = &g_array_index (xfers, WeftCollXfer, i);
-        if (!weft_workload_emit (x, t->src, t->dst, t->bytes, x->c.start, error))
-            return FALSE;
-        WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
-        f->delay_ps = t->delay_ps;
-        /* One connection per workload and channel (and peer): slices go in order. */
-        f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
-        f->coll = coll;
-        gint32 s0 = weft_graph_node (x->g, t->src)->server, s1 = weft_graph_node (x->g, t->dst)->server;
-        f->efficiency = s0 >= 0 && s0 == s1 ? efficiency : net_efficiency;
+        guint32 hops[6];
+        guint n = staging_legs (x->g, t->src, t->dst, hops);
+        first[i] = *x->seq;
+        for (guint k = 0; k + 1 < n && ok; k++) {
+            ok = weft_workload_emit (x, hops[k], hops[k + 1], t->bytes, x->c.start, error);
+            if (!ok)
+                break;
+            WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
+            f->delay_ps = k == 0 ? t->delay_ps : 0;
+            /* One connection per workload and channel (and peer): slices go in order. */
+            f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
+            f->coll = coll;
+            const WeftNode *a = weft_graph_node (x->g, hops[k]), *b = weft_graph_node (x->g, hops[k + 1]);
+            /* The protocol efficiency of NVLink applies between two GPUs of one server;
+             * everything else (the fabric, PCIe staging) takes net_efficiency. */
+            f->efficiency = a->kind == WEFT_NODE_GPU && b->kind == WEFT_NODE_GPU &&
+                                    a->server >= 0 && a->server == b->server
+                                ? efficiency
+                                : net_efficiency;
+            if (k > 0) {
+                WeftFlowDep leg = { (guint32) (*x->seq - 2), (guint32) (*x->seq - 1) };
+                g_array_append_val (x->deps, leg);
+            }
+        }
+        last[i] = *x->seq - 1;
     }
-    for (guint i = 0; i < cdeps->len; i++) {
+    inst->n_flows = (guint32) (*x->seq - base);
+    for (guint i = 0; i < cdeps->len && ok; i++) {
         const WeftCollDep *d = &g_array_index (cdeps, WeftCollDep, i);
-        WeftFlowDep fd = { (guint32) (base + d->before), (guint32) (base + d->after) };
+        WeftFlowDep fd = { (guint32) last[d->before], (guint32) first[d->after] };
         g_array_append_val (x->deps, fd);
     }
+    g_free (first);
+    g_free (last);
+    if (!ok)
+        return FALSE;
     g_array_append_val (x->colls, *inst);
     return TRUE;
 }

@@ -14,7 +14,9 @@
  *    protocol efficiency within 2 %;
  *  - rail mapping on 4 servers: every inter-server transfer joins GPUs of the same local
  *    index (the same rail), and no byte of data crosses a spine.
- * Leaves unchecked: GPUDirect off (not modelled yet), tree all-reduce timing.
+ *  - GPUDirect off: the staging legs through host memory share each PCIe switch's uplink to
+ *    the CPU, and the bus bandwidth falls to what half that uplink gives every ring.
+ * Leaves unchecked: tree all-reduce timing.
  * The model hides the step latency behind other slices when a step has many of them, so the
  * first check bounds it from above; the one-packet check pins it exactly.
  */
@@ -189,6 +191,34 @@ START_TEST (test_collective_rings_stay_on_their_rails)
 }
 END_TEST
 
+START_TEST (test_collective_gpudirect_off_shares_the_pcie_uplink)
+{
+    /* 2 servers, 16 GPUs, 8 rings, one inter-server hop per ring and server.  With GPUDirect
+     * off that hop is staged in host memory: on each server's PCIe switch c, the uplink to the
+     * CPU carries the outgoing copy and the incoming DMA up, the outgoing DMA and the incoming
+     * copy down - two streams per direction - so a ring's inter-server hop gets half of the
+     * 50 GB/s uplink, below the NIC's 50 GB/s: bus bandwidth = 8 rings x 25 GB/s x payload
+     * share (4096 / 4122).  With it on, the same hop runs near the NIC's rate. */
+    const char *wl = "[workload.ar]\nkind = nccl-test\nop = all_reduce\nminbytes = 128MB\n"
+                     "maxbytes = 128MB\niters = 1\nwarmup_iters = 0\n";
+    double busbw[2];
+    for (guint off = 0; off < 2; off++) {
+        g_autofree char *extra = g_strconcat ("[server]\ngpudirect = ", off ? "false" : "true",
+                                              "\n", wl, NULL);
+        g_autofree char *text = dgx (2, extra);
+        WeftSession s;
+        run (&s, text);
+        WeftTraceCollective row;
+        weft_network_collective_row (s.net, s.net->tp.n_colls - 1, &row);
+        busbw[off] = row.busbw_gbs;
+        weft_session_clear (&s);
+    }
+    double pcie = 50e9, expect_off = 8 * pcie / 2 * 4096.0 / 4122 / 1e9;
+    ck_assert_double_eq_tol (busbw[1], expect_off, expect_off * 0.05);
+    ck_assert_double_gt (busbw[0], 1.6 * busbw[1]);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -200,6 +230,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_every_op_alpha_beta);
     tcase_add_test (tc, test_collective_one_dgx_busbw_is_nvlink_times_efficiency);
     tcase_add_test (tc, test_collective_rings_stay_on_their_rails);
+    tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
     suite_add_tcase (s, tc);
     return s;
 }
