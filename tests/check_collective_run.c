@@ -16,6 +16,9 @@
  *    index (the same rail), and no byte of data crosses a spine.
  *  - GPUDirect off: the staging legs through host memory share each PCIe switch's uplink to
  *    the CPU, and the bus bandwidth falls to what half that uplink gives every ring.
+ *  - the oversubscription lesson: on the 4-SU SuperPOD fabric, an all-to-all spanning the SUs
+ *    (PXN off) slows on the 2:1 taper by what the leaves' port counts imply (within 10 %),
+ *    while a rail-aligned all-reduce inside one SU runs in the same time on both fabrics.
  * Leaves unchecked: tree all-reduce timing.
  * The model hides the step latency behind other slices when a step has many of them, so the
  * first check bounds it from above; the one-packet check pins it exactly.
@@ -219,6 +222,77 @@ START_TEST (test_collective_gpudirect_off_shares_the_pcie_uplink)
 }
 END_TEST
 
+/* The uplinks of a leaf (links to tier-2 switches) and the NICs on it, counted in the graph. */
+static void
+leaf_ports (const WeftGraph *g, guint32 leaf, guint *up, guint *nics)
+{
+    *up = *nics = 0;
+    const WeftNode *n = weft_graph_node (g, leaf);
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 peer, pp;
+        if (!weft_graph_peer (g, leaf, p, &peer, &pp))
+            continue;
+        const WeftNode *m = weft_graph_node (g, peer);
+        *up += m->kind == WEFT_NODE_SWITCH && m->tier == 2;
+        *nics += m->kind == WEFT_NODE_NIC;
+    }
+}
+
+START_TEST (test_collective_oversubscription_lesson)
+{
+    /* An all-to-all among GPU 0 of all 127 servers of 4 SUs (PXN off: every rank on rail 0),
+     * then a rail-aligned all-reduce inside SU 0, on the 1:1 fabric and on the 2:1 taper.  A
+     * leaf with n of the N ranks sends n (N - n) / (N - 1) NICs' worth across its uplinks; where
+     * that exceeds its uplinks u, the all-to-all slows by demand / u.  The all-reduce never
+     * leaves its rail's leaf, so the taper cannot touch it. */
+    GString *gpus = g_string_new (NULL);
+    for (guint i = 1; i <= 127; i++)
+        g_string_append_printf (gpus, "%sdgx-%u/gpu0", i > 1 ? ";" : "", i);
+    const char *fabrics[] = { "superpod-4su.ini", "superpod-4su-oversub-2to1.ini" };
+    double a2a[2], ar[2], slow[2];
+    for (guint k = 0; k < 2; k++) {
+        g_autofree char *rel = g_strconcat ("experiments/", fabrics[k], NULL);
+        g_autofree char *path = harness_srcpath (rel);
+        g_autofree char *text = g_strdup_printf (
+            "[experiment]\ninclude = %s\n[fabric]\nkind = infiniband\nrouting = static\n"
+            "[workload.a2a]\nkind = nccl-test\nop = alltoall\nminbytes = 16MiB\n"
+            "maxbytes = 16MiB\niters = 1\nwarmup_iters = 0\npxn = false\ngpus = %s\n",
+            path, gpus->str);
+        WeftSession s;
+        run (&s, text);
+        a2a[k] = mean_time (&s);
+        slow[k] = 1;
+        const guint N = 127;
+        for (guint32 id = 0; id < weft_graph_n_nodes (s.graph); id++) {
+            const WeftNode *n = weft_graph_node (s.graph, id);
+            if (n->kind != WEFT_NODE_SWITCH || n->tier != 1 || n->rail != 0)
+                continue;
+            guint up, nics;
+            leaf_ports (s.graph, id, &up, &nics);
+            double demand = (double) nics * (N - nics) / (N - 1);
+            slow[k] = MAX (slow[k], demand / up);
+        }
+        weft_session_clear (&s);
+
+        g_autofree char *text2 = g_strdup_printf (
+            "[experiment]\ninclude = %s\n[fabric]\nkind = infiniband\nrouting = static\n"
+            "[workload.ar]\nkind = nccl-test\nop = all_reduce\nminbytes = 32MiB\n"
+            "maxbytes = 32MiB\niters = 1\nwarmup_iters = 0\ngpus = dgx-1/gpu0..7;"
+            "dgx-2/gpu0..7;dgx-3/gpu0..7;dgx-4/gpu0..7\n",
+            path);
+        run (&s, text2);
+        ar[k] = mean_time (&s);
+        weft_session_clear (&s);
+    }
+    g_string_free (gpus, TRUE);
+    ck_assert_double_eq_tol (slow[0], 1.0, 1e-9); /* 1:1 does not bind */
+    ck_assert_double_gt (slow[1], 1.2);
+    double expect = slow[1] / slow[0];
+    ck_assert_double_eq_tol (a2a[1] / a2a[0], expect, expect * 0.10);
+    ck_assert_double_eq_tol (ar[1], ar[0], ar[0] * 0.01);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -231,6 +305,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_one_dgx_busbw_is_nvlink_times_efficiency);
     tcase_add_test (tc, test_collective_rings_stay_on_their_rails);
     tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
+    tcase_add_test (tc, test_collective_oversubscription_lesson);
     suite_add_tcase (s, tc);
     return s;
 }
