@@ -34,7 +34,7 @@ check_PROGRAMS += tests/check_network
 tests_check_network_SOURCES = tests/check_network.c
 e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
-	tests/e2e/experiments.sh
+	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in place: the
 # objects are rebuilt with the sanitizers, tested, and cleaned away again.  (LeakSanitizer is
