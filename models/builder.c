@@ -53,6 +53,40 @@ buffer_credits (const WeftNetwork *net, const WeftModel *m, guint32 link_id)
 }
 
 /* InfiniBand: every port advertises its own buffer and may spend its peer's. */
+/* [infiniband] sl2vl_file: per-port SL-to-VL tables. */
+static gboolean
+apply_sl2vl_file (WeftNetwork *net, GError **error)
+{
+    const WeftIbConfig *ib = &net->fabric.ib;
+    for (guint i = 0; ib->sl2vl_ports && i < ib->sl2vl_ports->len; i++) {
+        const WeftIbSl2VlEntry *e = &g_array_index (ib->sl2vl_ports, WeftIbSl2VlEntry, i);
+        guint32 node = weft_graph_lookup (net->graph, e->node);
+        WeftModel *m = node == WEFT_GRAPH_NONE ? NULL : net->node_model[node];
+        if (!m) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_NODE,
+                         "%s:%u: no node named '%s'", ib->sl2vl_path, e->line, e->node);
+            return FALSE;
+        }
+        guint n_ports = weft_graph_node (net->graph, node)->ports->len, set = 0;
+        for (guint32 p = 0; p < n_ports; p++) {
+            if (e->port && p + 1 != e->port)
+                continue;
+            if (g_array_index (weft_graph_node (net->graph, node)->ports, guint32, p) ==
+                WEFT_GRAPH_NONE)
+                continue;
+            memcpy (port_of (m, p)->ib->sl2vl, e->sl2vl, sizeof e->sl2vl);
+            set++;
+        }
+        if (set == 0) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s:%u: %s has no connected port %u", ib->sl2vl_path, e->line, e->node,
+                         e->port);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 static gboolean
 enable_credits (WeftNetwork *net)
 {
@@ -140,7 +174,8 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             g_ptr_array_add (net->ports, port);
         }
     }
-    if (net->fabric.kind == WEFT_FABRIC_INFINIBAND && !enable_credits (net))
+    if (net->fabric.kind == WEFT_FABRIC_INFINIBAND &&
+        (!enable_credits (net) || !apply_sl2vl_file (net, error)))
         return FALSE;
     for (guint i = 0; i < net->sim->models->len; i++) {
         WeftModel *m = net->sim->models->pdata[i];
@@ -500,10 +535,13 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
             const WeftModel *m = rx->owner;
             if (m->klass == &weft_switch_class) {
                 const WeftSwitch *sw = (const WeftSwitch *) m;
+                /* In any VL's queue: it may leave on another VL than it arrived on. */
                 for (guint o = 0; o < sw->n_ports; o++)
-                    for (const WeftPacket *p = sw->ports[o].q[1 + v].head; p; p = p->next)
-                        if (p->in_port == rx->index && p->hop > 0) /* not its agent's own */
-                            buffered += weft_ib_credits (cfg, p->size);
+                    for (guint q = 1; q < WEFT_PORT_CLASSES; q++)
+                        for (const WeftPacket *p = sw->ports[o].q[q].head; p; p = p->next)
+                            if (p->in_port == rx->index && p->in_vl == v &&
+                                p->hop > 0) /* not its agent's own */
+                                buffered += weft_ib_credits (cfg, p->size);
             }
             for (const WeftPacket *p = rx->link.wire.head; p; p = p->next)
                 if (p->kind == WEFT_PKT_CREDIT && p->vl == v)

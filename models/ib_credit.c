@@ -2,6 +2,8 @@
 #define G_LOG_DOMAIN "weft-ib-credit"
 #include "models/ib_credit.h"
 
+#include <string.h>
+
 WeftIbPort *
 weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
 {
@@ -9,6 +11,7 @@ weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
     ib->cfg = cfg;
     ib->limit = limit;
     ib->capacity = capacity;
+    memcpy (ib->sl2vl, cfg->sl2vl, sizeof ib->sl2vl);
     for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
         ib->avail[v] = limit;
     weft_vlarb_init (&ib->arb, cfg);
@@ -32,14 +35,15 @@ weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt)
 }
 
 gboolean
-weft_ib_on_arrival (WeftIbPort *ib, const WeftPacket *pkt)
+weft_ib_on_arrival (WeftIbPort *ib, WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
-    if (G_UNLIKELY (ib->used[pkt->vl] + c > ib->capacity)) {
+    pkt->in_vl = pkt->vl; /* its buffer here is this VL's, whatever VL it leaves on */
+    if (G_UNLIKELY (ib->used[pkt->in_vl] + c > ib->capacity)) {
         ib->lossless_drops++;
         return FALSE;
     }
-    ib->used[pkt->vl] += c;
+    ib->used[pkt->in_vl] += c;
     return TRUE;
 }
 
@@ -47,12 +51,12 @@ gboolean
 weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
-    g_assert (ib->used[pkt->vl] >= c);
-    ib->used[pkt->vl] -= c;
-    ib->pending[pkt->vl] += c;
-    if (ib->fcp_queued & (1u << pkt->vl))
+    g_assert (ib->used[pkt->in_vl] >= c);
+    ib->used[pkt->in_vl] -= c;
+    ib->pending[pkt->in_vl] += c;
+    if (ib->fcp_queued & (1u << pkt->in_vl))
         return FALSE;
-    ib->fcp_queued |= 1u << pkt->vl;
+    ib->fcp_queued |= 1u << pkt->in_vl;
     return TRUE;
 }
 

@@ -26,6 +26,7 @@
 
 typedef struct {
     const WeftIbConfig *cfg;
+    guint8 sl2vl[WEFT_IB_SLS];  /* the VL a packet of each SL leaves this port on */
     /* sender side */
     guint32 avail[WEFT_IB_MAX_VLS];
     guint32 limit;              /* the peer's advertised buffer per VL, in credits */
@@ -65,10 +66,11 @@ void weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt);
 
 /* @pkt arrived on the port owning @ib and enters the node's buffer.  FALSE when the buffer
  * cannot hold it: the caller drops it (a lossless violation, counted here). */
-gboolean weft_ib_on_arrival (WeftIbPort *ib, const WeftPacket *pkt);
+gboolean weft_ib_on_arrival (WeftIbPort *ib, WeftPacket *pkt);
 
 /* A packet that arrived on the port owning @ib leaves the buffer: its credits become pending.
- * Returns TRUE when the caller must queue an FCP for pkt->vl on that port (none is queued). */
+ * Returns TRUE when the caller must queue an FCP for pkt->in_vl on that port (none is
+ * queued). */
 gboolean weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt);
 
 /* A flow-control packet for @vl, its credit count to be filled in when it is sent.

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "weft-infiniband"
 #include "models/infiniband.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,9 @@ const WeftParamSpec weft_infiniband_params[] = {
     WEFT_PARAM_LIST ("sl2vl", WeftIbConfig, sl2vl_text, "",
                      "VL of each service level 0..15, ';'-separated (fewer entries: the rest "
                      "follow SL mod vls); default SL mod vls"),
+    WEFT_PARAM_STRING ("sl2vl_file", WeftIbConfig, sl2vl_file, "",
+                       "per-port SL-to-VL tables: lines 'NODE PORT VL0;VL1;...' (PORT from 1, "
+                       "or * for every port), overriding sl2vl; relative to the experiment file"),
     WEFT_PARAM_LIST ("vlarb_high", WeftIbConfig, arb_high_text, "",
                      "high-priority VL arbitration table: VL:WEIGHT entries (weight 0-255 in "
                      "64-byte units); default empty"),
@@ -73,6 +77,8 @@ parse_table (WeftIbConfig *ib, char **text, WeftIbArbEntry *table, guint *n, con
     }
     return TRUE;
 }
+
+static gboolean load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error);
 
 gboolean
 weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, GError **error)
@@ -122,6 +128,8 @@ weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, G
     if (ib->n_low == 0 && ib->n_high == 0)
         for (guint v = 0; v < ib->vls; v++)
             ib->low[ib->n_low++] = (WeftIbArbEntry){ (guint8) v, 64 };
+    if (ib->sl2vl_file && *ib->sl2vl_file && !load_sl2vl_file (ib, exp, error))
+        return FALSE;
     /* Every VL a service level maps to must be served by some table entry, or it would wait
      * forever: refuse the configuration rather than hang. */
     for (guint sl = 0; sl < WEFT_IB_SLS; sl++) {
@@ -143,5 +151,93 @@ weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, G
 void
 weft_ib_config_clear (WeftIbConfig *ib)
 {
+    if (ib->sl2vl_ports) {
+        for (guint i = 0; i < ib->sl2vl_ports->len; i++)
+            g_free (g_array_index (ib->sl2vl_ports, WeftIbSl2VlEntry, i).node);
+        g_array_unref (ib->sl2vl_ports);
+        ib->sl2vl_ports = NULL;
+    }
+    g_clear_pointer (&ib->sl2vl_path, g_free);
     weft_params_clear (weft_infiniband_params, ib);
+}
+
+static gboolean file_fail (GError **error, const char *path, guint line, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
+
+static gboolean
+file_fail (GError **error, const char *path, guint line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+    va_end (ap);
+    g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, "%s:%u: %s", path, line, msg);
+    return FALSE;
+}
+
+/* Every VL a table names must be served by the arbitration, or its packets never leave. */
+static gboolean
+served (const WeftIbConfig *ib, guint vl)
+{
+    for (guint i = 0; i < ib->n_high; i++)
+        if (ib->high[i].vl == vl && ib->high[i].weight > 0)
+            return TRUE;
+    for (guint i = 0; i < ib->n_low; i++)
+        if (ib->low[i].vl == vl && ib->low[i].weight > 0)
+            return TRUE;
+    return FALSE;
+}
+
+static gboolean
+load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error)
+{
+    g_autofree char *dir = weft_experiment_dir_for (exp, "infiniband", "sl2vl_file");
+    ib->sl2vl_path = g_path_is_absolute (ib->sl2vl_file) ? g_strdup (ib->sl2vl_file)
+                                                         : g_build_filename (dir, ib->sl2vl_file,
+                                                                             NULL);
+    ib->sl2vl_ports = g_array_new (FALSE, TRUE, sizeof (WeftIbSl2VlEntry));
+    g_autofree char *text = NULL;
+    GError *local = NULL;
+    if (!g_file_get_contents (ib->sl2vl_path, &text, NULL, &local)) {
+        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_FILE, "infiniband", "sl2vl_file",
+                              "%s", local->message);
+        g_error_free (local);
+        return FALSE;
+    }
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+        g_strstrip (lines[i]);
+        if (!lines[i][0] || lines[i][0] == '#')
+            continue;
+        g_auto (GStrv) w = g_strsplit_set (lines[i], " \t", -1);
+        const char *f[3];
+        guint n = 0;
+        for (guint j = 0; w[j]; j++)
+            if (w[j][0] && n < 3)
+                f[n++] = w[j];
+        if (n != 3)
+            return file_fail (error, ib->sl2vl_path, i + 1, "expected 'NODE PORT VL0;VL1;...'");
+        WeftIbSl2VlEntry e = { .line = i + 1 };
+        guint64 port = 0;
+        if (strcmp (f[1], "*") != 0 && (!parse_uint (f[1], 65535, &port) || port == 0))
+            return file_fail (error, ib->sl2vl_path, i + 1,
+                              "port '%s': expected a port number from 1, or *", f[1]);
+        g_auto (GStrv) vls = g_strsplit_set (f[2], ";,", -1);
+        guint k = 0;
+        for (; vls[k]; k++) {
+            guint64 vl;
+            if (k >= WEFT_IB_SLS || !parse_uint (vls[k], ib->vls - 1, &vl) || !served (ib, (guint) vl))
+                return file_fail (error, ib->sl2vl_path, i + 1,
+                                  "'%s': expected at most 16 VLs below [infiniband] vls, each "
+                                  "with a weight in the VL arbitration tables",
+                                  f[2]);
+            e.sl2vl[k] = (guint8) vl;
+        }
+        for (; k < WEFT_IB_SLS; k++)
+            e.sl2vl[k] = ib->sl2vl[k];
+        e.node = g_strdup (f[0]);
+        e.port = (guint32) port;
+        g_array_append_val (ib->sl2vl_ports, e);
+    }
+    return TRUE;
 }

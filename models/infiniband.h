@@ -12,8 +12,11 @@
  * scale-up network is not slowed by credits it would not run out of in hardware.
  *
  * Virtual lanes: `vls` data VLs (1 to 15; VL15, management, is not modelled).  A flow's
- * service level (its workload's `sl`) maps to a VL through `sl2vl`, one table for every port
- * (per-port tables are not modelled yet).  Buffers: `buffer` bytes per VL at each switch
+ * service level (its workload's `sl`) maps to a VL through the SL-to-VL table of each output
+ * port it leaves by: `sl2vl` for every port, overridden per port by `sl2vl_file` (lines
+ * `NODE PORT VL0;VL1;...`, PORT from 1 or `*` for all of the node's ports; IBA keeps a table
+ * per input/output pair on switches - one per output port is modelled).  A packet holds its
+ * input buffer on the VL it arrived on and leaves on the VL of its output.  Buffers: `buffer` bytes per VL at each switch
  * input port, `hca_buffer` per VL at a host channel adapter; the receiver advertises them as
  * credits.  Arbitration between VLs at every output: models/vlarb.h.
  */
@@ -31,6 +34,14 @@ typedef struct {
     guint8 weight; /* in 64-byte units; 0 skips the entry */
 } WeftIbArbEntry;
 
+/* One line of an sl2vl_file: the table of a node's output port (port 0: every port). */
+typedef struct {
+    char *node;
+    guint32 port;         /* from 1; 0 for '*' */
+    guint line;
+    guint8 sl2vl[WEFT_IB_SLS];
+} WeftIbSl2VlEntry;
+
 typedef struct {
     /* [infiniband] parameters */
     guint64 vls;
@@ -40,6 +51,9 @@ typedef struct {
     guint64 internal_buffer; /* per VL on NVLink and PCIe ports, bytes */
     guint64 header, ack_bytes, fc_bytes;
     char **sl2vl_text;
+    char *sl2vl_file;
+    char *sl2vl_path;     /* resolved against the experiment file */
+    GArray *sl2vl_ports;  /* WeftIbSl2VlEntry, from sl2vl_file */
     char **arb_high_text, **arb_low_text;
     guint64 high_limit;   /* 4 KiB units of high-priority data before a low-priority packet; 255: unlimited */
     /* Resolved */

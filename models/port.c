@@ -111,8 +111,11 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     WeftIbPort *ib = port->ib;
     if (port->q[0].head)
         return pop_class (port, 0, now);
-    if (!port->staged && port->pull)
+    if (!port->staged && port->pull) {
         port->staged = port->pull (port->pull_source, port->index);
+        if (port->staged)
+            port->staged->vl = ib->sl2vl[port->staged->sl];
+    }
     guint32 eligible = 0;
     gboolean waiting = FALSE;
     guint vls = (guint) ib->cfg->vls;
@@ -190,6 +193,8 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         weft_packet_release (&sim->pool, pkt);
         return FALSE;
     }
+    if (port->ib && pkt->kind != WEFT_PKT_CREDIT)
+        pkt->vl = port->ib->sl2vl[pkt->sl]; /* this port's SL-to-VL table */
     weft_fifo_push (&port->q[weft_port_class (port, pkt)], pkt);
     queue_changed (port, now, port->q_bytes + pkt->size);
     if (idle (port, now))

@@ -53,7 +53,8 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
             continue;
         guint64 load = p->q_bytes;
         if (p->ib)
-            load += (guint64) (p->ib->limit - p->ib->avail[pkt->vl]) * p->ib->cfg->credit_unit;
+            load += (guint64) (p->ib->limit - p->ib->avail[p->ib->sl2vl[pkt->sl]]) *
+                    p->ib->cfg->credit_unit;
         if (load < best_load) {
             best_load = load;
             best = set[i];
@@ -70,7 +71,7 @@ drop_at_input (WeftSwitch *self, guint in_port, WeftPacket *pkt)
 {
     WeftPort *in = &self->ports[in_port];
     if (in->ib && weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&self->parent.sim->pool, in->ib, pkt->vl));
+        weft_port_enqueue (in, weft_ib_fcp_new (&self->parent.sim->pool, in->ib, pkt->in_vl));
     weft_packet_release (&self->parent.sim->pool, pkt);
 }
 
@@ -110,6 +111,8 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         drop_at_input (self, in_port, pkt);
         return;
     }
+    if (self->ports[out].ib) /* the VL it leaves on: the output port's SL-to-VL table */
+        pkt->vl = self->ports[out].ib->sl2vl[pkt->sl];
     if (self->cc_markers) {
         /* IB congestion control: FECN by this output's queue for the packet's VL. */
         WeftPort *o = &self->ports[out];
@@ -131,7 +134,7 @@ switch_depart (WeftModel *m, WeftPacket *pkt)
     WeftSwitch *self = (WeftSwitch *) m;
     WeftPort *in = &self->ports[pkt->in_port];
     if (weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->vl));
+        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
 }
 
 void

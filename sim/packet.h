@@ -43,7 +43,8 @@ typedef struct WeftPacket {
     guint8 fecn : 1;         /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
     guint8 becn : 1;         /* InfiniBand ACK/NAK: the data it answers carried FECN */
     guint8 hop;              /* links crossed so far */
-    guint8 vl;               /* InfiniBand virtual lane (0 elsewhere) */
+    guint8 vl;               /* InfiniBand virtual lane it travels on now (0 elsewhere) */
+    guint8 in_vl;            /* the VL it arrived on at the node holding it (its buffer) */
     guint8 sl;               /* InfiniBand service level of its flow */
 } WeftPacket;
 

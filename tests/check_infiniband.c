@@ -11,7 +11,8 @@
  *  - credit conservation at every sample of a busy run, for every link direction and VL;
  *  - congestion spreading: a victim flow that shares only an upstream link with an incast is
  *    slowed well below its own line rate, and the link where it waits shows credit stalls;
- *  - two service levels on two VLs share a link by the arbitration weights;
+ *  - two service levels on two VLs share a link by the arbitration weights, and a per-port
+ *    SL-to-VL table changes which one the weights favour on that port;
  *  - adaptive routing delivers every byte with packets placed out of order, and on a random
  *    permutation is no worse than static routing at the median and better in the tail.
  * Leaves unchecked: IB congestion control (tests/check_ibcc.c), faults (a later issue).
@@ -192,6 +193,39 @@ START_TEST (test_infiniband_vl_arbitration_weights)
 }
 END_TEST
 
+START_TEST (test_infiniband_per_port_sl2vl)
+{
+    /* The same two flows as above, but the switch's port to host2 maps SL 0 to VL 1 and SL 1
+     * to VL 0: the weights now favour the SL 0 flow on that link, and credits stay conserved
+     * although packets leave on another VL than they arrived on. */
+    g_autofree char *lft = g_build_filename (harness_tmp, "sl2vl.txt", NULL);
+    ck_assert (g_file_set_contents (lft, "# node port vl-of-sl0;vl-of-sl1\nsw0 3 1;0\n", -1, NULL));
+    g_autofree char *text = g_strdup_printf (
+        "[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
+        "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
+        "vlarb_low = 0:65;1:195\nsl2vl_file = %s\nbuffer = 32KiB\n"
+        "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
+        "[workload.b]\nkind = flows\nflows = host1>host2 16MiB\nsl = 1\n",
+        lft);
+    WeftSession s;
+    harness_prepare (&s, text);
+    credit_violations = credit_samples = 0;
+    credit_report = g_string_new (NULL);
+    s.sim->sample = check_credits_sample;
+    s.sim->sample_data = s.net;
+    s.sim->sample_interval = WEFT_NS (700);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    if (credit_violations)
+        ck_abort_msg ("%u credit violations:\n%s", credit_violations, credit_report->str);
+    g_string_free (credit_report, TRUE);
+    const WeftFlow *a = &s.net->tp.flows[0], *b = &s.net->tp.flows[1];
+    ck_assert_uint_lt (a->finish_ps, b->finish_ps);
+    double expect = RATE / 1e9 * 4096 / WIRE * 0.75;
+    ck_assert_double_eq_tol (flow_gbps (a), expect, expect * 0.05);
+    weft_session_clear (&s);
+}
+END_TEST
+
 static void
 fct_quantiles (const WeftSession *s, double *p50, double *p99)
 {
@@ -320,6 +354,7 @@ test_suite (void)
     tcase_add_test (tc, test_infiniband_incast_lossless_fair_and_conserves_credits);
     tcase_add_test (tc, test_infiniband_congestion_spreads_to_a_victim);
     tcase_add_test (tc, test_infiniband_vl_arbitration_weights);
+    tcase_add_test (tc, test_infiniband_per_port_sl2vl);
     tcase_add_test (tc, test_infiniband_adaptive_routing_beats_static_in_the_tail);
     tcase_add_test (tc, test_infiniband_railopt_shift_permutation_at_line_rate);
     tcase_add_test (tc, test_infiniband_railopt_random_permutation_static_vs_adaptive);

@@ -44,4 +44,8 @@ printf '[experiment]\ninclude = %s\n[ibcc]\nenabled = true\n' "$base" >"$TMP/cc.
 check "\[ibcc\]: not used with \[fabric\] kind = ethernet" "$WEFT" validate "$TMP/cc.ini"
 check "\[ibcc\] cct:.*SHIFT:MULTIPLIER" "$WEFT" validate "$ibx" --set "ibcc:cct=0:0;9:1"
 check "\[workload.incast\] sl: service levels exist on InfiniBand only" "$WEFT" validate "$base" --set workload.incast:sl=1
+printf 'sw9 1 0\n' >"$TMP/sl2vl.txt"
+check "sl2vl.txt:1: no node named 'sw9'" "$WEFT" validate "$ibx" --set "infiniband:sl2vl_file=$TMP/sl2vl.txt"
+printf 'sw0 1 7\n' >"$TMP/sl2vl.txt"
+check "sl2vl.txt:1: '7': expected at most 16 VLs" "$WEFT" validate "$ibx" --set "infiniband:sl2vl_file=$TMP/sl2vl.txt"
 echo "bad input: ok"
