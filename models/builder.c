@@ -547,16 +547,17 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                 if (p->kind == WEFT_PKT_CREDIT && p->vl == v)
                     returning += p->seq;
             guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
-            if (sum != tx->ib->limit || buffered != rx->ib->used[v]) {
+            guint64 advertised = (guint64) rx->ib->capacity + rx->ib->granted[v];
+            if (sum != advertised || buffered != rx->ib->used[v]) {
                 bad++;
                 if (report)
                     g_string_append_printf (
                         report,
                         "%s:%u VL %u: avail %u + wire %" G_GUINT64_FORMAT " + buffered %"
                         G_GUINT64_FORMAT " (counted %u) + pending %u + returning %"
-                        G_GUINT64_FORMAT " != %u\n",
+                        G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT "\n",
                         tx->owner->name, tx->index + 1, v, tx->ib->avail[v], wire, buffered,
-                        rx->ib->used[v], rx->ib->pending[v], returning, tx->ib->limit);
+                        rx->ib->used[v], rx->ib->pending[v], returning, advertised);
             }
         }
     }

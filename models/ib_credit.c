@@ -39,7 +39,7 @@ weft_ib_on_arrival (WeftIbPort *ib, WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
     pkt->in_vl = pkt->vl; /* its buffer here is this VL's, whatever VL it leaves on */
-    if (G_UNLIKELY (ib->used[pkt->in_vl] + c > ib->capacity)) {
+    if (G_UNLIKELY (ib->used[pkt->in_vl] + c > ib->capacity + ib->granted[pkt->in_vl])) {
         ib->lossless_drops++;
         return FALSE;
     }
@@ -51,12 +51,39 @@ gboolean
 weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
-    g_assert (ib->used[pkt->in_vl] >= c);
-    ib->used[pkt->in_vl] -= c;
-    ib->pending[pkt->in_vl] += c;
-    if (ib->fcp_queued & (1u << pkt->in_vl))
+    guint vl = pkt->in_vl;
+    g_assert (ib->used[vl] >= c);
+    ib->used[vl] -= c;
+    guint32 back = 0;
+    if (ib->granted[vl] > 0 && ib->used[vl] <= ib->capacity / 2) {
+        /* Drained: the loan goes back to the pool instead of upstream. */
+        back = MIN (c, ib->granted[vl]);
+        ib->granted[vl] -= back;
+        *ib->pool_free += back;
+    }
+    if (c == back)
         return FALSE;
-    ib->fcp_queued |= 1u << pkt->in_vl;
+    ib->pending[vl] += c - back;
+    if (ib->fcp_queued & (1u << vl))
+        return FALSE;
+    ib->fcp_queued |= 1u << vl;
+    return TRUE;
+}
+
+gboolean
+weft_ib_grant (WeftIbPort *ib, guint vl)
+{
+    /* Lend when the VL's buffer is more than half full and one more packet would not fit. */
+    if (!ib->pool_free || *ib->pool_free < ib->grant_unit || ib->used[vl] <= ib->capacity / 2 ||
+        ib->used[vl] + ib->grant_unit <= ib->capacity + ib->granted[vl])
+        return FALSE;
+    ib->granted[vl] += ib->grant_unit;
+    *ib->pool_free -= ib->grant_unit;
+    ib->loans++;
+    ib->pending[vl] += ib->grant_unit;
+    if (ib->fcp_queued & (1u << vl))
+        return FALSE;
+    ib->fcp_queued |= 1u << vl;
     return TRUE;
 }
 
@@ -64,7 +91,8 @@ void
 weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp)
 {
     ib->avail[fcp->vl] += (guint32) fcp->seq;
-    g_assert (ib->avail[fcp->vl] <= ib->limit);
+    /* With a shared pool downstream the sender may hold more than the private limit. */
+    g_assert (ib->avail[fcp->vl] <= ib->limit || ib->cfg->shared_credits > 0);
 }
 
 void

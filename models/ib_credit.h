@@ -12,10 +12,15 @@
  * waits for the transmitter, further freed credits join it (its count is filled in when it is
  * sent), which rate-limits updates as hardware does.
  *
+ * Shared pool (optional, per switch): when a VL of an input port is about to run out of its
+ * private buffer, the switch lends it one largest packet's worth of credits from the pool
+ * (sent upstream like freed credits), and takes them back as that VL drains below half its
+ * private buffer - the upstream sender sees more credits while the port is busy.
+ *
  * Invariant (checked by weft_network_check_credits): for every link direction and VL,
  * sender avail + credits of its packets on the wire + credits of packets buffered at the
  * receiver + receiver pending + credits in FCPs on the way back = the receiver's advertised
- * buffer.  A packet that arrives to a full buffer is impossible by that invariant; if one did,
+ * buffer: its private buffer plus what the pool has lent it.  A packet that arrives to a full buffer is impossible by that invariant; if one did,
  * it is dropped and counted in lossless_drops, a bug reported at the end of the run.
  */
 #ifndef WEFT_MODELS_IB_CREDIT_H
@@ -33,7 +38,11 @@ typedef struct {
     /* receiver side */
     guint32 used[WEFT_IB_MAX_VLS];
     guint32 pending[WEFT_IB_MAX_VLS];
-    guint32 capacity;           /* this port's buffer per VL, in credits */
+    guint32 capacity;           /* this port's private buffer per VL, in credits */
+    guint32 granted[WEFT_IB_MAX_VLS]; /* credits lent from the switch's shared pool */
+    guint32 *pool_free;         /* the switch's shared pool, in credits; NULL: none */
+    guint32 grant_unit;         /* credits lent at a time: one largest packet */
+    guint64 loans;              /* times the pool lent to this port */
     guint32 fcp_queued;         /* bit per VL: an FCP waits in this port's egress */
     guint64 lossless_drops;
     guint64 fcps_sent;
@@ -76,6 +85,10 @@ gboolean weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt);
 /* A flow-control packet for @vl, its credit count to be filled in when it is sent.
  * (transfer full) */
 WeftPacket *weft_ib_fcp_new (WeftPacketPool *pool, const WeftIbPort *ib, guint vl);
+
+/* After an arrival: lend @vl a packet's worth of credits from the shared pool if it is about
+ * to run out.  TRUE when the caller must queue an FCP for @vl (none is queued). */
+gboolean weft_ib_grant (WeftIbPort *ib, guint vl);
 
 /* An FCP from the peer arrived: its credits become available again. */
 void weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp);

@@ -18,6 +18,10 @@ const WeftParamSpec weft_infiniband_params[] = {
     WEFT_PARAM_BYTES ("internal_buffer", WeftIbConfig, internal_buffer, "1MiB", "1B", "1GiB",
                       "receive buffer per VL on NVLink and PCIe ports inside a server (credits "
                       "there too; the default covers NVLink's rate x round trip)"),
+    WEFT_PARAM_BYTES ("shared_buffer", WeftIbConfig, shared_buffer, "0B", "0B", "16GiB",
+                      "optional pool per fabric switch, lent one packet at a time to an input "
+                      "VL that is about to run out of `buffer` and taken back as it drains; "
+                      "0: private buffers only"),
     WEFT_PARAM_BYTES ("header", WeftIbConfig, header, "26B", "0B", "1KiB",
                       "wire bytes around each payload: LRH 8 + BTH 12 + ICRC 4 + VCRC 2"),
     WEFT_PARAM_BYTES ("ack", WeftIbConfig, ack_bytes, "30B", "1B", "1KiB",
@@ -90,6 +94,8 @@ weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, G
     ib->buffer_credits = (guint32) MIN (ib->buffer / ib->credit_unit, G_MAXUINT32 / 2);
     ib->hca_credits = (guint32) MIN (ib->hca_buffer / ib->credit_unit, G_MAXUINT32 / 2);
     ib->internal_credits = (guint32) MIN (ib->internal_buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    ib->shared_credits = (guint32) MIN (ib->shared_buffer / ib->credit_unit, G_MAXUINT32 / 2);
+    ib->max_packet_credits = max_pkt;
     if (ib->internal_credits < max_pkt)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "infiniband",
                                      "internal_buffer",

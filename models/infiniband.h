@@ -49,6 +49,7 @@ typedef struct {
     guint64 buffer;       /* per VL per switch input port, bytes */
     guint64 hca_buffer;   /* per VL at an HCA, bytes */
     guint64 internal_buffer; /* per VL on NVLink and PCIe ports, bytes */
+    guint64 shared_buffer;   /* per fabric switch, lent to busy input VLs; 0: none */
     guint64 header, ack_bytes, fc_bytes;
     char **sl2vl_text;
     char *sl2vl_file;
@@ -60,7 +61,7 @@ typedef struct {
     guint8 sl2vl[WEFT_IB_SLS];
     WeftIbArbEntry high[WEFT_IB_ARB_ENTRIES], low[WEFT_IB_ARB_ENTRIES];
     guint n_high, n_low;
-    guint32 buffer_credits, hca_credits, internal_credits;
+    guint32 buffer_credits, hca_credits, internal_credits, shared_credits, max_packet_credits;
 } WeftIbConfig;
 
 extern const WeftParamSpec weft_infiniband_params[];

@@ -92,6 +92,8 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         weft_packet_release (&m->sim->pool, pkt);
         return;
     }
+    if (in->ib && in->ib->pool_free && weft_ib_grant (in->ib, pkt->in_vl))
+        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
     if (self->agent && pkt->dst == m->node) {
         weft_nic_agent_receive (self->agent, in, pkt);
         return;
@@ -140,9 +142,20 @@ switch_depart (WeftModel *m, WeftPacket *pkt)
 void
 weft_switch_enable_credits (WeftSwitch *self)
 {
-    for (guint i = 0; i < self->n_ports; i++)
-        if (self->ports[i].owner)
-            self->ports[i].on_depart = switch_depart;
+    const WeftIbConfig *ib = &self->fabric->ib;
+    self->pool_free = self->internal ? 0 : ib->shared_credits;
+    for (guint i = 0; i < self->n_ports; i++) {
+        WeftPort *p = &self->ports[i];
+        if (!p->owner)
+            continue;
+        p->on_depart = switch_depart;
+        /* The shared pool serves the fabric ports of a fabric switch. */
+        if (self->pool_free > 0 && p->ib &&
+            weft_graph_link (self->graph, p->link.link_id)->kind == WEFT_LINK_FABRIC) {
+            p->ib->pool_free = &self->pool_free;
+            p->ib->grant_unit = ib->max_packet_credits;
+        }
+    }
     /* Only fabric switches mark: a server's internal NVSwitch, PCIe switches and NICs are not
      * part of the subnet's congestion control. */
     if (self->fabric->ibcc.enabled && !self->internal)

@@ -47,6 +47,8 @@ typedef struct {
     WeftPort *ports;          /* n_ports; unconnected ones have owner NULL */
     guint64 unroutable;       /* packets with no route (dropped) */
     guint64 lossless_drops;   /* InfiniBand: no input buffer for an arriving packet (a bug) */
+    guint32 pool_free;        /* InfiniBand: credits left in the shared pool ([infiniband]
+                                 shared_buffer), lent to its input ports' VLs */
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL

@@ -8,7 +8,8 @@
  *    packet's serialization + propagation back) within 5 %;
  *  - 16-to-1 incast: no drop at all, every byte delivered once, the senders' ports wait for
  *    credits (PortXmitWait), each sender gets 1/16 of the receiver's link within 5 %;
- *  - credit conservation at every sample of a busy run, for every link direction and VL;
+ *  - credit conservation at every sample of a busy run, for every link direction and VL, also
+ *    with a shared pool lending credits to filling inputs (whose own books must balance);
  *  - congestion spreading: a victim flow that shares only an upstream link with an incast is
  *    slowed well below its own line rate, and the link where it waits shows credit stalls;
  *  - two service levels on two VLs share a link by the arbitration weights, and a per-port
@@ -226,6 +227,61 @@ START_TEST (test_infiniband_per_port_sl2vl)
 }
 END_TEST
 
+static guint pool_violations;
+
+static void
+check_credits_and_pool (WeftSim *sim, void *data)
+{
+    WeftNetwork *net = data;
+    check_credits_sample (sim, data);
+    for (guint i = 0; i < sim->models->len; i++) {
+        const WeftModel *m = sim->models->pdata[i];
+        if (m->klass != &weft_switch_class)
+            continue;
+        const WeftSwitch *sw = (const WeftSwitch *) m;
+        guint64 lent = 0;
+        for (guint p = 0; p < sw->n_ports; p++)
+            if (sw->ports[p].ib && sw->ports[p].ib->pool_free)
+                for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
+                    lent += sw->ports[p].ib->granted[v];
+        pool_violations += lent + sw->pool_free != net->fabric.ib.shared_credits;
+    }
+}
+
+START_TEST (test_infiniband_shared_pool)
+{
+    /* 16-to-1 incast with private buffers of 3 packets per input VL and a 1 MiB pool: the
+     * filling inputs borrow, nothing is lost, credits stay conserved counting the loans, and
+     * the pool's free credits plus what it has lent always add up to its size. */
+    WeftSession s;
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"
+                         "[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 12480B\n"
+                         "shared_buffer = 1MiB\n[workload.in]\nkind = incast\nsenders = 16\n"
+                         "receiver = host0\nflow_size = 1MiB\n");
+    credit_violations = credit_samples = pool_violations = 0;
+    credit_report = g_string_new (NULL);
+    s.sim->sample = check_credits_and_pool;
+    s.sim->sample_data = s.net;
+    s.sim->sample_interval = WEFT_NS (700);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    if (credit_violations)
+        ck_abort_msg ("%u credit violations:\n%s", credit_violations, credit_report->str);
+    g_string_free (credit_report, TRUE);
+    ck_assert_uint_eq (pool_violations, 0);
+    guint64 loans = 0;
+    for (guint i = 0; i < s.net->ports->len; i++) {
+        const WeftPort *p = s.net->ports->pdata[i];
+        loans += p->ib->loans;
+    }
+    ck_assert_uint_gt (loans, 0);
+    WeftNetworkStats st;
+    weft_network_stats (s.net, &st);
+    ck_assert_uint_eq (st.lossless_drops, 0);
+    ck_assert_uint_eq (st.finished, 16);
+    weft_session_clear (&s);
+}
+END_TEST
+
 static void
 fct_quantiles (const WeftSession *s, double *p50, double *p99)
 {
@@ -355,6 +411,7 @@ test_suite (void)
     tcase_add_test (tc, test_infiniband_congestion_spreads_to_a_victim);
     tcase_add_test (tc, test_infiniband_vl_arbitration_weights);
     tcase_add_test (tc, test_infiniband_per_port_sl2vl);
+    tcase_add_test (tc, test_infiniband_shared_pool);
     tcase_add_test (tc, test_infiniband_adaptive_routing_beats_static_in_the_tail);
     tcase_add_test (tc, test_infiniband_railopt_shift_permutation_at_line_rate);
     tcase_add_test (tc, test_infiniband_railopt_random_permutation_static_vs_adaptive);
