@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <check.h>
+#include <glib/gstdio.h>
 
 #include "sim/experiment.h"
 #include "tests/harness.h"
@@ -245,6 +246,39 @@ START_TEST (test_updn_no_down_up_turns_on_cycles)
 }
 END_TEST
 
+/* Through [topology] routing_engine = updn on a topology file: a ring of five switches with a
+ * host each (no tiers, so the roots come from distances to the hosts).  minhop's shortest paths
+ * around the ring turn up after going down; updn's never do. */
+START_TEST (test_updn_topology_file)
+{
+    g_autofree char *dir = g_dir_make_tmp ("weft-updn-XXXXXX", NULL);
+    g_autofree char *topo = g_build_filename (dir, "ring.topo", NULL);
+    GString *text = g_string_new ("# a ring of switches\n");
+    for (guint i = 0; i < 5; i++)
+        g_string_append_printf (
+            text, "node sw%u switch\nnode host%u host\nlink host%u sw%u 100Gbps\n", i, i, i, i);
+    for (guint i = 0; i < 5; i++)
+        g_string_append_printf (text, "link sw%u sw%u 100Gbps\n", i, (i + 1) % 5);
+    ck_assert (g_file_set_contents (topo, text->str, -1, NULL));
+    g_string_free (text, TRUE);
+    g_autofree char *exp_mh = g_strdup_printf ("[topology]\ngenerator = file\nfile = %s\n"
+                                               "routing_engine = minhop\n",
+                                               topo);
+    g_autofree char *exp_ud = g_strdup_printf ("[topology]\ngenerator = file\nfile = %s\n"
+                                               "routing_engine = updn\n",
+                                               topo);
+    g_autoptr (WeftGraph) mh = build_text (exp_mh);
+    g_autoptr (WeftGraph) ud = build_text (exp_ud);
+    Turns tm = turns (mh), tu = turns (ud);
+    ck_assert_uint_eq (tu.paths, 20);
+    ck_assert_uint_eq (tu.down_up, 0);
+    ck_assert (!tu.cdg_cycle);
+    ck_assert_uint_gt (tm.down_up, 0);
+    g_unlink (topo);
+    g_rmdir (dir);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -254,6 +288,7 @@ test_suite (void)
     tcase_add_test (tc, test_updn_equals_minhop_on_fat_trees);
     tcase_add_test (tc, test_updn_ranks_from_top_tier);
     tcase_add_test (tc, test_updn_no_down_up_turns_on_cycles);
+    tcase_add_test (tc, test_updn_topology_file);
     suite_add_tcase (s, tc);
     return s;
 }
