@@ -67,3 +67,5 @@ check_PROGRAMS += tests/check_perftest_run
 tests_check_perftest_run_SOURCES = tests/check_perftest_run.c
 check_PROGRAMS += tests/check_training
 tests_check_training_SOURCES = tests/check_training.c
+check_PROGRAMS += tests/check_updn
+tests_check_updn_SOURCES = tests/check_updn.c

@@ -1,5 +1,6 @@
 # topologies/: pure generators from parameters to the fabric graph
-libweft_a_SOURCES += topologies/lft.c topologies/lft.h topologies/minhop.c topologies/minhop.h
+libweft_a_SOURCES += topologies/lft.c topologies/lft.h topologies/minhop.c topologies/minhop.h \
+	topologies/updn.c topologies/updn.h
 libweft_a_SOURCES += topologies/topology.c topologies/topology.h \
 	topologies/leafspine.c topologies/leafspine.h \
 	topologies/server.c topologies/server.h \

@@ -6,8 +6,8 @@
  * OpenSM's minhop balances its linear forwarding tables.  Only fabric switches and fabric
  * destinations (hosts, NICs) are balanced; a GPU follows its NIC's routes and the links
  * inside a server have one route each.  On fat trees every minimal path is an up/down path,
- * so these routes are also what OpenSM's updn engine computes there; updn's restrictions for
- * topologies with cycles are not modelled.
+ * so these routes are also what the updn engine (topologies/updn.h) computes there; on
+ * topologies with cycles minhop may turn up after going down, which updn never does.
  */
 #ifndef WEFT_TOPOLOGIES_MINHOP_H
 #define WEFT_TOPOLOGIES_MINHOP_H

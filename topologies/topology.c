@@ -8,6 +8,7 @@
 #include "topologies/file.h"
 #include "topologies/lft.h"
 #include "topologies/minhop.h"
+#include "topologies/updn.h"
 
 #include "topologies/leafspine.h"
 #include "topologies/railopt.h"
@@ -19,15 +20,16 @@ typedef struct {
     char *forwarding_table;
 } Common;
 
-enum { ENGINE_DMODK, ENGINE_MINHOP };
+enum { ENGINE_DMODK, ENGINE_MINHOP, ENGINE_UPDN };
 
 static const WeftParamSpec common_params[] = {
     WEFT_PARAM_STRING ("generator", Common, generator, NULL,
                        "topology generator: see `weft params topology`"),
-    WEFT_PARAM_ENUM ("routing_engine", Common, routing_engine, "dmodk", "dmodk|minhop",
-                     "how static routes are chosen among equal-cost ports, as a subnet manager "
-                     "would: dmodk (OpenSM ftree-style D-mod-k on the destination number) or "
-                     "minhop (each switch spreads destinations over its ports by route count)"),
+    WEFT_PARAM_ENUM ("routing_engine", Common, routing_engine, "dmodk", "dmodk|minhop|updn",
+                     "how static routes are chosen, as a subnet manager would: dmodk (OpenSM "
+                     "ftree-style D-mod-k on the destination number), minhop (each switch "
+                     "spreads destinations over its minimal ports by route count) or updn (as "
+                     "minhop, on up/down paths only, deadlock-free on fabrics with cycles)"),
     WEFT_PARAM_STRING ("forwarding_table", Common, forwarding_table, "",
                        "file of static routes 'SWITCH DESTINATION PORT' to replay (ports from 1)"),
     WEFT_PARAM_END,
@@ -296,6 +298,8 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     weft_graph_routes_compute (g);
     if (common.routing_engine == ENGINE_MINHOP)
         weft_minhop_route (g);
+    else if (common.routing_engine == ENGINE_UPDN)
+        weft_updn_route (g);
     if (common.forwarding_table && *common.forwarding_table) {
         g_autofree char *lft_dir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
         g_autofree char *lft = g_path_is_absolute (common.forwarding_table)

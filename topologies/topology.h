@@ -9,7 +9,8 @@
  *
  * Common keys (every generator):
  *   generator          the generator name (required)
- *   routing_engine     dmodk (default) or minhop (topologies/minhop.h): static route choice
+ *   routing_engine     dmodk (default), minhop (topologies/minhop.h) or updn
+ *                      (topologies/updn.h): static route choice
  *   forwarding_table   optional file of static routes to replay (topologies/lft.h format)
  * Generators that build servers also read the [server] group (topologies/server.h).
  */

@@ -1,0 +1,305 @@
+/* topologies/updn.c - up/down routing (see updn.h for the rules and how they differ from
+ * OpenSM's). */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-updn"
+#include "topologies/updn.h"
+
+#include <string.h>
+
+#define INF G_MAXUINT
+
+static gboolean
+is_fabric_switch (const WeftGraph *g, guint32 v)
+{
+    const WeftNode *n = weft_graph_node (g, v);
+    return n->kind == WEFT_NODE_SWITCH && n->server < 0;
+}
+
+static gboolean
+is_fabric_dest (const WeftNode *n)
+{
+    return n->kind == WEFT_NODE_HOST || n->kind == WEFT_NODE_NIC;
+}
+
+/* Breadth-first search over switch-to-switch links from the switches already at distance
+ * < INF in @dist, which are queued in @queue[@head..@tail). */
+static void
+bfs_switches (const WeftGraph *g, guint *dist, guint32 *queue, guint head, guint tail)
+{
+    while (head < tail) {
+        guint32 v = queue[head++];
+        const WeftNode *n = weft_graph_node (g, v);
+        for (guint32 p = 0; p < n->ports->len; p++) {
+            guint32 q, qp;
+            if (weft_graph_peer (g, v, p, &q, &qp) && is_fabric_switch (g, q) && dist[q] == INF) {
+                dist[q] = dist[v] + 1;
+                queue[tail++] = q;
+            }
+        }
+    }
+}
+
+guint32 *
+weft_updn_ranks (const WeftGraph *g)
+{
+    guint n = weft_graph_n_nodes (g);
+    guint32 *rank = g_new (guint32, n);
+    guint *dist = g_new (guint, n);
+    guint32 *queue = g_new (guint32, n);
+    gint32 top_tier = 0;
+    for (guint32 v = 0; v < n; v++) {
+        rank[v] = WEFT_GRAPH_NONE;
+        dist[v] = INF;
+        if (is_fabric_switch (g, v))
+            top_tier = MAX (top_tier, weft_graph_node (g, v)->tier);
+    }
+
+    /* The roots: the top tier, or else the switches farthest from their nearest destination. */
+    guint tail = 0;
+    if (top_tier > 0) {
+        for (guint32 v = 0; v < n; v++)
+            if (is_fabric_switch (g, v) && weft_graph_node (g, v)->tier == top_tier) {
+                dist[v] = 0;
+                queue[tail++] = v;
+            }
+    } else {
+        guint *far = g_new (guint, n);
+        for (guint32 v = 0; v < n; v++) {
+            far[v] = INF;
+            const WeftNode *node = weft_graph_node (g, v);
+            if (!is_fabric_switch (g, v))
+                continue;
+            for (guint32 p = 0; p < node->ports->len && far[v] == INF; p++) {
+                guint32 q, qp;
+                if (weft_graph_peer (g, v, p, &q, &qp) && is_fabric_dest (weft_graph_node (g, q))) {
+                    far[v] = 1;
+                    queue[tail++] = v;
+                }
+            }
+        }
+        bfs_switches (g, far, queue, 0, tail);
+        guint max = 0;
+        for (guint32 v = 0; v < n; v++)
+            if (far[v] != INF)
+                max = MAX (max, far[v]);
+        tail = 0;
+        for (guint32 v = 0; v < n; v++)
+            if (far[v] != INF && far[v] == max) {
+                dist[v] = 0;
+                queue[tail++] = v;
+            }
+        g_free (far);
+    }
+    bfs_switches (g, dist, queue, 0, tail);
+    /* Components without a root (no destination, or no top-tier switch) rank from their
+     * lowest switch id. */
+    for (guint32 v = 0; v < n; v++)
+        if (is_fabric_switch (g, v) && dist[v] == INF) {
+            dist[v] = 0;
+            queue[0] = v;
+            bfs_switches (g, dist, queue, 0, 1);
+        }
+    for (guint32 v = 0; v < n; v++)
+        if (is_fabric_switch (g, v))
+            rank[v] = dist[v];
+    g_free (dist);
+    g_free (queue);
+    return rank;
+}
+
+gboolean
+weft_updn_is_up (const guint32 *ranks, guint32 from, guint32 to)
+{
+    return ranks[to] < ranks[from] || (ranks[to] == ranks[from] && to < from);
+}
+
+typedef struct {
+    const WeftGraph *g;
+    const guint32 *rank;
+    guint n_sw;
+    guint32 *sw;    /* dense index -> node id, in (rank, id) order: up hops go to earlier */
+    guint32 *index; /* node id -> dense index, or NONE */
+    guint32 *queue;
+} Ctx;
+
+static int
+cmp_rank (gconstpointer a, gconstpointer b, gpointer data)
+{
+    const guint32 *rank = data;
+    guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+    if (rank[x] != rank[y])
+        return rank[x] < rank[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Hops to the destination whose neighbour switches are @attach (dense indices): h[i] of switch
+ * i, and down[i] when switch i reaches it by down hops alone (then h is the down-only
+ * distance). */
+static void
+legal_hops (const Ctx *c, const GArray *attach, guint *h, gboolean *down)
+{
+    guint head = 0, tail = 0;
+    for (guint i = 0; i < c->n_sw; i++) {
+        h[i] = INF;
+        down[i] = FALSE;
+    }
+    for (guint i = 0; i < attach->len; i++) {
+        guint32 a = g_array_index (attach, guint32, i);
+        h[a] = 1;
+        down[a] = TRUE;
+        c->queue[tail++] = a;
+    }
+    /* down-only distances: backward from the destination over hops v -> w that go down */
+    while (head < tail) {
+        guint32 wi = c->queue[head++], w = c->sw[wi];
+        const WeftNode *node = weft_graph_node (c->g, w);
+        for (guint32 p = 0; p < node->ports->len; p++) {
+            guint32 v, vp;
+            if (!weft_graph_peer (c->g, w, p, &v, &vp) || c->index[v] == WEFT_GRAPH_NONE)
+                continue;
+            guint32 vi = c->index[v];
+            if (!down[vi] && v != w && weft_updn_is_up (c->rank, w, v)) {
+                down[vi] = TRUE;
+                h[vi] = h[wi] + 1;
+                c->queue[tail++] = vi;
+            }
+        }
+    }
+    /* the others go up: in (rank, id) order every up neighbour is settled first */
+    for (guint vi = 0; vi < c->n_sw; vi++) {
+        if (down[vi])
+            continue;
+        guint32 v = c->sw[vi];
+        const WeftNode *node = weft_graph_node (c->g, v);
+        for (guint32 p = 0; p < node->ports->len; p++) {
+            guint32 w, wp;
+            if (!weft_graph_peer (c->g, v, p, &w, &wp) || c->index[w] == WEFT_GRAPH_NONE)
+                continue;
+            guint32 wi = c->index[w];
+            if (weft_updn_is_up (c->rank, v, w) && h[wi] != INF && h[wi] + 1 < h[vi])
+                h[vi] = h[wi] + 1;
+        }
+    }
+}
+
+typedef struct {
+    guint *h;
+    gboolean *down;
+} Hops;
+
+static void
+hops_free (gpointer p)
+{
+    Hops *x = p;
+    g_free (x->h);
+    g_free (x->down);
+    g_free (x);
+}
+
+void
+weft_updn_route (WeftGraph *g)
+{
+    guint n = weft_graph_n_nodes (g), n_ep = weft_graph_n_endpoints (g);
+    Ctx c = {.g = g, .rank = weft_updn_ranks (g)};
+    c.index = g_new (guint32, n);
+    GArray *sws = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint32 v = 0; v < n; v++)
+        if (c.rank[v] != WEFT_GRAPH_NONE)
+            g_array_append_val (sws, v);
+    g_array_sort_with_data (sws, cmp_rank, (gpointer)c.rank);
+    c.n_sw = sws->len;
+    c.sw = (guint32 *)g_array_free (sws, FALSE);
+    c.queue = g_new (guint32, c.n_sw + 1);
+    guint *load_off = g_new (guint, c.n_sw + 1);
+    for (guint32 v = 0; v < n; v++)
+        c.index[v] = WEFT_GRAPH_NONE;
+    load_off[0] = 0;
+    for (guint i = 0; i < c.n_sw; i++) {
+        c.index[c.sw[i]] = i;
+        load_off[i + 1] = load_off[i] + weft_graph_node (g, c.sw[i])->ports->len;
+    }
+    guint *load = g_new0 (guint, load_off[c.n_sw]);
+    /* destinations with the same neighbour switches share their hop counts */
+    g_autoptr (GHashTable) cache =
+        g_hash_table_new_full (g_str_hash, g_str_equal, g_free, hops_free);
+    g_autoptr (GArray) attach = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr (GString) key = g_string_new (NULL);
+    guint unreachable = 0;
+
+    for (guint32 ep = 0; ep < n_ep; ep++) {
+        guint32 d = weft_graph_endpoint_node (g, ep);
+        const WeftNode *dn = weft_graph_node (g, d);
+        if (!is_fabric_dest (dn))
+            continue;
+        g_array_set_size (attach, 0);
+        for (guint32 p = 0; p < dn->ports->len; p++) {
+            guint32 q, qp;
+            if (weft_graph_peer (g, d, p, &q, &qp) && c.index[q] != WEFT_GRAPH_NONE) {
+                gboolean seen = FALSE;
+                for (guint i = 0; i < attach->len; i++)
+                    seen |= g_array_index (attach, guint32, i) == c.index[q];
+                if (!seen)
+                    g_array_append_val (attach, c.index[q]);
+            }
+        }
+        if (attach->len == 0)
+            continue;
+        g_string_truncate (key, 0);
+        for (guint i = 0; i < attach->len; i++)
+            g_string_append_printf (key, "%u,", g_array_index (attach, guint32, i));
+        Hops *hops = g_hash_table_lookup (cache, key->str);
+        if (hops == NULL) {
+            hops = g_new (Hops, 1);
+            hops->h = g_new (guint, c.n_sw);
+            hops->down = g_new (gboolean, c.n_sw);
+            legal_hops (&c, attach, hops->h, hops->down);
+            g_hash_table_insert (cache, g_strdup (key->str), hops);
+        }
+
+        for (guint vi = 0; vi < c.n_sw; vi++) {
+            guint32 v = c.sw[vi];
+            const WeftNode *node = weft_graph_node (g, v);
+            guint hv = hops->h[vi];
+            if (hv == INF) {
+                unreachable++;
+                continue;
+            }
+            guint *ld = load + load_off[vi];
+            guint32 best = WEFT_GRAPH_NONE;
+            guint n_cand = 0;
+            for (guint32 p = 0; p < node->ports->len; p++) {
+                guint32 q, qp;
+                if (!weft_graph_peer (g, v, p, &q, &qp))
+                    continue;
+                gboolean ok;
+                if (q == d)
+                    ok = hv == 1;
+                else if (c.index[q] == WEFT_GRAPH_NONE || q == v)
+                    ok = FALSE;
+                else if (hops->down[vi]) /* down-only: stay on down hops */
+                    ok = !weft_updn_is_up (c.rank, v, q) && hops->down[c.index[q]] &&
+                         hops->h[c.index[q]] + 1 == hv;
+                else
+                    ok = weft_updn_is_up (c.rank, v, q) && hops->h[c.index[q]] + 1 == hv;
+                if (!ok)
+                    continue;
+                n_cand++;
+                if (best == WEFT_GRAPH_NONE || ld[p] < ld[best])
+                    best = p;
+            }
+            g_assert (best != WEFT_GRAPH_NONE);
+            if (n_cand > 1)
+                ld[best]++;
+            weft_graph_route_set_static (g, v, ep, best);
+        }
+    }
+    if (unreachable)
+        g_debug ("%u switch-destination pairs have no up/down path and keep their routes",
+                 unreachable);
+    g_free (load);
+    g_free (load_off);
+    g_free (c.queue);
+    g_free (c.sw);
+    g_free (c.index);
+    g_free ((gpointer)c.rank);
+}
