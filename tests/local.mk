@@ -69,3 +69,5 @@ check_PROGRAMS += tests/check_training
 tests_check_training_SOURCES = tests/check_training.c
 check_PROGRAMS += tests/check_updn
 tests_check_updn_SOURCES = tests/check_updn.c
+check_PROGRAMS += tests/check_vlarb
+tests_check_vlarb_SOURCES = tests/check_vlarb.c
