@@ -57,6 +57,9 @@ weft_cli_params (int argc, char **argv)
           weft_infiniband_params },
         { "ibcc", "InfiniBand congestion control: FECN, BECN, CCT pacing (off by default)",
           weft_ibcc_params },
+        { "pfc", "RoCE Priority Flow Control (802.1Qbb): priorities, xoff/xon, headroom, pause "
+                 "quanta",
+          weft_pfc_params },
         { "switch", weft_switch_class.help, weft_switch_class.params },
         { "transport", "reliable transport at the hosts' NICs", weft_transport_params },
         { "server", "a DGX-class server (generator = railopt)", NULL },

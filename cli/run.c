@@ -231,6 +231,16 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
         else
             printf ("  ibcc         off\n");
     }
+    if (s->net->fabric.kind == WEFT_FABRIC_ROCE && s->net->fabric.pfc.enabled) {
+        g_autofree char *paused = human_time (st.pfc_paused_ps);
+        printf ("  pfc          %" G_GUINT64_FORMAT " pauses sent (%" G_GUINT64_FORMAT
+                " received), %" G_GUINT64_FORMAT " resumes; paused %s summed over ports; "
+                "lossless violations %" G_GUINT64_FORMAT "%s\n",
+                st.pfc_pauses_sent, st.pfc_pauses_received, st.pfc_resumes_sent, paused,
+                st.pfc_violations, st.pfc_violations ? " (headroom too small)" : "");
+    } else if (s->net->fabric.kind == WEFT_FABRIC_ROCE) {
+        printf ("  pfc          off\n");
+    }
     if (st.reorder_count)
         printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"
                 G_GUINT64_FORMAT " ahead\n",

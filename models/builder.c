@@ -14,7 +14,7 @@
 
 static const char *const known_groups[] = { "experiment", "topology",  "server",
                                             "fabric",     "ethernet",  "infiniband",
-                                            "ibcc",       "switch",    "transport",
+                                            "ibcc",       "pfc",       "switch",    "transport",
                                             "trace",      NULL };
 static const char *const known_prefixes[] = { "workload", "fault", NULL };
 
@@ -162,7 +162,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             WeftPort *port = port_of (m, p);
             /* On InfiniBand nothing is tail-dropped: the buffer that matters is the input's. */
             guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric) &&
-                                  !((WeftSwitch *) m)->internal
+                                  !weft_fabric_pfc (&net->fabric) && !((WeftSwitch *) m)->internal
                               ? ((WeftSwitch *) m)->buffer_bytes
                               : G_MAXUINT64;
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
@@ -171,9 +171,23 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             WeftModel *pm = net->node_model[peer];
             if (pm->klass == &weft_switch_class && weft_switch_cut_through ((WeftSwitch *) pm))
                 port->link.cut_bytes = CUT_THROUGH_BYTES;
+            if (net->fabric.kind == WEFT_FABRIC_ROCE) {
+                /* Headroom for the data this port receives: the cable is the same both ways. */
+                port->pfc = g_new0 (WeftPfcPort, 1);
+                port->pfc->cfg = &net->fabric.pfc;
+                port->pfc->rate_bps = l->rate_bps;
+                port->pfc->headroom = weft_pfc_headroom (&net->fabric.pfc, l->rate_bps, l->delay_ps,
+                                                         net->fabric.mtu + net->fabric.header);
+            }
             g_ptr_array_add (net->ports, port);
         }
     }
+    if (weft_fabric_pfc (&net->fabric))
+        for (guint i = 0; i < net->sim->models->len; i++) {
+            WeftModel *m = net->sim->models->pdata[i];
+            if (m->klass == &weft_switch_class && !((WeftSwitch *) m)->internal)
+                weft_switch_enable_pfc ((WeftSwitch *) m);
+        }
     if (net->fabric.kind == WEFT_FABRIC_INFINIBAND &&
         (!enable_credits (net) || !apply_sl2vl_file (net, error)))
         return FALSE;
@@ -451,6 +465,13 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         if (p->ib)
             st->xmit_wait_ps += p->ib->xmit_wait_ps +
                                 (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
+        if (p->pfc) {
+            st->pfc_pauses_sent += p->pfc->pauses_sent;
+            st->pfc_resumes_sent += p->pfc->resumes_sent;
+            st->pfc_pauses_received += p->pfc->pauses_received;
+            st->pfc_paused_ps += weft_pfc_paused_total (p->pfc, net->sim->now);
+            st->pfc_violations += p->pfc->violations;
+        }
     }
     for (guint i = 0; i < net->sim->models->len; i++) {
         const WeftModel *m = net->sim->models->pdata[i];

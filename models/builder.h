@@ -64,6 +64,12 @@ typedef struct {
     guint64 fecn_received;    /* marked data packets that reached their receivers */
     guint64 becn_received;    /* BECNs (ACKs carrying one) that reached their senders */
     guint32 ccti_peak;        /* highest CCT index any flow reached */
+    /* RoCE PFC ([pfc]), summed over ports and priorities */
+    guint64 pfc_pauses_sent;     /* PAUSE frames with a pause time (refreshes included) */
+    guint64 pfc_resumes_sent;    /* PAUSE frames with pause time 0 */
+    guint64 pfc_pauses_received; /* PAUSE frames with a pause time that reached a sender */
+    guint64 pfc_paused_ps;       /* time priorities were paused at their egress */
+    guint64 pfc_violations;      /* packets dropped above xoff + headroom (lossless violations) */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

@@ -6,8 +6,8 @@ const WeftParamSpec weft_fabric_params[] = {
     WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
                      "ethernet|infiniband|roce|ultra-ethernet",
                      "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
-                     "infiniband is credit-based and lossless; roce and ultra-ethernet are "
-                     "reserved"),
+                     "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet with "
+                     "PFC ([pfc]); ultra-ethernet is reserved"),
     WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static|adaptive",
                      "path choice at switches: ecmp hashes each flow over the equal-cost ports "
                      "(per-switch seed); static takes the topology's single route (D-mod-k or a "
@@ -35,27 +35,30 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
     WeftParamBinding b = { weft_fabric_params, fabric };
     if (!weft_params_read (exp, "fabric", &b, 1, error))
         return FALSE;
-    if (fabric->kind == WEFT_FABRIC_ROCE || fabric->kind == WEFT_FABRIC_UEC)
+    if (fabric->kind == WEFT_FABRIC_UEC)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "fabric", "kind",
-                                     "'%s' is not implemented yet: expected ethernet or "
-                                     "infiniband",
+                                     "'%s' is not implemented yet: expected ethernet, "
+                                     "infiniband or roce",
                                      kind_names[fabric->kind]);
     /* A group for another fabric would be silently ignored: refuse it. */
-    static const char *const eth_only[] = { "infiniband", "ibcc", NULL };
-    static const char *const ib_only[] = { "ethernet", NULL };
-    const char *const *others = fabric->kind == WEFT_FABRIC_ETHERNET ? eth_only : ib_only;
+    static const char *const eth_only[] = { "infiniband", "ibcc", "pfc", NULL };
+    static const char *const roce_only[] = { "infiniband", "ibcc", NULL };
+    static const char *const ib_only[] = { "ethernet", "pfc", NULL };
+    const char *const *others = fabric->kind == WEFT_FABRIC_ETHERNET ? eth_only
+                                : fabric->kind == WEFT_FABRIC_ROCE   ? roce_only
+                                                                     : ib_only;
     for (guint i = 0; others[i]; i++)
         if (weft_experiment_has_group (exp, others[i]))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, others[i],
                                          NULL, "not used with [fabric] kind = %s",
                                          kind_names[fabric->kind]);
-    if (fabric->kind == WEFT_FABRIC_ETHERNET) {
+    if (fabric->kind == WEFT_FABRIC_ETHERNET || fabric->kind == WEFT_FABRIC_ROCE) {
         WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
         if (!weft_params_read (exp, "ethernet", &eb, 1, error))
             return FALSE;
         fabric->header = fabric->eth.header;
         fabric->ack_bytes = fabric->eth.ack_bytes;
-        return TRUE;
+        return fabric->kind == WEFT_FABRIC_ETHERNET || weft_pfc_config_read (&fabric->pfc, exp, error);
     }
     /* IBA's MTUs (OpenSM ib_types.h, IB_MTU_LEN_256 to IB_MTU_LEN_4096): a link
      * negotiates one of these, nothing in between. */
@@ -81,4 +84,5 @@ weft_fabric_clear (WeftFabric *fabric)
     weft_params_clear (weft_ethernet_params, &fabric->eth);
     weft_ib_config_clear (&fabric->ib);
     weft_ibcc_clear (&fabric->ibcc);
+    weft_pfc_config_clear (&fabric->pfc);
 }

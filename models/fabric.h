@@ -6,7 +6,9 @@
  *   infiniband  credit-based link-level flow control per virtual lane (models/ib_credit.h),
  *               VL arbitration (models/vlarb.h), service levels; lossless by construction.
  *               Packet format and link layer from [infiniband] (models/infiniband.h).
- * `roce` and `ultra-ethernet` are reserved and refused as not implemented yet.
+ *   roce        RoCEv2 on Ethernet: the [ethernet] packet format, 802.1p priorities with PFC
+ *               ([pfc], models/pfc.h) making the RDMA priority lossless.
+ * `ultra-ethernet` is reserved and refused as not implemented yet.
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
  * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
@@ -22,6 +24,7 @@
 
 #include "models/ibcc.h"
 #include "models/infiniband.h"
+#include "models/pfc.h"
 #include "sim/params.h"
 
 typedef enum { WEFT_FABRIC_ETHERNET, WEFT_FABRIC_INFINIBAND, WEFT_FABRIC_ROCE, WEFT_FABRIC_UEC } WeftFabricKind;
@@ -42,6 +45,7 @@ typedef struct {
     WeftEthernetConfig eth;
     WeftIbConfig ib;   /* kind == infiniband */
     WeftIbcc ibcc;     /* kind == infiniband: [ibcc] (models/ibcc.h) */
+    WeftPfcConfig pfc; /* kind == roce: [pfc] (models/pfc.h) */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];
@@ -56,6 +60,27 @@ static inline gboolean
 weft_fabric_lossless (const WeftFabric *fabric)
 {
     return fabric->kind == WEFT_FABRIC_INFINIBAND;
+}
+
+/* RoCE with PFC on: the RDMA priority is lossless (pauses, not tail drop, at the egress). */
+static inline gboolean
+weft_fabric_pfc (const WeftFabric *fabric)
+{
+    return fabric->kind == WEFT_FABRIC_ROCE && fabric->pfc.enabled;
+}
+
+/* The traffic class (models/port.h) of data and of ACKs: on RoCE the 802.1p priority (ACKs
+ * ride the RDMA priority, as on real RoCE); elsewhere 1 and 0. */
+static inline guint8
+weft_fabric_data_prio (const WeftFabric *fabric)
+{
+    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.rdma_priority : 1;
+}
+
+static inline guint8
+weft_fabric_ack_prio (const WeftFabric *fabric)
+{
+    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.rdma_priority : 0;
 }
 
 #endif /* WEFT_MODELS_FABRIC_H */

@@ -241,7 +241,7 @@ pull_next (WeftNicAgent *nic, guint port)
         guint64 seq = f->snd_nxt++;
         WeftPacket *pkt = weft_packet_alloc (&sim->pool);
         pkt->kind = WEFT_PKT_DATA;
-        pkt->prio = 1;
+        pkt->prio = weft_fabric_data_prio (fab);
         pkt->vl = f->vl;
         pkt->sl = f->spec.sl;
         pkt->flow = f->spec.id;
@@ -389,7 +389,7 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
     ack->becn = pkt->fecn;
     ack->fecn = 0;
     ack->kind = reply;
-    ack->prio = 0;
+    ack->prio = weft_fabric_ack_prio (tp->fabric);
     ack->src = f->spec.dst;
     ack->dst = f->spec.src;
     ack->dst_ep = f->src_ep;
@@ -462,9 +462,7 @@ nic_receive (WeftModel *m, guint port, WeftPacket *pkt)
     WeftPort *in = &nic->ports[port];
     WeftIbPort *ib = in->ib;
     if (pkt->kind == WEFT_PKT_CREDIT) {
-        weft_ib_on_fcp (ib, pkt);
-        weft_packet_release (&m->sim->pool, pkt);
-        weft_port_kick (in);
+        weft_port_on_flow_control (in, pkt);
         return;
     }
     weft_port_count_rx (in, pkt);

@@ -35,6 +35,7 @@ weft_port_clear (WeftPort *port)
     port->staged = NULL;
     weft_link_clear (&port->link);
     g_clear_pointer (&port->ib, g_free);
+    g_clear_pointer (&port->pfc, g_free);
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -93,13 +94,18 @@ pop_class (WeftPort *port, guint c, weft_time_t now)
     return pkt;
 }
 
-/* Ethernet: strict priority between classes, then the pull source. */
+/* Ethernet: strict priority between classes, then the pull source.  RoCE: paused priorities
+ * wait (PAUSE frames in class 0 never do). */
 static WeftPacket *
 dequeue_plain (WeftPort *port, weft_time_t now)
 {
-    for (guint c = 0; c < 2; c++)
-        if (port->q[c].head)
+    const WeftPfcPort *pfc = port->pfc;
+    guint classes = pfc ? 1 + WEFT_PFC_PRIOS : 2;
+    for (guint c = 0; c < classes; c++)
+        if (port->q[c].head && !(pfc && c > 0 && weft_pfc_paused (pfc, 8 - c, now)))
             return pop_class (port, c, now);
+    if (pfc && weft_pfc_paused (pfc, (guint) pfc->cfg->rdma_priority, now))
+        return NULL;
     return port->pull ? port->pull (port->pull_source, port->index) : NULL;
 }
 
@@ -179,7 +185,10 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
     WeftSim *sim = port->owner->sim;
     weft_time_t now = sim->now;
-    if (!port->ib && idle (port, now)) {
+    if (!port->ib && idle (port, now) &&
+        !(port->pfc && (port->q[weft_port_class (port, pkt)].head ||
+                        (pkt->kind != WEFT_PKT_CREDIT &&
+                         weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
         if (port->pull)
@@ -210,6 +219,18 @@ weft_port_kick (WeftPort *port)
     weft_time_t now = port->owner->sim->now;
     if (idle (port, now))
         try_send (port, now);
+}
+
+void
+weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt)
+{
+    if (port->pfc) {
+        weft_pfc_on_pause (port, pkt);
+        return;
+    }
+    weft_ib_on_fcp (port->ib, pkt);
+    weft_packet_release (&port->owner->sim->pool, pkt);
+    weft_port_kick (port);
 }
 
 guint64

@@ -13,7 +13,10 @@
  * (models/ib_credit.h), VLs take turns by the arbitration tables (models/vlarb.h), nothing is
  * tail-dropped (the buffer that matters is the receiver's), and time with data waiting but no
  * credits is PortXmitWait.  A pulled packet that cannot go yet waits in `staged`.
- * Ignores: shared switch buffers, PFC, ECN (later fabrics add them beside this).
+ * On RoCE (port->pfc set) class 0 carries PAUSE frames and class 1 + (7 - p) 802.1p priority
+ * p; a paused priority (models/pfc.h) is skipped, and the pull source is not asked while the
+ * RDMA priority is paused.
+ * Ignores: shared switch buffers, ECN (later fabrics add them beside this).
  *
  * Events: at most one pending "transmitter free" event per port, and none at all while a
  * packet arrives at an idle port and leaves at once.
@@ -23,6 +26,7 @@
 
 #include "models/ib_credit.h"
 #include "models/link.h"
+#include "models/pfc.h"
 #include "sim/trace_schema.h"
 
 /* Ethernet: 0 control (ACKs), 1 data.  InfiniBand: 0 flow control, 1 + v virtual lane v. */
@@ -45,6 +49,7 @@ typedef struct {
     WeftPortPull pull;          /* may be NULL */
     void *pull_source;          /* borrowed: the first argument of pull */
     WeftIbPort *ib;             /* owned; NULL unless the fabric is InfiniBand */
+    WeftPfcPort *pfc;           /* owned; NULL unless the fabric is RoCE */
     WeftPacket *staged;         /* InfiniBand: pulled, waiting for credits */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
@@ -91,8 +96,24 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
 {
     if (port->ib)
         return pkt->kind == WEFT_PKT_CREDIT ? 0 : 1u + pkt->vl;
+    if (port->pfc)
+        return pkt->kind == WEFT_PKT_CREDIT ? 0 : 8u - (pkt->prio & 7u);
     return pkt->prio < 2 ? pkt->prio : 1;
 }
+
+/* A link-level flow-control packet arrived on @port: InfiniBand credits or a PFC PAUSE.
+ * (transfer full) */
+void weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt);
+
+/* PFC (models/pfc.c).  A packet that arrived on @in enters the switch's buffer: FALSE when it
+ * overflows xoff + headroom (the caller drops it; counted as a lossless violation).  May send
+ * a PAUSE upstream on @in. */
+gboolean weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt);
+/* A PAUSE from the peer arrived on @port: takes effect after the response delay.
+ * (transfer full) */
+void weft_pfc_on_pause (WeftPort *port, WeftPacket *pause);
+/* A packet that arrived on @in starts leaving the switch: may send a resume on @in. */
+void weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt);
 
 /* Closes the current sample interval at @now into @row; returns FALSE (row untouched) when
  * nothing happened in it (no bytes, no drops, empty queue), so idle rows are not written. */

@@ -81,9 +81,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     WeftSwitch *self = (WeftSwitch *) m;
     WeftPort *in = &self->ports[in_port];
     if (pkt->kind == WEFT_PKT_CREDIT) {
-        weft_ib_on_fcp (in->ib, pkt);
-        weft_packet_release (&m->sim->pool, pkt);
-        weft_port_kick (in);
+        weft_port_on_flow_control (in, pkt);
         return;
     }
     weft_port_count_rx (in, pkt);
@@ -121,6 +119,10 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         self->fecn_marked += weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out],
                                              o->q[1 + pkt->vl].bytes, weft_ib_can_send (o->ib, pkt),
                                              pkt);
+    }
+    if (self->pfc_ingress && !weft_pfc_on_arrival (in, pkt)) {
+        weft_packet_release (&m->sim->pool, pkt); /* counted by PFC: a lossless violation */
+        return;
     }
     weft_port_enqueue (&self->ports[out], pkt);
 }
@@ -160,6 +162,25 @@ weft_switch_enable_credits (WeftSwitch *self)
      * part of the subnet's congestion control. */
     if (self->fabric->ibcc.enabled && !self->internal)
         self->cc_markers = g_new0 (WeftIbccMarker, MAX (self->n_ports, 1));
+}
+
+/* RoCE with PFC: a packet starts leaving through an output, so it no longer counts toward
+ * its input port's priority queue. */
+static void
+switch_depart_pfc (WeftModel *m, WeftPacket *pkt)
+{
+    if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
+        return;
+    weft_pfc_on_depart (&((WeftSwitch *) m)->ports[pkt->in_port], pkt);
+}
+
+void
+weft_switch_enable_pfc (WeftSwitch *self)
+{
+    self->pfc_ingress = TRUE;
+    for (guint i = 0; i < self->n_ports; i++)
+        if (self->ports[i].owner)
+            self->ports[i].on_depart = switch_depart_pfc;
 }
 
 WeftNicAgent *

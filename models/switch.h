@@ -19,7 +19,9 @@
  * node - whole, after their last bit, freeing their input credits at once as an HCA does -
  * and sends its flows through the switch's ports, where they queue behind transit packets
  * of their VL.  Forwarding and credits stay this file's, for transit and local traffic alike.
- * Ignores: shared buffers, PFC, ECN (the RoCE fabric adds them).
+ * RoCE with PFC: fabric switches count each packet toward its (input port, priority) from
+ * arrival until it starts leaving (models/pfc.h), pausing the upstream sender at xoff.
+ * Ignores: shared buffers, ECN (the RoCE fabric adds them).
  * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
 #ifndef WEFT_MODELS_SWITCH_H
@@ -51,6 +53,7 @@ typedef struct {
                                  shared_buffer), lent to its input ports' VLs */
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
+    gboolean pfc_ingress;     /* RoCE: PFC ingress accounting on this switch's ports */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
                                  unless a workload addresses this node */
 } WeftSwitch;
@@ -65,6 +68,10 @@ gboolean weft_switch_cut_through (const WeftSwitch *sw);
 /* InfiniBand: every port frees its input credits as packets leave (after the ports have
  * their WeftIbPort). */
 void weft_switch_enable_credits (WeftSwitch *self);
+
+/* RoCE with PFC (fabric switches): per (input port, priority) accounting, released as packets
+ * start leaving. */
+void weft_switch_enable_pfc (WeftSwitch *self);
 
 /** Makes the switch an endpoint too (once; after its ports are set up): returns its transport
  * agent, created on the first call.  (transfer none) */

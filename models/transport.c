@@ -11,7 +11,8 @@ const WeftParamSpec weft_transport_params[] = {
     WEFT_PARAM_BYTES ("window", WeftTransport, window_bytes, "0B", "0B", "1GiB",
                       "unacknowledged payload a sender may have out; 0: the flow's own "
                       "bandwidth-delay product plus one packet (line rate for a lone flow) on "
-                      "Ethernet, and no limit on InfiniBand, where link credits pace senders"),
+                      "Ethernet, and no limit on InfiniBand, where link credits pace senders, nor on "
+                      "RoCE (PFC pauses, or losses and go-back-N, do)"),
     WEFT_PARAM_UINT ("ack_every", WeftTransport, ack_every, "1", "1", "1024",
                      "the receiver acknowledges every Nth in-order packet and a message's last "
                      "packet; out-of-order and duplicate arrivals (and FECN-marked ones on "
@@ -319,8 +320,9 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
                     "holds %u packets, fewer than ack_every = %" G_GUINT64_FORMAT
                     ": the receiver would wait for packets the sender may not send",
                     f->window_pkts, tp->ack_every);
-        } else if (weft_fabric_lossless (tp->fabric)) {
-            /* InfiniBand RC has no transport window: link credits pace the sender. */
+        } else if (weft_fabric_lossless (tp->fabric) || tp->fabric->kind == WEFT_FABRIC_ROCE) {
+            /* InfiniBand RC has no transport window: link credits pace the sender.  Nor has
+             * RoCE's: PFC pauses pace it, or (PFC off) losses and go-back-N do. */
             f->window_pkts = G_MAXUINT32;
         } else {
             /* Packets the bottleneck sends in one base RTT, plus one. */

@@ -71,3 +71,5 @@ check_PROGRAMS += tests/check_updn
 tests_check_updn_SOURCES = tests/check_updn.c
 check_PROGRAMS += tests/check_vlarb
 tests_check_vlarb_SOURCES = tests/check_vlarb.c
+check_PROGRAMS += tests/check_pfc
+tests_check_pfc_SOURCES = tests/check_pfc.c

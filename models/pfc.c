@@ -1,0 +1,200 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-pfc"
+#include "models/pfc.h"
+
+#include "sim/units.h"
+
+const WeftParamSpec weft_pfc_params[] = {
+    WEFT_PARAM_BOOL ("enabled", WeftPfcConfig, enabled, "true",
+                     "lossless RDMA priority: PAUSE upstream when an ingress queue crosses xoff; "
+                     "off: the RDMA priority is tail-dropped like plain Ethernet"),
+    WEFT_PARAM_UINT ("rdma_priority", WeftPfcConfig, rdma_priority, "3", "0", "7",
+                     "802.1p priority of RDMA data and its ACKs (NVIDIA default 3)"),
+    WEFT_PARAM_UINT ("cnp_priority", WeftPfcConfig, cnp_priority, "6", "0", "7",
+                     "802.1p priority of congestion notification packets (NVIDIA default 6)"),
+    WEFT_PARAM_BYTES ("xoff", WeftPfcConfig, xoff, "62400B", "1B", "1GiB",
+                      "per (ingress port, priority): bytes held above which PAUSE is sent "
+                      "upstream (default: 15 packets of 4160 B, htsim's RoCE setting)"),
+    WEFT_PARAM_BYTES ("xon", WeftPfcConfig, xon, "49920B", "0B", "1GiB",
+                      "per (ingress port, priority): bytes at or below which a paused upstream "
+                      "is resumed (pause time 0); at most xoff"),
+    WEFT_PARAM_STRING ("headroom", WeftPfcConfig, headroom_str, "auto",
+                       "bytes accepted above xoff before a packet is dropped (a lossless "
+                       "violation); auto, per port: 2 x cable delay x rate / 8 + 2 x (mtu + "
+                       "header) + response x 64 B (e.g. 400 Gb/s, 2 m: 2 x 10 ns x 50 GB/s + "
+                       "2 x 4178 + 905 x 64 = 67,276 B)"),
+    WEFT_PARAM_UINT ("quanta", WeftPfcConfig, quanta, "65535", "1", "65535",
+                     "pause time carried by a PAUSE, in quanta of 512 bit times at the "
+                     "link rate (65535: 83.9 us at 400 Gb/s); refreshed at half that while "
+                     "the queue stays above xoff"),
+    WEFT_PARAM_UINT ("response", WeftPfcConfig, response, "905", "0", "65535",
+                     "quanta between a PAUSE's arrival and the sender stopping (802.3 Annex "
+                     "31B upper bound at 400 Gb/s: 905; 100G: 394)"),
+    WEFT_PARAM_END,
+};
+
+gboolean
+weft_pfc_config_read (WeftPfcConfig *cfg, const WeftExperiment *exp, GError **error)
+{
+    WeftParamBinding b = { weft_pfc_params, cfg };
+    if (!weft_params_read (exp, "pfc", &b, 1, error))
+        return FALSE;
+    if (cfg->xon > cfg->xoff)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "xon",
+                                     "%" G_GUINT64_FORMAT "B is above xoff (%" G_GUINT64_FORMAT
+                                     "B)",
+                                     cfg->xon, cfg->xoff);
+    cfg->headroom_auto = g_strcmp0 (cfg->headroom_str, "auto") == 0;
+    if (!cfg->headroom_auto) {
+        g_autoptr (GError) local = NULL;
+        if (!weft_units_parse_bytes (cfg->headroom_str, &cfg->headroom, &local))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "headroom",
+                                         "expected auto or a size: %s", local->message);
+    }
+    return TRUE;
+}
+
+void
+weft_pfc_config_clear (WeftPfcConfig *cfg)
+{
+    weft_params_clear (weft_pfc_params, cfg);
+}
+
+guint64
+weft_pfc_headroom (const WeftPfcConfig *cfg, guint64 rate_bps, weft_time_t delay_ps, guint64 frame)
+{
+    if (!cfg->headroom_auto)
+        return cfg->headroom;
+    unsigned __int128 flight = (unsigned __int128) 2 * delay_ps * rate_bps / 8 / WEFT_PS_PER_S;
+    return (guint64) flight + 2 * frame + cfg->response * 64;
+}
+
+guint64
+weft_pfc_paused_ps (const WeftPfcPort *pfc, guint prio, weft_time_t now)
+{
+    guint64 t = pfc->paused_ps[prio];
+    if (pfc->until[prio] > pfc->since[prio])
+        t += MIN (pfc->until[prio], now) - pfc->since[prio];
+    return t;
+}
+
+guint64
+weft_pfc_paused_total (const WeftPfcPort *pfc, weft_time_t now)
+{
+    guint64 t = 0;
+    for (guint p = 0; p < WEFT_PFC_PRIOS; p++)
+        t += weft_pfc_paused_ps (pfc, p, now);
+    return t;
+}
+
+/* ---- on ports (declared in models/port.h) ----------------------------------------------- */
+
+#include "models/port.h"
+
+static void
+send_pause (WeftPort *in, guint prio, guint64 quanta)
+{
+    WeftPacket *f = weft_packet_alloc (&in->owner->sim->pool);
+    f->kind = WEFT_PKT_CREDIT;
+    f->prio = (guint8) prio;
+    f->seq = quanta;
+    f->size = WEFT_PFC_FRAME;
+    if (quanta)
+        in->pfc->pauses_sent++;
+    else
+        in->pfc->resumes_sent++;
+    weft_port_enqueue (in, f);
+}
+
+static void
+on_refresh (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *in = target;
+    WeftPfcPort *pfc = in->pfc;
+    guint prio = (guint) (arg.u & 0xff);
+    if (!pfc->xoff[prio] || pfc->gen[prio] != (guint32) (arg.u >> 8))
+        return;
+    send_pause (in, prio, pfc->cfg->quanta);
+    weft_sim_schedule_at (sim, &in->sched,
+                          sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
+                          on_refresh, in, arg);
+}
+
+gboolean
+weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
+{
+    WeftPfcPort *pfc = in->pfc;
+    guint prio = pkt->prio & 7u;
+    guint64 after = pfc->used[prio] + pkt->size;
+    gboolean fits = after <= pfc->cfg->xoff + pfc->headroom;
+    if (fits) {
+        pfc->used[prio] = after;
+        pfc->max_used[prio] = MAX (pfc->max_used[prio], after);
+    } else {
+        pfc->violations++;
+    }
+    /* A packet that would cross xoff pauses the sender, even one dropped for want of
+     * headroom. */
+    if (after > pfc->cfg->xoff && !pfc->xoff[prio]) {
+        pfc->xoff[prio] = TRUE;
+        pfc->gen[prio]++;
+        send_pause (in, prio, pfc->cfg->quanta);
+        WeftSim *sim = in->owner->sim;
+        weft_sim_schedule_at (sim, &in->sched,
+                              sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
+                              on_refresh, in, (WeftArg){ .u = prio | (guint64) pfc->gen[prio] << 8 });
+    }
+    return fits;
+}
+
+void
+weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
+{
+    WeftPfcPort *pfc = in->pfc;
+    guint prio = pkt->prio & 7u;
+    g_assert (pfc->used[prio] >= pkt->size);
+    pfc->used[prio] -= pkt->size;
+    if (pfc->xoff[prio] && pfc->used[prio] <= pfc->cfg->xon) {
+        pfc->xoff[prio] = FALSE;
+        pfc->gen[prio]++;
+        send_pause (in, prio, 0);
+    }
+}
+
+static void
+on_expire (WeftSim *sim, void *target, WeftArg arg)
+{
+    weft_port_kick (target);
+}
+
+/* The PAUSE's response delay is over: (re)load or clear the pause timer of its priority. */
+static void
+on_apply (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    WeftPfcPort *pfc = port->pfc;
+    guint prio = (guint) (arg.u & 0xff);
+    guint64 quanta = arg.u >> 8;
+    weft_time_t now = sim->now;
+    if (pfc->until[prio] > pfc->since[prio])
+        pfc->paused_ps[prio] += MIN (pfc->until[prio], now) - pfc->since[prio];
+    pfc->since[prio] = now;
+    pfc->until[prio] = now + (quanta ? weft_pfc_quanta_ps (quanta, pfc->rate_bps) : 0);
+    if (quanta)
+        weft_sim_schedule_at (sim, &port->sched, pfc->until[prio], on_expire, port,
+                              (WeftArg){ 0 });
+    else
+        weft_port_kick (port);
+}
+
+void
+weft_pfc_on_pause (WeftPort *port, WeftPacket *pause)
+{
+    WeftPfcPort *pfc = port->pfc;
+    WeftSim *sim = port->owner->sim;
+    pfc->pauses_received += pause->seq != 0;
+    weft_sim_schedule_at (sim, &port->sched,
+                          sim->now + weft_pfc_quanta_ps (pfc->cfg->response, pfc->rate_bps),
+                          on_apply, port, (WeftArg){ .u = (pause->prio & 7u) | pause->seq << 8 });
+    weft_packet_release (&sim->pool, pause);
+}

@@ -1,0 +1,86 @@
+/* models/pfc.h - Priority Flow Control (IEEE 802.1Qbb) on the RoCE fabric.
+ *
+ * Priorities: 8 (0-7).  On a RoCE port, class 0 carries PAUSE frames (highest, never
+ * paused) and class 1 + (7 - p) priority p, so strict priority serves higher priorities first.
+ * RDMA data and its ACKs ride `rdma_priority` (3), CNPs `cnp_priority` (6) (NVIDIA defaults).
+ *
+ * Receiver side (fabric switches only; hosts consume at once): per (ingress port, priority)
+ * the bytes of packets that arrived on the port and have not started leaving (the port's
+ * on_depart hook, as InfiniBand's input buffer).  Crossing `xoff` sends a PAUSE upstream on
+ * that port (a 64 B frame + 20 B of wire overhead, class 0) with `quanta` pause quanta of 512
+ * bit times; while still above xoff the pause is refreshed at half its time; at or below `xon`
+ * a resume (quanta 0) goes out.  A packet that would take the queue above xoff + headroom is
+ * dropped and counted as a lossless violation.
+ *
+ * Sender side (every port): a PAUSE takes effect `response` quanta after it arrives (the
+ * peer's reaction time, 802.3 Annex 31B's upper bound: 905 quanta at 400 Gb/s) and stops that
+ * priority at this egress until it expires (its quanta at this port's rate) or a resume comes.
+ *
+ * Headroom, unless set: 2 x cable delay x rate / 8 (data in flight both ways while the pause
+ * travels) + 2 x largest frame (one being sent at each end) + response quanta x 64 B.
+ * Ignores: the PFC watchdog and deadlock detection (later), shared-buffer thresholds.
+ */
+#ifndef WEFT_MODELS_PFC_H
+#define WEFT_MODELS_PFC_H
+
+#include "sim/packet.h"
+#include "sim/params.h"
+#include "sim/time.h"
+
+#define WEFT_PFC_PRIOS 8
+#define WEFT_PFC_FRAME 84 /* 64 B minimum frame + 20 B preamble and inter-frame gap */
+
+typedef struct {
+    gboolean enabled;
+    guint64 rdma_priority, cnp_priority;
+    guint64 xoff, xon;   /* bytes per (ingress port, priority) */
+    guint64 headroom;    /* bytes above xoff; 0 with headroom_auto: computed per port */
+    gboolean headroom_auto;
+    char *headroom_str;  /* "auto" or a size */
+    guint64 quanta;      /* pause time sent, in 512-bit-time quanta */
+    guint64 response;    /* sender reaction, quanta */
+} WeftPfcConfig;
+
+typedef struct {
+    const WeftPfcConfig *cfg;
+    guint64 rate_bps;
+    guint64 headroom;                     /* resolved for this port */
+    /* receiver side */
+    guint64 used[WEFT_PFC_PRIOS];
+    gboolean xoff[WEFT_PFC_PRIOS];        /* a pause is in force upstream */
+    guint32 gen[WEFT_PFC_PRIOS];          /* invalidates stale refresh events */
+    guint64 max_used[WEFT_PFC_PRIOS];
+    guint64 pauses_sent, resumes_sent, violations;
+    /* sender side */
+    weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
+    guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
+    guint64 pauses_received;
+} WeftPfcPort;
+
+extern const WeftParamSpec weft_pfc_params[];
+
+gboolean weft_pfc_config_read (WeftPfcConfig *cfg, const WeftExperiment *exp, GError **error);
+void weft_pfc_config_clear (WeftPfcConfig *cfg);
+
+/* Headroom for a port sending at @rate_bps over @delay_ps with frames up to @frame bytes. */
+guint64 weft_pfc_headroom (const WeftPfcConfig *cfg, guint64 rate_bps, weft_time_t delay_ps,
+                           guint64 frame);
+
+/* Pause time of @quanta at @rate_bps. */
+static inline weft_time_t
+weft_pfc_quanta_ps (guint64 quanta, guint64 rate_bps)
+{
+    return weft_time_serialize (quanta * 64, rate_bps); /* 512 bits = 64 B */
+}
+
+static inline gboolean
+weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
+{
+    return pfc->until[prio] > now;
+}
+
+/* Paused time of @prio up to @now. */
+guint64 weft_pfc_paused_ps (const WeftPfcPort *pfc, guint prio, weft_time_t now);
+guint64 weft_pfc_paused_total (const WeftPfcPort *pfc, weft_time_t now);
+
+#endif /* WEFT_MODELS_PFC_H */
