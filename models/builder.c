@@ -172,11 +172,14 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             if (pm->klass == &weft_switch_class && weft_switch_cut_through ((WeftSwitch *) pm))
                 port->link.cut_bytes = CUT_THROUGH_BYTES;
             if (net->fabric.kind == WEFT_FABRIC_ROCE) {
-                /* Headroom for the data this port receives: the cable is the same both ways. */
+                /* Headroom for the data this port receives.  A packet is handled a switch's
+                 * forwarding latency after it arrives (the PAUSE too, at the other end), so
+                 * the round trip is both cable delays plus both latencies. */
+                weft_time_t one_way = l->delay_ps + (net->node_latency[id] + net->node_latency[peer]) / 2;
                 port->pfc = g_new0 (WeftPfcPort, 1);
                 port->pfc->cfg = &net->fabric.pfc;
                 port->pfc->rate_bps = l->rate_bps;
-                port->pfc->headroom = weft_pfc_headroom (&net->fabric.pfc, l->rate_bps, l->delay_ps,
+                port->pfc->headroom = weft_pfc_headroom (&net->fabric.pfc, l->rate_bps, one_way,
                                                          net->fabric.mtu + net->fabric.header);
             }
             g_ptr_array_add (net->ports, port);
@@ -400,6 +403,9 @@ weft_network_finish_trace (WeftNetwork *net)
             rows[i].xmit_wait_ps = p->ib->xmit_wait_ps +
                                    (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
             rows[i].lossless_drops = p->ib->lossless_drops;
+        } else if (p->pfc) {
+            rows[i].xmit_wait_ps = weft_pfc_paused_total (p->pfc, net->sim->now);
+            rows[i].lossless_drops = p->pfc->violations;
         }
     }
     weft_trace_write_ports (net->trace, rows, net->ports->len);

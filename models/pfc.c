@@ -20,8 +20,8 @@ const WeftParamSpec weft_pfc_params[] = {
                       "is resumed (pause time 0); at most xoff"),
     WEFT_PARAM_STRING ("headroom", WeftPfcConfig, headroom_str, "auto",
                        "bytes accepted above xoff before a packet is dropped (a lossless "
-                       "violation); auto, per port: 2 x cable delay x rate / 8 + 2 x (mtu + "
-                       "header) + response x 64 B (e.g. 400 Gb/s, 2 m: 2 x 10 ns x 50 GB/s + "
+                       "violation); auto, per port: 2 x (cable delay + switch latency) x rate / 8 + "
+                       "2 x (mtu + header) + response x 64 B (e.g. 400 Gb/s, 2 m: 2 x 10 ns x 50 GB/s + "
                        "2 x 4178 + 905 x 64 = 67,276 B)"),
     WEFT_PARAM_UINT ("quanta", WeftPfcConfig, quanta, "65535", "1", "65535",
                      "pause time carried by a PAUSE, in quanta of 512 bit times at the "

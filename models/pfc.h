@@ -16,7 +16,8 @@
  * peer's reaction time, 802.3 Annex 31B's upper bound: 905 quanta at 400 Gb/s) and stops that
  * priority at this egress until it expires (its quanta at this port's rate) or a resume comes.
  *
- * Headroom, unless set: 2 x cable delay x rate / 8 (data in flight both ways while the pause
+ * Headroom, unless set: 2 x (cable delay + the switches' forwarding latency, averaged over both
+ * ends) x rate / 8 (data in flight both ways while the pause
  * travels) + 2 x largest frame (one being sent at each end) + response quanta x 64 B.
  * Ignores: the PFC watchdog and deadlock detection (later), shared-buffer thresholds.
  */
@@ -55,6 +56,7 @@ typedef struct {
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
     guint64 pauses_received;
+    guint64 s_paused_base;                /* paused time (all priorities) at the sample start */
 } WeftPfcPort;
 
 extern const WeftParamSpec weft_pfc_params[];

@@ -249,7 +249,15 @@ gboolean
 weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
 {
     queue_changed (port, now, port->q_bytes);
-    guint64 stall = port->ib ? weft_ib_stall_sample (port->ib, now, port->s_start) : 0;
+    guint64 stall = 0;
+    if (port->ib) {
+        stall = weft_ib_stall_sample (port->ib, now, port->s_start);
+    } else if (port->pfc) {
+        /* PFC pause is Ethernet's "no credits to send": paused time in the interval. */
+        guint64 total = weft_pfc_paused_total (port->pfc, now);
+        stall = total - port->pfc->s_paused_base;
+        port->pfc->s_paused_base = total;
+    }
     gboolean active = port->s_bytes || port->s_drops || port->s_max_q || stall;
     if (active) {
         weft_time_t span = now - port->s_start;

@@ -65,7 +65,8 @@ typedef struct {
     double mean_queue_bytes;  /* time-weighted over the interval */
     guint64 drops;            /* packets dropped at that egress queue in the interval */
     guint64 stall_ps;         /* time in the interval with data waiting and no credits to send it
-                                 (credit-based fabrics; 0 elsewhere) */
+                                 (InfiniBand), or the egress paused by PFC, summed over
+                                 priorities (RoCE); 0 elsewhere */
 } WeftTraceLinkSample;
 
 /* /ports: final 64-bit counters per connected port, written at the end. */
@@ -81,8 +82,11 @@ typedef struct {
     /* In the spirit of perfquery -x (64-bit) and ibstat; the perfquery names follow from these:
      * PortXmitData / PortRcvData = tx_bytes / rx_bytes divided by 4 (IB counts 4-byte words),
      * PortXmitPkts / PortRcvPkts = tx_packets / rx_packets, PortXmitDiscards = drops. */
-    guint64 xmit_wait_ps;   /* PortXmitWait: time with data to send and no credits for it */
-    guint64 lossless_drops; /* dropped for lack of buffer on a lossless fabric: always a bug */
+    guint64 xmit_wait_ps;   /* PortXmitWait: time with data to send and no credits for it
+                               (InfiniBand); RoCE: time paused by PFC, summed over priorities */
+    guint64 lossless_drops; /* dropped for lack of buffer on a lossless fabric: a bug on
+                               InfiniBand; on RoCE, PFC lossless violations at this ingress
+                               (headroom too small) */
     guint64 symbol_errors;  /* SymbolErrorCounter (moved only by injected faults) */
     guint64 link_downed;    /* LinkDownedCounter (faults only) */
     guint64 rcv_errors;     /* PortRcvErrors (faults only) */

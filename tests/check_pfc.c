@@ -6,7 +6,8 @@
  *    violation, every byte delivered once, no retransmission; PAUSE frames were sent, each
  *    reached its sender, every pause was followed by a resume, and every sender's egress
  *    recorded pause time on the RDMA priority (3) only; no ingress queue ever held more than
- *    xoff + headroom; the headroom is the documented formula;
+ *    xoff + headroom; the headroom is the documented formula; a port's /links sample
+ *    carries its paused time as stall_ps;
  *  - with `headroom = 0B` (below the computed need) packets are dropped at the ingress and
  *    counted as lossless violations, and the flows still finish (go-back-N);
  *  - pause propagation on a two-tier leafspine: an incast behind one leaf pauses the spine's
@@ -66,6 +67,14 @@ START_TEST (test_pfc_incast_lossless_with_headroom)
         }
         if (p->owner->klass == &weft_switch_class && p->link.peer->node != rx)
             ck_assert_uint_gt (p->pfc->pauses_sent, 0); /* every ingress paused its sender */
+    }
+    /* Traces: paused time is /links stall_ps (one interval spanning the run here). */
+    for (guint i = 0; i < s.net->ports->len; i++) {
+        WeftPort *p = s.net->ports->pdata[i];
+        guint64 paused = weft_pfc_paused_total (p->pfc, s.sim->now);
+        WeftTraceLinkSample row = { 0 };
+        gboolean active = weft_port_sample (p, s.sim->now, &row);
+        ck_assert_uint_eq (active ? row.stall_ps : 0, paused);
     }
     weft_session_clear (&s);
 }
