@@ -8,6 +8,8 @@
  *    recorded pause time on the RDMA priority (3) only; no ingress queue ever held more than
  *    xoff + headroom; the headroom is the documented formula; a port's /links sample
  *    carries its paused time as stall_ps;
+ *  - short pauses (quanta = 1000) are refreshed while the ingress stays above xoff, still
+ *    without violations;
  *  - with `headroom = 0B` (below the computed need) packets are dropped at the ingress and
  *    counted as lossless violations, and the flows still finish (go-back-N);
  *  - pause propagation on a two-tier leafspine: an incast behind one leaf pauses the spine's
@@ -76,6 +78,27 @@ START_TEST (test_pfc_incast_lossless_with_headroom)
         gboolean active = weft_port_sample (p, s.sim->now, &row);
         ck_assert_uint_eq (active ? row.stall_ps : 0, paused);
     }
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_pfc_short_pauses_are_refreshed)
+{
+    /* 1000 quanta are 1.28 us at 400 Gb/s: an ingress held above xoff for longer refreshes
+     * its pause every 640 ns, so pauses outnumber resumes, and the senders never run on past
+     * a pause that would expire (no violation). */
+    g_autofree char *text = g_strconcat (INCAST, "[pfc]\nquanta = 1000\n", NULL);
+    WeftSession s;
+    harness_prepare (&s, text);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    WeftNetworkStats st;
+    weft_network_stats (s.net, &st);
+    ck_assert_uint_eq (st.finished, 16);
+    ck_assert_uint_eq (st.drops, 0);
+    ck_assert_uint_eq (st.pfc_violations, 0);
+    ck_assert_uint_eq (st.bytes_delivered, TOTAL);
+    ck_assert_uint_gt (st.pfc_resumes_sent, 0);
+    ck_assert_uint_gt (st.pfc_pauses_sent, 2 * st.pfc_resumes_sent);
     weft_session_clear (&s);
 }
 END_TEST
@@ -194,6 +217,7 @@ test_suite (void)
     tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_pfc_incast_lossless_with_headroom);
+    tcase_add_test (tc, test_pfc_short_pauses_are_refreshed);
     tcase_add_test (tc, test_pfc_headroom_too_small_counts_violations);
     tcase_add_test (tc, test_pfc_off_drops_and_retransmits);
     tcase_add_test (tc, test_pfc_pause_propagates_to_the_spine);
