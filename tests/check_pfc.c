@@ -12,6 +12,8 @@
  *    without violations;
  *  - with `headroom = 0B` (below the computed need) packets are dropped at the ingress and
  *    counted as lossless violations, and the flows still finish (go-back-N);
+ *  - PFC books at every sample of a busy run: each switch's (input port, priority) count
+ *    equals the bytes of the packets from that input waiting in its egress queues;
  *  - pause propagation on a two-tier leafspine: an incast behind one leaf pauses the spine's
  *    port toward that leaf and the other leaf's uplink (pause time at both tiers);
  *  - `enabled = false`: the incast tail-drops and retransmits, and no PAUSE exists.
@@ -144,6 +146,33 @@ START_TEST (test_pfc_off_drops_and_retransmits)
 }
 END_TEST
 
+/* PFC books: at every fabric switch, each (input port, priority) counter equals the bytes of
+ * the packets that arrived on that port and wait in the switch's egress queues. */
+static guint pfc_violations, pfc_samples;
+
+static void
+check_pfc_books (WeftSim *sim, void *data)
+{
+    pfc_samples++;
+    for (guint i = 0; i < sim->models->len; i++) {
+        const WeftModel *m = sim->models->pdata[i];
+        if (m->klass != &weft_switch_class || !((const WeftSwitch *) m)->pfc_ingress)
+            continue;
+        const WeftSwitch *sw = (const WeftSwitch *) m;
+        guint64 *held = g_new0 (guint64, sw->n_ports * WEFT_PFC_PRIOS);
+        for (guint o = 0; o < sw->n_ports; o++)
+            for (guint c = 0; sw->ports[o].owner && c < WEFT_PORT_CLASSES; c++)
+                for (const WeftPacket *p = sw->ports[o].q[c].head; p; p = p->next)
+                    if (p->kind != WEFT_PKT_CREDIT && p->hop > 0)
+                        held[p->in_port * WEFT_PFC_PRIOS + p->prio] += p->size;
+        for (guint in = 0; in < sw->n_ports; in++)
+            for (guint prio = 0; sw->ports[in].owner && prio < WEFT_PFC_PRIOS; prio++)
+                if (held[in * WEFT_PFC_PRIOS + prio] != sw->ports[in].pfc->used[prio])
+                    pfc_violations++;
+        g_free (held);
+    }
+}
+
 /* Paused time of the port of node @from toward node @to, RDMA priority. */
 static guint64
 paused_toward (const WeftSession *s, const char *from, const char *to)
@@ -170,7 +199,13 @@ START_TEST (test_pfc_pause_propagates_to_the_spine)
                          "[workload.w]\nkind = flows\nflows = host0>host4 2MiB; host1>host4 2MiB; "
                          "host2>host4 2MiB; host3>host4 2MiB; host5>host4 2MiB; "
                          "host6>host4 2MiB; host7>host4 2MiB\n");
+    pfc_violations = pfc_samples = 0;
+    s.sim->sample = check_pfc_books;
+    s.sim->sample_data = s.net;
+    s.sim->sample_interval = WEFT_NS (700); /* an odd period, to land mid-packet */
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    ck_assert_uint_gt (pfc_samples, 100);
+    ck_assert_uint_eq (pfc_violations, 0);
     WeftNetworkStats st;
     weft_network_stats (s.net, &st);
     ck_assert_uint_eq (st.finished, 7);
