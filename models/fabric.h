@@ -6,7 +6,8 @@
  *   infiniband  credit-based link-level flow control per virtual lane (models/ib_credit.h),
  *               VL arbitration (models/vlarb.h), service levels; lossless by construction.
  *               Packet format and link layer from [infiniband] (models/infiniband.h).
- * `roce` and `ultra-ethernet` are reserved and refused as not implemented yet.
+ *   roce        RoCEv2 on Ethernet: the [ethernet] packet format.
+ * `ultra-ethernet` is reserved and refused as not implemented yet.
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
  * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
