@@ -49,9 +49,18 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, others[i],
                                          NULL, "not used with [fabric] kind = %s",
                                          kind_names[fabric->kind]);
+    static const char *const roce_only[] = { "ecn", "dcqcn", NULL };
+    for (guint i = 0; fabric->kind != WEFT_FABRIC_ROCE && roce_only[i]; i++)
+        if (weft_experiment_has_group (exp, roce_only[i]))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, roce_only[i],
+                                         NULL, "not used with [fabric] kind = %s: RoCE only",
+                                         kind_names[fabric->kind]);
     if (fabric->kind != WEFT_FABRIC_INFINIBAND) { /* ethernet and roce */
         WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
         if (!weft_params_read (exp, "ethernet", &eb, 1, error))
+            return FALSE;
+        if (fabric->kind == WEFT_FABRIC_ROCE &&
+            !weft_dcqcn_read (&fabric->dcqcn, &fabric->ecn, exp, error))
             return FALSE;
         fabric->header = fabric->eth.header;
         fabric->ack_bytes = fabric->eth.ack_bytes;
@@ -81,4 +90,6 @@ weft_fabric_clear (WeftFabric *fabric)
     weft_params_clear (weft_ethernet_params, &fabric->eth);
     weft_ib_config_clear (&fabric->ib);
     weft_ibcc_clear (&fabric->ibcc);
+    weft_ecn_clear (&fabric->ecn);
+    weft_dcqcn_clear (&fabric->dcqcn);
 }
