@@ -53,7 +53,7 @@ typedef struct {
     weft_time_t cnp_interval, alpha_period, rate_reduce_period, increase_timer;
     double g, alpha_init, max_decrease;
     guint64 min_rate, byte_counter, fast_recovery, rai, rhai;
-    guint64 scale_ref_bps;        /* R_AI, R_HAI and the ECN thresholds scale against it */
+    guint64 scale_ref_bps; /* R_AI, R_HAI and the ECN thresholds scale against it */
     guint64 kmin, kmax;
     double pmax;
 } Preset;
@@ -61,26 +61,26 @@ typedef struct {
 #define G25 G_GUINT64_CONSTANT (25000000000)
 
 static const Preset presets[] = {
-    [WEFT_DCQCN_PAPER] = { WEFT_US (50), WEFT_US (55), 0, WEFT_US (55), 1.0 / 256, 1.0, 1.0,
-                           1000000, 10000000, 5, 40000000, 400000000, 0, 5000, 200000, 0.01 },
-    [WEFT_DCQCN_CONNECTX] = { WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
-                              1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, 0,
-                              5000, 200000, 0.01 },
-    [WEFT_DCQCN_HPCC] = { WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
-                          1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, G25,
-                          100000, 400000, 0.2 },
+    [WEFT_DCQCN_PAPER] = {WEFT_US (50), WEFT_US (55), 0, WEFT_US (55), 1.0 / 256, 1.0, 1.0, 1000000,
+                          10000000, 5, 40000000, 400000000, 0, 5000, 200000, 0.01},
+    [WEFT_DCQCN_CONNECTX] = {WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
+                             1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, 0, 5000,
+                             200000, 0.01},
+    [WEFT_DCQCN_HPCC] = {WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
+                         1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, G25, 100000,
+                         400000, 0.2},
 };
 
 gboolean
 weft_dcqcn_read (WeftDcqcn *cc, WeftEcn *ecn, const WeftExperiment *exp, GError **error)
 {
-    WeftParamBinding b = { weft_dcqcn_params, cc };
+    WeftParamBinding b = {weft_dcqcn_params, cc};
     if (!weft_params_read (exp, "dcqcn", &b, 1, error))
         return FALSE;
     const Preset *p = &presets[cc->preset];
     GKeyFile *kf = weft_experiment_keyfile (exp);
-#define FROM_PRESET(key)                                                                        \
-    if (!g_key_file_has_key (kf, "dcqcn", #key, NULL))                                          \
+#define FROM_PRESET(key)                                                                           \
+    if (!g_key_file_has_key (kf, "dcqcn", #key, NULL))                                             \
         cc->key = p->key;
     FROM_PRESET (cnp_interval);
     FROM_PRESET (g);
@@ -119,7 +119,7 @@ scaled (const WeftDcqcn *cc, guint64 v, guint64 line_bps)
 {
     if (!cc->scale_ref_bps)
         return v;
-    return (guint64) ((double) v * (double) line_bps / (double) cc->scale_ref_bps + 0.5);
+    return (guint64)((double)v * (double)line_bps / (double)cc->scale_ref_bps + 0.5);
 }
 
 void
@@ -152,7 +152,7 @@ alpha_catch_up (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
         return;
     guint64 n = (now - s->alpha_at) / cc->alpha_period;
     if (n > 0) {
-        s->alpha *= pow (1 - cc->g, (double) n);
+        s->alpha *= pow (1 - cc->g, (double)n);
         s->alpha_at += n * cc->alpha_period;
     }
 }
@@ -168,7 +168,7 @@ weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
         return FALSE;
     double factor = MAX (1 - s->alpha / 2, 1 - cc->max_decrease);
     s->rt_bps = s->rc_bps;
-    s->rc_bps = MAX ((guint64) ((double) s->rc_bps * factor), cc->min_rate);
+    s->rc_bps = MAX ((guint64)((double)s->rc_bps * factor), cc->min_rate);
     s->min_rc_bps = MIN (s->min_rc_bps, s->rc_bps);
     s->alpha = (1 - cc->g) * s->alpha + cc->g;
     s->alpha_at = now; /* the alpha timer restarts */

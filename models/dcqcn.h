@@ -39,9 +39,12 @@
  *  - hpcc: the HPCC paper's ns-3 setup (run.py): the ConnectX values with R_AI and R_HAI
  *    scaled by line rate / 25 Gb/s, ECN Kmin 100 KB and Kmax 400 KB scaled by the egress
  *    port's rate / 25 Gb/s, Pmax 0.2 (it assumes a 32 MB shared buffer: set [switch] buffer).
- * Default: connectx - what a RoCE NIC runs unless someone tunes it, and the only preset
- * whose timers were chosen for today's link rates (the paper's 55 us timers and 10 MB byte
- * counter were sized for 40 GbE).
+ * Default: connectx - what a RoCE NIC runs unless someone tunes it, so what a simulated
+ * fabric should show first.  Measured (tests/check_dcqcn.c, two flows into one 400 Gb/s
+ * link, the second joining at 200 us): paper converges to within 10 % of the fair share over
+ * 1 ms windows from the start; connectx stays at about 236/152 Gb/s for the 4 ms the flows
+ * last (5 Mb/s additive steps barely move a 400 Gb/s split); hpcc swings, one flow starving
+ * while the queue reaches 8 MB (a 1.6-6.4 MB marking band and a cut every 4 us).
  * Ignores: the NP's per-QP vs per-port CNP distinction (per flow here), clamp_tgt_rate
  * variants, rate_to_set_on_first_cnp (the first cut starts from line rate).
  */
@@ -57,17 +60,17 @@ typedef enum { WEFT_DCQCN_PAPER, WEFT_DCQCN_CONNECTX, WEFT_DCQCN_HPCC } WeftDcqc
 
 typedef struct {
     gboolean enabled;
-    int preset;                   /* WeftDcqcnPreset */
-    weft_time_t cnp_interval;     /* NP: at least this between two CNPs of a flow */
+    int preset;               /* WeftDcqcnPreset */
+    weft_time_t cnp_interval; /* NP: at least this between two CNPs of a flow */
     double g, alpha_init;
     weft_time_t alpha_period;
     weft_time_t rate_reduce_period; /* at least this between two cuts (0: every CNP) */
-    double max_decrease;          /* a cut lowers the rate by at most this fraction */
-    guint64 min_rate;             /* bits/s */
+    double max_decrease;            /* a cut lowers the rate by at most this fraction */
+    guint64 min_rate;               /* bits/s */
     weft_time_t increase_timer;
-    guint64 byte_counter;         /* bytes */
-    guint64 fast_recovery;        /* F */
-    guint64 rai, rhai;            /* bits/s */
+    guint64 byte_counter;  /* bytes */
+    guint64 fast_recovery; /* F */
+    guint64 rai, rhai;     /* bits/s */
     /* Resolved: the line rate R_AI and R_HAI are scaled against (0: not scaled). */
     guint64 scale_ref_bps;
 } WeftDcqcn;
@@ -76,14 +79,14 @@ typedef struct {
 typedef struct {
     guint64 line_bps, rc_bps, rt_bps;
     double alpha;
-    weft_time_t alpha_at;         /* alpha is current as of this time */
+    weft_time_t alpha_at; /* alpha is current as of this time */
     weft_time_t last_cut;
-    gboolean active;              /* below line rate: timer and byte counter run */
+    gboolean active; /* below line rate: timer and byte counter run */
     guint32 t_stage, bc_stage;
-    guint64 bytes;                /* sent since the last byte-counter expiry */
-    guint32 timer_gen;            /* the increase timer's current generation */
-    guint64 rai_bps, rhai_bps;    /* resolved for this flow's line rate */
-    guint64 min_rc_bps;           /* lowest rate reached */
+    guint64 bytes;             /* sent since the last byte-counter expiry */
+    guint32 timer_gen;         /* the increase timer's current generation */
+    guint64 rai_bps, rhai_bps; /* resolved for this flow's line rate */
+    guint64 min_rc_bps;        /* lowest rate reached */
     guint64 cnps_received, cuts;
     /* Notification point. */
     weft_time_t cnp_last;
@@ -93,8 +96,7 @@ typedef struct {
 extern const WeftParamSpec weft_dcqcn_params[];
 
 /* Reads [dcqcn] and then [ecn] (whose thresholds default to the preset's). */
-gboolean weft_dcqcn_read (WeftDcqcn *cc, WeftEcn *ecn, const WeftExperiment *exp,
-                          GError **error);
+gboolean weft_dcqcn_read (WeftDcqcn *cc, WeftEcn *ecn, const WeftExperiment *exp, GError **error);
 void weft_dcqcn_clear (WeftDcqcn *cc);
 
 /* A flow sending at @line_bps starts (reaction point state at line rate). */

@@ -23,7 +23,7 @@ gboolean
 weft_ecn_read (WeftEcn *ecn, guint64 kmin, guint64 kmax, double pmax, const WeftExperiment *exp,
                GError **error)
 {
-    WeftParamBinding b = { weft_ecn_params, ecn };
+    WeftParamBinding b = {weft_ecn_params, ecn};
     if (!weft_params_read (exp, "ecn", &b, 1, error))
         return FALSE;
     GKeyFile *kf = weft_experiment_keyfile (exp);
@@ -34,10 +34,9 @@ weft_ecn_read (WeftEcn *ecn, guint64 kmin, guint64 kmax, double pmax, const Weft
     if (!g_key_file_has_key (kf, "ecn", "pmax", NULL))
         ecn->pmax = pmax;
     if (ecn->kmax < ecn->kmin)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "ecn", "kmax",
-                                     "%" G_GUINT64_FORMAT "B is below kmin (%" G_GUINT64_FORMAT
-                                     "B)",
-                                     ecn->kmax, ecn->kmin);
+        return weft_experiment_fail (
+            exp, error, WEFT_CONFIG_ERROR_RANGE, "ecn", "kmax",
+            "%" G_GUINT64_FORMAT "B is below kmin (%" G_GUINT64_FORMAT "B)", ecn->kmax, ecn->kmin);
     return TRUE;
 }
 
@@ -50,9 +49,9 @@ weft_ecn_clear (WeftEcn *ecn)
 double
 weft_ecn_probability (const WeftEcn *ecn, guint64 queued, guint64 rate_bps)
 {
-    double kmin = (double) ecn->kmin, kmax = (double) ecn->kmax, q = (double) queued;
+    double kmin = (double)ecn->kmin, kmax = (double)ecn->kmax, q = (double)queued;
     if (ecn->scale_ref_bps) {
-        double s = (double) rate_bps / (double) ecn->scale_ref_bps;
+        double s = (double)rate_bps / (double)ecn->scale_ref_bps;
         kmin *= s;
         kmax *= s;
     }
@@ -64,8 +63,7 @@ weft_ecn_probability (const WeftEcn *ecn, guint64 queued, guint64 rate_bps)
 }
 
 gboolean
-weft_ecn_mark (const WeftEcn *ecn, gsl_rng *rng, guint64 queued, guint64 rate_bps,
-               WeftPacket *pkt)
+weft_ecn_mark (const WeftEcn *ecn, gsl_rng *rng, guint64 queued, guint64 rate_bps, WeftPacket *pkt)
 {
     if (pkt->kind != WEFT_PKT_DATA || pkt->ce)
         return FALSE;

@@ -29,7 +29,7 @@ typedef struct {
     gboolean enabled;
     guint64 kmin, kmax; /* bytes */
     double pmax;
-    int mark_on;        /* WeftEcnMarkOn */
+    int mark_on; /* WeftEcnMarkOn */
     /* Resolved: the thresholds scale with the egress rate / this (0: not scaled; the hpcc
      * preset's). */
     guint64 scale_ref_bps;

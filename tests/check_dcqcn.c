@@ -37,7 +37,7 @@ marks_at (const WeftEcn *ecn, gsl_rng *rng, guint64 depth, guint64 rate, guint n
 {
     guint64 k = 0;
     for (guint i = 0; i < n; i++) {
-        WeftPacket p = { .kind = kind, .size = 4178 };
+        WeftPacket p = {.kind = kind, .size = 4178};
         k += weft_ecn_mark (ecn, rng, depth, rate, &p);
         ck_assert_uint_eq (p.ce, k > 0 && p.ce); /* ce set exactly when counted */
     }
@@ -52,8 +52,9 @@ check_line (const WeftEcn *ecn, gsl_rng *rng, guint64 depth, guint64 rate, doubl
     double mean = expect * n, sd = sqrt (n * expect * (1 - expect));
     printf ("# depth %" G_GUINT64_FORMAT " B: marked %" G_GUINT64_FORMAT " of %u, expected %.1f\n",
             depth, k, n, mean);
-    ck_assert_msg (fabs ((double) k - mean) <= 5 * sd + 0.5,
-                   "depth %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " marks, expected %.1f +- %.1f",
+    ck_assert_msg (fabs ((double)k - mean) <= 5 * sd + 0.5,
+                   "depth %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT
+                   " marks, expected %.1f +- %.1f",
                    depth, k, mean, 5 * sd);
 }
 
@@ -62,7 +63,7 @@ START_TEST (test_ecn_red_line)
     gsl_rng *rng = weft_rng_new (1, 7);
     const guint64 rate = 400000000000;
     for (guint c = 0; c < 2; c++) {
-        WeftEcn ecn = { .enabled = TRUE, .kmin = 5000, .kmax = 200000, .pmax = c ? 0.2 : 0.01 };
+        WeftEcn ecn = {.enabled = TRUE, .kmin = 5000, .kmax = 200000, .pmax = c ? 0.2 : 0.01};
         check_line (&ecn, rng, 0, rate, 0);
         check_line (&ecn, rng, ecn.kmin, rate, 0);
         for (guint j = 1; j <= 4; j++) {
@@ -76,8 +77,8 @@ START_TEST (test_ecn_red_line)
     }
     /* hpcc's profile scales with the egress rate: 100 KB..400 KB at 25 Gb/s is 1.6..6.4 MB at
      * 400 Gb/s. */
-    WeftEcn h = { .enabled = TRUE, .kmin = 100000, .kmax = 400000, .pmax = 0.2,
-                  .scale_ref_bps = 25000000000 };
+    WeftEcn h = {
+        .enabled = TRUE, .kmin = 100000, .kmax = 400000, .pmax = 0.2, .scale_ref_bps = 25000000000};
     ck_assert_double_eq (weft_ecn_probability (&h, 1600000, rate), 0);
     ck_assert_double_eq_tol (weft_ecn_probability (&h, 4000000, rate), 0.1, 1e-9);
     ck_assert_double_eq_tol (weft_ecn_probability (&h, 250000, 25000000000), 0.1, 1e-9);
@@ -89,14 +90,14 @@ END_TEST
 /* ---- DCQCN: two flows into one 400 Gb/s link --------------------------------------------- */
 
 #define PAIR                                                                                       \
-    "[experiment]\nseed = 1\nhang_timeout = 10ms\n[topology]\ngenerator = single_switch\n"      \
-    "hosts = 3\nlink_rate = 400Gbps\ncable_length = 2m\n[fabric]\nkind = roce\n[switch]\n"      \
-    "buffer = 32MiB\n[transport]\nwindow = 64MiB\n[workload.pair]\nkind = flows\n"             \
+    "[experiment]\nseed = 1\nhang_timeout = 10ms\n[topology]\ngenerator = single_switch\n"         \
+    "hosts = 3\nlink_rate = 400Gbps\ncable_length = 2m\n[fabric]\nkind = roce\n[switch]\n"         \
+    "buffer = 32MiB\n[transport]\nwindow = 64MiB\n[workload.pair]\nkind = flows\n"                 \
     "flows = host0>host2 %s 0us; host1>host2 %s %s\n"
 
-#define PROBE_PS WEFT_US (10)
+#define PROBE_PS   WEFT_US (10)
 #define MAX_PROBES 4096
-#define WIN 100 /* probes per averaging window: 1 ms */
+#define WIN        100 /* probes per averaging window: 1 ms */
 
 typedef struct {
     WeftSession *s;
@@ -121,10 +122,10 @@ probe (WeftSim *sim, void *data)
 
 typedef struct {
     WeftNetworkStats st;
-    double converge_us;   /* after the second flow's start; < 0: never */
-    guint64 q_after;      /* highest bottleneck queue sampled after convergence */
+    double converge_us;    /* after the second flow's start; < 0: never */
+    guint64 q_after;       /* highest bottleneck queue sampled after convergence */
     double share0, share1; /* mean Gb/s of each after convergence */
-    guint64 kmax_bytes;   /* the preset's kmax at 400 Gb/s */
+    guint64 kmax_bytes;    /* the preset's kmax at 400 Gb/s */
 } Fair;
 
 static Fair
@@ -140,7 +141,7 @@ run_pair (const char *extra, const char *size, const char *second_start)
         const WeftModel *m = s.sim->models->pdata[i];
         if (m->klass != &weft_switch_class)
             continue;
-        const WeftSwitch *sw = (const WeftSwitch *) m;
+        const WeftSwitch *sw = (const WeftSwitch *)m;
         for (guint k = 0; k < sw->n_ports; k++)
             if (sw->ports[k].owner && sw->ports[k].link.peer &&
                 sw->ports[k].link.peer->node == weft_graph_lookup (s.graph, "host2"))
@@ -151,7 +152,7 @@ run_pair (const char *extra, const char *size, const char *second_start)
     s.sim->sample_data = p;
     s.sim->sample_interval = PROBE_PS;
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
-    Fair r = { 0 };
+    Fair r = {0};
     weft_network_stats (s.net, &r.st);
     const WeftEcn *ecn = &s.net->fabric.ecn;
     r.kmax_bytes = ecn->scale_ref_bps ? ecn->kmax * 400000000000 / ecn->scale_ref_bps : ecn->kmax;
@@ -165,8 +166,8 @@ run_pair (const char *extra, const char *size, const char *second_start)
         for (guint i = 0; i < 2; i++)
             ck_assert_uint_le (s.net->tp.flows[i].dcqcn.cnps_sent,
                                s.sim->now / cc->cnp_interval + 1);
-    /* 1 ms windows (WIN probes), sliding by 10 us, while both flows run: the fair share is half the link's
-     * goodput (payload / wire bytes). */
+    /* 1 ms windows (WIN probes), sliding by 10 us, while both flows run: the fair share is half the
+     * link's goodput (payload / wire bytes). */
     const double fair = 400e9 * 4096 / (4096 + 82) / 2 / 1e9;
     weft_time_t t1 = s.net->tp.flows[1].start_ps;
     weft_time_t end = MIN (s.net->tp.flows[0].finish_ps, s.net->tp.flows[1].finish_ps);
@@ -177,8 +178,8 @@ run_pair (const char *extra, const char *size, const char *second_start)
         if (p->t[i] < t1 || p->t[i + WIN] > end)
             continue;
         double dt = weft_time_to_s (p->t[i + WIN] - p->t[i]);
-        double g0 = (double) (p->d0[i + WIN] - p->d0[i]) * 8 / dt / 1e9;
-        double g1 = (double) (p->d1[i + WIN] - p->d1[i]) * 8 / dt / 1e9;
+        double g0 = (double)(p->d0[i + WIN] - p->d0[i]) * 8 / dt / 1e9;
+        double g1 = (double)(p->d1[i + WIN] - p->d1[i]) * 8 / dt / 1e9;
         gboolean ok = fabs (g0 - fair) <= 0.1 * fair && fabs (g1 - fair) <= 0.1 * fair;
         if (i % 20 == 0)
             printf ("#   t %7.1f us  flow0 %6.1f  flow1 %6.1f Gb/s  queue %8.1f KB%s\n",
@@ -216,8 +217,8 @@ check_fair (const char *preset, gboolean must_converge)
     g_autofree char *extra = g_strdup_printf ("[dcqcn]\npreset = %s\n", preset);
     Fair r = run_pair (extra, "100MB", "200us");
     printf ("# %s: converged %.0f us after the second flow started; then flow0 %.1f, flow1 "
-            "%.1f Gb/s, queue <= %.1f KB (kmax %.1f KB); CE %" G_GUINT64_FORMAT ", CNPs %"
-            G_GUINT64_FORMAT ", cuts %" G_GUINT64_FORMAT "\n",
+            "%.1f Gb/s, queue <= %.1f KB (kmax %.1f KB); CE %" G_GUINT64_FORMAT
+            ", CNPs %" G_GUINT64_FORMAT ", cuts %" G_GUINT64_FORMAT "\n",
             preset, r.converge_us, r.share0, r.share1, r.q_after / 1e3, r.kmax_bytes / 1e3,
             r.st.ecn_marked, r.st.cnps_sent, r.st.dcqcn_cuts);
     ck_assert_uint_gt (r.st.cnps_sent, 0);
@@ -277,9 +278,8 @@ START_TEST (test_ecn_deterministic_and_enqueue)
 }
 END_TEST
 
-static const char *lone =
-    "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n[topology]\n"
-    "generator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n";
+static const char *lone = "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n[topology]\n"
+                          "generator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n";
 
 START_TEST (test_dcqcn_config)
 {
@@ -287,11 +287,11 @@ START_TEST (test_dcqcn_config)
         const char *extra;
         int code;
     } cases[] = {
-        { "[dcqcn]\nenabled = true\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
-        { "[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
-        { "[fabric]\nkind = infiniband\n[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
-        { "[fabric]\nkind = roce\n[ecn]\nkmin = 100KB\nkmax = 50KB\n", WEFT_CONFIG_ERROR_RANGE },
-        { "[fabric]\nkind = roce\n[dcqcn]\npreset = dctcp\n", WEFT_CONFIG_ERROR_VALUE },
+        {"[dcqcn]\nenabled = true\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
+        {"[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
+        {"[fabric]\nkind = infiniband\n[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
+        {"[fabric]\nkind = roce\n[ecn]\nkmin = 100KB\nkmax = 50KB\n", WEFT_CONFIG_ERROR_RANGE},
+        {"[fabric]\nkind = roce\n[dcqcn]\npreset = dctcp\n", WEFT_CONFIG_ERROR_VALUE},
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         WeftSession s;
@@ -304,8 +304,10 @@ START_TEST (test_dcqcn_config)
     }
     /* Presets fill what the file leaves out; a key given wins. */
     WeftSession s;
-    g_autofree char *text = g_strconcat (lone, "[fabric]\nkind = roce\n[dcqcn]\npreset = paper\n"
-                                               "rai = 10Mbps\n[ecn]\npmax = 0.05\n", NULL);
+    g_autofree char *text = g_strconcat (lone,
+                                         "[fabric]\nkind = roce\n[dcqcn]\npreset = paper\n"
+                                         "rai = 10Mbps\n[ecn]\npmax = 0.05\n",
+                                         NULL);
     harness_prepare (&s, text);
     const WeftDcqcn *cc = &s.net->fabric.dcqcn;
     const WeftEcn *ecn = &s.net->fabric.ecn;
@@ -321,7 +323,8 @@ START_TEST (test_dcqcn_config)
     ck_assert_double_eq (ecn->pmax, 0.05);
     weft_session_clear (&s);
     /* hpcc: thresholds and steps scale with the rate unless given. */
-    g_autofree char *h = g_strconcat (lone, "[fabric]\nkind = roce\n[dcqcn]\npreset = hpcc\n", NULL);
+    g_autofree char *h =
+        g_strconcat (lone, "[fabric]\nkind = roce\n[dcqcn]\npreset = hpcc\n", NULL);
     harness_prepare (&s, h);
     ck_assert_uint_eq (s.net->fabric.ecn.kmin, 100000);
     ck_assert_uint_eq (s.net->fabric.ecn.scale_ref_bps, 25000000000);
@@ -335,11 +338,18 @@ END_TEST
 
 START_TEST (test_dcqcn_reaction_point)
 {
-    WeftDcqcn cc = { .enabled = TRUE, .g = 1.0 / 256, .alpha_init = 1, .alpha_period = WEFT_US (55),
-                     .max_decrease = 1, .min_rate = 1000000, .increase_timer = WEFT_US (55),
-                     .byte_counter = 10000000, .fast_recovery = 5, .rai = 40000000,
-                     .rhai = 400000000 };
-    WeftDcqcnFlow s = { 0 };
+    WeftDcqcn cc = {.enabled = TRUE,
+                    .g = 1.0 / 256,
+                    .alpha_init = 1,
+                    .alpha_period = WEFT_US (55),
+                    .max_decrease = 1,
+                    .min_rate = 1000000,
+                    .increase_timer = WEFT_US (55),
+                    .byte_counter = 10000000,
+                    .fast_recovery = 5,
+                    .rai = 40000000,
+                    .rhai = 400000000};
+    WeftDcqcnFlow s = {0};
     weft_dcqcn_flow_init (&cc, &s, 40000000000);
     /* First CNP: Rt = 40G, Rc = 40G x (1 - 1/2) = 20G, alpha = (1 - g) + g = 1. */
     ck_assert (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100)));
@@ -350,7 +360,7 @@ START_TEST (test_dcqcn_reaction_point)
     ck_assert (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100) + 2 * WEFT_US (55) + 1));
     double a = pow (1 - cc.g, 2);
     ck_assert_uint_eq (s.rt_bps, 20000000000);
-    ck_assert_uint_eq (s.rc_bps, (guint64) (20e9 * (1 - a / 2)));
+    ck_assert_uint_eq (s.rc_bps, (guint64)(20e9 * (1 - a / 2)));
     ck_assert_double_eq_tol (s.alpha, (1 - cc.g) * a + cc.g, 1e-12);
     /* Fast recovery: F = 5 timer events halve the gap to Rt each, Rt unchanged. */
     guint64 rt = s.rt_bps;
@@ -368,7 +378,7 @@ START_TEST (test_dcqcn_reaction_point)
         weft_dcqcn_on_sent (&cc, &s, cc.byte_counter);
     ck_assert_uint_eq (s.bc_stage, 6);
     ck_assert_uint_eq (s.rt_bps, rt + 7 * cc.rai); /* min (T, BC) = 5 = F: still additive */
-    ck_assert (weft_dcqcn_on_timer (&cc, &s));      /* T = 6, BC = 6 */
+    ck_assert (weft_dcqcn_on_timer (&cc, &s));     /* T = 6, BC = 6 */
     ck_assert_uint_eq (s.rt_bps, rt + 7 * cc.rai + cc.rhai);
     /* It gets back to line rate and stops. */
     for (guint i = 0; i < 1000 && weft_dcqcn_on_timer (&cc, &s); i++)
@@ -376,8 +386,8 @@ START_TEST (test_dcqcn_reaction_point)
     ck_assert (!s.active);
     ck_assert_uint_eq (s.rc_bps, 40000000000);
     /* The notification point: one CNP per interval. */
-    WeftDcqcn np = { .cnp_interval = WEFT_US (50) };
-    WeftDcqcnFlow n = { 0 };
+    WeftDcqcn np = {.cnp_interval = WEFT_US (50)};
+    WeftDcqcnFlow n = {0};
     ck_assert (weft_dcqcn_np_on_ce (&np, &n, WEFT_US (1)));
     ck_assert (!weft_dcqcn_np_on_ce (&np, &n, WEFT_US (50)));
     ck_assert (weft_dcqcn_np_on_ce (&np, &n, WEFT_US (51)));
