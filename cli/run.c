@@ -231,6 +231,12 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
         else
             printf ("  ibcc         off\n");
     }
+    if (s->net->fabric.kind == WEFT_FABRIC_ROCE)
+        printf ("  ecn/dcqcn    CE %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
+                " received; CNP %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+                " received; %" G_GUINT64_FORMAT " rate cuts (dcqcn %s)\n",
+                st.ecn_marked, st.ce_received, st.cnps_sent, st.cnps_received, st.dcqcn_cuts,
+                s->net->fabric.dcqcn.enabled ? "on" : "off");
     if (st.reorder_count)
         printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"
                 G_GUINT64_FORMAT " ahead\n",

@@ -64,6 +64,11 @@ typedef struct {
     guint64 fecn_received;    /* marked data packets that reached their receivers */
     guint64 becn_received;    /* BECNs (ACKs carrying one) that reached their senders */
     guint32 ccti_peak;        /* highest CCT index any flow reached */
+    /* RoCE: ECN ([ecn]) and DCQCN ([dcqcn]) */
+    guint64 ecn_marked;       /* data packets switches marked CE */
+    guint64 ce_received;      /* CE-marked data packets that reached their receivers */
+    guint64 cnps_sent, cnps_received;
+    guint64 dcqcn_cuts;       /* rate cuts at the senders */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

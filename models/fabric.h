@@ -6,7 +6,9 @@
  *   infiniband  credit-based link-level flow control per virtual lane (models/ib_credit.h),
  *               VL arbitration (models/vlarb.h), service levels; lossless by construction.
  *               Packet format and link layer from [infiniband] (models/infiniband.h).
- * `roce` and `ultra-ethernet` are reserved and refused as not implemented yet.
+ *   roce        RoCEv2 on Ethernet: the [ethernet] packet format; ECN marking at switches
+ *               ([ecn], models/ecn.h) and DCQCN at the NICs ([dcqcn], models/dcqcn.h).
+ * `ultra-ethernet` is reserved and refused as not implemented yet.
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
  * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
@@ -20,6 +22,8 @@
 #ifndef WEFT_MODELS_FABRIC_H
 #define WEFT_MODELS_FABRIC_H
 
+#include "models/dcqcn.h"
+#include "models/ecn.h"
 #include "models/ibcc.h"
 #include "models/infiniband.h"
 #include "sim/params.h"
@@ -42,6 +46,8 @@ typedef struct {
     WeftEthernetConfig eth;
     WeftIbConfig ib;   /* kind == infiniband */
     WeftIbcc ibcc;     /* kind == infiniband: [ibcc] (models/ibcc.h) */
+    WeftEcn ecn;       /* kind == roce: [ecn] (models/ecn.h); zero (off) elsewhere */
+    WeftDcqcn dcqcn;   /* kind == roce: [dcqcn] (models/dcqcn.h); zero (off) elsewhere */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];

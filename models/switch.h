@@ -19,7 +19,9 @@
  * node - whole, after their last bit, freeing their input credits at once as an HCA does -
  * and sends its flows through the switch's ports, where they queue behind transit packets
  * of their VL.  Forwarding and credits stay this file's, for transit and local traffic alike.
- * Ignores: shared buffers, PFC, ECN (the RoCE fabric adds them).
+ * On RoCE with [ecn] enabled, a fabric switch marks CE on data packets by their egress
+ * queue's depth (models/ecn.h), as they join the queue or as they leave it.
+ * Ignores: shared buffers, PFC (the RoCE fabric adds them).
  * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
 #ifndef WEFT_MODELS_SWITCH_H
@@ -51,6 +53,8 @@ typedef struct {
                                  shared_buffer), lent to its input ports' VLs */
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
+    gsl_rng *ecn_rng;         /* RoCE with [ecn] on (fabric switches only): marking draws */
+    guint64 ecn_marked;       /* data packets this switch marked CE */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
                                  unless a workload addresses this node */
 } WeftSwitch;
