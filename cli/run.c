@@ -231,6 +231,12 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
         else
             printf ("  ibcc         off\n");
     }
+    if (s->net->fabric.kind == WEFT_FABRIC_ROCE)
+        printf ("  ecn/dcqcn    CE %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
+                " received; CNP %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+                " received; %" G_GUINT64_FORMAT " rate cuts (dcqcn %s)\n",
+                st.ecn_marked, st.ce_received, st.cnps_sent, st.cnps_received, st.dcqcn_cuts,
+                s->net->fabric.dcqcn.enabled ? "on" : "off");
     if (s->net->fabric.kind == WEFT_FABRIC_ROCE && s->net->fabric.pfc.enabled) {
         g_autofree char *paused = human_time (st.pfc_paused_ps);
         printf ("  pfc          %" G_GUINT64_FORMAT " pauses sent (%" G_GUINT64_FORMAT

@@ -14,8 +14,9 @@
 
 static const char *const known_groups[] = { "experiment", "topology",  "server",
                                             "fabric",     "ethernet",  "infiniband",
-                                            "ibcc",       "pfc",       "switch",    "transport",
-                                            "trace",      NULL };
+                                            "ibcc",       "switch",    "transport",
+                                            "trace",      "ecn",       "dcqcn",
+                                            "pfc",        NULL };
 static const char *const known_prefixes[] = { "workload", "fault", NULL };
 
 gboolean
@@ -439,6 +440,10 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->fecn_received += f->fecn_received;
         st->becn_received += f->cc.becns;
         st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
+        st->ce_received += f->dcqcn.ce_received;
+        st->cnps_sent += f->dcqcn.cnps_sent;
+        st->cnps_received += f->dcqcn.cnps_received;
+        st->dcqcn_cuts += f->dcqcn.cuts;
         if (!f->finished)
             continue;
         weft_time_t t = f->finish_ps - f->start_ps;
@@ -485,6 +490,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
             st->unroutable += ((const WeftSwitch *) m)->unroutable;
             st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
             st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
+            st->ecn_marked += ((const WeftSwitch *) m)->ecn_marked;
         } else {
             st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
         }

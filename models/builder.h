@@ -64,6 +64,11 @@ typedef struct {
     guint64 fecn_received;    /* marked data packets that reached their receivers */
     guint64 becn_received;    /* BECNs (ACKs carrying one) that reached their senders */
     guint32 ccti_peak;        /* highest CCT index any flow reached */
+    /* RoCE: ECN ([ecn]) and DCQCN ([dcqcn]) */
+    guint64 ecn_marked;       /* data packets switches marked CE */
+    guint64 ce_received;      /* CE-marked data packets that reached their receivers */
+    guint64 cnps_sent, cnps_received;
+    guint64 dcqcn_cuts;       /* rate cuts at the senders */
     /* RoCE PFC ([pfc]), summed over ports and priorities */
     guint64 pfc_pauses_sent;     /* PAUSE frames with a pause time (refreshes included) */
     guint64 pfc_resumes_sent;    /* PAUSE frames with pause time 0 */

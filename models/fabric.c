@@ -6,8 +6,9 @@ const WeftParamSpec weft_fabric_params[] = {
     WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
                      "ethernet|infiniband|roce|ultra-ethernet",
                      "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
-                     "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet with "
-                     "PFC ([pfc]); ultra-ethernet is reserved"),
+                     "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet "
+                     "(the [ethernet] packet format) with PFC, ECN and DCQCN; ultra-ethernet "
+                     "is reserved"),
     WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static|adaptive",
                      "path choice at switches: ecmp hashes each flow over the equal-cost ports "
                      "(per-switch seed); static takes the topology's single route (D-mod-k or a "
@@ -41,20 +42,26 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
                                      "infiniband or roce",
                                      kind_names[fabric->kind]);
     /* A group for another fabric would be silently ignored: refuse it. */
-    static const char *const eth_only[] = { "infiniband", "ibcc", "pfc", NULL };
-    static const char *const roce_only[] = { "infiniband", "ibcc", NULL };
-    static const char *const ib_only[] = { "ethernet", "pfc", NULL };
-    const char *const *others = fabric->kind == WEFT_FABRIC_ETHERNET ? eth_only
-                                : fabric->kind == WEFT_FABRIC_ROCE   ? roce_only
-                                                                     : ib_only;
+    static const char *const eth_only[] = { "infiniband", "ibcc", NULL };
+    static const char *const ib_only[] = { "ethernet", NULL };
+    const char *const *others = fabric->kind == WEFT_FABRIC_INFINIBAND ? ib_only : eth_only;
     for (guint i = 0; others[i]; i++)
         if (weft_experiment_has_group (exp, others[i]))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, others[i],
                                          NULL, "not used with [fabric] kind = %s",
                                          kind_names[fabric->kind]);
-    if (fabric->kind == WEFT_FABRIC_ETHERNET || fabric->kind == WEFT_FABRIC_ROCE) {
+    static const char *const roce_only[] = { "ecn", "dcqcn", "pfc", NULL };
+    for (guint i = 0; fabric->kind != WEFT_FABRIC_ROCE && roce_only[i]; i++)
+        if (weft_experiment_has_group (exp, roce_only[i]))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, roce_only[i],
+                                         NULL, "not used with [fabric] kind = %s: RoCE only",
+                                         kind_names[fabric->kind]);
+    if (fabric->kind != WEFT_FABRIC_INFINIBAND) { /* ethernet and roce */
         WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
         if (!weft_params_read (exp, "ethernet", &eb, 1, error))
+            return FALSE;
+        if (fabric->kind == WEFT_FABRIC_ROCE &&
+            !weft_dcqcn_read (&fabric->dcqcn, &fabric->ecn, exp, error))
             return FALSE;
         fabric->header = fabric->eth.header;
         fabric->ack_bytes = fabric->eth.ack_bytes;
@@ -85,4 +92,6 @@ weft_fabric_clear (WeftFabric *fabric)
     weft_ib_config_clear (&fabric->ib);
     weft_ibcc_clear (&fabric->ibcc);
     weft_pfc_config_clear (&fabric->pfc);
+    weft_ecn_clear (&fabric->ecn);
+    weft_dcqcn_clear (&fabric->dcqcn);
 }

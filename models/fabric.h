@@ -7,7 +7,8 @@
  *               VL arbitration (models/vlarb.h), service levels; lossless by construction.
  *               Packet format and link layer from [infiniband] (models/infiniband.h).
  *   roce        RoCEv2 on Ethernet: the [ethernet] packet format, 802.1p priorities with PFC
- *               ([pfc], models/pfc.h) making the RDMA priority lossless.
+ *               ([pfc], models/pfc.h) making the RDMA priority lossless; ECN marking at
+ *               switches ([ecn], models/ecn.h) and DCQCN at the NICs ([dcqcn], models/dcqcn.h).
  * `ultra-ethernet` is reserved and refused as not implemented yet.
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
@@ -22,6 +23,8 @@
 #ifndef WEFT_MODELS_FABRIC_H
 #define WEFT_MODELS_FABRIC_H
 
+#include "models/dcqcn.h"
+#include "models/ecn.h"
 #include "models/ibcc.h"
 #include "models/infiniband.h"
 #include "models/pfc.h"
@@ -46,6 +49,8 @@ typedef struct {
     WeftIbConfig ib;   /* kind == infiniband */
     WeftIbcc ibcc;     /* kind == infiniband: [ibcc] (models/ibcc.h) */
     WeftPfcConfig pfc; /* kind == roce: [pfc] (models/pfc.h) */
+    WeftEcn ecn;       /* kind == roce: [ecn] (models/ecn.h); zero (off) elsewhere */
+    WeftDcqcn dcqcn;   /* kind == roce: [dcqcn] (models/dcqcn.h); zero (off) elsewhere */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];
@@ -69,12 +74,18 @@ weft_fabric_pfc (const WeftFabric *fabric)
     return fabric->kind == WEFT_FABRIC_ROCE && fabric->pfc.enabled;
 }
 
-/* The traffic class (models/port.h) of data and of ACKs: on RoCE the 802.1p priority (ACKs
- * ride the RDMA priority, as on real RoCE); elsewhere 1 and 0. */
+/* The traffic class (models/port.h) of data, CNPs and ACKs: on RoCE the 802.1p priority
+ * (ACKs ride the RDMA priority, as on real RoCE; CNPs their own); elsewhere 1, 0 and 0. */
 static inline guint8
 weft_fabric_data_prio (const WeftFabric *fabric)
 {
     return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.rdma_priority : 1;
+}
+
+static inline guint8
+weft_fabric_cnp_prio (const WeftFabric *fabric)
+{
+    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.cnp_priority : 0;
 }
 
 static inline guint8

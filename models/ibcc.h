@@ -62,8 +62,6 @@ typedef struct {
     guint32 ccti;
     guint32 ccti_peak;        /* highest CCTI reached */
     gboolean timer_pending;   /* a CCTI timer event is scheduled */
-    gboolean waiting;         /* paced: off the NIC's ring until next_ps */
-    weft_time_t next_ps;      /* earliest start of the flow's next packet */
     guint64 becns;            /* BECNs received */
 } WeftIbccFlow;
 

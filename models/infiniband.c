@@ -2,7 +2,8 @@
 #define G_LOG_DOMAIN "weft-infiniband"
 #include "models/infiniband.h"
 
-#include <stdarg.h>
+#include "sim/records.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,20 +168,6 @@ weft_ib_config_clear (WeftIbConfig *ib)
     weft_params_clear (weft_infiniband_params, ib);
 }
 
-static gboolean file_fail (GError **error, const char *path, guint line, const char *fmt, ...)
-    G_GNUC_PRINTF (4, 5);
-
-static gboolean
-file_fail (GError **error, const char *path, guint line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-    va_end (ap);
-    g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, "%s:%u: %s", path, line, msg);
-    return FALSE;
-}
-
 /* Every VL a table names must be served by the arbitration, or its packets never leave. */
 static gboolean
 served (const WeftIbConfig *ib, guint vl)
@@ -195,6 +182,38 @@ served (const WeftIbConfig *ib, guint vl)
 }
 
 static gboolean
+sl2vl_line (char **f, guint n, guint line, void *data, GError **error)
+{
+    WeftIbConfig *ib = data;
+#define FAIL(...)                                                                                  \
+    weft_records_fail (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, ib->sl2vl_path, line,  \
+                       __VA_ARGS__)
+    if (n != 3)
+        return FAIL ("expected 'NODE PORT VL0;VL1;...'");
+    WeftIbSl2VlEntry e = { .line = line };
+    guint64 port = 0;
+    if (strcmp (f[1], "*") != 0 && (!parse_uint (f[1], 65535, &port) || port == 0))
+        return FAIL ("port '%s': expected a port number from 1, or *", f[1]);
+    g_auto (GStrv) vls = g_strsplit_set (f[2], ";,", -1);
+    guint k = 0;
+    for (; vls[k]; k++) {
+        guint64 vl;
+        if (k >= WEFT_IB_SLS || !parse_uint (vls[k], ib->vls - 1, &vl) || !served (ib, (guint) vl))
+            return FAIL ("'%s': expected at most 16 VLs below [infiniband] vls, each with a "
+                         "weight in the VL arbitration tables",
+                         f[2]);
+        e.sl2vl[k] = (guint8) vl;
+    }
+#undef FAIL
+    for (; k < WEFT_IB_SLS; k++)
+        e.sl2vl[k] = ib->sl2vl[k];
+    e.node = g_strdup (f[0]);
+    e.port = (guint32) port;
+    g_array_append_val (ib->sl2vl_ports, e);
+    return TRUE;
+}
+
+static gboolean
 load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error)
 {
     g_autofree char *dir = weft_experiment_dir_for (exp, "infiniband", "sl2vl_file");
@@ -202,48 +221,14 @@ load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error)
                                                          : g_build_filename (dir, ib->sl2vl_file,
                                                                              NULL);
     ib->sl2vl_ports = g_array_new (FALSE, TRUE, sizeof (WeftIbSl2VlEntry));
-    g_autofree char *text = NULL;
     GError *local = NULL;
-    if (!g_file_get_contents (ib->sl2vl_path, &text, NULL, &local)) {
+    if (weft_records_read (ib->sl2vl_path, sl2vl_line, ib, &local))
+        return TRUE;
+    if (local->domain == G_FILE_ERROR)
         weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_FILE, "infiniband", "sl2vl_file",
                               "%s", local->message);
-        g_error_free (local);
-        return FALSE;
-    }
-    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-    for (guint i = 0; lines[i]; i++) {
-        g_strstrip (lines[i]);
-        if (!lines[i][0] || lines[i][0] == '#')
-            continue;
-        g_auto (GStrv) w = g_strsplit_set (lines[i], " \t", -1);
-        const char *f[3];
-        guint n = 0;
-        for (guint j = 0; w[j]; j++)
-            if (w[j][0] && n < 3)
-                f[n++] = w[j];
-        if (n != 3)
-            return file_fail (error, ib->sl2vl_path, i + 1, "expected 'NODE PORT VL0;VL1;...'");
-        WeftIbSl2VlEntry e = { .line = i + 1 };
-        guint64 port = 0;
-        if (strcmp (f[1], "*") != 0 && (!parse_uint (f[1], 65535, &port) || port == 0))
-            return file_fail (error, ib->sl2vl_path, i + 1,
-                              "port '%s': expected a port number from 1, or *", f[1]);
-        g_auto (GStrv) vls = g_strsplit_set (f[2], ";,", -1);
-        guint k = 0;
-        for (; vls[k]; k++) {
-            guint64 vl;
-            if (k >= WEFT_IB_SLS || !parse_uint (vls[k], ib->vls - 1, &vl) || !served (ib, (guint) vl))
-                return file_fail (error, ib->sl2vl_path, i + 1,
-                                  "'%s': expected at most 16 VLs below [infiniband] vls, each "
-                                  "with a weight in the VL arbitration tables",
-                                  f[2]);
-            e.sl2vl[k] = (guint8) vl;
-        }
-        for (; k < WEFT_IB_SLS; k++)
-            e.sl2vl[k] = ib->sl2vl[k];
-        e.node = g_strdup (f[0]);
-        e.port = (guint32) port;
-        g_array_append_val (ib->sl2vl_ports, e);
-    }
-    return TRUE;
+    else
+        g_propagate_error (error, g_error_copy (local));
+    g_error_free (local);
+    return FALSE;
 }

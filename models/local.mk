@@ -10,5 +10,6 @@ libweft_a_SOURCES += models/workload.c models/workload.h models/workload_coll.c 
 	models/workload_private.h models/flowsize.c models/flowsize.h
 libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c models/ib_credit.h \
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h \
+	models/ecn.c models/ecn.h models/dcqcn.c models/dcqcn.h \
 	models/pfc.c models/pfc.h
 libweft_a_SOURCES += models/collective.c models/collective.h

@@ -39,7 +39,7 @@ ring_pop (WeftNicAgent *nic, guint p)
 static void
 make_ready (WeftNicAgent *nic, WeftFlow *f)
 {
-    if (!f->in_ring && !f->cc.waiting && sendable (f)) {
+    if (!f->in_ring && !f->pace_waiting && sendable (f)) {
         ring_push (nic, f);
         /* Not the port that is pulling right now: it is about to send and pulls again when
          * free; kicking it from inside its own pull would start a second packet at once. */
@@ -93,6 +93,9 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
     WeftSim *sim = nic->owner->sim;
     f->started = TRUE;
     f->start_ps = sim->now;
+    if (nic->tp->fabric->dcqcn.enabled)
+        weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
+                              nic->ports[f->tx_port].link.rate_bps);
     timer_arm (nic, f, sim->now + f->rto);
     make_ready (nic, f);
 }
@@ -154,16 +157,91 @@ weft_nic_schedule_flow (WeftNicAgent *nic, WeftFlow *flow)
         weft_nic_start_flow_at (nic, flow, flow->spec.start_ps);
 }
 
-/* ---- IB congestion control at the source (models/ibcc.h) ------------------------------ */
+/* ---- per-flow pacing: IB CC's inter-packet delay, DCQCN's rate ------------------------- */
 
-/* A paced flow's inter-packet delay has passed: it may send again. */
+/* A paced flow's wait has passed: it may send again. */
 static void
 on_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    f->cc.waiting = FALSE;
+    f->pace_waiting = FALSE;
     make_ready (f->sender, f);
 }
+
+/* Whether the fabric's congestion control paces flows at their sources. */
+static inline gboolean
+fabric_paces (const WeftFabric *fab)
+{
+    return fab->ibcc.enabled || fab->dcqcn.enabled;
+}
+
+/* The time from the start of @f's packet of @size bytes on @port to the earliest start of its
+ * next: serialization + the CCT's inter-packet delay (IB CC), or the packet at the flow's
+ * current rate (DCQCN). */
+static weft_time_t
+pace_gap (const WeftNicAgent *nic, const WeftFlow *f, guint32 size, guint port)
+{
+    const WeftFabric *fab = nic->tp->fabric;
+    if (fab->dcqcn.enabled)
+        return weft_time_serialize (size, MIN (f->dcqcn.rc_bps, nic->ports[port].link.rate_bps));
+    return weft_time_serialize (size, nic->ports[port].link.rate_bps) +
+           weft_ibcc_delay (&fab->ibcc, &f->cc);
+}
+
+/* ---- DCQCN (models/dcqcn.h) ------------------------------------------------------------ */
+
+static void
+on_dcqcn_timer (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftFlow *f = target;
+    if (arg.u != f->dcqcn.timer_gen)
+        return; /* superseded by a later cut */
+    const WeftDcqcn *cc = &f->sender->tp->fabric->dcqcn;
+    if (weft_dcqcn_on_timer (cc, &f->dcqcn))
+        weft_sim_schedule_at (sim, &f->sender->owner->sched, sim->now + cc->increase_timer,
+                              on_dcqcn_timer, f, arg);
+}
+
+/* Reaction point: a CNP for one of this agent's flows. */
+static void
+on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
+{
+    WeftSim *sim = nic->owner->sim;
+    WeftFlow *f = &nic->tp->flows[cnp->flow];
+    const WeftDcqcn *cc = &nic->tp->fabric->dcqcn;
+    if (cc->enabled && f->started && weft_dcqcn_on_cnp (cc, &f->dcqcn, sim->now))
+        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + cc->increase_timer,
+                              on_dcqcn_timer, f, (WeftArg){ .u = f->dcqcn.timer_gen });
+    weft_packet_release (&sim->pool, cnp);
+}
+
+/* Notification point: a CE-marked data packet of @f arrived; send a CNP unless one went out
+ * less than cnp_interval ago.  CNPs ride [pfc] cnp_priority (6), served ahead of data. */
+static void
+np_on_ce (WeftNicAgent *nic, WeftFlow *f)
+{
+    WeftSim *sim = nic->owner->sim;
+    const WeftDcqcn *cc = &nic->tp->fabric->dcqcn;
+    if (!cc->enabled) {
+        f->dcqcn.ce_received++;
+        return;
+    }
+    if (!weft_dcqcn_np_on_ce (cc, &f->dcqcn, sim->now))
+        return;
+    WeftPacket *cnp = weft_packet_alloc (&sim->pool);
+    cnp->kind = WEFT_PKT_CNP;
+    cnp->prio = weft_fabric_cnp_prio (nic->tp->fabric);
+    cnp->flow = f->spec.id;
+    cnp->src = f->spec.dst;
+    cnp->dst = f->spec.src;
+    cnp->dst_ep = f->src_ep;
+    cnp->hash = f->hash;
+    cnp->size = WEFT_DCQCN_CNP_BYTES;
+    cnp->sent_at = sim->now;
+    weft_port_enqueue (&nic->ports[f->ack_port], cnp);
+}
+
+/* ---- IB congestion control at the source (models/ibcc.h) ------------------------------ */
 
 static void
 on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
@@ -231,10 +309,10 @@ pull_next (WeftNicAgent *nic, guint port)
     while ((f = ring_pop (nic, port))) {
         if (!sendable (f))
             continue;
-        const gboolean paced = fab->ibcc.enabled;
-        if (paced && sim->now < f->cc.next_ps) {
-            f->cc.waiting = TRUE;
-            weft_sim_schedule_at (sim, &nic->owner->sched, f->cc.next_ps, on_pace, f,
+        const gboolean paced = fabric_paces (fab);
+        if (paced && sim->now < f->pace_next_ps) {
+            f->pace_waiting = TRUE;
+            weft_sim_schedule_at (sim, &nic->owner->sched, f->pace_next_ps, on_pace, f,
                                   (WeftArg){ 0 });
             continue;
         }
@@ -254,9 +332,9 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->size = pkt->payload + (guint32) fab->header;
         pkt->sent_at = sim->now;
         if (paced)
-            f->cc.next_ps = sim->now +
-                            weft_time_serialize (pkt->size, nic->ports[port].link.rate_bps) +
-                            weft_ibcc_delay (&fab->ibcc, &f->cc);
+            f->pace_next_ps = sim->now + pace_gap (nic, f, pkt->size, port);
+        if (fab->dcqcn.enabled)
+            weft_dcqcn_on_sent (&fab->dcqcn, &f->dcqcn, pkt->size);
         if (f->spec.efficiency > 0) {
             /* The port sends collective data at efficiency x its rate, whatever the number
              * of flows: the protocol's overhead, applied once, where the data leaves. */
@@ -340,6 +418,8 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
     guint8 reply = WEFT_PKT_ACK;
     gboolean now = TRUE; /* answer at once; in-order arrivals may wait for ack_every */
     f->fecn_received += pkt->fecn;
+    if (pkt->ce)
+        np_on_ce (nic, f);
     if (pkt->seq == f->rcv_nxt) {
         f->rcv_nxt++;
         f->delivered += pkt->payload;
@@ -388,6 +468,7 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
     ack->becn = pkt->fecn;
     ack->fecn = 0;
+    ack->ce = 0;
     ack->kind = reply;
     ack->prio = weft_fabric_ack_prio (tp->fabric);
     ack->src = f->spec.dst;
@@ -416,6 +497,8 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
     }
     if (pkt->kind == WEFT_PKT_DATA)
         on_data (nic, pkt);
+    else if (pkt->kind == WEFT_PKT_CNP)
+        on_cnp (nic, pkt);
     else
         on_ack (nic, pkt);
 }

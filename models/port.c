@@ -71,7 +71,7 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     if (port->ib)
         weft_ib_on_send (port->ib, pkt);
     if (port->on_depart)
-        port->on_depart (port->owner, pkt);
+        port->on_depart (port->owner, port, pkt);
     weft_link_send (&port->link, pkt, now, end);
 }
 

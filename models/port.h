@@ -35,7 +35,7 @@
 /* The next packet of @source (a transport agent) for port @port, or NULL. */
 typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 
-typedef struct {
+typedef struct WeftPort {
     WeftModel *owner;
     WeftSched sched;            /* the port schedules its own events, so simultaneous events of
                                    a switch's ports tie-break by port, not by one counter */
@@ -53,7 +53,7 @@ typedef struct {
     WeftPacket *staged;         /* InfiniBand: pulled, waiting for credits */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
-    void (*on_depart) (WeftModel *owner, WeftPacket *pkt);
+    void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
 
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;

@@ -29,12 +29,35 @@ weft_switch_cut_through (const WeftSwitch *sw)
     return sw->forwarding == WEFT_FORWARDING_CUT_THROUGH;
 }
 
+static void switch_depart_pfc (WeftModel *m, WeftPort *port, WeftPacket *pkt);
+
+/* ECN marked as a packet starts leaving: by the bytes of its class left behind it.  With PFC
+ * the packet leaves its input's priority queue too (one hook does both). */
+static void
+ecn_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
+{
+    WeftSwitch *self = (WeftSwitch *) m;
+    self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
+                                       port->q[weft_port_class (port, pkt)].bytes,
+                                       port->link.rate_bps, pkt);
+    if (self->pfc_ingress)
+        switch_depart_pfc (m, port, pkt);
+}
+
 static gboolean
 switch_init (WeftModel *m, GError **error)
 {
     WeftSwitch *self = (WeftSwitch *) m;
     if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE)
         self->rng = weft_rng_new (m->sim->seed, m->sched.id);
+    /* ECN: only fabric switches mark; a stream of their own, apart from adaptive routing's. */
+    if (self->fabric->kind == WEFT_FABRIC_ROCE && self->fabric->ecn.enabled && !self->internal) {
+        self->ecn_rng = weft_rng_new (m->sim->seed,
+                                      weft_rng_stream_for_name ("ecn") + m->sched.id);
+        if (self->fabric->ecn.mark_on == WEFT_ECN_ON_DEQUEUE)
+            for (guint i = 0; i < self->n_ports; i++)
+                self->ports[i].on_depart = ecn_depart;
+    }
     return TRUE;
 }
 
@@ -124,12 +147,19 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         weft_packet_release (&m->sim->pool, pkt); /* counted by PFC: a lossless violation */
         return;
     }
+    if (self->ecn_rng && self->fabric->ecn.mark_on == WEFT_ECN_ON_ENQUEUE) {
+        /* ECN marked as the packet joins its queue: by the bytes of its class ahead of it. */
+        WeftPort *o = &self->ports[out];
+        self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
+                                           o->q[weft_port_class (o, pkt)].bytes,
+                                           o->link.rate_bps, pkt);
+    }
     weft_port_enqueue (&self->ports[out], pkt);
 }
 
 /* InfiniBand: a packet starts leaving through an output, so its input buffer space is free. */
 static void
-switch_depart (WeftModel *m, WeftPacket *pkt)
+switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
 {
     /* Flow control, and what this node's own agent sends (data and ACKs that have crossed no
      * link yet), hold no input buffer. */
@@ -167,7 +197,7 @@ weft_switch_enable_credits (WeftSwitch *self)
 /* RoCE with PFC: a packet starts leaving through an output, so it no longer counts toward
  * its input port's priority queue. */
 static void
-switch_depart_pfc (WeftModel *m, WeftPacket *pkt)
+switch_depart_pfc (WeftModel *m, WeftPort *port, WeftPacket *pkt)
 {
     if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
         return;
@@ -207,6 +237,8 @@ switch_clear (WeftModel *m)
     g_free (self->cc_markers);
     if (self->rng)
         gsl_rng_free (self->rng);
+    if (self->ecn_rng)
+        gsl_rng_free (self->ecn_rng);
 }
 
 const WeftModelClass weft_switch_class = {

@@ -19,9 +19,11 @@
  * node - whole, after their last bit, freeing their input credits at once as an HCA does -
  * and sends its flows through the switch's ports, where they queue behind transit packets
  * of their VL.  Forwarding and credits stay this file's, for transit and local traffic alike.
+ * On RoCE with [ecn] enabled, a fabric switch marks CE on data packets by their egress
+ * queue's depth (models/ecn.h), as they join the queue or as they leave it.
  * RoCE with PFC: fabric switches count each packet toward its (input port, priority) from
  * arrival until it starts leaving (models/pfc.h), pausing the upstream sender at xoff.
- * Ignores: shared buffers, ECN (the RoCE fabric adds them).
+ * Ignores: shared buffers.
  * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
  */
 #ifndef WEFT_MODELS_SWITCH_H
@@ -54,6 +56,8 @@ typedef struct {
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
     gboolean pfc_ingress;     /* RoCE: PFC ingress accounting on this switch's ports */
+    gsl_rng *ecn_rng;         /* RoCE with [ecn] on (fabric switches only): marking draws */
+    guint64 ecn_marked;       /* data packets this switch marked CE */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
                                  unless a workload addresses this node */
 } WeftSwitch;

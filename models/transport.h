@@ -72,7 +72,13 @@ struct WeftFlow {
     WeftNicAgent *sender;     /* the source's agent (set when the start is scheduled) */
     WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
-    WeftIbccFlow cc;          /* [ibcc]: CCT index and pacing (models/ibcc.h) */
+    WeftIbccFlow cc;          /* [ibcc]: CCT index (models/ibcc.h) */
+    WeftDcqcnFlow dcqcn;      /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
+    /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
+     * no earlier than next_ps; a flow that must wait is off the NIC's ring (pace_waiting)
+     * until an event wakes it. */
+    weft_time_t pace_next_ps;
+    gboolean pace_waiting;
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;

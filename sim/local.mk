@@ -8,3 +8,4 @@ libweft_a_SOURCES += sim/runcfg.c sim/runcfg.h
 libweft_a_SOURCES += sim/units.c sim/units.h sim/params.c sim/params.h sim/experiment.c sim/experiment.h
 libweft_a_SOURCES += sim/graph.c sim/graph.h
 libweft_a_SOURCES += sim/trace.c sim/trace.h sim/trace_schema.c sim/trace_schema.h sim/trace_types.h
+libweft_a_SOURCES += sim/records.c sim/records.h

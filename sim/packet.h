@@ -19,6 +19,7 @@ typedef enum {
     WEFT_PKT_ACK,
     WEFT_PKT_NACK,
     WEFT_PKT_CREDIT, /* InfiniBand flow-control packet: seq carries the credits returned */
+    WEFT_PKT_CNP,    /* RoCE congestion notification, receiver to sender (models/dcqcn.h) */
     WEFT_PKT_FREED = 0xff, /* poison: a released packet */
 } WeftPacketKind;
 
@@ -42,6 +43,7 @@ typedef struct WeftPacket {
     guint8 retransmit : 1;   /* 1 for a retransmitted copy */
     guint8 fecn : 1;         /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
     guint8 becn : 1;         /* InfiniBand ACK/NAK: the data it answers carried FECN */
+    guint8 ce : 1;           /* RoCE DATA: ECN Congestion Experienced (models/ecn.h) */
     guint8 hop;              /* links crossed so far */
     guint8 vl;               /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;            /* the VL it arrived on at the node holding it (its buffer) */

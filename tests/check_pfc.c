@@ -17,7 +17,8 @@
  *  - pause propagation on a two-tier leafspine: an incast behind one leaf pauses the spine's
  *    port toward that leaf and the other leaf's uplink (pause time at both tiers);
  *  - `enabled = false`: the incast tail-drops and retransmits, and no PAUSE exists.
- * Leaves unchecked: ECN and DCQCN (another branch), the PFC watchdog and deadlocks (later).
+ * ECN and DCQCN are off throughout (tests/check_dcqcn.c covers them, with PFC off).
+ * Leaves unchecked: the PFC watchdog and deadlocks (later).
  */
 #include "config.h"
 #include <check.h>
@@ -28,11 +29,11 @@
 #include "models/switch.h"
 #include "tests/harness.h"
 
-/* Long RTOs: queues of up to 16 x (xoff + headroom) take tens of us to drain, and a spurious
+/* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  Long RTOs: queues of up to 16 x (xoff + headroom) take tens of us to drain, and a spurious
  * timeout would count as a retransmission. */
 #define INCAST                                                                                   \
     "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                 \
-    "cable_length = 2m\n[fabric]\nkind = roce\n"                                               \
+    "cable_length = 2m\n[fabric]\nkind = roce\n[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n" \
     "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"                           \
     "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\nflow_size = 2MiB\n"
 
@@ -195,6 +196,7 @@ START_TEST (test_pfc_pause_propagates_to_the_spine)
     harness_prepare (&s, "[topology]\ngenerator = leafspine\nleaves = 2\nspines = 1\n"
                          "hosts_per_leaf = 4\nlink_rate = 400Gbps\ncable_length = 2m\n"
                          "[fabric]\nkind = roce\nrouting = static\n"
+                         "[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n"
                          "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"
                          "[workload.w]\nkind = flows\nflows = host0>host4 2MiB; host1>host4 2MiB; "
                          "host2>host4 2MiB; host3>host4 2MiB; host5>host4 2MiB; "
