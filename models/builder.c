@@ -538,7 +538,88 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
     }
     if (waiting > shown)
         g_string_append_printf (out, "  ... and %u more waiting flows\n", waiting - shown);
+    if (weft_fabric_pfc (&net->fabric)) {
+        g_string_append (out, "  ");
+        gsize before = out->len;
+        weft_network_pfc_deadlock (net, out);
+        if (out->len == before)
+            g_string_truncate (out, before - 2);
+    }
     return g_string_free (out, FALSE);
+}
+
+/* ---- PFC deadlock: a cycle of paused queues ---------------------------------------------- */
+
+/* The paused egress port that port @p's data waits on downstream: at p's peer switch, the
+ * first packet of priority @prio that arrived over p's link waits in an egress queue whose
+ * port is paused for that priority; NULL if there is none. */
+static WeftPort *
+paused_successor (const WeftNetwork *net, const WeftPort *p, guint prio, weft_time_t now)
+{
+    const WeftModel *peer = p->link.peer;
+    if (peer->klass != &weft_switch_class || !((const WeftSwitch *) peer)->pfc_ingress)
+        return NULL;
+    const WeftSwitch *sw = (const WeftSwitch *) peer;
+    for (guint o = 0; o < sw->n_ports; o++) {
+        WeftPort *q = &sw->ports[o];
+        if (!q->owner || !q->pfc || !weft_pfc_paused (q->pfc, prio, now))
+            continue;
+        for (const WeftPacket *pkt = q->q[8 - prio].head; pkt; pkt = pkt->next)
+            if (pkt->in_port == p->link.peer_port && pkt->hop > 0)
+                return q;
+    }
+    return NULL;
+}
+
+guint
+weft_network_pfc_deadlock (const WeftNetwork *net, GString *report)
+{
+    weft_time_t now = net->sim->now;
+    guint n = net->ports->len;
+    for (guint prio = 0; prio < WEFT_PFC_PRIOS; prio++) {
+        /* Each paused port with queued data has at most one successor by the rule above (the
+         * first match): follow the chain from every start; a chain that comes back is a
+         * cycle.  mark: 0 unvisited, 1 on the current chain, 2 done. */
+        g_autofree guint8 *mark = g_new0 (guint8, MAX (n, 1));
+        GHashTable *index = g_hash_table_new (NULL, NULL);
+        for (guint i = 0; i < n; i++)
+            g_hash_table_insert (index, net->ports->pdata[i], GUINT_TO_POINTER (i + 1));
+        for (guint start = 0; start < n; start++) {
+            guint i = start;
+            while (i != G_MAXUINT && mark[i] == 0) {
+                mark[i] = 1;
+                const WeftPort *p = net->ports->pdata[i];
+                WeftPort *next = p->pfc && weft_pfc_paused (p->pfc, prio, now) && p->q[8 - prio].head
+                                     ? paused_successor (net, p, prio, now)
+                                     : NULL;
+                i = next ? GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1 : G_MAXUINT;
+            }
+            if (i != G_MAXUINT && mark[i] == 1) {
+                /* i is on the chain just walked: the cycle starts there. */
+                guint len = 0, j = i;
+                if (report)
+                    g_string_append_printf (report, "PFC deadlock on priority %u:", prio);
+                do {
+                    const WeftPort *p = net->ports->pdata[j];
+                    if (report)
+                        g_string_append_printf (report, " %s:%u->%s", p->owner->name, p->index + 1,
+                                                p->link.peer->name);
+                    len++;
+                    WeftPort *next = paused_successor (net, p, prio, now);
+                    j = GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1;
+                } while (j != i);
+                if (report)
+                    g_string_append_c (report, '\n');
+                g_hash_table_unref (index);
+                return len;
+            }
+            for (guint k = 0; k < n; k++)
+                if (mark[k] == 1)
+                    mark[k] = 2;
+        }
+        g_hash_table_unref (index);
+    }
+    return 0;
 }
 
 /* ---- InfiniBand credit conservation ---------------------------------------------------- */

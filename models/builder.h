@@ -87,6 +87,11 @@ void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);
  * be NULL). */
 guint weft_network_check_credits (const WeftNetwork *net, GString *report);
 
+/* RoCE: looks for a cycle of PFC-paused egress ports, each holding data of one priority that
+ * waits, at the next switch, behind the next paused port.  Returns the number of ports in the
+ * first cycle found (0: none) and describes it in @report (may be NULL). */
+guint weft_network_pfc_deadlock (const WeftNetwork *net, GString *report);
+
 /* The /collectives row of collective instance @id (finished). */
 void weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollective *row);
 

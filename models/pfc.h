@@ -19,7 +19,9 @@
  * Headroom, unless set: 2 x (cable delay + the switches' forwarding latency, averaged over both
  * ends) x rate / 8 (data in flight both ways while the pause
  * travels) + 2 x largest frame (one being sent at each end) + response quanta x 64 B.
- * Ignores: the PFC watchdog and deadlock detection (later), shared-buffer thresholds.
+ * Deadlock: weft_network_pfc_deadlock (models/builder.h) finds a cycle of paused queues; the
+ * hang report prints it.
+ * Ignores: the PFC watchdog (later), shared-buffer thresholds.
  */
 #ifndef WEFT_MODELS_PFC_H
 #define WEFT_MODELS_PFC_H

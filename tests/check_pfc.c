@@ -16,9 +16,11 @@
  *    equals the bytes of the packets from that input waiting in its egress queues;
  *  - pause propagation on a two-tier leafspine: an incast behind one leaf pauses the spine's
  *    port toward that leaf and the other leaf's uplink (pause time at both tiers);
- *  - `enabled = false`: the incast tail-drops and retransmits, and no PAUSE exists.
+ *  - `enabled = false`: the incast tail-drops and retransmits, and no PAUSE exists;
+ *  - a ring with every route clockwise deadlocks (the run hangs) and the cycle of paused
+ *    ports is found and named, also in the hang report.
  * ECN and DCQCN are off throughout (tests/check_dcqcn.c covers them, with PFC off).
- * Leaves unchecked: the PFC watchdog and deadlocks (later).
+ * Leaves unchecked: the PFC watchdog (later).
  */
 #include "config.h"
 #include <check.h>
@@ -228,6 +230,57 @@ START_TEST (test_pfc_pause_propagates_to_the_spine)
 }
 END_TEST
 
+/* A ring of three switches, a host on each, every route clockwise (a forwarding-table file):
+ * each flow crosses two ring links, so each ring link carries two flows at 400 Gb/s each, all
+ * of a switch's ring ingress waits on its ring egress, and the pauses close the ring - a
+ * cyclic buffer dependency. */
+START_TEST (test_pfc_deadlock_detected_on_a_cyclic_route_set)
+{
+    g_autofree char *topo = g_build_filename (harness_tmp, "ring.topo", NULL);
+    g_autofree char *lft = g_build_filename (harness_tmp, "ring.lft", NULL);
+    GString *t = g_string_new (NULL), *r = g_string_new (NULL);
+    for (guint i = 0; i < 3; i++)
+        g_string_append_printf (t, "node sw%u switch\nnode host%u host\nlink host%u sw%u 400Gbps\n",
+                                i, i, i, i);
+    for (guint i = 0; i < 3; i++)
+        g_string_append_printf (t, "link sw%u sw%u 400Gbps\n", i, (i + 1) % 3);
+    /* sw0: port 1 host0, 2 to sw1, 3 to sw2; sw1: 1 host1, 2 to sw0, 3 to sw2; sw2: 1 host2,
+     * 2 to sw1, 3 to sw0.  Clockwise: sw0 port 2, sw1 port 3, sw2 port 3. */
+    const guint cw[3] = { 2, 3, 3 };
+    for (guint i = 0; i < 3; i++)
+        for (guint d = 0; d < 3; d++)
+            if (d != i)
+                g_string_append_printf (r, "sw%u host%u %u\n", i, d, cw[i]);
+    ck_assert (g_file_set_contents (topo, t->str, -1, NULL));
+    ck_assert (g_file_set_contents (lft, r->str, -1, NULL));
+    g_string_free (t, TRUE);
+    g_string_free (r, TRUE);
+    g_autofree char *text = g_strdup_printf (
+        "[experiment]\nhang_timeout = 1ms\n[topology]\ngenerator = file\nfile = %s\n"
+        "forwarding_table = %s\n[fabric]\nkind = roce\nrouting = static\n"
+        "[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n"
+        "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"
+        "[workload.w]\nkind = flows\nflows = host0>host2 64MiB; host1>host0 64MiB; "
+        "host2>host1 64MiB\n",
+        topo, lft);
+    WeftSession s;
+    harness_prepare (&s, text);
+    WeftSimStatus status = weft_sim_run (s.sim);
+    GString *report = g_string_new (NULL);
+    guint len = weft_network_pfc_deadlock (s.net, report);
+    fprintf (stderr, "status %d: %s", status, report->str);
+    ck_assert_int_eq (status, WEFT_SIM_HANG);
+    ck_assert_uint_eq (len, 3);
+    ck_assert (strstr (report->str, "sw0:2->sw1") && strstr (report->str, "sw1:3->sw2") &&
+               strstr (report->str, "sw2:3->sw0"));
+    g_string_free (report, TRUE);
+    /* The hang message names the cycle too. */
+    g_autofree char *waiting = weft_network_describe_waiting (s.net, 20);
+    ck_assert (strstr (waiting, "PFC deadlock on priority 3") != NULL);
+    weft_session_clear (&s);
+}
+END_TEST
+
 START_TEST (test_pfc_group_only_on_roce)
 {
     WeftSession s;
@@ -258,6 +311,7 @@ test_suite (void)
     tcase_add_test (tc, test_pfc_headroom_too_small_counts_violations);
     tcase_add_test (tc, test_pfc_off_drops_and_retransmits);
     tcase_add_test (tc, test_pfc_pause_propagates_to_the_spine);
+    tcase_add_test (tc, test_pfc_deadlock_detected_on_a_cyclic_route_set);
     tcase_add_test (tc, test_pfc_group_only_on_roce);
     suite_add_tcase (s, tc);
     return s;
