@@ -244,6 +244,10 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
                 "lossless violations %" G_GUINT64_FORMAT "%s\n",
                 st.pfc_pauses_sent, st.pfc_pauses_received, st.pfc_resumes_sent, paused,
                 st.pfc_violations, st.pfc_violations ? " (headroom too small)" : "");
+        if (s->net->fabric.pfc.watchdog != WEFT_PFC_WD_OFF)
+            printf ("  pfc watchdog %" G_GUINT64_FORMAT " storms, %" G_GUINT64_FORMAT
+                    " packets dropped\n",
+                    st.pfc_storms, st.pfc_wd_dropped);
     } else if (s->net->fabric.kind == WEFT_FABRIC_ROCE) {
         printf ("  pfc          off\n");
     }

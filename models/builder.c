@@ -11,6 +11,7 @@
 #include "models/routing.h"
 #include "models/switch.h"
 #include "models/workload.h"
+#include "sim/units.h"
 
 static const char *const known_groups[] = { "experiment", "topology",  "server",
                                             "fabric",     "ethernet",  "infiniband",
@@ -215,6 +216,20 @@ check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **e
                                      "buffer",
                                      "not used on InfiniBand, whose buffers are per input port "
                                      "and VL: set [infiniband] buffer");
+    /* The PFC watchdog must get the chance to break a deadlock before the hang watchdog
+     * declares the run hung. */
+    const WeftPfcConfig *pfc = &net->fabric.pfc;
+    if (weft_fabric_pfc (&net->fabric) && pfc->watchdog != WEFT_PFC_WD_OFF &&
+        net->sim->hang_timeout && net->sim->hang_timeout <= pfc->wd_poll * pfc->wd_detect) {
+        g_autofree char *hang = weft_units_format_time (net->sim->hang_timeout);
+        g_autofree char *detect = weft_units_format_time (pfc->wd_poll * pfc->wd_detect);
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "experiment",
+                                     "hang_timeout",
+                                     "%s is not longer than the PFC watchdog's detection time "
+                                     "(%s = watchdog_poll x watchdog_detect): a deadlock would "
+                                     "be called a hang before the watchdog could break it",
+                                     hang, detect);
+    }
     if (net->fabric.kind != WEFT_FABRIC_INFINIBAND)
         for (guint i = 0; i < net->specs->len; i++) {
             const WeftFlowSpec *s = &g_array_index (net->specs, WeftFlowSpec, i);
@@ -482,6 +497,8 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
             st->pfc_pauses_received += p->pfc->pauses_received;
             st->pfc_paused_ps += weft_pfc_paused_total (p->pfc, net->sim->now);
             st->pfc_violations += p->pfc->violations;
+            st->pfc_storms += p->pfc->storms;
+            st->pfc_wd_dropped += p->pfc->wd_dropped;
         }
     }
     for (guint i = 0; i < net->sim->models->len; i++) {

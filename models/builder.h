@@ -75,6 +75,8 @@ typedef struct {
     guint64 pfc_pauses_received; /* PAUSE frames with a pause time that reached a sender */
     guint64 pfc_paused_ps;       /* time priorities were paused at their egress */
     guint64 pfc_violations;      /* packets dropped above xoff + headroom (lossless violations) */
+    guint64 pfc_storms;          /* PFC watchdog: storms declared (port, priority) */
+    guint64 pfc_wd_dropped;      /* PFC watchdog (drop): packets it discarded */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

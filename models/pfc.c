@@ -30,6 +30,17 @@ const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_UINT ("response", WeftPfcConfig, response, "905", "0", "65535",
                      "quanta between a PAUSE's arrival and the sender stopping (802.3 Annex "
                      "31B upper bound at 400 Gb/s: 905; 100G: 394)"),
+    WEFT_PARAM_ENUM ("watchdog", WeftPfcConfig, watchdog, "off", "off|drop|forward",
+                     "PFC watchdog: a priority paused with data waiting for watchdog_detect "
+                     "polls is a storm (e.g. a deadlock); for watchdog_restore its pauses are "
+                     "ignored (forward) or its queue dropped (drop)"),
+    WEFT_PARAM_TIME ("watchdog_poll", WeftPfcConfig, wd_poll, "100ms", "1us", "10s",
+                     "watchdog polling interval (SONiC, Junos: 100 ms)"),
+    WEFT_PARAM_UINT ("watchdog_detect", WeftPfcConfig, wd_detect, "2", "1", "1000",
+                     "consecutive stuck polls before a storm is declared (2: 200 ms)"),
+    WEFT_PARAM_TIME ("watchdog_restore", WeftPfcConfig, wd_restore, "200ms", "1us", "10s",
+                     "how long a stormed priority ignores pauses or drops before it is "
+                     "restored (200 ms)"),
     WEFT_PARAM_END,
 };
 
@@ -167,6 +178,71 @@ on_expire (WeftSim *sim, void *target, WeftArg arg)
     weft_port_kick (target);
 }
 
+/* Watchdog drop action: the stormed priority's queue is discarded (each packet leaves the
+ * switch's buffer as if sent, so its ingress count is released). */
+static void
+wd_drop_queue (WeftPort *port, guint prio)
+{
+    WeftPacketPool *pool = &port->owner->sim->pool;
+    WeftPacket *pkt;
+    while ((pkt = port->q[8 - prio].head)) {
+        pkt = weft_fifo_pop (&port->q[8 - prio]);
+        port->q_bytes -= pkt->size;
+        port->drops++;
+        port->drops_data += pkt->kind == WEFT_PKT_DATA;
+        port->pfc->wd_dropped++;
+        if (port->on_depart)
+            port->on_depart (port->owner, port, pkt);
+        weft_packet_release (pool, pkt);
+    }
+}
+
+static void
+on_poll (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    WeftPfcPort *pfc = port->pfc;
+    const WeftPfcConfig *cfg = pfc->cfg;
+    weft_time_t now = sim->now;
+    gboolean again = FALSE;
+    for (guint p = 0; p < WEFT_PFC_PRIOS; p++) {
+        if (pfc->storm[p]) {
+            if (now >= pfc->storm_until[p]) {
+                pfc->storm[p] = FALSE; /* restored */
+                pfc->stuck[p] = 0;
+            } else {
+                if (cfg->watchdog == WEFT_PFC_WD_DROP)
+                    wd_drop_queue (port, p);
+                again = TRUE;
+                continue;
+            }
+        }
+        gboolean waiting = port->q[8 - p].head ||
+                           (port->pull && p == cfg->rdma_priority);
+        if (pfc->until[p] > now && waiting) {
+            again = TRUE;
+            if (++pfc->stuck[p] >= cfg->wd_detect) {
+                pfc->storm[p] = TRUE;
+                pfc->storm_until[p] = now + cfg->wd_restore;
+                pfc->storms++;
+                g_info ("%s port %u priority %u: PFC storm, %s for %" G_GUINT64_FORMAT " ps",
+                        port->owner->name, port->index + 1, p,
+                        cfg->watchdog == WEFT_PFC_WD_DROP ? "dropping" : "ignoring pauses",
+                        (guint64) cfg->wd_restore);
+                if (cfg->watchdog == WEFT_PFC_WD_DROP)
+                    wd_drop_queue (port, p);
+                weft_port_kick (port);
+            }
+        } else {
+            pfc->stuck[p] = 0;
+            again = again || pfc->until[p] > now;
+        }
+    }
+    pfc->polling = again;
+    if (again)
+        weft_sim_schedule_at (sim, &port->sched, now + cfg->wd_poll, on_poll, port, (WeftArg){ 0 });
+}
+
 /* The PAUSE's response delay is over: (re)load or clear the pause timer of its priority. */
 static void
 on_apply (WeftSim *sim, void *target, WeftArg arg)
@@ -185,6 +261,11 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
                               (WeftArg){ 0 });
     else
         weft_port_kick (port);
+    if (quanta && pfc->cfg->watchdog != WEFT_PFC_WD_OFF && !pfc->polling) {
+        pfc->polling = TRUE;
+        weft_sim_schedule_at (sim, &port->sched, now + pfc->cfg->wd_poll, on_poll, port,
+                              (WeftArg){ 0 });
+    }
 }
 
 void

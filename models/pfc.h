@@ -21,7 +21,12 @@
  * travels) + 2 x largest frame (one being sent at each end) + response quanta x 64 B.
  * Deadlock: weft_network_pfc_deadlock (models/builder.h) finds a cycle of paused queues; the
  * hang report prints it.
- * Ignores: the PFC watchdog (later), shared-buffer thresholds.
+ * Watchdog (`watchdog = drop | forward`, off by default; SONiC's design): every `watchdog_poll`
+ * while a port has a priority paused, a priority found paused with data waiting at
+ * `watchdog_detect` consecutive polls is declared stormed for `watchdog_restore`: its pauses
+ * are ignored (forward: the data goes on, and may overflow the peer) or its queue and
+ * what joins it are dropped (drop), then it is restored.
+ * Ignores: shared-buffer thresholds.
  */
 #ifndef WEFT_MODELS_PFC_H
 #define WEFT_MODELS_PFC_H
@@ -42,7 +47,12 @@ typedef struct {
     char *headroom_str;  /* "auto" or a size */
     guint64 quanta;      /* pause time sent, in 512-bit-time quanta */
     guint64 response;    /* sender reaction, quanta */
+    int watchdog;        /* WeftPfcWatchdog */
+    weft_time_t wd_poll, wd_restore;
+    guint64 wd_detect;   /* polls */
 } WeftPfcConfig;
+
+typedef enum { WEFT_PFC_WD_OFF, WEFT_PFC_WD_DROP, WEFT_PFC_WD_FORWARD } WeftPfcWatchdog;
 
 typedef struct {
     const WeftPfcConfig *cfg;
@@ -58,6 +68,12 @@ typedef struct {
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
     guint64 pauses_received;
+    /* watchdog (sender side) */
+    gboolean polling;
+    guint8 stuck[WEFT_PFC_PRIOS];         /* consecutive polls paused with data waiting */
+    gboolean storm[WEFT_PFC_PRIOS];       /* pauses ignored (forward) or queue dropped (drop) */
+    weft_time_t storm_until[WEFT_PFC_PRIOS];
+    guint64 storms, wd_dropped;
     guint64 s_paused_base;                /* paused time (all priorities) at the sample start */
 } WeftPfcPort;
 
@@ -80,7 +96,7 @@ weft_pfc_quanta_ps (guint64 quanta, guint64 rate_bps)
 static inline gboolean
 weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 {
-    return pfc->until[prio] > now;
+    return pfc->until[prio] > now && !pfc->storm[prio];
 }
 
 /* Paused time of @prio up to @now. */

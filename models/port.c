@@ -185,6 +185,18 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
     WeftSim *sim = port->owner->sim;
     weft_time_t now = sim->now;
+    if (G_UNLIKELY (port->pfc && port->pfc->storm[pkt->prio & 7u] &&
+                    port->pfc->cfg->watchdog == WEFT_PFC_WD_DROP && pkt->kind != WEFT_PKT_CREDIT)) {
+        /* The PFC watchdog drops a stormed priority: the packet leaves the switch's buffer. */
+        port->pfc->wd_dropped++;
+        port->drops++;
+        port->drops_data += pkt->kind == WEFT_PKT_DATA;
+        port->s_drops++;
+        if (port->on_depart)
+            port->on_depart (port->owner, port, pkt);
+        weft_packet_release (&sim->pool, pkt);
+        return FALSE;
+    }
     if (!port->ib && idle (port, now) &&
         !(port->pfc && (port->q[weft_port_class (port, pkt)].head ||
                         (pkt->kind != WEFT_PKT_CREDIT &&

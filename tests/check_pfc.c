@@ -20,7 +20,9 @@
  *  - a ring with every route clockwise deadlocks (the run hangs) and the cycle of paused
  *    ports is found and named, also in the hang report.
  * ECN and DCQCN are off throughout (tests/check_dcqcn.c covers them, with PFC off).
- * Leaves unchecked: the PFC watchdog (later).
+ *  - the PFC watchdog (drop, forward) breaks that deadlock and every flow finishes; a
+ *    hang_timeout not longer than its detection time is refused.
+ * Leaves unchecked: the watchdog's vendor timing at full scale (200 ms detections are slow).
  */
 #include "config.h"
 #include <check.h>
@@ -234,7 +236,10 @@ END_TEST
  * each flow crosses two ring links, so each ring link carries two flows at 400 Gb/s each, all
  * of a switch's ring ingress waits on its ring egress, and the pauses close the ring - a
  * cyclic buffer dependency. */
-START_TEST (test_pfc_deadlock_detected_on_a_cyclic_route_set)
+/* The ring experiment with flows of @size, a hang watchdog of @hang and @pfc (the [pfc] group's
+ * keys).  (transfer full) */
+static char *
+ring_experiment (const char *size, const char *hang, const char *pfc)
 {
     g_autofree char *topo = g_build_filename (harness_tmp, "ring.topo", NULL);
     g_autofree char *lft = g_build_filename (harness_tmp, "ring.lft", NULL);
@@ -255,14 +260,20 @@ START_TEST (test_pfc_deadlock_detected_on_a_cyclic_route_set)
     ck_assert (g_file_set_contents (lft, r->str, -1, NULL));
     g_string_free (t, TRUE);
     g_string_free (r, TRUE);
-    g_autofree char *text = g_strdup_printf (
-        "[experiment]\nhang_timeout = 1ms\n[topology]\ngenerator = file\nfile = %s\n"
+    char *text = g_strdup_printf (
+        "[experiment]\nhang_timeout = %s\n[topology]\ngenerator = file\nfile = %s\n"
         "forwarding_table = %s\n[fabric]\nkind = roce\nrouting = static\n"
         "[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n"
         "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"
-        "[workload.w]\nkind = flows\nflows = host0>host2 64MiB; host1>host0 64MiB; "
-        "host2>host1 64MiB\n",
-        topo, lft);
+        "[workload.w]\nkind = flows\nflows = host0>host2 %s; host1>host0 %s; "
+        "host2>host1 %s\n[pfc]\n%s",
+        hang, topo, lft, size, size, size, pfc);
+    return text;
+}
+
+START_TEST (test_pfc_deadlock_detected_on_a_cyclic_route_set)
+{
+    g_autofree char *text = ring_experiment ("64MiB", "1ms", "");
     WeftSession s;
     harness_prepare (&s, text);
     WeftSimStatus status = weft_sim_run (s.sim);
@@ -277,6 +288,49 @@ START_TEST (test_pfc_deadlock_detected_on_a_cyclic_route_set)
     /* The hang message names the cycle too. */
     g_autofree char *waiting = weft_network_describe_waiting (s.net, 20);
     ck_assert (strstr (waiting, "PFC deadlock on priority 3") != NULL);
+    weft_session_clear (&s);
+}
+END_TEST
+
+/* The PFC watchdog breaks the ring's deadlock (it re-forms; the watchdog breaks it again): with
+ * either action every flow finishes.  Drop discards the stormed queues; forward ignores the
+ * pauses, so the next switch's full ingress overflows its headroom (lossless violations). */
+START_TEST (test_pfc_watchdog_breaks_the_deadlock)
+{
+    const char *actions[] = { "drop", "forward" };
+    for (guint a = 0; a < 2; a++) {
+        g_autofree char *keys = g_strdup_printf ("watchdog = %s\nwatchdog_poll = 20us\n"
+                                                 "watchdog_restore = 50us\n",
+                                                 actions[a]);
+        g_autofree char *text = ring_experiment ("1MiB", "10ms", keys);
+        WeftSession s;
+        harness_prepare (&s, text);
+        ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+        WeftNetworkStats st;
+        weft_network_stats (s.net, &st);
+        fprintf (stderr, "watchdog %s: done at %.1f us, %" G_GUINT64_FORMAT " storms, %"
+                 G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " violations\n",
+                 actions[a], s.sim->now / 1e6, st.pfc_storms, st.pfc_wd_dropped, st.pfc_violations);
+        ck_assert_uint_eq (st.finished, 3);
+        ck_assert_uint_eq (st.bytes_delivered, 3u * 1024 * 1024);
+        ck_assert_uint_gt (st.pfc_storms, 0);
+        if (a == 0)
+            ck_assert_uint_gt (st.pfc_wd_dropped, 0);
+        else
+            ck_assert_uint_eq (st.pfc_wd_dropped, 0);
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
+START_TEST (test_pfc_watchdog_needs_a_longer_hang_timeout)
+{
+    /* Detection takes 2 polls of 100 ms: a 10 ms hang watchdog would fire first. */
+    g_autofree char *text = ring_experiment ("1MiB", "10ms", "watchdog = drop\n");
+    WeftSession s;
+    g_autoptr (GError) error = NULL;
+    ck_assert (!harness_try_prepare (&s, text, &error));
+    ck_assert (strstr (error->message, "hang_timeout") && strstr (error->message, "watchdog"));
     weft_session_clear (&s);
 }
 END_TEST
@@ -312,6 +366,8 @@ test_suite (void)
     tcase_add_test (tc, test_pfc_off_drops_and_retransmits);
     tcase_add_test (tc, test_pfc_pause_propagates_to_the_spine);
     tcase_add_test (tc, test_pfc_deadlock_detected_on_a_cyclic_route_set);
+    tcase_add_test (tc, test_pfc_watchdog_breaks_the_deadlock);
+    tcase_add_test (tc, test_pfc_watchdog_needs_a_longer_hang_timeout);
     tcase_add_test (tc, test_pfc_group_only_on_roce);
     suite_add_tcase (s, tc);
     return s;
