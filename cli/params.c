@@ -5,6 +5,8 @@
 
 #include "cli/cli.h"
 #include "models/builder.h"
+#include "models/dcqcn.h"
+#include "models/ecn.h"
 #include "models/nic.h"
 #include "models/switch.h"
 #include "models/workload.h"
@@ -60,6 +62,10 @@ weft_cli_params (int argc, char **argv)
         { "pfc", "RoCE Priority Flow Control (802.1Qbb): priorities, xoff/xon, headroom, pause "
                  "quanta",
           weft_pfc_params },
+        { "ecn", "RoCE ECN marking at switch egress queues (RED: kmin, kmax, pmax)",
+          weft_ecn_params },
+        { "dcqcn", "RoCE DCQCN at the NICs: CNPs, rate cuts and recovery, presets",
+          weft_dcqcn_params },
         { "switch", weft_switch_class.help, weft_switch_class.params },
         { "transport", "reliable transport at the hosts' NICs", weft_transport_params },
         { "server", "a DGX-class server (generator = railopt)", NULL },
