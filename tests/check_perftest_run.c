@@ -28,26 +28,6 @@
 #include "cli/session.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
-
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-perftest-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
 
 /* Two DGX servers of the seed cluster on InfiniBand, plus @extra. */
 static char *
@@ -60,20 +40,11 @@ two_dgx (const char *extra)
                             dgx4, extra);
 }
 
-static gboolean
-prepare (WeftSession *s, const char *text, GError **error)
-{
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    return weft_session_prepare (s, path, NULL, NULL, error);
-}
 
 static void
 run (WeftSession *s, const char *text)
 {
-    g_autoptr (GError) error = NULL;
-    if (!prepare (s, text, &error))
-        ck_abort_msg ("prepare failed: %s", error->message);
+    harness_prepare (s, text);
     ck_assert_int_eq (weft_sim_run (s->sim), WEFT_SIM_DONE);
 }
 
@@ -187,7 +158,7 @@ expect_config_error (const char *workload, int code, const char *key)
     g_autofree char *text = two_dgx (workload);
     WeftSession s;
     g_autoptr (GError) error = NULL;
-    ck_assert (!prepare (&s, text, &error));
+    ck_assert (!harness_try_prepare (&s, text, &error));
     ck_assert_msg (g_error_matches (error, WEFT_CONFIG_ERROR, code), "%s", error->message);
     g_autofree char *named = g_strdup_printf ("%s:", key);
     ck_assert_msg (strstr (error->message, "[workload.p]") && strstr (error->message, named),
@@ -222,7 +193,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("perftest_run");
     TCase *tc = tcase_create ("run");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 120);
     tcase_add_test (tc, test_perftest_bw_two_nics_line_rate_times_payload_efficiency);
     tcase_add_test (tc, test_perftest_lat_is_half_the_round_trip_of_the_path);

@@ -24,41 +24,12 @@
 #include "cli/session.h"
 #include "tests/harness.h"
 
-static char *tmpdir;
 
-static void
-setup (void)
-{
-    tmpdir = g_dir_make_tmp ("weft-train-XXXXXX", NULL);
-}
-
-static void
-teardown (void)
-{
-    g_autoptr (GDir) d = g_dir_open (tmpdir, 0, NULL);
-    const char *n;
-    while (d && (n = g_dir_read_name (d))) {
-        g_autofree char *p = g_build_filename (tmpdir, n, NULL);
-        g_unlink (p);
-    }
-    g_rmdir (tmpdir);
-    g_free (tmpdir);
-}
-
-static gboolean
-prepare (WeftSession *s, const char *text, GError **error)
-{
-    g_autofree char *path = g_build_filename (tmpdir, "t.ini", NULL);
-    ck_assert (g_file_set_contents (path, text, -1, NULL));
-    return weft_session_prepare (s, path, NULL, NULL, error);
-}
 
 static void
 run (WeftSession *s, const char *text)
 {
-    g_autoptr (GError) error = NULL;
-    if (!prepare (s, text, &error))
-        ck_abort_msg ("prepare failed: %s", error->message);
+    harness_prepare (s, text);
     ck_assert_int_eq (weft_sim_run (s->sim), WEFT_SIM_DONE);
 }
 
@@ -242,7 +213,7 @@ START_TEST (test_training_bad_parameters_name_the_key)
             bad[i].extra);
         WeftSession s;
         g_autoptr (GError) error = NULL;
-        ck_assert (!prepare (&s, text, &error));
+        ck_assert (!harness_try_prepare (&s, text, &error));
         ck_assert (error != NULL && error->domain == WEFT_CONFIG_ERROR);
         g_autofree char *needle = g_strdup_printf ("] %s:", bad[i].key);
         ck_assert_msg (strstr (error->message, needle) != NULL, "%s: %s", bad[i].key,
@@ -257,7 +228,7 @@ test_suite (void)
 {
     Suite *s = suite_create ("training");
     TCase *tc = tcase_create ("steps");
-    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_training_compute_hides_all_but_the_last_bucket);
     tcase_add_test (tc, test_training_no_compute_is_the_sum_of_the_all_reduces);
