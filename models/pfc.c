@@ -185,8 +185,8 @@ wd_drop_queue (WeftPort *port, guint prio)
 {
     WeftPacketPool *pool = &port->owner->sim->pool;
     WeftPacket *pkt;
-    while ((pkt = port->q[8 - prio].head)) {
-        pkt = weft_fifo_pop (&port->q[8 - prio]);
+    while ((pkt = port->q[weft_port_pfc_class (prio)].head)) {
+        pkt = weft_fifo_pop (&port->q[weft_port_pfc_class (prio)]);
         port->q_bytes -= pkt->size;
         port->drops++;
         port->drops_data += pkt->kind == WEFT_PKT_DATA;
@@ -217,7 +217,7 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
                 continue;
             }
         }
-        gboolean waiting = port->q[8 - p].head ||
+        gboolean waiting = port->q[weft_port_pfc_class (p)].head ||
                            (port->pull && p == cfg->rdma_priority);
         if (pfc->until[p] > now && waiting) {
             again = TRUE;

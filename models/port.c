@@ -102,7 +102,7 @@ dequeue_plain (WeftPort *port, weft_time_t now)
     const WeftPfcPort *pfc = port->pfc;
     guint classes = pfc ? 1 + WEFT_PFC_PRIOS : 2;
     for (guint c = 0; c < classes; c++)
-        if (port->q[c].head && !(pfc && c > 0 && weft_pfc_paused (pfc, 8 - c, now)))
+        if (port->q[c].head && !(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
             return pop_class (port, c, now);
     if (pfc && weft_pfc_paused (pfc, (guint) pfc->cfg->rdma_priority, now))
         return NULL;

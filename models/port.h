@@ -90,6 +90,20 @@ weft_port_count_rx (WeftPort *port, const WeftPacket *pkt)
     port->rx_packets++;
 }
 
+/* RoCE: the port class of 802.1p priority @prio (class 0 carries PAUSE frames). */
+static inline guint
+weft_port_pfc_class (guint prio)
+{
+    return 8u - (prio & 7u); /* class 1 + (7 - p): strict priority serves higher p first */
+}
+
+/* The 802.1p priority of RoCE class @c (1..8). */
+static inline guint
+weft_port_pfc_prio (guint c)
+{
+    return 8u - c;
+}
+
 /* The class a packet waits in. */
 static inline guint
 weft_port_class (const WeftPort *port, const WeftPacket *pkt)
@@ -97,7 +111,7 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
     if (port->ib)
         return pkt->kind == WEFT_PKT_CREDIT ? 0 : 1u + pkt->vl;
     if (port->pfc)
-        return pkt->kind == WEFT_PKT_CREDIT ? 0 : 8u - (pkt->prio & 7u);
+        return pkt->kind == WEFT_PKT_CREDIT ? 0 : weft_port_pfc_class (pkt->prio);
     return pkt->prio < 2 ? pkt->prio : 1;
 }
 
