@@ -29,19 +29,35 @@ weft_switch_cut_through (const WeftSwitch *sw)
     return sw->forwarding == WEFT_FORWARDING_CUT_THROUGH;
 }
 
-static void switch_depart_pfc (WeftModel *m, WeftPort *port, WeftPacket *pkt);
-
-/* ECN marked as a packet starts leaving: by the bytes of its class left behind it.  With PFC
- * the packet leaves its input's priority queue too (one hook does both). */
+/* Everything a switch does as a packet starts leaving through @port: ECN marking on dequeue
+ * (by the bytes of its class left behind it), and freeing the packet's input buffer - its
+ * InfiniBand credits, its PFC ingress count. */
 static void
-ecn_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
+switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
 {
     WeftSwitch *self = (WeftSwitch *) m;
-    self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
-                                       port->q[weft_port_class (port, pkt)].bytes,
-                                       port->link.rate_bps, pkt);
+    if (self->ecn_dequeue)
+        self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
+                                           port->q[weft_port_class (port, pkt)].bytes,
+                                           port->link.rate_bps, pkt);
+    /* Flow control, and what this node's own agent sends (data and ACKs that have crossed no
+     * link yet), hold no input buffer. */
+    if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
+        return;
+    WeftPort *in = &self->ports[pkt->in_port];
+    if (in->ib && weft_ib_release (in->ib, pkt))
+        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
     if (self->pfc_ingress)
-        switch_depart_pfc (m, port, pkt);
+        weft_pfc_on_depart (in, pkt);
+}
+
+/* The departure hook goes on every connected port once the switch has a duty there. */
+static void
+install_depart (WeftSwitch *self)
+{
+    for (guint i = 0; i < self->n_ports; i++)
+        if (self->ports[i].owner)
+            self->ports[i].on_depart = switch_depart;
 }
 
 static gboolean
@@ -54,9 +70,9 @@ switch_init (WeftModel *m, GError **error)
     if (self->fabric->kind == WEFT_FABRIC_ROCE && self->fabric->ecn.enabled && !self->internal) {
         self->ecn_rng = weft_rng_new (m->sim->seed,
                                       weft_rng_stream_for_name ("ecn") + m->sched.id);
-        if (self->fabric->ecn.mark_on == WEFT_ECN_ON_DEQUEUE)
-            for (guint i = 0; i < self->n_ports; i++)
-                self->ports[i].on_depart = ecn_depart;
+        self->ecn_dequeue = self->fabric->ecn.mark_on == WEFT_ECN_ON_DEQUEUE;
+        if (self->ecn_dequeue)
+            install_depart (self);
     }
     return TRUE;
 }
@@ -157,19 +173,6 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     weft_port_enqueue (&self->ports[out], pkt);
 }
 
-/* InfiniBand: a packet starts leaving through an output, so its input buffer space is free. */
-static void
-switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
-{
-    /* Flow control, and what this node's own agent sends (data and ACKs that have crossed no
-     * link yet), hold no input buffer. */
-    if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
-        return;
-    WeftSwitch *self = (WeftSwitch *) m;
-    WeftPort *in = &self->ports[pkt->in_port];
-    if (weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
-}
 
 void
 weft_switch_enable_credits (WeftSwitch *self)
@@ -180,7 +183,6 @@ weft_switch_enable_credits (WeftSwitch *self)
         WeftPort *p = &self->ports[i];
         if (!p->owner)
             continue;
-        p->on_depart = switch_depart;
         /* The shared pool serves the fabric ports of a fabric switch. */
         if (self->pool_free > 0 && p->ib &&
             weft_graph_link (self->graph, p->link.link_id)->kind == WEFT_LINK_FABRIC) {
@@ -188,29 +190,19 @@ weft_switch_enable_credits (WeftSwitch *self)
             p->ib->grant_unit = ib->max_packet_credits;
         }
     }
+    install_depart (self);
     /* Only fabric switches mark: a server's internal NVSwitch, PCIe switches and NICs are not
      * part of the subnet's congestion control. */
     if (self->fabric->ibcc.enabled && !self->internal)
         self->cc_markers = g_new0 (WeftIbccMarker, MAX (self->n_ports, 1));
 }
 
-/* RoCE with PFC: a packet starts leaving through an output, so it no longer counts toward
- * its input port's priority queue. */
-static void
-switch_depart_pfc (WeftModel *m, WeftPort *port, WeftPacket *pkt)
-{
-    if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
-        return;
-    weft_pfc_on_depart (&((WeftSwitch *) m)->ports[pkt->in_port], pkt);
-}
 
 void
 weft_switch_enable_pfc (WeftSwitch *self)
 {
     self->pfc_ingress = TRUE;
-    for (guint i = 0; i < self->n_ports; i++)
-        if (self->ports[i].owner)
-            self->ports[i].on_depart = switch_depart_pfc;
+    install_depart (self);
 }
 
 WeftNicAgent *

@@ -56,6 +56,7 @@ typedef struct {
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
     guint64 fecn_marked;      /* data packets this switch marked with FECN */
     gboolean pfc_ingress;     /* RoCE: PFC ingress accounting on this switch's ports */
+    gboolean ecn_dequeue;     /* ECN marks as packets leave (else as they are queued) */
     gsl_rng *ecn_rng;         /* RoCE with [ecn] on (fabric switches only): marking draws */
     guint64 ecn_marked;       /* data packets this switch marked CE */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
