@@ -150,11 +150,11 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         drop_at_input (self, in_port, pkt);
         return;
     }
-    if (self->ports[out].ib) /* the VL it leaves on: the output port's SL-to-VL table */
-        pkt->vl = self->ports[out].ib->sl2vl[pkt->sl];
     if (self->cc_markers) {
-        /* IB congestion control: FECN by this output's queue for the packet's VL. */
+        /* IB congestion control: FECN by this output's queue for the VL it leaves on (the
+         * output's SL-to-VL table; weft_port_enqueue sets it anyway for every packet). */
         WeftPort *o = &self->ports[out];
+        pkt->vl = o->ib->sl2vl[pkt->sl];
         self->fecn_marked += weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out],
                                              o->q[1 + pkt->vl].bytes, weft_ib_can_send (o->ib, pkt),
                                              pkt);
