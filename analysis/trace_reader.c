@@ -290,9 +290,10 @@ weft_trace_reader_ports (const char *path, GError **error)
     return read_rows (path, "/ports", weft_trace_type_port, sizeof (WeftTracePort), error);
 }
 
-/* Whether @path is a trace older than schema 3 without /collectives: that reads as 0 rows. */
+/* Whether @path is a trace older than schema @since, without the data set @name that schema
+ * added: that reads as 0 rows. */
 static gboolean
-predates_collectives (const char *path)
+predates (const char *path, const char *name, guint since)
 {
     H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
     if (H5Fis_hdf5 (path) <= 0) {
@@ -306,11 +307,10 @@ predates_collectives (const char *path)
     }
     guint version = 0;
     gboolean old = FALSE;
-    if (H5Lexists (file, "/collectives", H5P_DEFAULT) <= 0
-        && H5Lexists (file, "/meta", H5P_DEFAULT) > 0) {
+    if (H5Lexists (file, name, H5P_DEFAULT) <= 0 && H5Lexists (file, "/meta", H5P_DEFAULT) > 0) {
         hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
         old = meta >= 0 && attr_number (meta, "schema_version", H5T_NATIVE_UINT, &version)
-              && version < 3;
+              && version < since;
         if (meta >= 0)
             H5Gclose (meta);
     }
@@ -319,12 +319,41 @@ predates_collectives (const char *path)
     return old;
 }
 
+/* A data set that schema @since added: none in an older file. */
+static GArray *
+read_added (const char *path, const char *name, guint since, hid_t (*type) (void),
+            gsize row_size, GError **error)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    if (predates (path, name, since))
+        return g_array_new (FALSE, TRUE, row_size);
+    return read_rows (path, name, type, row_size, error);
+}
+
 GArray *
 weft_trace_reader_collectives (const char *path, GError **error)
 {
-    g_return_val_if_fail (path != NULL, NULL);
-    if (predates_collectives (path))
-        return g_array_new (FALSE, TRUE, sizeof (WeftTraceCollective));
-    return read_rows (path, "/collectives", weft_trace_type_collective,
-                      sizeof (WeftTraceCollective), error);
+    return read_added (path, "/collectives", 3, weft_trace_type_collective,
+                       sizeof (WeftTraceCollective), error);
+}
+
+GArray *
+weft_trace_reader_paths (const char *path, GError **error)
+{
+    return read_added (path, "/paths", 4, weft_trace_type_path_hop, sizeof (WeftTracePathHop),
+                       error);
+}
+
+GArray *
+weft_trace_reader_pfc_samples (const char *path, GError **error)
+{
+    return read_added (path, "/pfc", 4, weft_trace_type_pfc_sample, sizeof (WeftTracePfcSample),
+                       error);
+}
+
+GArray *
+weft_trace_reader_dcqcn_samples (const char *path, GError **error)
+{
+    return read_added (path, "/dcqcn", 4, weft_trace_type_dcqcn_sample,
+                       sizeof (WeftTraceDcqcnSample), error);
 }

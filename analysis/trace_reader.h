@@ -18,7 +18,10 @@
  * stall_ps; /ports xmit_wait_ps, lossless_drops, symbol_errors, link_downed, rcv_errors,
  * rate_bps, state, phys_state, link_layer) come back 0 (link_layer "") from a file that
  * lacks them; WeftTraceInfo.schema_version tells "not recorded" from "recorded as 0".
- * Schema 3 added the /collectives data set; an older file reads as having none.
+ * Schema 3 added the /collectives data set; an older file reads as having none.  Schema 4
+ * added /flows ecn_marked, cnps_sent, cnps_received, rate_cuts, min_rate_bps, reorder_max,
+ * /links and /ports ecn_marks (0 from an older file), and the /paths, /pfc and /dcqcn data
+ * sets (none in an older file).
  */
 #ifndef WEFT_ANALYSIS_TRACE_READER_H
 #define WEFT_ANALYSIS_TRACE_READER_H
@@ -68,5 +71,10 @@ GArray *weft_trace_reader_ports (const char *path, GError **error);        /* We
  * which predates the data set, reads as 0 rows; a schema-3 file without it fails like the
  * readers above.  (transfer full) */
 GArray *weft_trace_reader_collectives (const char *path, GError **error);
+
+/** Schema 4's data sets, read like /collectives: 0 rows from an older file.  (transfer full) */
+GArray *weft_trace_reader_paths (const char *path, GError **error);         /* WeftTracePathHop */
+GArray *weft_trace_reader_pfc_samples (const char *path, GError **error);   /* WeftTracePfcSample */
+GArray *weft_trace_reader_dcqcn_samples (const char *path, GError **error); /* WeftTraceDcqcnSample */
 
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

@@ -17,7 +17,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 3  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 4  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run.  "interrupted" and "failed" traces stop short.
 COMPLETE_STATUSES = ("done", "duration", "hang")
@@ -54,7 +54,8 @@ def open_trace(path):
         if info["schema_version"] > SCHEMA_VERSION:
             raise NotATrace(f"{path}: schema version {info['schema_version']} is newer than "
                             f"this reader's ({SCHEMA_VERSION})")
-        for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives"):
+        for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives",
+                     "paths", "pfc", "dcqcn"):
             info["rows:" + name] = f[name].shape[0] if name in f else None
     info["path"] = path
     info["readable"] = True
@@ -82,10 +83,14 @@ def open_trace(path):
 # as 0 (b"" for strings), as analysis/trace_reader.c does, so callers see one layout.
 # open_trace()["schema_version"] tells "not recorded" from "recorded as 0".
 ADDED_FIELDS = {
-    "links": [("stall_ps", "<u8")],  # schema 2
+    "flows": [("ecn_marked", "<u8"), ("cnps_sent", "<u8"), ("cnps_received", "<u8"),
+              ("rate_cuts", "<u8"), ("min_rate_bps", "<u8"), ("reorder_max", "<u8")],  # schema 4
+    "links": [("stall_ps", "<u8"),  # schema 2
+              ("ecn_marks", "<u8")],  # schema 4
     "ports": [("xmit_wait_ps", "<u8"), ("lossless_drops", "<u8"), ("symbol_errors", "<u8"),
               ("link_downed", "<u8"), ("rcv_errors", "<u8"), ("rate_bps", "<u8"),
-              ("state", "u1"), ("phys_state", "u1"), ("link_layer", "S16")],  # schema 2
+              ("state", "u1"), ("phys_state", "u1"), ("link_layer", "S16"),  # schema 2
+              ("ecn_marks", "<u8")],  # schema 4
 }
 
 # /ports state and phys_state as IB numbers them (PortState, PortPhysicalState).
@@ -114,6 +119,11 @@ def flows(path):
 def nodes(path):
     """/topology/nodes: id, name, kind, n_ports, tier per node, as a structured array."""
     return _rows(path, "topology/nodes")
+
+
+def links(path):
+    """/topology/links: id, both ends (node, 1-based port), rate, delay and kind per link."""
+    return _rows(path, "topology/links")
 
 
 def link_samples(path):
@@ -150,13 +160,53 @@ def collectives(path):
     nccl-tests' table is the mean over the rows with warmup == 0, per (workload, bytes,
     in_place): time = mean(time_ps), algbw = bytes / time, busbw = algbw x the op's factor.
     """
+    return _added_set(path, "collectives")
+
+
+# Data sets a later schema added (the version), as the file stores them: an older trace reads
+# as 0 rows.
+ADDED_SETS = {
+    "collectives": (3, COLLECTIVE_DTYPE),
+    "paths": (4, np.dtype([("flow", "<u4"), ("hop", "<u4"), ("node", "<u4"), ("port", "<u4"),
+                           ("link", "<u4")])),
+    "pfc": (4, np.dtype([("time_ps", "<u8"), ("node", "<u4"), ("port", "<u4"), ("link", "<u4"),
+                         ("priority", "u1"), ("pauses_sent", "<u8"), ("resumes_sent", "<u8"),
+                         ("pauses_received", "<u8"), ("paused_ps", "<u8"),
+                         ("violations", "<u8"), ("max_ingress_bytes", "<u8")])),
+    "dcqcn": (4, np.dtype([("time_ps", "<u8"), ("flow", "<u4"), ("rate_bps", "<u8"),
+                           ("target_bps", "<u8"), ("alpha", "<f8"), ("cnps_received", "<u8"),
+                           ("rate_cuts", "<u8")])),
+}
+
+
+def _added_set(path, name):
+    since, dtype = ADDED_SETS[name]
     with h5py.File(path, "r") as f:
-        if "collectives" not in f:
+        if name not in f:
             version = int(f["meta"].attrs.get("schema_version", 0)) if "meta" in f else 0
-            if version < 3:
-                return np.zeros(0, dtype=COLLECTIVE_DTYPE)
-            raise KeyError(f"{path}: schema {version} trace has no /collectives")
-        return f["collectives"][()]
+            if version < since:
+                return np.zeros(0, dtype=dtype)
+            raise KeyError(f"{path}: schema {version} trace has no /{name}")
+        return f[name][()]
+
+
+def paths(path):
+    """/paths (schema 4): the hops of each flow's data packets under ecmp or static routing
+    (flow, hop from 0 at the sender, node, 1-based port, link); none under adaptive routing."""
+    return _added_set(path, "paths")
+
+
+def pfc_samples(path):
+    """/pfc (schema 4): PFC per port and priority per [trace] interval -- pause and resume
+    frames sent upstream, pauses received, time paused (ps), lossless violations and the
+    deepest ingress bytes; a row only where something happened."""
+    return _added_set(path, "pfc")
+
+
+def dcqcn_samples(path):
+    """/dcqcn (schema 4): every flow under way at each [trace] interval when DCQCN is on:
+    rate_bps (Rc), target_bps (Rt), alpha, CNPs received and rate cuts so far."""
+    return _added_set(path, "dcqcn")
 
 
 def main(argv):

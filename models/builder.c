@@ -341,15 +341,41 @@ weft_network_free (WeftNetwork *net)
 
 /* ---- traces --------------------------------------------------------------------------- */
 
+/* Every [trace] interval: /links per port, /pfc per port and priority, /dcqcn per flow under
+ * way. */
 static void
-sample_links (WeftSim *sim, void *data)
+sample_traces (WeftSim *sim, void *data)
 {
     WeftNetwork *net = data;
     WeftTraceLinkSample row;
-    for (guint i = 0; i < net->ports->len; i++)
-        if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
+    for (guint i = 0; i < net->ports->len; i++) {
+        WeftPort *p = net->ports->pdata[i];
+        if (weft_port_sample (p, sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
-    weft_trace_flush (net->trace);
+        for (guint prio = 0; p->pfc && prio < WEFT_PFC_PRIOS; prio++) {
+            WeftTracePfcSample pr;
+            if (!weft_pfc_sample (p->pfc, prio, sim->now, &pr))
+                continue;
+            pr.node = p->owner->node;
+            pr.port = p->index + 1;
+            pr.link = p->link.link_id;
+            weft_trace_append_pfc_sample (net->trace, &pr);
+        }
+    }
+    if (net->fabric.dcqcn.enabled) {
+        for (guint i = 0; i < net->tp.n_flows; i++) {
+            const WeftFlow *f = &net->tp.flows[i];
+            const WeftDcqcnFlow *d = &f->dcqcn;
+            if (!f->started || f->finished)
+                continue;
+            WeftTraceDcqcnSample dr = { .time_ps = sim->now, .flow = f->spec.id,
+                                        .rate_bps = d->rc_bps, .target_bps = d->rt_bps,
+                                        .alpha = d->alpha, .cnps_received = d->cnps_received,
+                                        .rate_cuts = d->cuts };
+            weft_trace_append_dcqcn_sample (net->trace, &dr);
+        }
+    }
+    weft_trace_flush_due (net->trace);
 }
 
 static void on_collective_done (const WeftCollRun *c, void *data);
@@ -386,7 +412,7 @@ weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t inter
     g_free (links);
     if (interval > 0) {
         net->sim->sample_interval = interval;
-        net->sim->sample = sample_links;
+        net->sim->sample = sample_traces;
         net->sim->sample_data = net;
     }
     weft_trace_flush (trace);
@@ -401,7 +427,7 @@ weft_network_finish_trace (WeftNetwork *net)
         if (!net->tp.flows[i].finished)
             weft_transport_trace_flow (&net->tp, &net->tp.flows[i]);
     if (net->sim->sample)
-        sample_links (net->sim, net);
+        sample_traces (net->sim, net);
     WeftTracePort *rows = g_new0 (WeftTracePort, MAX (net->ports->len, 1));
     for (guint i = 0; i < net->ports->len; i++) {
         const WeftPort *p = net->ports->pdata[i];
@@ -410,7 +436,7 @@ weft_network_finish_trace (WeftNetwork *net)
                                    .rx_bytes = p->rx_bytes, .tx_packets = p->tx_packets,
                                    .rx_packets = p->rx_packets, .drops = p->drops,
                                    .max_queue_bytes = p->max_q, .busy_ps = p->busy_ps,
-                                   .rate_bps = p->link.rate_bps,
+                                   .rate_bps = p->link.rate_bps, .ecn_marks = p->ecn_marks,
                                    /* Faults do not exist yet: every port is up. */
                                    .state = 4 /* Active */, .phys_state = 5 /* LinkUp */ };
         g_strlcpy (rows[i].link_layer, p->ib ? "InfiniBand" : "Ethernet",
@@ -421,7 +447,7 @@ weft_network_finish_trace (WeftNetwork *net)
             rows[i].lossless_drops = p->ib->lossless_drops;
         } else if (p->pfc) {
             rows[i].xmit_wait_ps = weft_pfc_paused_total (p->pfc, net->sim->now);
-            rows[i].lossless_drops = p->pfc->violations;
+            rows[i].lossless_drops = weft_pfc_counts_total (p->pfc).violations;
         }
     }
     weft_trace_write_ports (net->trace, rows, net->ports->len);
@@ -487,16 +513,18 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->data_drops += p->drops_data;
         st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
         st->packet_hops += p->tx_packets;
+        st->ecn_marked += p->ecn_marks;
         st->inflight_data += weft_port_inflight_data (p);
         if (p->ib)
             st->xmit_wait_ps += p->ib->xmit_wait_ps +
                                 (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
         if (p->pfc) {
-            st->pfc_pauses_sent += p->pfc->pauses_sent;
-            st->pfc_resumes_sent += p->pfc->resumes_sent;
-            st->pfc_pauses_received += p->pfc->pauses_received;
+            WeftPfcCounts n = weft_pfc_counts_total (p->pfc);
+            st->pfc_pauses_sent += n.pauses_sent;
+            st->pfc_resumes_sent += n.resumes_sent;
+            st->pfc_pauses_received += n.pauses_received;
             st->pfc_paused_ps += weft_pfc_paused_total (p->pfc, net->sim->now);
-            st->pfc_violations += p->pfc->violations;
+            st->pfc_violations += n.violations;
             st->pfc_storms += p->pfc->storms;
             st->pfc_wd_dropped += p->pfc->wd_dropped;
         }
@@ -507,7 +535,6 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
             st->unroutable += ((const WeftSwitch *) m)->unroutable;
             st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
             st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
-            st->ecn_marked += ((const WeftSwitch *) m)->ecn_marked;
         } else {
             st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
         }

@@ -98,6 +98,39 @@ weft_pfc_paused_total (const WeftPfcPort *pfc, weft_time_t now)
     return t;
 }
 
+WeftPfcCounts
+weft_pfc_counts_total (const WeftPfcPort *pfc)
+{
+    WeftPfcCounts t = { 0 };
+    for (guint p = 0; p < WEFT_PFC_PRIOS; p++) {
+        t.pauses_sent += pfc->n[p].pauses_sent;
+        t.resumes_sent += pfc->n[p].resumes_sent;
+        t.pauses_received += pfc->n[p].pauses_received;
+        t.violations += pfc->n[p].violations;
+    }
+    return t;
+}
+
+gboolean
+weft_pfc_sample (WeftPfcPort *pfc, guint prio, weft_time_t now, WeftTracePfcSample *row)
+{
+    const WeftPfcCounts *n = &pfc->n[prio], *base = &pfc->s_n[prio];
+    guint64 paused = weft_pfc_paused_ps (pfc, prio, now);
+    *row = (WeftTracePfcSample){ .time_ps = now,
+                                 .priority = (guint8) prio,
+                                 .pauses_sent = n->pauses_sent - base->pauses_sent,
+                                 .resumes_sent = n->resumes_sent - base->resumes_sent,
+                                 .pauses_received = n->pauses_received - base->pauses_received,
+                                 .paused_ps = paused - pfc->s_paused[prio],
+                                 .violations = n->violations - base->violations,
+                                 .max_ingress_bytes = pfc->s_max_used[prio] };
+    pfc->s_n[prio] = *n;
+    pfc->s_paused[prio] = paused;
+    pfc->s_max_used[prio] = pfc->used[prio];
+    return row->pauses_sent || row->resumes_sent || row->pauses_received || row->paused_ps ||
+           row->violations;
+}
+
 /* ---- on ports (declared in models/port.h) ----------------------------------------------- */
 
 #include "models/port.h"
@@ -111,9 +144,9 @@ send_pause (WeftPort *in, guint prio, guint64 quanta)
     f->seq = quanta;
     f->size = WEFT_PFC_FRAME;
     if (quanta)
-        in->pfc->pauses_sent++;
+        in->pfc->n[prio].pauses_sent++;
     else
-        in->pfc->resumes_sent++;
+        in->pfc->n[prio].resumes_sent++;
     weft_port_enqueue (in, f);
 }
 
@@ -141,8 +174,9 @@ weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
     if (fits) {
         pfc->used[prio] = after;
         pfc->max_used[prio] = MAX (pfc->max_used[prio], after);
+        pfc->s_max_used[prio] = MAX (pfc->s_max_used[prio], after);
     } else {
-        pfc->violations++;
+        pfc->n[prio].violations++;
     }
     /* A packet that would cross xoff pauses the sender, even one dropped for want of
      * headroom. */
@@ -273,7 +307,7 @@ weft_pfc_on_pause (WeftPort *port, WeftPacket *pause)
 {
     WeftPfcPort *pfc = port->pfc;
     WeftSim *sim = port->owner->sim;
-    pfc->pauses_received += pause->seq != 0;
+    pfc->n[pause->prio & 7u].pauses_received += pause->seq != 0;
     weft_sim_schedule_at (sim, &port->sched,
                           sim->now + weft_pfc_quanta_ps (pfc->cfg->response, pfc->rate_bps),
                           on_apply, port, (WeftArg){ .u = (pause->prio & 7u) | pause->seq << 8 });

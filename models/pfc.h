@@ -34,6 +34,7 @@
 #include "sim/packet.h"
 #include "sim/params.h"
 #include "sim/time.h"
+#include "sim/trace_schema.h"
 
 #define WEFT_PFC_PRIOS 8
 #define WEFT_PFC_FRAME 84 /* 64 B minimum frame + 20 B preamble and inter-frame gap */
@@ -54,6 +55,13 @@ typedef struct {
 
 typedef enum { WEFT_PFC_WD_OFF, WEFT_PFC_WD_DROP, WEFT_PFC_WD_FORWARD } WeftPfcWatchdog;
 
+/* Frame counts of one priority at one port. */
+typedef struct {
+    guint64 pauses_sent, resumes_sent; /* receiver side: frames this port sent upstream */
+    guint64 pauses_received;           /* sender side: PAUSE frames with a pause time */
+    guint64 violations;                /* receiver side: headroom overflowed (dropped) */
+} WeftPfcCounts;
+
 typedef struct {
     const WeftPfcConfig *cfg;
     guint64 rate_bps;
@@ -63,11 +71,10 @@ typedef struct {
     gboolean xoff[WEFT_PFC_PRIOS];        /* a pause is in force upstream */
     guint32 gen[WEFT_PFC_PRIOS];          /* invalidates stale refresh events */
     guint64 max_used[WEFT_PFC_PRIOS];
-    guint64 pauses_sent, resumes_sent, violations;
+    WeftPfcCounts n[WEFT_PFC_PRIOS];      /* frames and violations, both sides */
     /* sender side */
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
-    guint64 pauses_received;
     /* watchdog (sender side) */
     gboolean polling;
     guint8 stuck[WEFT_PFC_PRIOS];         /* consecutive polls paused with data waiting */
@@ -75,6 +82,9 @@ typedef struct {
     weft_time_t storm_until[WEFT_PFC_PRIOS];
     guint64 storms, wd_dropped;
     guint64 s_paused_base;                /* paused time (all priorities) at the sample start */
+    /* /pfc samples: the counts and paused time at the sample start, the interval's peak */
+    WeftPfcCounts s_n[WEFT_PFC_PRIOS];
+    guint64 s_paused[WEFT_PFC_PRIOS], s_max_used[WEFT_PFC_PRIOS];
 } WeftPfcPort;
 
 extern const WeftParamSpec weft_pfc_params[];
@@ -102,5 +112,13 @@ weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 /* Paused time of @prio up to @now. */
 guint64 weft_pfc_paused_ps (const WeftPfcPort *pfc, guint prio, weft_time_t now);
 guint64 weft_pfc_paused_total (const WeftPfcPort *pfc, weft_time_t now);
+
+/* The counts of every priority added up. */
+WeftPfcCounts weft_pfc_counts_total (const WeftPfcPort *pfc);
+
+/* The /pfc row of @prio for the interval ending at @now (counts since the previous call;
+ * the caller names the node, port and link); FALSE when nothing happened at that priority
+ * (no frame sent or received, no time paused, no violation: ingress data alone is no news).  Starts the next interval either way. */
+gboolean weft_pfc_sample (WeftPfcPort *pfc, guint prio, weft_time_t now, WeftTracePfcSample *row);
 
 #endif /* WEFT_MODELS_PFC_H */

@@ -281,9 +281,10 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
                                       .max_queue_bytes = port->s_max_q,
                                       .mean_queue_bytes = span ? port->s_area / (double) span : 0,
                                       .drops = port->s_drops,
-                                      .stall_ps = stall };
+                                      .stall_ps = stall,
+                                      .ecn_marks = port->s_ecn_marks };
     }
-    port->s_bytes = port->s_packets = port->s_drops = 0;
+    port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = 0;
     port->s_max_q = port->q_bytes;
     port->s_area = 0;
     port->s_start = now;

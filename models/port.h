@@ -58,8 +58,9 @@ typedef struct WeftPort {
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
     guint64 drops_data;         /* the data packets among the drops */
+    guint64 ecn_marks;          /* packets marked CE at this egress (RoCE switches) */
     /* Current sample interval, for /links. */
-    guint64 s_bytes, s_packets, s_drops, s_max_q;
+    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks;
     double s_area;              /* queue bytes x ps */
     weft_time_t s_start, s_last;
 } WeftPort;

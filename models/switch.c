@@ -29,6 +29,18 @@ weft_switch_cut_through (const WeftSwitch *sw)
     return sw->forwarding == WEFT_FORWARDING_CUT_THROUGH;
 }
 
+/* ECN (models/ecn.h) at egress @port: by the bytes of the packet's class queued there, counted
+ * on the port (/links and /ports ecn_marks). */
+static void
+mark_ce (WeftSwitch *self, WeftPort *port, WeftPacket *pkt)
+{
+    guint marked = weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
+                                  port->q[weft_port_class (port, pkt)].bytes, port->link.rate_bps,
+                                  pkt);
+    port->ecn_marks += marked;
+    port->s_ecn_marks += marked;
+}
+
 /* Everything a switch does as a packet starts leaving through @port: ECN marking on dequeue
  * (by the bytes of its class left behind it), and freeing the packet's input buffer - its
  * InfiniBand credits, its PFC ingress count. */
@@ -37,9 +49,7 @@ switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
 {
     WeftSwitch *self = (WeftSwitch *) m;
     if (self->ecn_dequeue)
-        self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
-                                           port->q[weft_port_class (port, pkt)].bytes,
-                                           port->link.rate_bps, pkt);
+        mark_ce (self, port, pkt);
     /* Flow control, and what this node's own agent sends (data and ACKs that have crossed no
      * link yet), hold no input buffer. */
     if (pkt->kind == WEFT_PKT_CREDIT || pkt->hop == 0)
@@ -165,10 +175,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     }
     if (self->ecn_rng && self->fabric->ecn.mark_on == WEFT_ECN_ON_ENQUEUE) {
         /* ECN marked as the packet joins its queue: by the bytes of its class ahead of it. */
-        WeftPort *o = &self->ports[out];
-        self->ecn_marked += weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
-                                           o->q[weft_port_class (o, pkt)].bytes,
-                                           o->link.rate_bps, pkt);
+        mark_ce (self, &self->ports[out], pkt);
     }
     weft_port_enqueue (&self->ports[out], pkt);
 }

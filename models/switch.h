@@ -58,7 +58,6 @@ typedef struct {
     gboolean pfc_ingress;     /* RoCE: PFC ingress accounting on this switch's ports */
     gboolean ecn_dequeue;     /* ECN marks as packets leave (else as they are queued) */
     gsl_rng *ecn_rng;         /* RoCE with [ecn] on (fabric switches only): marking draws */
-    guint64 ecn_marked;       /* data packets this switch marked CE */
     WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
                                  unless a workload addresses this node */
 } WeftSwitch;

@@ -355,6 +355,21 @@ weft_transport_clear (WeftTransport *tp)
     tp->n_flows = 0;
 }
 
+typedef struct {
+    WeftTransport *tp;
+    guint32 flow, hop;
+} TraceHop;
+
+static void
+trace_hop (guint32 node, guint32 port, void *data)
+{
+    TraceHop *th = data;
+    const WeftNode *n = weft_graph_node (th->tp->graph, node);
+    WeftTracePathHop row = { .flow = th->flow, .hop = th->hop++, .node = node, .port = port + 1,
+                             .link = g_array_index (n->ports, guint32, port) };
+    weft_trace_append_path_hop (th->tp->trace, &row);
+}
+
 void
 weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
 {
@@ -378,5 +393,16 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     }
     if (tp->workload_names && f->spec.group < tp->workload_names->len)
         g_strlcpy (row.workload, tp->workload_names->pdata[f->spec.group], sizeof row.workload);
+    row.ecn_marked = f->dcqcn.ce_received;
+    row.cnps_sent = f->dcqcn.cnps_sent;
+    row.cnps_received = f->dcqcn.cnps_received;
+    row.rate_cuts = f->dcqcn.cuts;
+    row.min_rate_bps = tp->fabric->dcqcn.enabled ? f->dcqcn.min_rc_bps : 0;
+    row.reorder_max = f->reorder_max;
     weft_trace_append_flow (tp->trace, &row);
+    /* Its path, when the flow has one: ECMP and static tables pick per flow. */
+    if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE) {
+        TraceHop th = { tp, f->spec.id, 0 };
+        weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
+    }
 }

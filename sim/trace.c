@@ -33,7 +33,8 @@ typedef struct {
     GArray *buf;
 } Table;
 
-enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, N_TABLES };
+enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, T_PATHS, T_PFC, T_DCQCN,
+       N_TABLES };
 
 struct _WeftTrace {
     char *path;
@@ -41,6 +42,7 @@ struct _WeftTrace {
     hid_t meta;            /* the /meta group */
     Table tables[N_TABLES];
     GError *write_error;   /* the first write failure, returned by weft_trace_close() */
+    gint64 flushed_at;     /* monotonic wall clock of the last flush, us */
 };
 
 /* Keeps the first write failure; later ones are consequences. */
@@ -238,6 +240,12 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         [T_PORTS] = { "/ports", "ports", weft_trace_type_port, sizeof (WeftTracePort), 1024 },
         [T_COLLECTIVES] = { "/collectives", "collectives", weft_trace_type_collective,
                             sizeof (WeftTraceCollective), 1024 },
+        [T_PATHS] = { "/paths", "paths", weft_trace_type_path_hop, sizeof (WeftTracePathHop),
+                      4096 },
+        [T_PFC] = { "/pfc", "pfc", weft_trace_type_pfc_sample, sizeof (WeftTracePfcSample),
+                    4096 },
+        [T_DCQCN] = { "/dcqcn", "dcqcn", weft_trace_type_dcqcn_sample,
+                      sizeof (WeftTraceDcqcnSample), 4096 },
     };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
@@ -297,6 +305,7 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         weft_trace_abandon (trace);
         return NULL;
     }
+    trace->flushed_at = g_get_monotonic_time ();
     g_debug ("%s: trace created", path);
     return trace;
 }
@@ -346,6 +355,27 @@ weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row)
 }
 
 void
+weft_trace_append_path_hop (WeftTrace *trace, const WeftTracePathHop *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_PATHS], row, 1);
+}
+
+void
+weft_trace_append_pfc_sample (WeftTrace *trace, const WeftTracePfcSample *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_PFC], row, 1);
+}
+
+void
+weft_trace_append_dcqcn_sample (WeftTrace *trace, const WeftTraceDcqcnSample *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_DCQCN], row, 1);
+}
+
+void
 weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n)
 {
     g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
@@ -361,6 +391,15 @@ weft_trace_flush (WeftTrace *trace)
         table_write (trace, &trace->tables[i]);
     if (H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0)
         write_failed (trace, "(flush)");
+    trace->flushed_at = g_get_monotonic_time ();
+}
+
+void
+weft_trace_flush_due (WeftTrace *trace)
+{
+    g_return_if_fail (trace != NULL);
+    if (g_get_monotonic_time () - trace->flushed_at >= WEFT_TRACE_FLUSH_EVERY_US)
+        weft_trace_flush (trace);
 }
 
 gboolean

@@ -1,7 +1,7 @@
 /* sim/trace.h - the HDF5 trace writer: one file per run.
  *
  * Layout (doc/hdf5-schema.md): /meta (attributes), /topology/nodes, /topology/links, /flows,
- * /links, /ports, /collectives; records from sim/trace_schema.h.  Data sets are compound, chunked,
+ * /links, /ports, /collectives, /paths, /pfc, /dcqcn; records from sim/trace_schema.h.  Data sets are compound, chunked,
  * deflate-compressed and extendable; rows are buffered and appended in blocks, and
  * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
  * whose /meta status still says "running" - readers report it as incomplete.
@@ -36,12 +36,24 @@ void weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row);
 void weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row);
 /* One collective operation (nccl-tests-style runs), appended as it finishes. */
 void weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row);
+/* A hop of a flow's path, PFC per port and priority, DCQCN per flow (schema 4). */
+void weft_trace_append_path_hop (WeftTrace *trace, const WeftTracePathHop *row);
+void weft_trace_append_pfc_sample (WeftTrace *trace, const WeftTracePfcSample *row);
+void weft_trace_append_dcqcn_sample (WeftTrace *trace, const WeftTraceDcqcnSample *row);
 
 /* Final per-port counters. */
 void weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n);
 
 /* Appends buffered rows and flushes the file to disk. */
 void weft_trace_flush (WeftTrace *trace);
+
+/* weft_trace_flush() if the last flush is WEFT_TRACE_FLUSH_EVERY_US of wall time old: what the
+ * run loop calls at every sample.  A flush costs milliseconds (HDF5 rewrites its metadata), so
+ * flushing every 10 us sample of a short run would take most of its time; once a second keeps
+ * a killed run's file at most a second behind.  The data sets do not depend on when flushes
+ * happen (h5diff sees identical runs as identical). */
+#define WEFT_TRACE_FLUSH_EVERY_US G_USEC_PER_SEC
+void weft_trace_flush_due (WeftTrace *trace);
 
 /** Flushes, writes the end attributes of /meta (status, sim time, wall time, events, message,
  * and complete: 1 for done, duration and hang, 0 for interrupted and failed), closes and frees.  Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the

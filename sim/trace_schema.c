@@ -55,6 +55,13 @@ static const Field flow_fields[] = {
     FIELD (WeftTraceFlow, bytes_delivered, F_U64),
     FIELD (WeftTraceFlow, finished, F_U8),
     FIELD (WeftTraceFlow, workload, F_STR_KIND),
+    /* schema 4 */
+    FIELD (WeftTraceFlow, ecn_marked, F_U64),
+    FIELD (WeftTraceFlow, cnps_sent, F_U64),
+    FIELD (WeftTraceFlow, cnps_received, F_U64),
+    FIELD (WeftTraceFlow, rate_cuts, F_U64),
+    FIELD (WeftTraceFlow, min_rate_bps, F_U64),
+    FIELD (WeftTraceFlow, reorder_max, F_U64),
     { NULL, 0, 0 },
 };
 
@@ -68,6 +75,7 @@ static const Field sample_fields[] = {
     FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
     FIELD (WeftTraceLinkSample, drops, F_U64),
     FIELD (WeftTraceLinkSample, stall_ps, F_U64), /* schema 2 */
+    FIELD (WeftTraceLinkSample, ecn_marks, F_U64), /* schema 4 */
     { NULL, 0, 0 },
 };
 
@@ -92,6 +100,43 @@ static const Field port_fields[] = {
     FIELD (WeftTracePort, state, F_U8),
     FIELD (WeftTracePort, phys_state, F_U8),
     FIELD (WeftTracePort, link_layer, F_STR_KIND),
+    FIELD (WeftTracePort, ecn_marks, F_U64), /* schema 4 */
+    { NULL, 0, 0 },
+};
+
+/* schema 4 */
+static const Field path_fields[] = {
+    FIELD (WeftTracePathHop, flow, F_U32),
+    FIELD (WeftTracePathHop, hop, F_U32),
+    FIELD (WeftTracePathHop, node, F_U32),
+    FIELD (WeftTracePathHop, port, F_U32),
+    FIELD (WeftTracePathHop, link, F_U32),
+    { NULL, 0, 0 },
+};
+
+static const Field pfc_fields[] = {
+    FIELD (WeftTracePfcSample, time_ps, F_U64),
+    FIELD (WeftTracePfcSample, node, F_U32),
+    FIELD (WeftTracePfcSample, port, F_U32),
+    FIELD (WeftTracePfcSample, link, F_U32),
+    FIELD (WeftTracePfcSample, priority, F_U8),
+    FIELD (WeftTracePfcSample, pauses_sent, F_U64),
+    FIELD (WeftTracePfcSample, resumes_sent, F_U64),
+    FIELD (WeftTracePfcSample, pauses_received, F_U64),
+    FIELD (WeftTracePfcSample, paused_ps, F_U64),
+    FIELD (WeftTracePfcSample, violations, F_U64),
+    FIELD (WeftTracePfcSample, max_ingress_bytes, F_U64),
+    { NULL, 0, 0 },
+};
+
+static const Field dcqcn_fields[] = {
+    FIELD (WeftTraceDcqcnSample, time_ps, F_U64),
+    FIELD (WeftTraceDcqcnSample, flow, F_U32),
+    FIELD (WeftTraceDcqcnSample, rate_bps, F_U64),
+    FIELD (WeftTraceDcqcnSample, target_bps, F_U64),
+    FIELD (WeftTraceDcqcnSample, alpha, F_F64),
+    FIELD (WeftTraceDcqcnSample, cnps_received, F_U64),
+    FIELD (WeftTraceDcqcnSample, rate_cuts, F_U64),
     { NULL, 0, 0 },
 };
 
@@ -184,6 +229,24 @@ hid_t
 weft_trace_type_collective (void)
 {
     return mem_type (collective_fields, sizeof (WeftTraceCollective));
+}
+
+hid_t
+weft_trace_type_path_hop (void)
+{
+    return mem_type (path_fields, sizeof (WeftTracePathHop));
+}
+
+hid_t
+weft_trace_type_pfc_sample (void)
+{
+    return mem_type (pfc_fields, sizeof (WeftTracePfcSample));
+}
+
+hid_t
+weft_trace_type_dcqcn_sample (void)
+{
+    return mem_type (dcqcn_fields, sizeof (WeftTraceDcqcnSample));
 }
 
 /* The standard little-endian type for a native member; strings are kept as they are. */

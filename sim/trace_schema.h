@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 3
+#define WEFT_TRACE_SCHEMA_VERSION 4
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 8 /* /collectives type and redop */
@@ -52,6 +52,14 @@ typedef struct {
     guint64 bytes_delivered; /* payload delivered in order to the application */
     guint8 finished;         /* 1 finished, 0 still waiting at the end of the run */
     char workload[WEFT_TRACE_KIND_LEN]; /* workload group suffix, truncated */
+    /* schema 4: congestion signals (RoCE; 0 elsewhere) and reordering */
+    guint64 ecn_marked;      /* data packets that reached the receiver marked CE */
+    guint64 cnps_sent;       /* CNPs the receiver sent for this flow (DCQCN notification point) */
+    guint64 cnps_received;   /* CNPs that reached the sender (reaction point) */
+    guint64 rate_cuts;       /* DCQCN rate decreases */
+    guint64 min_rate_bps;    /* lowest DCQCN rate reached; 0 without DCQCN */
+    guint64 reorder_max;     /* farthest out-of-order arrival, in packets ahead of the next
+                                expected (adaptive routing) */
 } WeftTraceFlow;
 
 /* /links: samples per link and direction at [trace] interval; counters are per interval. */
@@ -67,6 +75,7 @@ typedef struct {
     guint64 stall_ps;         /* time in the interval with data waiting and no credits to send it
                                  (InfiniBand), or the egress paused by PFC, summed over
                                  priorities (RoCE); 0 elsewhere */
+    guint64 ecn_marks;        /* schema 4: packets marked CE at that egress in the interval */
 } WeftTraceLinkSample;
 
 /* /ports: final 64-bit counters per connected port, written at the end. */
@@ -94,7 +103,48 @@ typedef struct {
     guint8 state;           /* PortState as IB numbers it: 1 Down, 2 Init, 3 Armed, 4 Active */
     guint8 phys_state;      /* PortPhysicalState: 2 Polling, 3 Disabled, 5 LinkUp */
     char link_layer[WEFT_TRACE_KIND_LEN]; /* "InfiniBand" or "Ethernet" */
+    guint64 ecn_marks;      /* schema 4: packets marked CE at this egress */
 } WeftTracePort;
+
+/* /paths (schema 4): the hops of each flow's data packets, written with the flow's /flows row,
+ * when routing decides per flow (ecmp or static; under adaptive routing each packet chooses
+ * and no rows are written).  Hop 0 leaves the sender. */
+typedef struct {
+    guint32 flow;
+    guint32 hop;
+    guint32 node;           /* the node the packet leaves */
+    guint32 port;           /* through this port, 1-based */
+    guint32 link;           /* onto this link */
+} WeftTracePathHop;
+
+/* /pfc (schema 4): PFC per port and priority at [trace] interval; a row for each (port,
+ * priority) with anything to report in the interval.  Counters are per interval. */
+typedef struct {
+    guint64 time_ps;        /* end of the interval */
+    guint32 node;
+    guint32 port;           /* 1-based */
+    guint32 link;
+    guint8 priority;        /* 0-7 */
+    guint64 pauses_sent;    /* PAUSE frames this port sent upstream (its ingress crossed xoff,
+                               or a refresh) */
+    guint64 resumes_sent;   /* resume frames (pause time 0) sent upstream */
+    guint64 pauses_received;  /* PAUSE frames that reached this port (its egress obeys) */
+    guint64 paused_ps;      /* time this port's egress was paused at this priority */
+    guint64 violations;     /* lossless violations at this ingress (headroom overflowed) */
+    guint64 max_ingress_bytes; /* deepest ingress accounting of this (port, priority) */
+} WeftTracePfcSample;
+
+/* /dcqcn (schema 4): the DCQCN state of every flow under way (started, not finished) at each
+ * [trace] interval, when DCQCN is on. */
+typedef struct {
+    guint64 time_ps;
+    guint32 flow;
+    guint64 rate_bps;       /* current rate Rc */
+    guint64 target_bps;     /* target rate Rt */
+    double alpha;           /* as of the flow's last alpha update */
+    guint64 cnps_received;  /* since the flow started */
+    guint64 rate_cuts;      /* since the flow started */
+} WeftTraceDcqcnSample;
 
 /* /collectives (schema 3): one row per collective operation, appended as each finishes. */
 typedef struct {

@@ -25,6 +25,9 @@ hid_t weft_trace_type_flow (void);        /* WeftTraceFlow */
 hid_t weft_trace_type_link_sample (void); /* WeftTraceLinkSample */
 hid_t weft_trace_type_port (void);        /* WeftTracePort */
 hid_t weft_trace_type_collective (void);  /* WeftTraceCollective */
+hid_t weft_trace_type_path_hop (void);    /* WeftTracePathHop (schema 4) */
+hid_t weft_trace_type_pfc_sample (void);  /* WeftTracePfcSample (schema 4) */
+hid_t weft_trace_type_dcqcn_sample (void); /* WeftTraceDcqcnSample (schema 4) */
 
 /* The file type for a memory type from above: little-endian standard members, packed.
  * (transfer full: H5Tclose) */

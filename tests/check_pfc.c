@@ -75,7 +75,7 @@ START_TEST (test_pfc_incast_lossless_with_headroom)
                 ck_assert_uint_gt (paused, 0); /* every sender was paused */
         }
         if (p->owner->klass == &weft_switch_class && p->link.peer->node != rx)
-            ck_assert_uint_gt (p->pfc->pauses_sent, 0); /* every ingress paused its sender */
+            ck_assert_uint_gt (p->pfc->n[3].pauses_sent, 0); /* every ingress paused its sender */
     }
     /* Traces: paused time is /links stall_ps (one interval spanning the run here). */
     for (guint i = 0; i < s.net->ports->len; i++) {

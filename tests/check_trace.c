@@ -1,6 +1,6 @@
 /* tests/check_trace.c - the HDF5 trace writer (sim/trace.c) read back by analysis/trace_reader.c.
  *
- * Invariants checked: every field of every record type (/collectives included) survives a write and a read (rows
+ * Invariants checked: every field of every record type (/collectives, /paths, /pfc, /dcqcn included) survives a write and a read (rows
  * at chunk boundaries included, for data sets larger than one chunk); row counts; /meta
  * start and end attributes; a trace reads as incomplete ("running") after creation and a
  * flush, and after weft_trace_abandon(); closed, it reads as complete for done, duration and
@@ -111,6 +111,12 @@ make_flow (guint i)
     r.bytes_delivered = r.finished ? r.size_bytes : i;
     /* exactly WEFT_TRACE_KIND_LEN characters: no NUL, as the writer's truncation allows */
     memcpy (r.workload, i % 2 ? "incast0123456789" : "allreduce", i % 2 ? 16 : 9);
+    r.ecn_marked = i % 11;
+    r.cnps_sent = i % 13;
+    r.cnps_received = i % 17;
+    r.rate_cuts = i % 19;
+    r.min_rate_bps = G_GUINT64_CONSTANT (1000000) * i;
+    r.reorder_max = i % 23;
     return r;
 }
 
@@ -128,6 +134,7 @@ make_sample (guint i)
     r.mean_queue_bytes = i * 1.25;
     r.drops = i % 7;
     r.stall_ps = 11 * (guint64) i + 5;
+    r.ecn_marks = 7 * (guint64) i + 3;
     return r;
 }
 
@@ -157,6 +164,7 @@ make_port (guint i)
     /* exactly WEFT_TRACE_KIND_LEN characters for one row: no NUL */
     memcpy (r.link_layer, i % 3 == 0 ? "InfiniBand" : i % 3 == 1 ? "Ethernet" : "Ethernet-16chars",
             i % 3 == 0 ? 10 : i % 3 == 1 ? 8 : 16);
+    r.ecn_marks = i + 13;
     return r;
 }
 
@@ -291,6 +299,12 @@ assert_flow_eq (const WeftTraceFlow *a, const WeftTraceFlow *b)
     ck_assert_uint_eq (a->bytes_delivered, b->bytes_delivered);
     ck_assert_uint_eq (a->finished, b->finished);
     ck_assert_mem_eq (a->workload, b->workload, WEFT_TRACE_KIND_LEN);
+    ck_assert_uint_eq (a->ecn_marked, b->ecn_marked);
+    ck_assert_uint_eq (a->cnps_sent, b->cnps_sent);
+    ck_assert_uint_eq (a->cnps_received, b->cnps_received);
+    ck_assert_uint_eq (a->rate_cuts, b->rate_cuts);
+    ck_assert_uint_eq (a->min_rate_bps, b->min_rate_bps);
+    ck_assert_uint_eq (a->reorder_max, b->reorder_max);
 }
 
 START_TEST (test_trace_roundtrip_every_field)
@@ -403,6 +417,7 @@ START_TEST (test_trace_roundtrip_every_field)
         ck_assert (got->mean_queue_bytes == want.mean_queue_bytes);
         ck_assert_uint_eq (got->drops, want.drops);
         ck_assert_uint_eq (got->stall_ps, want.stall_ps);
+        ck_assert_uint_eq (got->ecn_marks, want.ecn_marks);
     }
     g_array_free (samples, TRUE);
 
@@ -430,8 +445,117 @@ START_TEST (test_trace_roundtrip_every_field)
         ck_assert_uint_eq (got->state, want.state);
         ck_assert_uint_eq (got->phys_state, want.phys_state);
         ck_assert_mem_eq (got->link_layer, want.link_layer, WEFT_TRACE_KIND_LEN);
+        ck_assert_uint_eq (got->ecn_marks, want.ecn_marks);
     }
     g_array_free (ports, TRUE);
+    g_free (path);
+}
+END_TEST
+
+/* Schema 4's data sets: /paths, /pfc and /dcqcn, over a chunk boundary (4096 rows). */
+#define N_ROWS4 5000
+
+static WeftTracePathHop
+make_hop (guint i)
+{
+    WeftTracePathHop r = { .flow = i / 5, .hop = i % 5, .node = 100 + i, .port = 1 + i % 64,
+                           .link = 7 * i };
+    return r;
+}
+
+static WeftTracePfcSample
+make_pfc (guint i)
+{
+    WeftTracePfcSample r;
+    memset (&r, 0, sizeof r);
+    r.time_ps = (guint64) (i / 8 + 1) * 10000000;
+    r.node = i / 3;
+    r.port = 1 + i % 3;
+    r.link = i / 2;
+    r.priority = (guint8) (i % 8);
+    r.pauses_sent = i + 1;
+    r.resumes_sent = i + 2;
+    r.pauses_received = i + 3;
+    r.paused_ps = 1000 * (guint64) i + 4;
+    r.violations = i % 5;
+    r.max_ingress_bytes = 62400 + (guint64) i;
+    return r;
+}
+
+static WeftTraceDcqcnSample
+make_dcqcn (guint i)
+{
+    WeftTraceDcqcnSample r;
+    memset (&r, 0, sizeof r);
+    r.time_ps = (guint64) (i / 2 + 1) * 10000000;
+    r.flow = i % 2;
+    r.rate_bps = G_GUINT64_CONSTANT (400000000000) - 1000 * (guint64) i;
+    r.target_bps = G_GUINT64_CONSTANT (400000000000) - 999 * (guint64) i;
+    r.alpha = 1.0 / (1 + i);
+    r.cnps_received = i / 3;
+    r.rate_cuts = i / 4;
+    return r;
+}
+
+START_TEST (test_trace_roundtrip_schema4_sets)
+{
+    char *path = tmp_path ("s4.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    for (guint i = 0; i < N_ROWS4; i++) {
+        WeftTracePathHop h = make_hop (i);
+        WeftTracePfcSample p = make_pfc (i);
+        WeftTraceDcqcnSample d = make_dcqcn (i);
+        weft_trace_append_path_hop (t, &h);
+        weft_trace_append_pfc_sample (t, &p);
+        weft_trace_append_dcqcn_sample (t, &d);
+    }
+    close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
+
+    static const guint rows[] = { 0, 1, 4095, 4096, N_ROWS4 - 1 };
+    GArray *hops = weft_trace_reader_paths (path, &error);
+    ck_assert_msg (hops != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (hops->len, N_ROWS4);
+    GArray *pfc = weft_trace_reader_pfc_samples (path, &error);
+    ck_assert_msg (pfc != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (pfc->len, N_ROWS4);
+    GArray *dc = weft_trace_reader_dcqcn_samples (path, &error);
+    ck_assert_msg (dc != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (dc->len, N_ROWS4);
+    for (guint k = 0; k < G_N_ELEMENTS (rows); k++) {
+        guint i = rows[k];
+        WeftTracePathHop h = make_hop (i), *gh = &g_array_index (hops, WeftTracePathHop, i);
+        ck_assert_uint_eq (gh->flow, h.flow);
+        ck_assert_uint_eq (gh->hop, h.hop);
+        ck_assert_uint_eq (gh->node, h.node);
+        ck_assert_uint_eq (gh->port, h.port);
+        ck_assert_uint_eq (gh->link, h.link);
+        WeftTracePfcSample p = make_pfc (i), *gp = &g_array_index (pfc, WeftTracePfcSample, i);
+        ck_assert_uint_eq (gp->time_ps, p.time_ps);
+        ck_assert_uint_eq (gp->node, p.node);
+        ck_assert_uint_eq (gp->port, p.port);
+        ck_assert_uint_eq (gp->link, p.link);
+        ck_assert_uint_eq (gp->priority, p.priority);
+        ck_assert_uint_eq (gp->pauses_sent, p.pauses_sent);
+        ck_assert_uint_eq (gp->resumes_sent, p.resumes_sent);
+        ck_assert_uint_eq (gp->pauses_received, p.pauses_received);
+        ck_assert_uint_eq (gp->paused_ps, p.paused_ps);
+        ck_assert_uint_eq (gp->violations, p.violations);
+        ck_assert_uint_eq (gp->max_ingress_bytes, p.max_ingress_bytes);
+        WeftTraceDcqcnSample d = make_dcqcn (i);
+        WeftTraceDcqcnSample *gd = &g_array_index (dc, WeftTraceDcqcnSample, i);
+        ck_assert_uint_eq (gd->time_ps, d.time_ps);
+        ck_assert_uint_eq (gd->flow, d.flow);
+        ck_assert_uint_eq (gd->rate_bps, d.rate_bps);
+        ck_assert_uint_eq (gd->target_bps, d.target_bps);
+        ck_assert (gd->alpha == d.alpha);
+        ck_assert_uint_eq (gd->cnps_received, d.cnps_received);
+        ck_assert_uint_eq (gd->rate_cuts, d.rate_cuts);
+    }
+    g_array_free (hops, TRUE);
+    g_array_free (pfc, TRUE);
+    g_array_free (dc, TRUE);
     g_free (path);
 }
 END_TEST
@@ -638,6 +762,32 @@ START_TEST (test_trace_collectives_absent_before_schema_3)
 }
 END_TEST
 
+/* /paths, /pfc and /dcqcn came with schema 4: likewise. */
+START_TEST (test_trace_schema4_sets_absent_before_schema_4)
+{
+    char *path = tmp_path ("v3.h5");
+    GError *error = NULL;
+    GArray *(*readers[]) (const char *, GError **) = { weft_trace_reader_paths,
+                                                       weft_trace_reader_pfc_samples,
+                                                       weft_trace_reader_dcqcn_samples };
+    static const char *names[] = { "/paths", "/pfc", "/dcqcn" };
+    for (guint k = 0; k < G_N_ELEMENTS (readers); k++) {
+        write_meta_only (path, 3);
+        GArray *rows = readers[k] (path, &error);
+        ck_assert_msg (rows != NULL, "%s", error ? error->message : "?");
+        ck_assert_uint_eq (rows->len, 0);
+        g_array_free (rows, TRUE);
+        write_meta_only (path, 4);
+        rows = readers[k] (path, &error);
+        ck_assert_ptr_null (rows);
+        ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+        ck_assert_ptr_nonnull (strstr (error->message, names[k]));
+        g_clear_error (&error);
+    }
+    g_free (path);
+}
+END_TEST
+
 START_TEST (test_trace_empty_datasets_exist)
 {
     char *path = tmp_path ("empty.h5");
@@ -755,6 +905,8 @@ test_suite (void)
     tcase_add_test (tc, test_trace_roundtrip_every_field);
     tcase_add_test (tc, test_trace_reads_schema_1);
     tcase_add_test (tc, test_trace_collectives_absent_before_schema_3);
+    tcase_add_test (tc, test_trace_schema4_sets_absent_before_schema_4);
+    tcase_add_test (tc, test_trace_roundtrip_schema4_sets);
     tcase_add_test (tc, test_trace_end_status_and_message);
     tcase_add_test (tc, test_trace_cut_short_is_incomplete);
     tcase_add_test (tc, test_trace_empty_datasets_exist);
