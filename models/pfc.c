@@ -21,8 +21,9 @@ const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_STRING ("headroom", WeftPfcConfig, headroom_str, "auto",
                        "bytes accepted above xoff before a packet is dropped (a lossless "
                        "violation); auto, per port: 2 x (cable delay + switch latency) x rate / 8 + "
-                       "2 x (mtu + header) + response x 64 B (e.g. 400 Gb/s, 2 m: 2 x 10 ns x 50 GB/s + "
-                       "2 x 4178 + 905 x 64 = 67,276 B)"),
+                       "3 x (mtu + header) + 84 B (the PAUSE) + response x 64 B (e.g. 400 Gb/s, "
+                       "2 m, no latency: 2 x 10 ns x 50 GB/s + 3 x 4178 + 84 + 905 x 64 = "
+                       "71,538 B)"),
     WEFT_PARAM_UINT ("quanta", WeftPfcConfig, quanta, "65535", "1", "65535",
                      "pause time carried by a PAUSE, in quanta of 512 bit times at the "
                      "link rate (65535: 83.9 us at 400 Gb/s); refreshed at half that while "
@@ -76,8 +77,12 @@ weft_pfc_headroom (const WeftPfcConfig *cfg, guint64 rate_bps, weft_time_t delay
 {
     if (!cfg->headroom_auto)
         return cfg->headroom;
+    /* In flight both ways while the PAUSE travels and the switch forwards; three frames: the
+     * one whose arrival crossed xoff (counted whole, so up to a frame above it), the one the
+     * receiver's egress is sending when the PAUSE joins it, the one the sender is sending when
+     * it stops; the PAUSE's own wire time; the sender's response. */
     unsigned __int128 flight = (unsigned __int128) 2 * delay_ps * rate_bps / 8 / WEFT_PS_PER_S;
-    return (guint64) flight + 2 * frame + cfg->response * 64;
+    return (guint64) flight + 3 * frame + WEFT_PFC_FRAME + cfg->response * 64;
 }
 
 guint64

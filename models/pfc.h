@@ -17,8 +17,10 @@
  * priority at this egress until it expires (its quanta at this port's rate) or a resume comes.
  *
  * Headroom, unless set: 2 x (cable delay + the switches' forwarding latency, averaged over both
- * ends) x rate / 8 (data in flight both ways while the pause
- * travels) + 2 x largest frame (one being sent at each end) + response quanta x 64 B.
+ * ends) x rate / 8 (data in flight both ways while the pause travels) + 3 x largest frame (the
+ * one whose arrival crossed xoff - counted whole on arrival, so up to a frame above it - and
+ * one being sent at each end) + the PAUSE frame (84 B) + response quanta x 64 B.  The IEEE
+ * model's 2 frames assume the crossing is seen as the frame starts to arrive.
  * Deadlock: weft_network_pfc_deadlock (models/builder.h) finds a cycle of paused queues; the
  * hang report prints it.
  * Watchdog (`watchdog = drop | forward`, off by default; SONiC's design): every `watchdog_poll`
