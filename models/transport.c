@@ -17,10 +17,13 @@ const WeftParamSpec weft_transport_params[] = {
                      "the receiver acknowledges every Nth in-order packet and a message's last "
                      "packet; out-of-order and duplicate arrivals (and FECN-marked ones on "
                      "InfiniBand) are answered at once"),
-    WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "20us", "1us", "10s",
-                     "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR)"),
+    WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "0s", "0s", "10s",
+                     "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR); 0: 1 ms on "
+                     "RoCE, where PFC queues stretch round trips by hundreds of microseconds at "
+                     "once (NICs use a fixed timeout of 4.096 us x 2^n, 67 ms at n = 14, which "
+                     "hang_timeout would take for a hang), 20 us elsewhere"),
     WEFT_PARAM_TIME ("rto_initial", WeftTransport, rto_initial, "100us", "1us", "10s",
-                     "retransmission timeout before the first RTT sample"),
+                     "retransmission timeout before the first RTT sample (at least rto_min)"),
     WEFT_PARAM_TIME ("rto_max", WeftTransport, rto_max, "100ms", "1us", "100s",
                      "upper clamp of the timeout after exponential backoff"),
     WEFT_PARAM_END,
@@ -274,6 +277,8 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
+    if (tp->rto_min == 0)
+        tp->rto_min = tp->fabric->kind == WEFT_FABRIC_ROCE ? WEFT_MS (1) : WEFT_US (20);
     tp->n_flows = specs->len;
     tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
     for (guint i = 0; i < specs->len; i++) {
@@ -332,7 +337,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
             f->window_pkts = (guint32) MIN (G_MAXUINT32,
                                             bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
         }
-        f->rto = tp->rto_initial;
+        f->rto = MAX (tp->rto_initial, tp->rto_min);
         f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
