@@ -14,29 +14,39 @@ const WeftParamSpec weft_dcqcn_params[] = {
                      "runs unless tuned; the default) or hpcc (the HPCC paper's ns-3 setup, "
                      "scaled to the link rate); also sets the [ecn] thresholds"),
     WEFT_PARAM_TIME ("cnp_interval", WeftDcqcn, cnp_interval, "4us", "0ns", "1s",
-                     "notification point: at least this between two CNPs of one flow "
-                     "(paper 50 us; ConnectX min_time_between_cnps 4 us)"),
+                     "notification point: at least this between two CNPs of one flow; 0 "
+                     "answers every marked packet (paper 50 us; ConnectX "
+                     "min_time_between_cnps 4 us; hpcc 0)"),
     WEFT_PARAM_DOUBLE ("g", WeftDcqcn, g, "0.0048828125", "0", "1",
-                       "alpha gain: alpha = (1 - g) alpha + g on a CNP (paper 1/256; ConnectX "
-                       "5/1024)"),
+                       "alpha gain: alpha = (1 - g) alpha + g per alpha period with a CNP "
+                       "(paper 1/256; ConnectX dce_tcp_g 1019 = 1 - 5/1024; hpcc 1/256)"),
     WEFT_PARAM_DOUBLE ("alpha_init", WeftDcqcn, alpha_init, "0.9990234375", "0", "1",
-                       "alpha of a flow before its first CNP (paper 1; ConnectX 1023/1024)"),
+                       "alpha at a flow's first CNP (paper and hpcc 1; ConnectX "
+                       "initial_alpha_value 1023/1024)"),
     WEFT_PARAM_TIME ("alpha_period", WeftDcqcn, alpha_period, "1us", "1ns", "1s",
-                     "alpha decays by (1 - g) once per period without a CNP (paper 55 us; "
-                     "ConnectX dce_tcp_rtt 1 us)"),
+                     "alpha is updated once per period: raised if a CNP arrived in it, "
+                     "decayed by (1 - g) if not (paper 55 us; ConnectX dce_tcp_rtt 1 us)"),
     WEFT_PARAM_TIME ("rate_reduce_period", WeftDcqcn, rate_reduce_period, "4us", "0ns", "1s",
-                     "at least this between two rate cuts; 0 cuts on every CNP (ConnectX "
+                     "the rate is cut at the end of each such period in which a CNP arrived; "
+                     "0: at once on every CNP, as in the paper (ConnectX "
                      "rate_reduce_monitor_period 4 us)"),
     WEFT_PARAM_DOUBLE ("max_decrease", WeftDcqcn, max_decrease, "0.5", "0", "1",
                        "a cut lowers the rate by at most this fraction (ConnectX "
                        "rpg_min_dec_fac 50 %; paper 1: no floor)"),
     WEFT_PARAM_RATE ("min_rate", WeftDcqcn, min_rate, "1Mbps", "1bps", "10Tbps",
-                     "the rate never drops below this (ConnectX rpg_min_rate)"),
+                     "the rate never drops below this (ConnectX rpg_min_rate 1 Mb/s; hpcc "
+                     "1 Gb/s)"),
+    WEFT_PARAM_BOOL ("clamp_target", WeftDcqcn, clamp_target, "false",
+                     "a cut sets the target rate to the current rate every time (paper; "
+                     "ConnectX clamp_tgt_rate = 1); false: only when the increase timer has "
+                     "raised the rate since the last cut (ConnectX defaults clamp_tgt_rate = 0, "
+                     "clamp_tgt_rate_after_time_inc = 1)"),
     WEFT_PARAM_TIME ("increase_timer", WeftDcqcn, increase_timer, "300us", "1ns", "1s",
                      "rate-increase timer period (paper 55 us; ConnectX rpg_time_reset 300 us)"),
-    WEFT_PARAM_BYTES ("byte_counter", WeftDcqcn, byte_counter, "32767B", "1B", "1TiB",
-                      "bytes sent per byte-counter increase event (paper 10 MB; ConnectX "
-                      "rpg_byte_reset 32767 B)"),
+    WEFT_PARAM_BYTES ("byte_counter", WeftDcqcn, byte_counter, "0B", "0B", "1TiB",
+                      "bytes sent per byte-counter increase event; 0: no byte counter, the "
+                      "timer alone (paper 10 MB; connectx and hpcc 0, as HPCC's model of the "
+                      "NIC: see models/dcqcn.h on rpg_byte_reset)"),
     WEFT_PARAM_UINT ("fast_recovery", WeftDcqcn, fast_recovery, "1", "0", "1000",
                      "F: increase events of fast recovery before additive increase (paper 5; "
                      "ConnectX rpg_threshold 1)"),
@@ -53,6 +63,7 @@ typedef struct {
     weft_time_t cnp_interval, alpha_period, rate_reduce_period, increase_timer;
     double g, alpha_init, max_decrease;
     guint64 min_rate, byte_counter, fast_recovery, rai, rhai;
+    gboolean clamp_target;
     guint64 scale_ref_bps; /* R_AI, R_HAI and the ECN thresholds scale against it */
     guint64 kmin, kmax;
     double pmax;
@@ -61,14 +72,55 @@ typedef struct {
 #define G25 G_GUINT64_CONSTANT (25000000000)
 
 static const Preset presets[] = {
-    [WEFT_DCQCN_PAPER] = {WEFT_US (50), WEFT_US (55), 0, WEFT_US (55), 1.0 / 256, 1.0, 1.0, 1000000,
-                          10000000, 5, 40000000, 400000000, 0, 5000, 200000, 0.01},
-    [WEFT_DCQCN_CONNECTX] = {WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
-                             1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, 0, 5000,
-                             200000, 0.01},
-    [WEFT_DCQCN_HPCC] = {WEFT_US (4), WEFT_US (1), WEFT_US (4), WEFT_US (300), 5.0 / 1024,
-                         1023.0 / 1024, 0.5, 1000000, 32767, 1, 5000000, 50000000, G25, 100000,
-                         400000, 0.2},
+    [WEFT_DCQCN_PAPER] = {.cnp_interval = WEFT_US (50),
+                          .alpha_period = WEFT_US (55),
+                          .rate_reduce_period = 0,
+                          .increase_timer = WEFT_US (55),
+                          .g = 1.0 / 256,
+                          .alpha_init = 1.0,
+                          .max_decrease = 1.0,
+                          .min_rate = 1000000,
+                          .byte_counter = 10000000,
+                          .fast_recovery = 5,
+                          .rai = 40000000,
+                          .rhai = 400000000,
+                          .clamp_target = TRUE,
+                          .kmin = 5000,
+                          .kmax = 200000,
+                          .pmax = 0.01},
+    [WEFT_DCQCN_CONNECTX] = {.cnp_interval = WEFT_US (4),
+                             .alpha_period = WEFT_US (1),
+                             .rate_reduce_period = WEFT_US (4),
+                             .increase_timer = WEFT_US (300),
+                             .g = 5.0 / 1024,
+                             .alpha_init = 1023.0 / 1024,
+                             .max_decrease = 0.5,
+                             .min_rate = 1000000,
+                             .byte_counter = 0,
+                             .fast_recovery = 1,
+                             .rai = 5000000,
+                             .rhai = 50000000,
+                             .clamp_target = FALSE,
+                             .kmin = 150000,
+                             .kmax = 1500000,
+                             .pmax = 1.0},
+    [WEFT_DCQCN_HPCC] = {.cnp_interval = 0,
+                         .alpha_period = WEFT_US (1),
+                         .rate_reduce_period = WEFT_US (4),
+                         .increase_timer = WEFT_US (300),
+                         .g = 1.0 / 256,
+                         .alpha_init = 1.0,
+                         .max_decrease = 1.0,
+                         .min_rate = 1000000000,
+                         .byte_counter = 0,
+                         .fast_recovery = 1,
+                         .rai = 5000000,
+                         .rhai = 50000000,
+                         .clamp_target = FALSE,
+                         .scale_ref_bps = G25,
+                         .kmin = 100000,
+                         .kmax = 400000,
+                         .pmax = 0.2},
 };
 
 gboolean
@@ -89,6 +141,7 @@ weft_dcqcn_read (WeftDcqcn *cc, WeftEcn *ecn, const WeftExperiment *exp, GError 
     FROM_PRESET (rate_reduce_period);
     FROM_PRESET (max_decrease);
     FROM_PRESET (min_rate);
+    FROM_PRESET (clamp_target);
     FROM_PRESET (increase_timer);
     FROM_PRESET (byte_counter);
     FROM_PRESET (fast_recovery);
@@ -144,12 +197,27 @@ weft_dcqcn_np_on_ce (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
     return TRUE;
 }
 
-/* alpha decays once per whole alpha_period since it was last updated. */
+/* Per-period alpha (the firmware's): brings alpha to the period that contains @now.  The
+ * period that ended first raises alpha if a CNP arrived in it; every later whole period had
+ * none and decays it.  Exact, and no event per flow per microsecond. */
 static void
-alpha_catch_up (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+alpha_advance (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
 {
-    if (now <= s->alpha_at)
+    if (now < s->alpha_at + cc->alpha_period)
         return;
+    guint64 n = (now - s->alpha_at) / cc->alpha_period;
+    s->alpha = (1 - cc->g) * s->alpha + (s->alpha_cnp ? cc->g : 0);
+    if (n > 1)
+        s->alpha *= pow (1 - cc->g, (double)(n - 1));
+    s->alpha_cnp = FALSE;
+    s->alpha_at += n * cc->alpha_period;
+}
+
+/* The paper's alpha: decays once per whole alpha_period since its last update (a CNP
+ * restarts that timer). */
+static void
+alpha_decay (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+{
     guint64 n = (now - s->alpha_at) / cc->alpha_period;
     if (n > 0) {
         s->alpha *= pow (1 - cc->g, (double)n);
@@ -157,40 +225,92 @@ alpha_catch_up (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
     }
 }
 
-gboolean
-weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+static void
+cut (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
 {
-    s->cnps_received++;
-    if (s->cnps_received == 1)
-        s->alpha_at = now; /* alpha holds alpha_init until the first CNP */
-    alpha_catch_up (cc, s, now);
-    if (s->cuts > 0 && now < s->last_cut + cc->rate_reduce_period)
-        return FALSE;
     double factor = MAX (1 - s->alpha / 2, 1 - cc->max_decrease);
-    s->rt_bps = s->rc_bps;
+    /* Without clamping, consecutive cuts keep the target the flow had before congestion, so
+     * fast recovery heads back there; a timer increase since the last cut resets it. */
+    if (cc->clamp_target || s->t_stage > 0)
+        s->rt_bps = s->rc_bps;
     s->rc_bps = MAX ((guint64)((double)s->rc_bps * factor), cc->min_rate);
     s->min_rc_bps = MIN (s->min_rc_bps, s->rc_bps);
-    s->alpha = (1 - cc->g) * s->alpha + cc->g;
-    s->alpha_at = now; /* the alpha timer restarts */
     s->last_cut = now;
     s->cuts++;
     s->active = TRUE;
     s->t_stage = s->bc_stage = 0;
     s->bytes = 0;
     s->timer_gen++;
+}
+
+WeftDcqcnAction
+weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+{
+    gboolean first = s->cnps_received++ == 0;
+    if (cc->rate_reduce_period == 0) {
+        /* The paper: every CNP cuts at once, then raises alpha and restarts its timer. */
+        if (first)
+            s->alpha_at = now; /* alpha holds alpha_init until the first CNP */
+        alpha_decay (cc, s, now);
+        cut (cc, s, now);
+        s->alpha = (1 - cc->g) * s->alpha + cc->g;
+        s->alpha_at = now;
+        return WEFT_DCQCN_CUT;
+    }
+    /* The firmware: alpha and cut decisions on period grids that start at the first CNP;
+     * that CNP sets alpha to alpha_init and starts both. */
+    if (first) {
+        s->first_cnp_at = s->alpha_at = now;
+        s->alpha = cc->alpha_init;
+        s->alpha_cnp = FALSE;
+    } else {
+        alpha_advance (cc, s, now);
+        s->alpha_cnp = TRUE;
+    }
+    s->cut_pending = TRUE;
+    if (s->check_pending)
+        return WEFT_DCQCN_NONE;
+    guint64 k = (now - s->first_cnp_at) / cc->rate_reduce_period + 1;
+    s->check_at = s->first_cnp_at + k * cc->rate_reduce_period;
+    s->check_pending = TRUE;
+    return WEFT_DCQCN_CHECK;
+}
+
+gboolean
+weft_dcqcn_on_check (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+{
+    g_return_val_if_fail (s->check_pending, FALSE);
+    s->check_pending = FALSE;
+    if (!s->cut_pending)
+        return FALSE;
+    s->cut_pending = FALSE;
+    alpha_advance (cc, s, now); /* the alpha period ending now counts, as in the firmware */
+    cut (cc, s, now);
     return TRUE;
 }
 
+/* One rate-increase event; T and BC count the expiries since the last cut, this one
+ * included, so the first F events are fast recovery. */
 static void
 increase (const WeftDcqcn *cc, WeftDcqcnFlow *s)
 {
-    guint32 hi = MAX (s->t_stage, s->bc_stage), lo = MIN (s->t_stage, s->bc_stage);
-    if (hi < cc->fast_recovery) {
-        /* fast recovery: halfway back to the target */
-    } else if (lo > cc->fast_recovery) {
-        s->rt_bps += (lo - cc->fast_recovery) * s->rhai_bps;
+    const guint64 f = cc->fast_recovery;
+    if (cc->byte_counter == 0) {
+        /* The timer alone (HPCC's ns-3 model of the NIC): F events of fast recovery, one
+         * additive, then hyper increase by R_HAI each. */
+        if (s->t_stage == f + 1)
+            s->rt_bps += s->rai_bps;
+        else if (s->t_stage > f + 1)
+            s->rt_bps += s->rhai_bps;
     } else {
-        s->rt_bps += s->rai_bps;
+        guint32 hi = MAX (s->t_stage, s->bc_stage), lo = MIN (s->t_stage, s->bc_stage);
+        if (hi <= f) {
+            /* fast recovery: halfway back to the target */
+        } else if (lo > f) {
+            s->rt_bps += (lo - f) * s->rhai_bps;
+        } else {
+            s->rt_bps += s->rai_bps;
+        }
     }
     s->rt_bps = MIN (s->rt_bps, s->line_bps);
     s->rc_bps = MIN ((s->rt_bps + s->rc_bps + 1) / 2, s->line_bps);
@@ -211,7 +331,7 @@ weft_dcqcn_on_timer (const WeftDcqcn *cc, WeftDcqcnFlow *s)
 void
 weft_dcqcn_on_sent (const WeftDcqcn *cc, WeftDcqcnFlow *s, guint64 bytes)
 {
-    if (!s->active)
+    if (!s->active || cc->byte_counter == 0)
         return;
     s->bytes += bytes;
     while (s->active && s->bytes >= cc->byte_counter) {

@@ -12,41 +12,70 @@
  *    is a 78 B frame + 20 B preamble and gap on the wire (Eth 14, IPv4 20, UDP 8, BTH 12,
  *    16 reserved, ICRC 4, FCS 4).
  *  - Reaction point (sending NIC, per flow = queue pair): a flow starts at line rate and is
- *    inactive until its first CNP.  On a CNP (at most one cut per `rate_reduce_period`):
- *        Rt = Rc;  Rc = max (Rc x max (1 - alpha/2, 1 - max_decrease), min_rate);
- *        alpha = (1 - g) alpha + g
- *    alpha decays, alpha = (1 - g) alpha, once per `alpha_period` without a CNP (computed
- *    lazily at the next CNP: exact, and no event per flow per microsecond).  A cut resets
- *    the increase timer (`increase_timer`) and the byte counter (`byte_counter` bytes sent);
- *    each expiry of either is a rate-increase event: with T and BC the expiries of each
- *    since the cut and F = `fast_recovery`,
- *        max (T, BC) < F    fast recovery:   Rc = (Rt + Rc) / 2
+ *    inactive until its first CNP.  A cut is
+ *        Rt = Rc (always with clamp_target; else only if the timer raised the rate since the
+ *                 last cut);   Rc = max (Rc x max (1 - alpha/2, 1 - max_decrease), min_rate)
+ *    When cuts happen and how alpha moves depends on `rate_reduce_period`:
+ *    - 0 (the paper): every CNP cuts at once, then alpha = (1 - g) alpha + g and alpha's timer
+ *      restarts; alpha decays, alpha = (1 - g) alpha, once per `alpha_period` without a CNP.
+ *    - > 0 (the NIC firmware, as NVIDIA documents it and HPCC's ns-3 models it): the first
+ *      CNP sets alpha = alpha_init and starts two grids.  Every `alpha_period` alpha is
+ *      updated, raised ((1 - g) alpha + g) if a CNP arrived in that period and decayed
+ *      ((1 - g) alpha) if not; at the end of every `rate_reduce_period` in which a CNP arrived
+ *      the rate is cut once, with the alpha of that moment.  A CNP never cuts by itself.
+ *    Both are computed lazily at the next CNP or check: exact, and no event per flow per
+ *    microsecond.  A cut resets the increase timer (`increase_timer`) and the byte counter
+ *    (`byte_counter` bytes sent; 0: none); each expiry of either is a rate-increase event.
+ *    With T and BC the expiries of each since the cut, this one included, and F =
+ *    `fast_recovery`:
+ *        max (T, BC) <= F   fast recovery:   Rc = (Rt + Rc) / 2
  *        min (T, BC) > F    hyper increase:  Rt += (min (T, BC) - F) x rhai; Rc = (Rt + Rc) / 2
  *        otherwise          additive:        Rt += rai; Rc = (Rt + Rc) / 2
- *    rates capped at the line rate; back at line rate the flow is inactive again (no timer).
- *    The rate paces the flow: the start of its next packet is its previous start + the
- *    packet's size at Rc (the NIC's per-flow pacing, shared with models/ibcc.h).
+ *    so the first F events are fast recovery (QCN's count and HPCC's).  Without a byte
+ *    counter the timer alone counts, as in HPCC's model: T <= F fast recovery, T = F + 1
+ *    additive, then hyper increase by rhai per event.  Rates are capped at the line rate;
+ *    back at line rate the flow is inactive again (no timer).  The rate paces the flow: the
+ *    start of its next packet is its previous start + the packet's size at Rc (the NIC's
+ *    per-flow pacing, shared with models/ibcc.h).
  * Presets (`preset`, FACTS.md; every other key overrides its preset's value):
  *  - paper: the SIGCOMM 2015 paper and its authors' ns-3 code, 40 GbE: CNP 50 us, alpha
  *    period 55 us, increase timer 55 us, byte counter 10 MB, g = 1/256, F = 5, R_AI 40 Mb/s,
- *    R_HAI 400 Mb/s (10 R_AI: an assumption, the paper gives none), no minimum between cuts,
- *    no floor on a cut; ECN Kmin 5 KB, Kmax 200 KB, Pmax 1 %.
- *  - connectx: NVIDIA ConnectX firmware defaults (DOCA "DCQCN CC parameters"): g = 5/1024,
- *    alpha period 1 us, initial alpha 1023/1024, a cut at most halves the rate, min rate
- *    1 Mb/s, rate-reduce period 4 us, increase timer 300 us, byte counter 32767 B, R_AI
- *    5 Mb/s, R_HAI 50 Mb/s, CNP interval 4 us, F = 1 (rpg_threshold; verify); the firmware
- *    publishes no switch thresholds, so ECN keeps the paper's.
- *  - hpcc: the HPCC paper's ns-3 setup (run.py): the ConnectX values with R_AI and R_HAI
- *    scaled by line rate / 25 Gb/s, ECN Kmin 100 KB and Kmax 400 KB scaled by the egress
- *    port's rate / 25 Gb/s, Pmax 0.2 (it assumes a 32 MB shared buffer: set [switch] buffer).
+ *    R_HAI 400 Mb/s (10 R_AI: an assumption, the paper gives none), a cut on every CNP with
+ *    Rt = Rc, no floor on a cut; ECN Kmin 5 KB, Kmax 200 KB, Pmax 1 %.
+ *  - connectx: NVIDIA ConnectX firmware defaults (DOCA "DCQCN CC parameters"; the same values
+ *    in mlxconfig dumps of ConnectX-6/7): dce_tcp_g 1019 (alpha gain 5/1024), dce_tcp_rtt
+ *    1 us, initial_alpha_value 1023/1024, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s,
+ *    rate_reduce_monitor_period 4 us, rpg_time_reset 300 us, rpg_threshold F = 1, rpg_ai_rate
+ *    5 Mb/s, rpg_hai_rate 50 Mb/s, min_time_between_cnps 4 us, clamp_tgt_rate 0 with
+ *    clamp_tgt_rate_after_time_inc 1 (clamp_target = false).  No byte counter: the firmware's
+ *    rpg_byte_reset default, 32767, is the largest value of its 15-bit field and its unit is
+ *    not published unambiguously; HPCC's ns-3 model of this algorithm (rdma-hw.cc, "Mlx")
+ *    has none, and read as 32767 bytes it would raise the rate every 0.7 us at 400 Gb/s,
+ *    faster than any cut, and DCQCN would not hold the queue (measured: 32 MB and drops).
+ *    Set byte_counter to try a reading.  The firmware sets no switch thresholds; ECN takes
+ *    NVIDIA's switch defaults for RoCE (Cumulus Linux `nv set qos roce`: min 150 KB, max
+ *    1.5 MB, probability 100 %).
+ *  - hpcc: the HPCC paper's ns-3 DCQCN (run.py "dcqcn", rdma-hw.cc): alpha period 1 us,
+ *    rate-decrease interval 4 us, timer 300 us, no byte counter, g = 1/256, alpha 1 at the
+ *    first CNP, F = 1, min rate 1 Gb/s, no clamping, R_AI 5 Mb/s and R_HAI 50 Mb/s scaled by
+ *    line rate / 25 Gb/s, a CNP for every marked packet (its ACKs carry them), ECN Kmin 100 KB
+ *    and Kmax 400 KB scaled by the egress port's rate / 25 Gb/s, Pmax 0.2 (Alibaba's
+ *    production values, the maintainer in HPCC issue 21; it assumes a 32 MB shared buffer:
+ *    set [switch] buffer).
  * Default: connectx - what a RoCE NIC runs unless someone tunes it, so what a simulated
  * fabric should show first.  Measured (tests/check_dcqcn.c, two flows into one 400 Gb/s
- * link, the second joining at 200 us): paper converges to within 10 % of the fair share over
- * 1 ms windows from the start; connectx stays at about 236/152 Gb/s for the 4 ms the flows
- * last (5 Mb/s additive steps barely move a 400 Gb/s split); hpcc swings, one flow starving
- * while the queue reaches 8 MB (a 1.6-6.4 MB marking band and a cut every 4 us).
- * Ignores: the NP's per-QP vs per-port CNP distinction (per flow here), clamp_tgt_rate
- * variants, rate_to_set_on_first_cnp (the first cut starts from line rate).
+ * link, the second joining at 200 us, PFC off): every 1 ms window gives each flow within
+ * 10 % of the fair 196 Gb/s from 0 us (paper), 0.3 ms (connectx) and 2.9 ms (hpcc) after
+ * the second flow joins; with 100 us windows from 0.65 ms (connectx), 5.8 ms (hpcc), never
+ * for paper (its 55 us timers swing the rates by more than 10 % at that scale).  The queue
+ * then averages 9 KB (paper), 33 KB (connectx), 0.7 MB (hpcc) with peaks of 221 KB, 217 KB,
+ * 2.2 MB: connectx and hpcc cut hard when the queue first reaches the marking band and then
+ * wait for the 300 us timer, so the queue drains to empty and the link idles for a while
+ * after each episode; hpcc's queue rises into its deep band (1.6-6.4 MB at 400 Gb/s) about
+ * every 1.5 ms.
+ * Ignores: the NP's per-port CNP pacing (min_time_between_cnps is per flow here),
+ * rate_to_set_on_first_cnp (the first cut starts from line rate), and
+ * clamp_tgt_rate_after_time_inc = 0.
  */
 #ifndef WEFT_MODELS_DCQCN_H
 #define WEFT_MODELS_DCQCN_H
@@ -67,6 +96,7 @@ typedef struct {
     weft_time_t rate_reduce_period; /* at least this between two cuts (0: every CNP) */
     double max_decrease;            /* a cut lowers the rate by at most this fraction */
     guint64 min_rate;               /* bits/s */
+    gboolean clamp_target;          /* every cut sets Rt = Rc (else only after a timer rise) */
     weft_time_t increase_timer;
     guint64 byte_counter;  /* bytes */
     guint64 fast_recovery; /* F */
@@ -79,7 +109,12 @@ typedef struct {
 typedef struct {
     guint64 line_bps, rc_bps, rt_bps;
     double alpha;
-    weft_time_t alpha_at; /* alpha is current as of this time */
+    weft_time_t alpha_at;     /* start of alpha's current period (paper: its last update) */
+    gboolean alpha_cnp;       /* a CNP arrived in alpha's current period */
+    weft_time_t first_cnp_at; /* the alpha and rate-reduce grids start here */
+    gboolean cut_pending;     /* a CNP arrived since the last rate-reduce check */
+    gboolean check_pending;   /* a rate-reduce check is scheduled at check_at */
+    weft_time_t check_at;
     weft_time_t last_cut;
     gboolean active; /* below line rate: timer and byte counter run */
     guint32 t_stage, bc_stage;
@@ -105,9 +140,19 @@ void weft_dcqcn_flow_init (const WeftDcqcn *cc, WeftDcqcnFlow *s, guint64 line_b
 /* Notification point: a CE-marked packet arrived at @now; TRUE when a CNP must be sent. */
 gboolean weft_dcqcn_np_on_ce (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
 
-/* Reaction point: a CNP arrived at @now.  TRUE when it cut the rate: the caller then starts
- * the increase timer anew (s->timer_gen has advanced). */
-gboolean weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
+/* What the caller of weft_dcqcn_on_cnp() must do next. */
+typedef enum {
+    WEFT_DCQCN_NONE,  /* nothing: a rate-reduce check is already scheduled */
+    WEFT_DCQCN_CUT,   /* the rate was cut: start the increase timer anew (timer_gen advanced) */
+    WEFT_DCQCN_CHECK, /* call weft_dcqcn_on_check() at s->check_at */
+} WeftDcqcnAction;
+
+/* Reaction point: a CNP arrived at @now. */
+WeftDcqcnAction weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
+
+/* The rate-reduce check scheduled by weft_dcqcn_on_cnp(), at s->check_at.  TRUE when it cut
+ * the rate: the caller then starts the increase timer anew (s->timer_gen has advanced). */
+gboolean weft_dcqcn_on_check (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
 
 /* The increase timer expired.  TRUE when it must run again. */
 gboolean weft_dcqcn_on_timer (const WeftDcqcn *cc, WeftDcqcnFlow *s);

@@ -5,13 +5,13 @@
 const WeftParamSpec weft_ecn_params[] = {
     WEFT_PARAM_BOOL ("enabled", WeftEcn, enabled, "true",
                      "RED-style ECN marking at the fabric switches' egress queues (RoCE)"),
-    WEFT_PARAM_BYTES ("kmin", WeftEcn, kmin, "5KB", "0B", "16GiB",
+    WEFT_PARAM_BYTES ("kmin", WeftEcn, kmin, "150KB", "0B", "16GiB",
                       "queue bytes at and below which nothing is marked (default: the [dcqcn] "
                       "preset's)"),
-    WEFT_PARAM_BYTES ("kmax", WeftEcn, kmax, "200KB", "0B", "16GiB",
+    WEFT_PARAM_BYTES ("kmax", WeftEcn, kmax, "1500KB", "0B", "16GiB",
                       "queue bytes at which the marking probability reaches pmax; above it "
                       "every packet is marked (default: the [dcqcn] preset's)"),
-    WEFT_PARAM_DOUBLE ("pmax", WeftEcn, pmax, "0.01", "0", "1",
+    WEFT_PARAM_DOUBLE ("pmax", WeftEcn, pmax, "1", "0", "1",
                        "marking probability at kmax (default: the [dcqcn] preset's)"),
     WEFT_PARAM_ENUM ("mark_on", WeftEcn, mark_on, "dequeue", "enqueue|dequeue",
                      "decide as a packet joins its queue (bytes ahead of it) or as it starts "

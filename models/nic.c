@@ -202,6 +202,24 @@ on_dcqcn_timer (WeftSim *sim, void *target, WeftArg arg)
                               on_dcqcn_timer, f, arg);
 }
 
+static void
+dcqcn_timer_restart (WeftSim *sim, WeftFlow *f)
+{
+    weft_sim_schedule_at (sim, &f->sender->owner->sched,
+                          sim->now + f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer,
+                          f, (WeftArg){ .u = f->dcqcn.timer_gen });
+}
+
+/* The end of a rate-reduce period in which a CNP arrived. */
+static void
+on_dcqcn_check (WeftSim *sim, void *target, WeftArg arg)
+{
+    (void)arg;
+    WeftFlow *f = target;
+    if (weft_dcqcn_on_check (&f->sender->tp->fabric->dcqcn, &f->dcqcn, sim->now))
+        dcqcn_timer_restart (sim, f);
+}
+
 /* Reaction point: a CNP for one of this agent's flows. */
 static void
 on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
@@ -209,9 +227,19 @@ on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
     WeftSim *sim = nic->owner->sim;
     WeftFlow *f = &nic->tp->flows[cnp->flow];
     const WeftDcqcn *cc = &nic->tp->fabric->dcqcn;
-    if (cc->enabled && f->started && weft_dcqcn_on_cnp (cc, &f->dcqcn, sim->now))
-        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + cc->increase_timer,
-                              on_dcqcn_timer, f, (WeftArg){ .u = f->dcqcn.timer_gen });
+    if (cc->enabled && f->started) {
+        switch (weft_dcqcn_on_cnp (cc, &f->dcqcn, sim->now)) {
+        case WEFT_DCQCN_CUT:
+            dcqcn_timer_restart (sim, f);
+            break;
+        case WEFT_DCQCN_CHECK:
+            weft_sim_schedule_at (sim, &nic->owner->sched, f->dcqcn.check_at, on_dcqcn_check, f,
+                                  (WeftArg){ .u = 0 });
+            break;
+        case WEFT_DCQCN_NONE:
+            break;
+        }
+    }
     weft_packet_release (&sim->pool, cnp);
 }
 

@@ -7,18 +7,24 @@
  *    at kmax and 1 above, within 5 standard deviations of the binomial; ACKs and CNPs are
  *    never marked; a rate-scaled (hpcc) profile moves the thresholds with the egress rate;
  *  - fairness: two flows into one 400 Gb/s link (the second joining 200 us after the first),
- *    paper preset: from some time on, every 1 ms window (sliding by 10 us) gives each flow
- *    within 10 % of the fair share (half the bottleneck's goodput) - the time printed is
- *    when the first such window starts, after the second flow's start - and the bottleneck
- *    queue after that stays below twice kmax; nothing is dropped.  connectx and hpcc are run
- *    and printed (they do not converge within the 4 ms these flows last: see below) with the
- *    invariants that hold for every preset;
+ *    for each preset: from some time on, every 1 ms window (sliding by 10 us) until the first
+ *    flow finishes gives each flow within 10 % of the fair share (half the bottleneck's
+ *    goodput), for at least the last 1 ms; the time printed is when the first such window
+ *    starts, after the second flow's start (also for 100 us windows, printed only).  After
+ *    that the bottleneck queue averages at most kmax and peaks at most one signal loop above
+ *    it (see overshoot ()); nothing is dropped.  The flows are sized for each preset's
+ *    convergence time (hpcc needs about 3 ms);
+ *  - the firmware reaction point by hand: alpha per period, cuts at period ends, clamping
+ *    only after a timer increase, timer-only increase stages;
+ *  - PFC on: with DCQCN no pause is sent and the queue stays within the marking band; with
+ *    DCQCN off pauses are sent, each ingress stays within xoff + headroom, nothing is lost;
  *  - every CE mark reaches its receiver; CNPs sent = received; at most one CNP per flow per
  *    cnp_interval; the same seed gives the same marks (determinism);
  *  - DCQCN off: CE marks still happen but no CNP is sent and no rate is cut;
  *  - configuration: [ecn] and [dcqcn] are refused unless kind = roce; kmax < kmin refused; a
  *    key given overrides its preset.
- * Leaves unchecked: PFC interaction (no PFC yet), the exact rate trajectory.
+ * Leaves unchecked: the exact rate trajectory.  WEFT_DCQCN_SERIES=1 prints the per-flow
+ * rates, the bottleneck queue and the PFC pauses per 100 us window.
  */
 #include "config.h"
 #include <check.h>
@@ -89,23 +95,27 @@ END_TEST
 
 /* ---- DCQCN: two flows into one 400 Gb/s link --------------------------------------------- */
 
+/* %s: [pfc] enabled; then the two flows' sizes and the second's start. */
 #define PAIR                                                                                       \
     "[experiment]\nseed = 1\nhang_timeout = 10ms\n[topology]\ngenerator = single_switch\n"         \
     "hosts = 3\nlink_rate = 400Gbps\ncable_length = 2m\n[fabric]\nkind = roce\n"                   \
-    "[pfc]\nenabled = false\n[switch]\nbuffer = 32MiB\n[transport]\nwindow = 64MiB\n"              \
+    "[pfc]\nenabled = %s\n[switch]\nbuffer = 32MiB\n[transport]\nwindow = 64MiB\n"                 \
     "[workload.pair]\nkind = flows\n"                                                              \
     "flows = host0>host2 %s 0us; host1>host2 %s %s\n"
 
 #define PROBE_PS   WEFT_US (10)
 #define MAX_PROBES 4096
-#define WIN        100 /* probes per averaging window: 1 ms */
 
 typedef struct {
     WeftSession *s;
     const WeftPort *bottleneck;
+    GPtrArray *pfc_ports; /* the switch's ports (PFC ingress accounting on RoCE) */
+    guint prio;           /* the RDMA priority */
     guint n;
     weft_time_t t[MAX_PROBES];
     guint64 d0[MAX_PROBES], d1[MAX_PROBES], q[MAX_PROBES];
+    guint64 pauses[MAX_PROBES];  /* PAUSE frames the switch has sent so far */
+    guint64 ingress[MAX_PROBES]; /* the fullest ingress (port, RDMA priority) now */
 } Probe;
 
 static void
@@ -118,35 +128,114 @@ probe (WeftSim *sim, void *data)
     p->d0[p->n] = p->s->net->tp.flows[0].delivered;
     p->d1[p->n] = p->s->net->tp.flows[1].delivered;
     p->q[p->n] = p->bottleneck->q_bytes;
+    guint64 pauses = 0, ingress = 0;
+    for (guint i = 0; i < p->pfc_ports->len; i++) {
+        const WeftPfcPort *pfc = ((const WeftPort *)p->pfc_ports->pdata[i])->pfc;
+        pauses += pfc->pauses_sent;
+        ingress = MAX (ingress, pfc->used[p->prio]);
+    }
+    p->pauses[p->n] = pauses;
+    p->ingress[p->n] = ingress;
     p->n++;
 }
 
 typedef struct {
     WeftNetworkStats st;
-    double converge_us;    /* after the second flow's start; < 0: never */
-    guint64 q_after;       /* highest bottleneck queue sampled after convergence */
-    double share0, share1; /* mean Gb/s of each after convergence */
-    guint64 kmax_bytes;    /* the preset's kmax at 400 Gb/s */
+    double fair;            /* Gb/s: half the bottleneck's goodput */
+    double converge_us;     /* after the second flow's start, @win_ps windows; < 0: never */
+    double converge_100us;  /* the same with 100 us windows */
+    weft_time_t t1, end;    /* the second flow's start; the first finish */
+    guint64 q_peak, q_mean; /* bottleneck queue from convergence to the first finish */
+    double share0, share1;  /* mean Gb/s of each over the same span */
+    guint64 kmin, kmax;     /* the ECN thresholds at 400 Gb/s */
+    double pmax;
+    guint64 ingress_peak;   /* fullest PFC ingress queue (RDMA priority) over the run */
+    guint64 xoff, headroom; /* PFC thresholds at the switch's ports */
+    WeftDcqcn cc;           /* the [dcqcn] resolved */
 } Fair;
 
-static Fair
-run_pair (const char *extra, const char *size, const char *second_start)
+/* Gb/s of a flow's delivered bytes between probes i and j. */
+static double
+gbps (const Probe *p, const guint64 *d, guint i, guint j)
 {
-    g_autofree char *base = g_strdup_printf (PAIR, size, size, second_start);
+    return (double)(d[j] - d[i]) * 8 / weft_time_to_s (p->t[j] - p->t[i]) / 1e9;
+}
+
+/* A table of 100 us windows from the second flow's start (WEFT_DCQCN_SERIES set: for the issue
+ * note; off in the normal log). */
+static void
+print_series (const char *label, const Probe *p, weft_time_t from, weft_time_t to)
+{
+    if (!g_getenv ("WEFT_DCQCN_SERIES"))
+        return;
+    const guint w = (guint)(WEFT_US (100) / PROBE_PS);
+    printf ("# series %s: 100 us windows (Gb/s delivered; queue and fullest PFC ingress at the "
+            "window's end)\n#   t_us  flow0  flow1   queue_KB  ingress_KB  pauses\n",
+            label);
+    for (guint i = 0; i + w < p->n; i += w) {
+        if (p->t[i] < from || p->t[i + w] > to)
+            continue;
+        printf ("# %6.0f %6.1f %6.1f %10.1f %11.1f %7" G_GUINT64_FORMAT "\n",
+                weft_time_to_us (p->t[i]), gbps (p, p->d0, i, i + w), gbps (p, p->d1, i, i + w),
+                p->q[i + w] / 1e3, p->ingress[i + w] / 1e3, p->pauses[i + w] - p->pauses[i]);
+    }
+}
+
+/* How long after the second flow's start every @win_ps window (sliding by PROBE_PS) until the
+ * first finish gives each flow within 10 % of the fair share; < 0: never, or for less than the
+ * last 1 ms.  @first (may be NULL): the probe where that run of windows starts. */
+static double
+converge (const Probe *p, const Fair *r, weft_time_t win_ps, guint *first)
+{
+    const guint w = (guint)(win_ps / PROBE_PS);
+    guint from = 0;
+    gboolean ok_run = FALSE;
+    for (guint i = 0; i + w < p->n; i++) {
+        if (p->t[i] < r->t1 || p->t[i + w] > r->end)
+            continue;
+        double g0 = gbps (p, p->d0, i, i + w), g1 = gbps (p, p->d1, i, i + w);
+        gboolean ok = fabs (g0 - r->fair) <= 0.1 * r->fair && fabs (g1 - r->fair) <= 0.1 * r->fair;
+        if (!ok)
+            ok_run = FALSE;
+        else if (!ok_run) {
+            ok_run = TRUE;
+            from = i;
+        }
+    }
+    if (first)
+        *first = from;
+    if (!ok_run || p->t[from] + WEFT_MS (1) > r->end)
+        return -1;
+    return weft_time_to_us (p->t[from] - r->t1);
+}
+
+/* Runs the pair; @win_ps: the averaging window for convergence, sliding by PROBE_PS. */
+static Fair
+run_pair (const char *extra, gboolean pfc, const char *size, const char *second_start,
+          weft_time_t win_ps, const char *label)
+{
+    g_autofree char *base =
+        g_strdup_printf (PAIR, pfc ? "true" : "false", size, size, second_start);
     g_autofree char *text = g_strconcat (base, extra, NULL);
     WeftSession s;
     harness_prepare (&s, text);
     Probe *p = g_new0 (Probe, 1);
     p->s = &s;
+    p->pfc_ports = g_ptr_array_new ();
+    p->prio = (guint)s.net->fabric.pfc.rdma_priority;
     for (guint i = 0; i < s.sim->models->len; i++) {
         const WeftModel *m = s.sim->models->pdata[i];
         if (m->klass != &weft_switch_class)
             continue;
         const WeftSwitch *sw = (const WeftSwitch *)m;
-        for (guint k = 0; k < sw->n_ports; k++)
-            if (sw->ports[k].owner && sw->ports[k].link.peer &&
-                sw->ports[k].link.peer->node == weft_graph_lookup (s.graph, "host2"))
+        for (guint k = 0; k < sw->n_ports; k++) {
+            if (!sw->ports[k].owner || !sw->ports[k].link.peer)
+                continue;
+            if (sw->ports[k].pfc)
+                g_ptr_array_add (p->pfc_ports, (gpointer)&sw->ports[k]);
+            if (sw->ports[k].link.peer->node == weft_graph_lookup (s.graph, "host2"))
                 p->bottleneck = &sw->ports[k];
+        }
     }
     ck_assert_ptr_nonnull (p->bottleneck);
     s.sim->sample = probe;
@@ -156,8 +245,21 @@ run_pair (const char *extra, const char *size, const char *second_start)
     Fair r = {0};
     weft_network_stats (s.net, &r.st);
     const WeftEcn *ecn = &s.net->fabric.ecn;
-    r.kmax_bytes = ecn->scale_ref_bps ? ecn->kmax * 400000000000 / ecn->scale_ref_bps : ecn->kmax;
-    ck_assert_uint_eq (r.st.drops, 0);
+    const guint64 rate = 400000000000;
+    r.kmin = ecn->scale_ref_bps ? ecn->kmin * rate / ecn->scale_ref_bps : ecn->kmin;
+    r.kmax = ecn->scale_ref_bps ? ecn->kmax * rate / ecn->scale_ref_bps : ecn->kmax;
+    r.pmax = ecn->pmax;
+    r.cc = s.net->fabric.dcqcn;
+    if (p->pfc_ports->len > 0) {
+        const WeftPfcPort *pp0 = ((const WeftPort *)p->pfc_ports->pdata[0])->pfc;
+        r.xoff = pp0->cfg->xoff;
+        r.headroom = pp0->headroom;
+        for (guint i = 0; i < p->pfc_ports->len; i++) {
+            const WeftPfcPort *q = ((const WeftPort *)p->pfc_ports->pdata[i])->pfc;
+            r.headroom = MIN (r.headroom, q->headroom);
+            r.ingress_peak = MAX (r.ingress_peak, q->max_used[p->prio]);
+        }
+    }
     ck_assert_uint_eq (r.st.bytes_delivered, r.st.bytes_offered);
     ck_assert_uint_eq (r.st.ce_received, r.st.ecn_marked);
     ck_assert_uint_eq (r.st.cnps_received, r.st.cnps_sent);
@@ -167,92 +269,131 @@ run_pair (const char *extra, const char *size, const char *second_start)
         for (guint i = 0; i < 2; i++)
             ck_assert_uint_le (s.net->tp.flows[i].dcqcn.cnps_sent,
                                s.sim->now / cc->cnp_interval + 1);
-    /* 1 ms windows (WIN probes), sliding by 10 us, while both flows run: the fair share is half the
-     * link's goodput (payload / wire bytes). */
-    const double fair = 400e9 * 4096 / (4096 + 82) / 2 / 1e9;
-    weft_time_t t1 = s.net->tp.flows[1].start_ps;
-    weft_time_t end = MIN (s.net->tp.flows[0].finish_ps, s.net->tp.flows[1].finish_ps);
-    guint first = 0, n_ok = 0, n_win = 0;
-    gboolean ok_run = FALSE;
-    double sum0 = 0, sum1 = 0;
-    for (guint i = 0; i + WIN < p->n; i++) {
-        if (p->t[i] < t1 || p->t[i + WIN] > end)
-            continue;
-        double dt = weft_time_to_s (p->t[i + WIN] - p->t[i]);
-        double g0 = (double)(p->d0[i + WIN] - p->d0[i]) * 8 / dt / 1e9;
-        double g1 = (double)(p->d1[i + WIN] - p->d1[i]) * 8 / dt / 1e9;
-        gboolean ok = fabs (g0 - fair) <= 0.1 * fair && fabs (g1 - fair) <= 0.1 * fair;
-        if (i % 20 == 0)
-            printf ("#   t %7.1f us  flow0 %6.1f  flow1 %6.1f Gb/s  queue %8.1f KB%s\n",
-                    weft_time_to_us (p->t[i]), g0, g1, p->q[i] / 1e3, ok ? "" : "  *");
-        if (!ok) {
-            ok_run = FALSE;
-            continue;
+    /* Windows while both flows run: the fair share is half the link's goodput (payload / wire
+     * bytes). */
+    r.fair = 400e9 * 4096 / (4096 + 82) / 2 / 1e9;
+    r.t1 = s.net->tp.flows[1].start_ps;
+    r.end = MIN (s.net->tp.flows[0].finish_ps, s.net->tp.flows[1].finish_ps);
+    r.converge_100us = converge (p, &r, WEFT_US (100), NULL);
+    guint first;
+    r.converge_us = converge (p, &r, win_ps, &first);
+    if (r.converge_us >= 0) {
+        guint last = first, nq = 0;
+        double qsum = 0;
+        for (guint i = first; i < p->n && p->t[i] <= r.end; i++) {
+            r.q_peak = MAX (r.q_peak, p->q[i]);
+            qsum += (double)p->q[i];
+            nq++;
+            last = i;
         }
-        if (!ok_run) {
-            ok_run = TRUE;
-            first = i;
-            n_ok = 0;
-            sum0 = sum1 = 0;
-        }
-        n_ok++;
-        sum0 += g0;
-        sum1 += g1;
+        r.q_mean = (guint64)(qsum / MAX (nq, 1));
+        r.share0 = gbps (p, p->d0, first, last);
+        r.share1 = gbps (p, p->d1, first, last);
     }
-    n_win = n_ok;
-    r.converge_us = ok_run && n_win >= 10 ? weft_time_to_us (p->t[first] - t1) : -1;
-    if (ok_run) {
-        r.share0 = sum0 / n_win;
-        r.share1 = sum1 / n_win;
-        for (guint i = first; i < p->n && p->t[i] <= end; i++)
-            r.q_after = MAX (r.q_after, p->q[i]);
-    }
+    print_series (label, p, r.t1, r.end);
+    g_ptr_array_unref (p->pfc_ports);
     g_free (p);
     weft_session_clear (&s);
     return r;
 }
-
-static void
-check_fair (const char *preset, gboolean must_converge)
+/* The bottleneck queue may overshoot kmax (where every packet is marked) by what arrives in
+ * excess while the signal goes round: the NP may hold a CNP back for cnp_interval, the RP cuts
+ * at the end of its rate_reduce_period, plus a base RTT (2 us: two 2 m hops and serialization
+ * both ways); the excess arrival rate is at most the line rate (two senders each at most at
+ * line rate into one such port). */
+static guint64
+overshoot (const Fair *r)
 {
-    g_autofree char *extra = g_strdup_printf ("[dcqcn]\npreset = %s\n", preset);
-    Fair r = run_pair (extra, "100MB", "200us");
-    printf ("# %s: converged %.0f us after the second flow started; then flow0 %.1f, flow1 "
-            "%.1f Gb/s, queue <= %.1f KB (kmax %.1f KB); CE %" G_GUINT64_FORMAT
-            ", CNPs %" G_GUINT64_FORMAT ", cuts %" G_GUINT64_FORMAT "\n",
-            preset, r.converge_us, r.share0, r.share1, r.q_after / 1e3, r.kmax_bytes / 1e3,
-            r.st.ecn_marked, r.st.cnps_sent, r.st.dcqcn_cuts);
-    ck_assert_uint_gt (r.st.cnps_sent, 0);
-    ck_assert_uint_gt (r.st.dcqcn_cuts, 0);
-    if (!must_converge)
-        return;
-    ck_assert_msg (r.converge_us >= 0, "%s: no convergence to within 10 %% of the fair share",
-                   preset);
-    ck_assert_uint_le (r.q_after, 2 * r.kmax_bytes);
+    weft_time_t loop = r->cc.cnp_interval + r->cc.rate_reduce_period + WEFT_US (2);
+    return (guint64)(400e9 / 8 * weft_time_to_s (loop));
 }
 
+static void
+check_fair (const char *preset, const char *size)
+{
+    g_autofree char *extra = g_strdup_printf ("[dcqcn]\npreset = %s\n", preset);
+    Fair r = run_pair (extra, FALSE, size, "200us", WEFT_MS (1), preset);
+    printf ("# %s: within 10 %% of %.1f Gb/s from %.0f us after the second flow's start in "
+            "100 us windows, %.0f us in 1 ms windows, to the first finish (%.0f us); then "
+            "flow0 %.1f, flow1 %.1f Gb/s, queue mean %.1f KB, peak %.1f KB (ECN %.1f..%.1f KB, "
+            "pmax %.2f); CE %" G_GUINT64_FORMAT ", CNPs %" G_GUINT64_FORMAT
+            ", cuts %" G_GUINT64_FORMAT "\n",
+            preset, r.fair, r.converge_100us, r.converge_us, weft_time_to_us (r.end - r.t1),
+            r.share0, r.share1, r.q_mean / 1e3, r.q_peak / 1e3, r.kmin / 1e3, r.kmax / 1e3, r.pmax,
+            r.st.ecn_marked, r.st.cnps_sent, r.st.dcqcn_cuts);
+    ck_assert_uint_gt (r.st.dcqcn_cuts, 0);
+    ck_assert_uint_eq (r.st.drops, 0);
+    /* Converged: every 1 ms window from some time on (for at least the last 1 ms) gives each
+     * flow within 10 % of the fair share. */
+    ck_assert_msg (r.converge_us >= 0, "%s: no convergence to within 10 %% of the fair share",
+                   preset);
+    ck_assert_double_le (fabs (r.share0 - r.fair), 0.1 * r.fair);
+    ck_assert_double_le (fabs (r.share1 - r.fair), 0.1 * r.fair);
+    /* The queue after convergence: on average no deeper than kmax (DCQCN holds it where the
+     * switch marks, not where the buffer ends), and at most one signal loop above kmax. */
+    ck_assert_uint_le (r.q_mean, r.kmax);
+    ck_assert_uint_le (r.q_peak, r.kmax + overshoot (&r));
+}
+
+/* Flow sizes: long enough for the preset to converge with 1 ms to spare (measured: paper at
+ * once, connectx about 0.3 ms, hpcc about 3 ms after the second flow joins). */
 START_TEST (test_dcqcn_fair_connectx)
 {
-    check_fair ("connectx", FALSE);
+    check_fair ("connectx", "100MB");
 }
 END_TEST
 
 START_TEST (test_dcqcn_fair_paper)
 {
-    check_fair ("paper", TRUE);
+    check_fair ("paper", "100MB");
 }
 END_TEST
 
 START_TEST (test_dcqcn_fair_hpcc)
 {
-    check_fair ("hpcc", FALSE);
+    check_fair ("hpcc", "250MB");
+}
+END_TEST
+
+/* PFC on, the default preset: with DCQCN the queue stays in or below the marking band and PFC
+ * has (almost) nothing to do; without it PFC pauses the senders, the ingress stays within
+ * xoff + headroom and nothing is lost.  xoff is set above the ECN band's share per ingress port
+ * (half of kmax each), as NVIDIA's switch defaults order them: ECN first, PFC the backstop. */
+#define PFC_EXTRA "[pfc]\nxoff = 1MB\nxon = 800KB\n"
+
+START_TEST (test_dcqcn_off_pfc_pauses)
+{
+    Fair on = run_pair (PFC_EXTRA, TRUE, "40MB", "200us", WEFT_MS (1), "connectx, PFC on");
+    Fair off = run_pair (PFC_EXTRA "[dcqcn]\nenabled = false\n", TRUE, "40MB", "200us", WEFT_MS (1),
+                         "DCQCN off, PFC on");
+    printf ("# PFC on, xoff %.1f KB, headroom %.1f KB: dcqcn on: %" G_GUINT64_FORMAT
+            " pauses, max queue %.1f KB, fullest ingress %.1f KB; dcqcn off: %" G_GUINT64_FORMAT
+            " pauses, max queue %.1f KB, fullest ingress %.1f KB, drops %" G_GUINT64_FORMAT "\n",
+            on.xoff / 1e3, on.headroom / 1e3, on.st.pfc_pauses_sent, on.st.max_queue_bytes / 1e3,
+            on.ingress_peak / 1e3, off.st.pfc_pauses_sent, off.st.max_queue_bytes / 1e3,
+            off.ingress_peak / 1e3, off.st.drops);
+    /* DCQCN on: no pause at all (no ingress reaches xoff: the marking band ends at 1.5 MB for
+     * both ports together) and the queue within kmax + one signal loop. */
+    ck_assert_uint_gt (on.st.dcqcn_cuts, 0);
+    ck_assert_uint_eq (on.st.pfc_pauses_sent, 0);
+    ck_assert_uint_le (on.st.max_queue_bytes, on.kmax + overshoot (&on));
+    /* DCQCN off: the senders never slow down, so only pauses can hold two line-rate flows into
+     * one port; each ingress stays within xoff + headroom (the headroom absorbs what is in
+     * flight while a pause takes effect), the egress within what the two ingresses hold, and
+     * nothing is dropped (lossless). */
+    ck_assert_uint_eq (off.st.dcqcn_cuts, 0);
+    ck_assert_uint_gt (off.st.pfc_pauses_sent, 0);
+    ck_assert_uint_le (off.ingress_peak, off.xoff + off.headroom);
+    ck_assert_uint_le (off.st.max_queue_bytes, 2 * (off.xoff + off.headroom));
+    ck_assert_uint_eq (off.st.drops, 0);
+    ck_assert_uint_eq (off.st.pfc_violations, 0);
 }
 END_TEST
 
 START_TEST (test_dcqcn_off_no_cnps)
 {
     /* ECN still marks, but nobody answers: no CNP, no cut; a shorter run suffices. */
-    Fair r = run_pair ("[dcqcn]\nenabled = false\n", "20MB", "20us");
+    Fair r = run_pair ("[dcqcn]\nenabled = false\n", FALSE, "20MB", "20us", WEFT_US (100), "off");
     printf ("# dcqcn off: CE %" G_GUINT64_FORMAT ", CNPs %" G_GUINT64_FORMAT
             ", max queue %" G_GUINT64_FORMAT " B\n",
             r.st.ecn_marked, r.st.cnps_sent, r.st.max_queue_bytes);
@@ -265,9 +406,9 @@ END_TEST
 
 START_TEST (test_ecn_deterministic_and_enqueue)
 {
-    Fair a = run_pair ("", "20MB", "20us");
-    Fair b = run_pair ("", "20MB", "20us");
-    Fair e = run_pair ("[ecn]\nmark_on = enqueue\n", "20MB", "20us");
+    Fair a = run_pair ("", FALSE, "20MB", "20us", WEFT_US (100), "a");
+    Fair b = run_pair ("", FALSE, "20MB", "20us", WEFT_US (100), "b");
+    Fair e = run_pair ("[ecn]\nmark_on = enqueue\n", FALSE, "20MB", "20us", WEFT_US (100), "e");
     printf ("# dequeue marks %" G_GUINT64_FORMAT " (twice: %" G_GUINT64_FORMAT
             "), enqueue marks %" G_GUINT64_FORMAT "\n",
             a.st.ecn_marked, b.st.ecn_marked, e.st.ecn_marked);
@@ -345,6 +486,7 @@ START_TEST (test_dcqcn_reaction_point)
                     .alpha_period = WEFT_US (55),
                     .max_decrease = 1,
                     .min_rate = 1000000,
+                    .clamp_target = TRUE,
                     .increase_timer = WEFT_US (55),
                     .byte_counter = 10000000,
                     .fast_recovery = 5,
@@ -353,34 +495,38 @@ START_TEST (test_dcqcn_reaction_point)
     WeftDcqcnFlow s = {0};
     weft_dcqcn_flow_init (&cc, &s, 40000000000);
     /* First CNP: Rt = 40G, Rc = 40G x (1 - 1/2) = 20G, alpha = (1 - g) + g = 1. */
-    ck_assert (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100)));
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100)), WEFT_DCQCN_CUT);
     ck_assert_uint_eq (s.rt_bps, 40000000000);
     ck_assert_uint_eq (s.rc_bps, 20000000000);
     ck_assert_double_eq_tol (s.alpha, 1, 1e-12);
     /* Two alpha periods later alpha has decayed twice before the second cut. */
-    ck_assert (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100) + 2 * WEFT_US (55) + 1));
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100) + 2 * WEFT_US (55) + 1),
+                      WEFT_DCQCN_CUT);
     double a = pow (1 - cc.g, 2);
     ck_assert_uint_eq (s.rt_bps, 20000000000);
     ck_assert_uint_eq (s.rc_bps, (guint64)(20e9 * (1 - a / 2)));
     ck_assert_double_eq_tol (s.alpha, (1 - cc.g) * a + cc.g, 1e-12);
-    /* Fast recovery: F = 5 timer events halve the gap to Rt each, Rt unchanged. */
+    /* Fast recovery: the first F = 5 increase events halve the gap to Rt each, Rt unchanged
+     * (QCN's and HPCC's count: F events, not F - 1). */
     guint64 rt = s.rt_bps;
-    for (guint i = 0; i < 4; i++) {
+    for (guint i = 0; i < 5; i++) {
         guint64 rc = s.rc_bps;
         ck_assert (weft_dcqcn_on_timer (&cc, &s));
         ck_assert_uint_eq (s.rt_bps, rt);
         ck_assert_uint_eq (s.rc_bps, (rt + rc + 1) / 2);
     }
-    /* Fifth timer event: max (T, BC) = F: additive increase. */
+    /* Sixth timer event: T = 6 > F, BC = 0: additive increase. */
     ck_assert (weft_dcqcn_on_timer (&cc, &s));
     ck_assert_uint_eq (s.rt_bps, rt + cc.rai);
     /* Byte counter past F too: hyper increase by (min (T, BC) - F) x R_HAI. */
-    for (guint i = 0; i < 6; i++)
+    for (guint i = 0; i < 5; i++)
         weft_dcqcn_on_sent (&cc, &s, cc.byte_counter);
+    ck_assert_uint_eq (s.rt_bps, rt + 6 * cc.rai); /* min (T, BC) = 5 = F: still additive */
+    weft_dcqcn_on_sent (&cc, &s, cc.byte_counter);
     ck_assert_uint_eq (s.bc_stage, 6);
-    ck_assert_uint_eq (s.rt_bps, rt + 7 * cc.rai); /* min (T, BC) = 5 = F: still additive */
-    ck_assert (weft_dcqcn_on_timer (&cc, &s));     /* T = 6, BC = 6 */
-    ck_assert_uint_eq (s.rt_bps, rt + 7 * cc.rai + cc.rhai);
+    ck_assert_uint_eq (s.rt_bps, rt + 6 * cc.rai + cc.rhai); /* T = 6, BC = 6 */
+    ck_assert (weft_dcqcn_on_timer (&cc, &s));               /* T = 7, BC = 6 */
+    ck_assert_uint_eq (s.rt_bps, rt + 6 * cc.rai + 2 * cc.rhai);
     /* It gets back to line rate and stops. */
     for (guint i = 0; i < 1000 && weft_dcqcn_on_timer (&cc, &s); i++)
         ;
@@ -397,6 +543,75 @@ START_TEST (test_dcqcn_reaction_point)
 }
 END_TEST
 
+/* The firmware's reaction point (connectx; HPCC's ns-3 model of it): alpha sampled per
+ * alpha_period, cuts at the end of rate-reduce periods with a CNP, the target rate clamped only
+ * after a timer increase, the timer alone raising the rate. */
+START_TEST (test_dcqcn_reaction_point_firmware)
+{
+    WeftDcqcn cc = {.enabled = TRUE,
+                    .g = 1.0 / 256,
+                    .alpha_init = 1,
+                    .alpha_period = WEFT_US (1),
+                    .rate_reduce_period = WEFT_US (4),
+                    .max_decrease = 1,
+                    .min_rate = 1000000,
+                    .increase_timer = WEFT_US (300),
+                    .fast_recovery = 1,
+                    .rai = 5000000,
+                    .rhai = 50000000};
+    WeftDcqcnFlow s = {0};
+    const guint64 line = 400000000000;
+    weft_dcqcn_flow_init (&cc, &s, line);
+    const weft_time_t t0 = WEFT_US (10);
+    /* The first CNP cuts nothing yet: the cut comes at the end of the period it starts. */
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (4));
+    ck_assert_uint_eq (s.rc_bps, line);
+    /* A second CNP in the same period changes nothing more. */
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (2) + 500000), WEFT_DCQCN_NONE);
+    /* At the check alpha has closed 4 periods: the first two without a CNP (the first CNP only
+     * sets alpha), the third with one, the fourth without: ((1-g)^3 + g) (1-g). */
+    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    const double g = cc.g;
+    double a = (pow (1 - g, 3) + g) * (1 - g);
+    ck_assert_double_eq_tol (s.alpha, a, 1e-12);
+    ck_assert_uint_eq (s.rc_bps, (guint64)(line * (1 - a / 2)));
+    /* No timer increase yet: the target stays at line rate (no clamping). */
+    ck_assert_uint_eq (s.rt_bps, line);
+    /* A CNP 1 us into the next period is cut at its end, t0 + 8 us; the target still holds. */
+    guint64 rc1 = s.rc_bps;
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (5)), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (8));
+    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    ck_assert_uint_eq (s.rt_bps, line);
+    ck_assert_uint_lt (s.rc_bps, rc1);
+    /* The timer alone raises the rate: F = 1 event of fast recovery, then one additive, then
+     * hyper increase by R_HAI each; the byte counter is off. */
+    weft_dcqcn_on_sent (&cc, &s, 100000000);
+    ck_assert_uint_eq (s.bc_stage, 0);
+    guint64 rc = s.rc_bps;
+    ck_assert (weft_dcqcn_on_timer (&cc, &s));
+    ck_assert_uint_eq (s.rc_bps, (line + rc + 1) / 2);
+    ck_assert_uint_eq (s.rt_bps, line); /* capped at the line rate */
+    /* After a timer increase, the next cut clamps the target to the current rate. */
+    rc = s.rc_bps;
+    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (309)), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (312));
+    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    ck_assert_uint_eq (s.rt_bps, rc);
+    guint64 rt = s.rt_bps;
+    ck_assert (weft_dcqcn_on_timer (&cc, &s)); /* fast recovery */
+    ck_assert_uint_eq (s.rt_bps, rt);
+    ck_assert (weft_dcqcn_on_timer (&cc, &s)); /* additive */
+    ck_assert_uint_eq (s.rt_bps, rt + cc.rai);
+    ck_assert (weft_dcqcn_on_timer (&cc, &s)); /* hyper */
+    ck_assert_uint_eq (s.rt_bps, rt + cc.rai + cc.rhai);
+    ck_assert (weft_dcqcn_on_timer (&cc, &s));
+    ck_assert_uint_eq (s.rt_bps, rt + cc.rai + 2 * cc.rhai);
+    ck_assert_uint_eq (s.cuts, 3);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -406,12 +621,27 @@ test_suite (void)
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, test_ecn_red_line);
     tcase_add_test (tc, test_dcqcn_reaction_point);
+    tcase_add_test (tc, test_dcqcn_reaction_point_firmware);
     tcase_add_test (tc, test_dcqcn_config);
     tcase_add_test (tc, test_dcqcn_off_no_cnps);
     tcase_add_test (tc, test_ecn_deterministic_and_enqueue);
-    tcase_add_test (tc, test_dcqcn_fair_connectx);
-    tcase_add_test (tc, test_dcqcn_fair_paper);
-    tcase_add_test (tc, test_dcqcn_fair_hpcc);
     suite_add_tcase (s, tc);
+    /* One case per preset, so that each can be run alone (CK_RUN_CASE=fair_connectx). */
+    const struct {
+        const char *name;
+        const TTest *test;
+    } fair[] = {
+        {"fair_connectx", test_dcqcn_fair_connectx},
+        {"fair_paper", test_dcqcn_fair_paper},
+        {"fair_hpcc", test_dcqcn_fair_hpcc},
+        {"pfc", test_dcqcn_off_pfc_pauses},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (fair); i++) {
+        TCase *f = tcase_create (fair[i].name);
+        tcase_add_checked_fixture (f, harness_tmp_setup, harness_tmp_teardown);
+        tcase_set_timeout (f, 300);
+        tcase_add_test (f, fair[i].test);
+        suite_add_tcase (s, f);
+    }
     return s;
 }
