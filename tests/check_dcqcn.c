@@ -131,7 +131,7 @@ probe (WeftSim *sim, void *data)
     guint64 pauses = 0, ingress = 0;
     for (guint i = 0; i < p->pfc_ports->len; i++) {
         const WeftPfcPort *pfc = ((const WeftPort *)p->pfc_ports->pdata[i])->pfc;
-        pauses += pfc->pauses_sent;
+        pauses += weft_pfc_counts_total (pfc).pauses_sent;
         ingress = MAX (ingress, pfc->used[p->prio]);
     }
     p->pauses[p->n] = pauses;
