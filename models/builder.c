@@ -285,7 +285,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;
     net->tp.seed = sim->seed;
-    net->tp.accept_ooo = net->fabric.routing == WEFT_ROUTING_ADAPTIVE;
+    net->tp.accept_ooo = net->fabric.routing == WEFT_ROUTING_ADAPTIVE ||
+                         net->tp.recovery == WEFT_RECOVERY_SELECTIVE_REPEAT;
     if (!check_fabric_keys (net, exp, error))
         goto fail;
     net->tp.workload_names = net->workload_names;

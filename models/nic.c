@@ -7,7 +7,8 @@
 static inline gboolean
 sendable (const WeftFlow *f)
 {
-    return f->started && f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts;
+    return f->started &&
+           (f->resend || (f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts));
 }
 
 static void
@@ -79,9 +80,15 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
         timer_arm (nic, f, f->deadline);
         return;
     }
-    /* Timeout: go back to the first unacknowledged packet and back off. */
+    /* Timeout: go back to the first unacknowledged packet (selective repeat: send it alone)
+     * and back off. */
     f->timeouts++;
-    f->snd_nxt = f->snd_una;
+    if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
+        f->resend = TRUE;
+        f->resend_seq = f->snd_una;
+    } else {
+        f->snd_nxt = f->snd_una;
+    }
     f->rto = MIN (f->rto * 2, nic->tp->rto_max);
     timer_arm (nic, f, sim->now + f->rto);
     make_ready (nic, f);
@@ -344,7 +351,13 @@ pull_next (WeftNicAgent *nic, guint port)
                                   (WeftArg){ 0 });
             continue;
         }
-        guint64 seq = f->snd_nxt++;
+        guint64 seq;
+        if (f->resend) {
+            f->resend = FALSE;
+            seq = f->resend_seq;
+        } else {
+            seq = f->snd_nxt++;
+        }
         WeftPacket *pkt = weft_packet_alloc (&sim->pool);
         pkt->kind = WEFT_PKT_DATA;
         pkt->prio = weft_fabric_data_prio (fab);
@@ -415,9 +428,15 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
             f->snd_nxt = f->snd_una;
     }
     if (ack->kind == WEFT_PKT_NACK && ack->seq < f->snd_nxt) {
-        /* Go back to the first packet the receiver is missing. */
         f->naks++;
-        f->snd_nxt = ack->seq;
+        if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
+            /* Send the missing packet alone. */
+            f->resend = TRUE;
+            f->resend_seq = ack->seq;
+        } else {
+            /* Go back to the first packet the receiver is missing. */
+            f->snd_nxt = ack->seq;
+        }
     }
     if (ack->kind == WEFT_PKT_NACK || progressed) {
         if (f->snd_una == f->n_pkts)
@@ -457,6 +476,12 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
             f->rcv_nxt++;
         }
         f->nak_sent = FALSE;
+        if (tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT && f->ooo_high > f->rcv_nxt &&
+            !f->finished && f->rcv_nxt < f->n_pkts) {
+            /* Healed up to another gap with placed packets beyond it: name the next one. */
+            f->nak_sent = TRUE;
+            reply = WEFT_PKT_NACK;
+        }
         weft_sim_progress (sim);
         if (f->rcv_nxt == f->n_pkts) {
             g_clear_pointer (&f->ooo_bits, g_free);
@@ -472,10 +497,20 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
         if (!f->ooo_bits)
             f->ooo_bits = g_new0 (guint8, (f->n_pkts + 7) / 8);
         f->ooo_bits[pkt->seq / 8] |= (guint8) (1u << (pkt->seq % 8));
+        f->ooo_high = MAX (f->ooo_high, pkt->seq + 1);
         guint64 distance = pkt->seq - f->rcv_nxt;
         f->reorder_count++;
         f->reorder_sum += distance;
         f->reorder_max = MAX (f->reorder_max, distance);
+        if (tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
+            /* A gap: NAK its first missing packet once; later arrivals beyond it are quiet. */
+            if (f->nak_sent) {
+                weft_packet_release (&sim->pool, pkt);
+                return;
+            }
+            f->nak_sent = TRUE;
+            reply = WEFT_PKT_NACK;
+        }
     } else {
         f->ooo_discards++;
         if (f->nak_sent) {

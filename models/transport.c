@@ -26,6 +26,12 @@ const WeftParamSpec weft_transport_params[] = {
                      "retransmission timeout before the first RTT sample (at least rto_min)"),
     WEFT_PARAM_TIME ("rto_max", WeftTransport, rto_max, "100ms", "1us", "100s",
                      "upper clamp of the timeout after exponential backoff"),
+    WEFT_PARAM_ENUM ("recovery", WeftTransport, recovery, "go-back-n",
+                     "go-back-n|selective-repeat",
+                     "loss recovery: go-back-n discards what arrives after a gap and resends "
+                     "everything from the first missing packet (RoCE RC's classic behaviour); "
+                     "selective-repeat places packets beyond a gap, NAKs the first missing one "
+                     "and the sender resends only that (ConnectX-6 Dx and later, IRN-style)"),
     WEFT_PARAM_END,
 };
 

@@ -9,6 +9,11 @@
  * answering the first out-of-order packet of a gap with a NAK that sends the sender back to
  * the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
  * clamped to [rto_min, rto_max]), sends everything from the first unacknowledged packet again.
+ * With `recovery = selective-repeat` the receiver places packets beyond a gap (as with
+ * adaptive routing), NAKs the first missing packet once per gap - on the first arrival beyond
+ * it, or as soon as the gap before it heals and placed packets wait beyond the next one - and
+ * the sender resends that packet alone; a timeout resends the first unacknowledged packet
+ * alone.
  * ACK coalescing (`ack_every` = N, default 1): the receiver acknowledges every Nth in-order
  * packet and the last packet of a message; an out-of-order or duplicate arrival, and on
  * InfiniBand a packet marked FECN (its ACK carries the BECN, models/ibcc.h), is answered at
@@ -31,6 +36,9 @@
 #include "sim/trace.h"
 
 typedef struct WeftFlow WeftFlow;
+
+/* [transport] recovery. */
+typedef enum { WEFT_RECOVERY_GO_BACK_N, WEFT_RECOVERY_SELECTIVE_REPEAT } WeftRecovery;
 typedef struct WeftNicAgent WeftNicAgent; /* models/nic.h: an endpoint's transport engine */
 
 /* A collective at run time.  Gating: it starts once every gate (its spec's `gate` and every
@@ -72,6 +80,8 @@ struct WeftFlow {
     WeftNicAgent *sender;     /* the source's agent (set when the start is scheduled) */
     WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
+    guint64 resend_seq;       /* selective repeat: the one packet to send again next */
+    gboolean resend;
     WeftIbccFlow cc;          /* [ibcc]: CCT index (models/ibcc.h) */
     WeftDcqcnFlow dcqcn;      /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
@@ -84,6 +94,7 @@ struct WeftFlow {
     guint64 rcv_nxt, delivered;
     guint64 ooo_discards, dup_discards;
     guint8 *ooo_bits;         /* accept_ooo: packets beyond rcv_nxt already placed */
+    guint64 ooo_high;         /* one past the highest packet placed out of order */
     guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
     gboolean nak_sent;        /* a NAK for the current gap is out: stay silent until it heals */
     guint32 unacked;          /* in-order packets since the last ACK (ack_every) */
@@ -98,6 +109,7 @@ typedef struct {
     guint64 window_bytes;     /* [transport] window; 0: automatic */
     guint64 ack_every;        /* [transport] ack_every: ACK every Nth in-order packet */
     weft_time_t rto_min, rto_initial, rto_max;
+    int recovery;              /* WeftRecovery: [transport] recovery */
 
     const WeftFabric *fabric; /* borrowed */
     const WeftGraph *graph;   /* borrowed */

@@ -35,11 +35,12 @@
 
 /* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  Long RTOs: queues of up to 16 x (xoff + headroom) take tens of us to drain, and a spurious
  * timeout would count as a retransmission. */
-#define INCAST                                                                                   \
+#define INCAST_WITH(transport)                                                                   \
     "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                 \
     "cable_length = 2m\n[fabric]\nkind = roce\n[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n" \
-    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"                           \
+    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n" transport                \
     "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\nflow_size = 2MiB\n"
+#define INCAST INCAST_WITH ("")
 
 #define TOTAL (16u * 2 * 1024 * 1024)
 
@@ -149,6 +150,43 @@ START_TEST (test_pfc_off_drops_and_retransmits)
     ck_assert_uint_eq (st.finished, 16);
     ck_assert_uint_eq (st.bytes_delivered, TOTAL);
     weft_session_clear (&s);
+}
+END_TEST
+
+/* Lossy RoCE (PFC off) with selective repeat: the receiver places what arrives beyond a gap and
+ * NAKs the first missing packet, the sender resends that one alone - so every retransmission
+ * repairs a loss (retransmits = data drops, nothing discarded at the receiver), where go-back-N
+ * resends the whole tail behind each loss (more retransmissions than drops, the surplus
+ * discarded out of order or as duplicates).  A single switch keeps each flow's packets in
+ * order, so a gap is always a loss. */
+START_TEST (test_roce_selective_repeat_resends_only_losses)
+{
+    WeftNetworkStats gbn, sr;
+    WeftNetworkStats *out[] = { &gbn, &sr };
+    for (guint k = 0; k < 2; k++) {
+        g_autofree char *text = g_strdup_printf (
+            "%s[pfc]\nenabled = false\n",
+            k == 0 ? INCAST : INCAST_WITH ("recovery = selective-repeat\n"));
+        WeftSession s;
+        harness_prepare (&s, text);
+        ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+        weft_network_stats (s.net, out[k]);
+        ck_assert_uint_eq (out[k]->finished, 16);
+        ck_assert_uint_eq (out[k]->bytes_delivered, TOTAL);
+        ck_assert_uint_gt (out[k]->data_drops, 0);
+        /* The accounting identity, exact for both. */
+        ck_assert_uint_eq (out[k]->retransmits,
+                           out[k]->data_drops + out[k]->ooo_discards + out[k]->dup_discards);
+        weft_session_clear (&s);
+    }
+    fprintf (stderr, "incast, PFC off: go-back-N %" G_GUINT64_FORMAT " drops, %" G_GUINT64_FORMAT
+             " retransmits; selective repeat %" G_GUINT64_FORMAT " drops, %" G_GUINT64_FORMAT
+             " retransmits\n", gbn.data_drops, gbn.retransmits, sr.data_drops, sr.retransmits);
+    ck_assert_uint_gt (gbn.retransmits, gbn.data_drops);
+    ck_assert_uint_gt (gbn.ooo_discards, 0);
+    ck_assert_uint_eq (sr.ooo_discards, 0);
+    ck_assert_uint_eq (sr.dup_discards, 0);
+    ck_assert_uint_eq (sr.retransmits, sr.data_drops);
 }
 END_TEST
 
@@ -365,6 +403,7 @@ test_suite (void)
     tcase_add_test (tc, test_pfc_short_pauses_are_refreshed);
     tcase_add_test (tc, test_pfc_headroom_too_small_counts_violations);
     tcase_add_test (tc, test_pfc_off_drops_and_retransmits);
+    tcase_add_test (tc, test_roce_selective_repeat_resends_only_losses);
     tcase_add_test (tc, test_pfc_pause_propagates_to_the_spine);
     tcase_add_test (tc, test_pfc_deadlock_detected_on_a_cyclic_route_set);
     tcase_add_test (tc, test_pfc_watchdog_breaks_the_deadlock);
