@@ -319,6 +319,30 @@ predates_collectives (const char *path)
     return old;
 }
 
+/* Whether the HDF5 file @path lacks the data set @name (FALSE when it cannot be opened: the
+ * read that follows reports that). */
+static gboolean
+lacks (const char *path, const char *name)
+{
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+    hid_t file = H5Fis_hdf5 (path) > 0 ? H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    gboolean missing = file >= 0 && H5Lexists (file, name, H5P_DEFAULT) <= 0;
+    if (file >= 0)
+        H5Fclose (file);
+    H5Eclear2 (H5E_DEFAULT);
+    return missing;
+}
+
+GArray *
+weft_trace_reader_buffer_samples (const char *path, GError **error)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    if (lacks (path, "/buffers"))
+        return g_array_new (FALSE, TRUE, sizeof (WeftTraceBufferSample));
+    return read_rows (path, "/buffers", weft_trace_type_buffer_sample,
+                      sizeof (WeftTraceBufferSample), error);
+}
+
 GArray *
 weft_trace_reader_collectives (const char *path, GError **error)
 {

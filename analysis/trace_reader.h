@@ -69,4 +69,8 @@ GArray *weft_trace_reader_ports (const char *path, GError **error);        /* We
  * readers above.  (transfer full) */
 GArray *weft_trace_reader_collectives (const char *path, GError **error);
 
+/** /buffers (switches' shared buffers) as a GArray of WeftTraceBufferSample; a file without
+ * the data set (written before it existed) reads as 0 rows.  (transfer full) */
+GArray *weft_trace_reader_buffer_samples (const char *path, GError **error);
+
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

@@ -5,6 +5,7 @@
     info = weft_trace.open_trace("run.h5")   # dict: /meta attributes + complete, reason
     flows = weft_trace.flows("run.h5")       # numpy structured array, one row per flow
     coll = weft_trace.collectives("run.h5")  # one row per collective (schema 3; else 0 rows)
+    buf = weft_trace.buffer_samples("run.h5")  # shared-buffer occupancy per switch and interval
     fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
 
 As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
@@ -54,7 +55,8 @@ def open_trace(path):
         if info["schema_version"] > SCHEMA_VERSION:
             raise NotATrace(f"{path}: schema version {info['schema_version']} is newer than "
                             f"this reader's ({SCHEMA_VERSION})")
-        for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives"):
+        for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives",
+                     "buffers"):
             info["rows:" + name] = f[name].shape[0] if name in f else None
     info["path"] = path
     info["readable"] = True
@@ -157,6 +159,23 @@ def collectives(path):
                 return np.zeros(0, dtype=COLLECTIVE_DTYPE)
             raise KeyError(f"{path}: schema {version} trace has no /collectives")
         return f["collectives"][()]
+
+
+# /buffers, as the file stores it: what a trace written before the data set existed reads as.
+BUFFER_DTYPE = np.dtype([
+    ("time_ps", "<u8"), ("node", "<u4"), ("used_bytes", "<u8"), ("max_bytes", "<u8"),
+    ("total_bytes", "<u8"), ("drops", "<u8")])
+
+
+def buffer_samples(path):
+    """/buffers: per-interval samples of each switch's shared buffer ([switch] buffer_sharing),
+    as a structured array: bytes held at the interval's end, the most held in it, the pool's
+    size and the packets it refused in it.  Intervals in which a pool stayed empty have no row;
+    a trace without the data set (older, or no shared buffers written) gives 0 rows."""
+    with h5py.File(path, "r") as f:
+        if "buffers" not in f:
+            return np.zeros(0, dtype=BUFFER_DTYPE)
+        return f["buffers"][()]
 
 
 def main(argv):

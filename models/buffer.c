@@ -78,6 +78,24 @@ weft_buffer_release (WeftBuffer *buf, guint q, guint64 size)
     buf->used_bytes -= size;
 }
 
+gboolean
+weft_buffer_sample (WeftBuffer *buf, guint32 node, weft_time_t now, WeftTraceBufferSample *row)
+{
+    guint64 drops = buf->drops_threshold + buf->drops_full - buf->s_drops_base;
+    gboolean active = buf->s_peak_bytes > 0 || drops > 0;
+    if (active)
+        *row = (WeftTraceBufferSample){ .time_ps = now,
+                                        .node = node,
+                                        .used_bytes = buf->used_bytes,
+                                        .max_bytes = buf->s_peak_bytes,
+                                        .total_bytes = buf->cfg->total_bytes,
+                                        .drops = drops };
+    /* The next interval starts with what is held now. */
+    buf->s_peak_bytes = buf->used_bytes;
+    buf->s_drops_base += drops;
+    return active;
+}
+
 static gboolean
 refuse (const WeftExperiment *exp, const char *key, const char *why, GError **error)
 {

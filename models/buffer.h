@@ -35,6 +35,8 @@
 #include <glib.h>
 
 #include "sim/experiment.h"
+#include "sim/time.h"
+#include "sim/trace_schema.h"
 
 typedef enum {
     WEFT_BUFFER_NONE,    /* per-port tail-drop buffers ([switch] buffer): no pool */
@@ -68,6 +70,7 @@ typedef struct {
     guint64 drops_threshold; /* lossy packets refused by their queue's threshold */
     guint64 drops_full;      /* packets refused for want of pool room (lossless ones too) */
     guint64 s_peak_bytes;    /* highest used_bytes in the current sample interval */
+    guint64 s_drops_base;    /* drops_threshold + drops_full at the interval's start */
 } WeftBuffer;
 
 #define WEFT_BUFFER_SHARING_CHOICES "none|static|dynamic"
@@ -125,6 +128,11 @@ void weft_buffer_charge (WeftBuffer *buf, guint q, guint64 size);
 
 /* A packet of @size charged to queue @q starts leaving (or is discarded). */
 void weft_buffer_release (WeftBuffer *buf, guint q, guint64 size);
+
+/* Closes the current sample interval at @now into @row for switch @node; FALSE (row
+ * untouched) when the pool stayed empty and refused nothing. */
+gboolean weft_buffer_sample (WeftBuffer *buf, guint32 node, weft_time_t now,
+                             WeftTraceBufferSample *row);
 
 /* Refuses keys that would be ignored: on InfiniBand any sharing; with sharing `buffer` (the
  * per-port size); without it shared_buffer, queue_limit and alpha; queue_limit outside

@@ -366,6 +366,13 @@ sample_links (WeftSim *sim, void *data)
     for (guint i = 0; i < net->ports->len; i++)
         if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
+    WeftTraceBufferSample brow;
+    for (guint i = 0; i < sim->models->len; i++) {
+        WeftModel *m = sim->models->pdata[i];
+        if (m->klass == &weft_switch_class && ((WeftSwitch *) m)->buffer &&
+            weft_buffer_sample (((WeftSwitch *) m)->buffer, m->node, sim->now, &brow))
+            weft_trace_append_buffer_sample (net->trace, &brow);
+    }
     weft_trace_flush (net->trace);
 }
 

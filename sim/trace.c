@@ -33,7 +33,7 @@ typedef struct {
     GArray *buf;
 } Table;
 
-enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, N_TABLES };
+enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, T_BUFFERS, N_TABLES };
 
 struct _WeftTrace {
     char *path;
@@ -238,6 +238,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         [T_PORTS] = { "/ports", "ports", weft_trace_type_port, sizeof (WeftTracePort), 1024 },
         [T_COLLECTIVES] = { "/collectives", "collectives", weft_trace_type_collective,
                             sizeof (WeftTraceCollective), 1024 },
+        [T_BUFFERS] = { "/buffers", "buffers", weft_trace_type_buffer_sample,
+                        sizeof (WeftTraceBufferSample), 4096 },
     };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
@@ -336,6 +338,13 @@ weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row)
 {
     g_return_if_fail (trace != NULL && row != NULL);
     table_append (trace, &trace->tables[T_SAMPLES], row, 1);
+}
+
+void
+weft_trace_append_buffer_sample (WeftTrace *trace, const WeftTraceBufferSample *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_BUFFERS], row, 1);
 }
 
 void

@@ -26,13 +26,16 @@
  *  - configuration: keys that the chosen sharing ignores are refused naming [switch] and the
  *    key; `xoff = dynamic` without a pool, sharing on InfiniBand, a malformed xoff and a pool
  *    smaller than the ports' headroom are refused.
+ *  - /buffers: every sample within the pool's size, used <= the interval's max, the samples'
+ *    peak and drops equal to the pool's own totals;
  * Leaves unchecked: mixes of lossy and lossless traffic (PFC here protects every priority),
- * multi-switch fabrics (the rule is per switch), the /buffers trace (tests/check_trace.c).
+ * multi-switch fabrics (the rule is per switch).
  */
 #include "config.h"
 #include <check.h>
 #include <string.h>
 
+#include "analysis/trace_reader.h"
 #include "cli/session.h"
 #include "models/buffer.h"
 #include "models/nic.h"
@@ -407,6 +410,50 @@ START_TEST (test_buffer_pfc_without_headroom_overflows_the_pool)
 }
 END_TEST
 
+/* /buffers: the sampled occupancy of the one pool, within its bounds, with its peak and drops
+ * matching the pool's own totals. */
+START_TEST (test_buffer_trace_samples)
+{
+    g_autofree char *text =
+        incast (1, 8, "256KiB", "buffer_sharing = dynamic\nshared_buffer = 1MiB\nalpha = 1");
+    WeftSession s;
+    harness_prepare (&s, text);
+    g_autofree char *path = g_build_filename (harness_tmp, "buffers.h5", NULL);
+    const WeftTraceMeta meta = { .weft_version = "test", .git_revision = "test",
+                                 .experiment_text = "", .experiment_path = "t.ini" };
+    g_autoptr (GError) error = NULL;
+    WeftTrace *trace = weft_trace_create (path, &meta, &error);
+    ck_assert_msg (trace != NULL, "%s", error ? error->message : "?");
+    weft_network_attach_trace (s.net, trace, WEFT_US (1));
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    weft_network_finish_trace (s.net);
+    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE, .sim_time_ps = s.sim->now, .message = "" };
+    ck_assert (weft_trace_close (trace, &end, &error));
+    const WeftBuffer *buf = pool_of (&s);
+    guint32 node = weft_graph_lookup (s.graph, "sw0");
+    GArray *rows = weft_trace_reader_buffer_samples (path, &error);
+    ck_assert_msg (rows != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_gt (rows->len, 10);
+    guint64 peak = 0, drops = 0, last = 0;
+    for (guint i = 0; i < rows->len; i++) {
+        const WeftTraceBufferSample *r = &g_array_index (rows, WeftTraceBufferSample, i);
+        ck_assert_uint_eq (r->node, node);
+        ck_assert_uint_eq (r->total_bytes, 1 << 20);
+        ck_assert_uint_le (r->used_bytes, r->max_bytes);
+        ck_assert_uint_le (r->max_bytes, r->total_bytes);
+        ck_assert_uint_gt (r->time_ps, last);
+        last = r->time_ps;
+        peak = MAX (peak, r->max_bytes);
+        drops += r->drops;
+    }
+    ck_assert_uint_eq (peak, buf->peak_bytes);
+    ck_assert_uint_eq (drops, buf->drops_threshold + buf->drops_full);
+    ck_assert_uint_gt (drops, 0);
+    g_array_unref (rows);
+    weft_session_clear (&s);
+}
+END_TEST
+
 /* ---- configuration -------------------------------------------------------------------- */
 
 static void
@@ -472,6 +519,7 @@ test_suite (void)
     tcase_add_test (tc, test_buffer_static_limit_caps_a_queue);
     tcase_add_test (tc, test_buffer_pfc_dynamic_xoff_is_lossless);
     tcase_add_test (tc, test_buffer_pfc_without_headroom_overflows_the_pool);
+    tcase_add_test (tc, test_buffer_trace_samples);
     tcase_add_test (tc, test_buffer_keys_checked);
     suite_add_tcase (s, tc);
     return s;
