@@ -331,6 +331,13 @@ read_added (const char *path, const char *name, guint since, hid_t (*type) (void
 }
 
 GArray *
+weft_trace_reader_buffer_samples (const char *path, GError **error)
+{
+    return read_added (path, "/buffers", 4, weft_trace_type_buffer_sample,
+                       sizeof (WeftTraceBufferSample), error);
+}
+
+GArray *
 weft_trace_reader_collectives (const char *path, GError **error)
 {
     return read_added (path, "/collectives", 3, weft_trace_type_collective,

@@ -76,5 +76,7 @@ GArray *weft_trace_reader_collectives (const char *path, GError **error);
 GArray *weft_trace_reader_paths (const char *path, GError **error);         /* WeftTracePathHop */
 GArray *weft_trace_reader_pfc_samples (const char *path, GError **error);   /* WeftTracePfcSample */
 GArray *weft_trace_reader_dcqcn_samples (const char *path, GError **error); /* WeftTraceDcqcnSample */
+/* switches' shared buffers */
+GArray *weft_trace_reader_buffer_samples (const char *path, GError **error); /* WeftTraceBufferSample */
 
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

@@ -5,6 +5,7 @@
     info = weft_trace.open_trace("run.h5")   # dict: /meta attributes + complete, reason
     flows = weft_trace.flows("run.h5")       # numpy structured array, one row per flow
     coll = weft_trace.collectives("run.h5")  # one row per collective (schema 3; else 0 rows)
+    buf = weft_trace.buffer_samples("run.h5")  # shared-buffer occupancy per switch and interval
     fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
 
 As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
@@ -55,7 +56,7 @@ def open_trace(path):
             raise NotATrace(f"{path}: schema version {info['schema_version']} is newer than "
                             f"this reader's ({SCHEMA_VERSION})")
         for name in ("topology/nodes", "topology/links", "flows", "links", "ports", "collectives",
-                     "paths", "pfc", "dcqcn"):
+                     "paths", "pfc", "dcqcn", "buffers"):
             info["rows:" + name] = f[name].shape[0] if name in f else None
     info["path"] = path
     info["readable"] = True
@@ -176,6 +177,8 @@ ADDED_SETS = {
     "dcqcn": (4, np.dtype([("time_ps", "<u8"), ("flow", "<u4"), ("rate_bps", "<u8"),
                            ("target_bps", "<u8"), ("alpha", "<f8"), ("cnps_received", "<u8"),
                            ("rate_cuts", "<u8")])),
+    "buffers": (4, np.dtype([("time_ps", "<u8"), ("node", "<u4"), ("used_bytes", "<u8"),
+                             ("max_bytes", "<u8"), ("total_bytes", "<u8"), ("drops", "<u8")])),
 }
 
 
@@ -207,6 +210,14 @@ def dcqcn_samples(path):
     """/dcqcn (schema 4): every flow under way at each [trace] interval when DCQCN is on:
     rate_bps (Rc), target_bps (Rt), alpha, CNPs received and rate cuts so far."""
     return _added_set(path, "dcqcn")
+
+
+def buffer_samples(path):
+    """/buffers (schema 4): per-interval samples of each switch's shared buffer ([switch]
+    buffer_sharing), as a structured array: bytes held at the interval's end, the most held in
+    it, the pool's size and the packets it refused in it.  Intervals in which a pool stayed
+    empty have no row; without shared buffers there are none."""
+    return _added_set(path, "buffers")
 
 
 def main(argv):

@@ -251,6 +251,12 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
     } else if (s->net->fabric.kind == WEFT_FABRIC_ROCE) {
         printf ("  pfc          off\n");
     }
+    if (st.buffer_peak_bytes || st.buffer_drops_threshold || st.buffer_drops_full) {
+        g_autofree char *peak = weft_units_format_bytes (st.buffer_peak_bytes);
+        printf ("  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT
+                " packets over their threshold, %" G_GUINT64_FORMAT " with the pool full\n",
+                peak, st.buffer_drops_threshold, st.buffer_drops_full);
+    }
     if (st.reorder_count)
         printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"
                 G_GUINT64_FORMAT " ahead\n",

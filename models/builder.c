@@ -163,8 +163,10 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             weft_graph_peer (g, id, p, &peer, &peer_port);
             WeftPort *port = port_of (m, p);
             /* On InfiniBand nothing is tail-dropped: the buffer that matters is the input's. */
+            /* With a shared buffer the switch admits packets itself (models/buffer.h). */
             guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric) &&
-                                  !weft_fabric_pfc (&net->fabric) && !((WeftSwitch *) m)->internal
+                                  !weft_fabric_pfc (&net->fabric) && !((WeftSwitch *) m)->internal &&
+                                  ((WeftSwitch *) m)->buffer_cfg.sharing == WEFT_BUFFER_NONE
                               ? ((WeftSwitch *) m)->buffer_bytes
                               : G_MAXUINT64;
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
@@ -216,6 +218,21 @@ check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **e
                                      "buffer",
                                      "not used on InfiniBand, whose buffers are per input port "
                                      "and VL: set [infiniband] buffer");
+    /* Every fabric switch reads the same [switch] group: the first one speaks for all. */
+    const WeftSwitch *sw = NULL;
+    for (guint i = 0; !sw && i < net->sim->models->len; i++) {
+        const WeftModel *m = net->sim->models->pdata[i];
+        if (m->klass == &weft_switch_class && !((const WeftSwitch *) m)->internal)
+            sw = (const WeftSwitch *) m;
+    }
+    if (sw && !weft_buffer_check_keys (&sw->buffer_cfg, exp,
+                                       net->fabric.kind == WEFT_FABRIC_INFINIBAND, error))
+        return FALSE;
+    if (weft_fabric_pfc (&net->fabric) && net->fabric.pfc.xoff_dynamic &&
+        (!sw || sw->buffer_cfg.sharing == WEFT_BUFFER_NONE))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "pfc", "xoff",
+                                     "dynamic needs a shared buffer: set [switch] "
+                                     "buffer_sharing = static or dynamic");
     /* The PFC watchdog must get the chance to break a deadlock before the hang watchdog
      * declares the run hung. */
     const WeftPfcConfig *pfc = &net->fabric.pfc;
@@ -375,6 +392,13 @@ sample_traces (WeftSim *sim, void *data)
                                         .rate_cuts = d->cuts };
             weft_trace_append_dcqcn_sample (net->trace, &dr);
         }
+    }
+    WeftTraceBufferSample brow;
+    for (guint i = 0; i < sim->models->len; i++) {
+        WeftModel *m = sim->models->pdata[i];
+        if (m->klass == &weft_switch_class && ((WeftSwitch *) m)->buffer &&
+            weft_buffer_sample (((WeftSwitch *) m)->buffer, m->node, sim->now, &brow))
+            weft_trace_append_buffer_sample (net->trace, &brow);
     }
     weft_trace_flush_due (net->trace);
 }
@@ -536,6 +560,12 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
             st->unroutable += ((const WeftSwitch *) m)->unroutable;
             st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
             st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
+            const WeftBuffer *buf = ((const WeftSwitch *) m)->buffer;
+            if (buf) {
+                st->buffer_drops_threshold += buf->drops_threshold;
+                st->buffer_drops_full += buf->drops_full;
+                st->buffer_peak_bytes = MAX (st->buffer_peak_bytes, buf->peak_bytes);
+            }
         } else {
             st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
         }

@@ -77,6 +77,9 @@ typedef struct {
     guint64 pfc_violations;      /* packets dropped above xoff + headroom (lossless violations) */
     guint64 pfc_storms;          /* PFC watchdog: storms declared (port, priority) */
     guint64 pfc_wd_dropped;      /* PFC watchdog (drop): packets it discarded */
+    guint64 buffer_drops_threshold; /* shared buffers: lossy packets over their queue's threshold */
+    guint64 buffer_drops_full;   /* shared buffers: packets that found the pool full */
+    guint64 buffer_peak_bytes;   /* shared buffers: the highest occupancy of any switch's pool */
 } WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);

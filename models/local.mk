@@ -1,7 +1,7 @@
 # models/: one file pair per mechanism, instantiated from the graph by the builder
 libweft_a_SOURCES += models/link.c models/link.h models/port.c models/port.h
 libweft_a_SOURCES += models/fabric.c models/fabric.h models/routing.h
-libweft_a_SOURCES += models/switch.c models/switch.h models/transport.c models/transport.h
+libweft_a_SOURCES += models/switch.c models/switch.h models/buffer.c models/buffer.h models/transport.c models/transport.h
 libweft_a_SOURCES += models/nic.c models/nic.h
 libweft_a_SOURCES += models/builder.c models/builder.h
 libweft_a_SOURCES += models/workload.c models/workload.h models/workload_coll.c models/workload_gen.c \

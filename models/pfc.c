@@ -12,9 +12,14 @@ const WeftParamSpec weft_pfc_params[] = {
                      "802.1p priority of RDMA data and its ACKs (NVIDIA default 3)"),
     WEFT_PARAM_UINT ("cnp_priority", WeftPfcConfig, cnp_priority, "6", "0", "7",
                      "802.1p priority of congestion notification packets (NVIDIA default 6)"),
-    WEFT_PARAM_BYTES ("xoff", WeftPfcConfig, xoff, "62400B", "1B", "1GiB",
-                      "per (ingress port, priority): bytes held above which PAUSE is sent "
-                      "upstream (default: 15 packets of 4160 B, htsim's RoCE setting)"),
+    WEFT_PARAM_STRING ("xoff", WeftPfcConfig, xoff_str, "62400B",
+                       "per (ingress port, priority): bytes held above which PAUSE is sent "
+                       "upstream (default: 15 packets of 4160 B, htsim's RoCE setting); "
+                       "dynamic: alpha x the switch's free shared buffer (needs [switch] "
+                       "buffer_sharing)"),
+    WEFT_PARAM_DOUBLE ("alpha", WeftPfcConfig, alpha, "1", "0.0078125", "64",
+                       "xoff = dynamic: the priority group's alpha (SONiC's lossless profiles: "
+                       "dynamic_th 0, alpha 1)"),
     WEFT_PARAM_BYTES ("xon", WeftPfcConfig, xon, "49920B", "0B", "1GiB",
                       "per (ingress port, priority): bytes at or below which a paused upstream "
                       "is resumed (pause time 0); at most xoff"),
@@ -51,7 +56,20 @@ weft_pfc_config_read (WeftPfcConfig *cfg, const WeftExperiment *exp, GError **er
     WeftParamBinding b = { weft_pfc_params, cfg };
     if (!weft_params_read (exp, "pfc", &b, 1, error))
         return FALSE;
-    if (cfg->xon > cfg->xoff)
+    cfg->xoff_dynamic = g_strcmp0 (cfg->xoff_str, "dynamic") == 0;
+    if (!cfg->xoff_dynamic) {
+        g_autoptr (GError) local = NULL;
+        if (!weft_units_parse_bytes (cfg->xoff_str, &cfg->xoff, &local))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "pfc", "xoff",
+                                         "expected dynamic or a size: %s", local->message);
+        if (cfg->xoff < 1 || cfg->xoff > G_GUINT64_CONSTANT (1) << 30)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "xoff",
+                                         "%" G_GUINT64_FORMAT "B is outside 1B..1GiB", cfg->xoff);
+        if (g_key_file_has_key (weft_experiment_keyfile (exp), "pfc", "alpha", NULL))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "pfc", "alpha",
+                                         "used only with xoff = dynamic");
+    }
+    if (!cfg->xoff_dynamic && cfg->xon > cfg->xoff)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "xon",
                                      "%" G_GUINT64_FORMAT "B is above xoff (%" G_GUINT64_FORMAT
                                      "B)",
@@ -170,12 +188,20 @@ on_refresh (WeftSim *sim, void *target, WeftArg arg)
 }
 
 gboolean
-weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
+weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
 {
     WeftPfcPort *pfc = in->pfc;
     guint prio = pkt->prio & 7u;
+    /* While a pause is in force, the threshold it was sent at holds (a dynamic one moves with
+     * the pool, and the headroom above it is what the pause was sized for).  A dynamic
+     * threshold may fall below what the group already holds: the headroom then starts there.
+     * (A static one never does: the group pauses as it crosses it.) */
+    if (pfc->xoff[prio])
+        xoff = pfc->xoff_at[prio];
+    else
+        xoff = MAX (xoff, pfc->used[prio]);
     guint64 after = pfc->used[prio] + pkt->size;
-    gboolean fits = after <= pfc->cfg->xoff + pfc->headroom;
+    gboolean fits = after <= xoff + pfc->headroom && pkt->size <= room;
     if (fits) {
         pfc->used[prio] = after;
         pfc->max_used[prio] = MAX (pfc->max_used[prio], after);
@@ -185,8 +211,9 @@ weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
     }
     /* A packet that would cross xoff pauses the sender, even one dropped for want of
      * headroom. */
-    if (after > pfc->cfg->xoff && !pfc->xoff[prio]) {
+    if (after > xoff && !pfc->xoff[prio]) {
         pfc->xoff[prio] = TRUE;
+        pfc->xoff_at[prio] = xoff;
         pfc->gen[prio]++;
         send_pause (in, prio, pfc->cfg->quanta);
         WeftSim *sim = in->owner->sim;
@@ -197,6 +224,12 @@ weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
     return fits;
 }
 
+gboolean
+weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt)
+{
+    return weft_pfc_admit (in, pkt, in->pfc->cfg->xoff, G_MAXUINT64);
+}
+
 void
 weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
 {
@@ -204,7 +237,8 @@ weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
     guint prio = pkt->prio & 7u;
     g_assert (pfc->used[prio] >= pkt->size);
     pfc->used[prio] -= pkt->size;
-    if (pfc->xoff[prio] && pfc->used[prio] <= pfc->cfg->xon) {
+    /* Static xoff: xon <= xoff, so this is xon. */
+    if (pfc->xoff[prio] && pfc->used[prio] <= MIN (pfc->cfg->xon, pfc->xoff_at[prio])) {
         pfc->xoff[prio] = FALSE;
         pfc->gen[prio]++;
         send_pause (in, prio, 0);

@@ -28,7 +28,14 @@
  * `watchdog_detect` consecutive polls is declared stormed for `watchdog_restore`: its pauses
  * are ignored (forward: the data goes on, and may overflow the peer) or its queue and
  * what joins it are dropped (drop), then it is restored.
- * Ignores: shared-buffer thresholds.
+ * Shared buffer ([switch] buffer_sharing, models/buffer.h): the packets a priority group holds
+ * also hold bytes of the switch's pool, which sets one headroom per port aside and shares the
+ * rest.  `xoff = dynamic` makes the threshold alpha x the free shared bytes at each arrival
+ * (SONiC's lossless PG profiles, dynamic_th = log2 alpha); with a static or dynamic xoff, a
+ * group also pauses where the shared part runs out.  The threshold a pause was sent at holds,
+ * headroom on top, until the resume, which goes out at or below the smaller of xon and that
+ * threshold.  A packet that finds no room in the pool is a lossless violation.
+ * Ignores: separate ingress pools, reserved per-PG minimums, a shared headroom pool.
  */
 #ifndef WEFT_MODELS_PFC_H
 #define WEFT_MODELS_PFC_H
@@ -44,7 +51,10 @@
 typedef struct {
     gboolean enabled;
     guint64 rdma_priority, cnp_priority;
-    guint64 xoff, xon;   /* bytes per (ingress port, priority) */
+    guint64 xoff, xon;   /* bytes per (ingress port, priority); xoff unused when dynamic */
+    char *xoff_str;      /* a size or "dynamic" */
+    gboolean xoff_dynamic; /* xoff = alpha x the switch's free shared buffer */
+    double alpha;        /* xoff = dynamic */
     guint64 headroom;    /* bytes above xoff; 0 with headroom_auto: computed per port */
     gboolean headroom_auto;
     char *headroom_str;  /* "auto" or a size */
@@ -74,6 +84,7 @@ typedef struct {
     guint32 gen[WEFT_PFC_PRIOS];          /* invalidates stale refresh events */
     guint64 max_used[WEFT_PFC_PRIOS];
     WeftPfcCounts n[WEFT_PFC_PRIOS];      /* frames and violations, both sides */
+    guint64 xoff_at[WEFT_PFC_PRIOS];      /* the threshold the pause in force was sent at */
     /* sender side */
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
@@ -109,6 +120,16 @@ static inline gboolean
 weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 {
     return pfc->until[prio] > now && !pfc->storm[prio];
+}
+
+/* Bytes of @prio's group above the threshold its pause in force was sent at: its headroom in
+ * use (0 when not paused). */
+static inline guint64
+weft_pfc_headroom_used (const WeftPfcPort *pfc, guint prio)
+{
+    return pfc->xoff[prio] && pfc->used[prio] > pfc->xoff_at[prio]
+               ? pfc->used[prio] - pfc->xoff_at[prio]
+               : 0;
 }
 
 /* Paused time of @prio up to @now. */

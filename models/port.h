@@ -16,7 +16,8 @@
  * On RoCE (port->pfc set) class 0 carries PAUSE frames and class 1 + (7 - p) 802.1p priority
  * p; a paused priority (models/pfc.h) is skipped, and the pull source is not asked while the
  * RDMA priority is paused.
- * Ignores: shared switch buffers, ECN (later fabrics add them beside this).
+ * A switch with a shared buffer (models/buffer.h) gives its ports an unbounded cap_bytes and
+ * admits packets itself.
  *
  * Events: at most one pending "transmitter free" event per port, and none at all while a
  * packet arrives at an idle port and leaves at once.
@@ -91,6 +92,16 @@ weft_port_count_rx (WeftPort *port, const WeftPacket *pkt)
     port->rx_packets++;
 }
 
+/* A packet bound for @port is dropped before it joins a queue (a switch's shared buffer
+ * refused it): counted as a tail drop would be. */
+static inline void
+weft_port_count_drop (WeftPort *port, const WeftPacket *pkt)
+{
+    port->drops++;
+    port->drops_data += pkt->kind == WEFT_PKT_DATA;
+    port->s_drops++;
+}
+
 /* RoCE: the port class of 802.1p priority @prio (class 0 carries PAUSE frames). */
 static inline guint
 weft_port_pfc_class (guint prio)
@@ -124,6 +135,9 @@ void weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt);
  * overflows xoff + headroom (the caller drops it; counted as a lossless violation).  May send
  * a PAUSE upstream on @in. */
 gboolean weft_pfc_on_arrival (WeftPort *in, const WeftPacket *pkt);
+/* The same with the threshold @xoff (a switch's dynamic one: models/buffer.h) and the shared
+ * buffer's free bytes @room: a packet larger than @room is dropped (a lossless violation). */
+gboolean weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room);
 /* A PAUSE from the peer arrived on @port: takes effect after the response delay.
  * (transfer full) */
 void weft_pfc_on_pause (WeftPort *port, WeftPacket *pause);

@@ -7,9 +7,29 @@
 
 static const WeftParamSpec switch_params[] = {
     WEFT_PARAM_BYTES ("buffer", WeftSwitch, buffer_bytes, "1MiB", "1KiB", "16GiB",
-                      "Ethernet: egress buffer per port; a packet that does not fit is dropped "
-                      "(tail drop).  InfiniBand buffers are per input port and VL: "
+                      "Ethernet and RoCE without buffer_sharing: egress buffer per port; a packet "
+                      "that does not fit is dropped (tail drop; RoCE with PFC: unbounded).  "
+                      "InfiniBand buffers are per input port and VL: "
                       "[infiniband] buffer"),
+    WEFT_PARAM_ENUM ("buffer_sharing", WeftSwitch, buffer_cfg.sharing, "none",
+                     WEFT_BUFFER_SHARING_CHOICES,
+                     "Ethernet and RoCE: none (per-port buffers of size `buffer`), or one pool of "
+                     "shared_buffer bytes for all egress queues (port, class) of a fabric switch "
+                     "with a static (queue_limit) or dynamic (alpha) threshold per queue, as in "
+                     "Broadcom and SONiC switches; a lossy packet over its threshold or without "
+                     "room is dropped.  Lossless (PFC) traffic is admitted by [pfc] xoff"),
+    WEFT_PARAM_BYTES ("shared_buffer", WeftSwitch, buffer_cfg.total_bytes, "16MiB", "1KiB", "16GiB",
+                      "buffer_sharing: the switch's whole packet buffer (Broadcom Tomahawk: "
+                      "16 MB; Tomahawk 3: 64 MB)"),
+    WEFT_PARAM_BYTES ("queue_limit", WeftSwitch, buffer_cfg.queue_limit_bytes, "1MiB", "1B",
+                      "16GiB",
+                      "buffer_sharing = static: the most one egress queue (port, class) may hold"),
+    WEFT_PARAM_DOUBLE ("alpha", WeftSwitch, buffer_cfg.alpha, "1", "0.0078125", "64",
+                       "buffer_sharing = dynamic: a queue may grow while it holds less than alpha "
+                       "x the free shared buffer; one congested queue settles at alpha/(1+alpha) "
+                       "of it, N at alpha/(1+N alpha) each (Choudhury and Hahne 1998).  alpha = "
+                       "2^dynamic_th of SONiC and Broadcom; default 1: SONiC's default_dynamic_th "
+                       "0 (its lossy profiles often use dynamic_th 3, alpha 8)"),
     WEFT_PARAM_TIME ("latency", WeftSwitch, latency_ps, "0ns", "0ns", "1ms",
                      "forwarding latency from arrival to egress queue (0: ideal crossbar; "
                      "Ethernet ASICs take a few hundred ns)"),
@@ -41,9 +61,16 @@ mark_ce (WeftSwitch *self, WeftPort *port, WeftPacket *pkt)
     port->s_ecn_marks += marked;
 }
 
+/* The shared buffer's queue of a packet waiting at @port: (port, class). */
+static inline guint
+buffer_queue (const WeftPort *port, const WeftPacket *pkt)
+{
+    return port->index * WEFT_PORT_CLASSES + weft_port_class (port, pkt);
+}
+
 /* Everything a switch does as a packet starts leaving through @port: ECN marking on dequeue
  * (by the bytes of its class left behind it), and freeing the packet's input buffer - its
- * InfiniBand credits, its PFC ingress count. */
+ * InfiniBand credits, its PFC ingress count, its shared-buffer bytes. */
 static void
 switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
 {
@@ -57,8 +84,18 @@ switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
     WeftPort *in = &self->ports[pkt->in_port];
     if (in->ib && weft_ib_release (in->ib, pkt))
         weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
-    if (self->pfc_ingress)
+    if (self->buffer) {
+        WeftBuffer *buf = self->buffer;
+        if (self->pfc_ingress) {
+            guint prio = pkt->prio & 7u;
+            buf->headroom_bytes -= weft_pfc_headroom_used (in->pfc, prio);
+            weft_pfc_on_depart (in, pkt);
+            buf->headroom_bytes += weft_pfc_headroom_used (in->pfc, prio);
+        }
+        weft_buffer_release (buf, buffer_queue (port, pkt), pkt->size);
+    } else if (self->pfc_ingress) {
         weft_pfc_on_depart (in, pkt);
+    }
 }
 
 /* The departure hook goes on every connected port once the switch has a duty there. */
@@ -83,6 +120,29 @@ switch_init (WeftModel *m, GError **error)
         self->ecn_dequeue = self->fabric->ecn.mark_on == WEFT_ECN_ON_DEQUEUE;
         if (self->ecn_dequeue)
             install_depart (self);
+    }
+    /* The builder gave this switch's ports unbounded caps: the pool admits instead. */
+    if (self->buffer_cfg.sharing != WEFT_BUFFER_NONE && !self->internal &&
+        self->fabric->kind != WEFT_FABRIC_INFINIBAND) {
+        self->buffer = g_new0 (WeftBuffer, 1);
+        weft_buffer_init (self->buffer, &self->buffer_cfg,
+                          MAX (self->n_ports, 1) * WEFT_PORT_CLASSES);
+        install_depart (self);
+        if (self->pfc_ingress) {
+            /* One headroom per port, for the RDMA priority's group, set aside from sharing. */
+            guint64 headroom = 0;
+            for (guint i = 0; i < self->n_ports; i++)
+                if (self->ports[i].owner)
+                    headroom += self->ports[i].pfc->headroom;
+            if (headroom >= self->buffer_cfg.total_bytes) {
+                g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_RANGE,
+                             "shared_buffer: %" G_GUINT64_FORMAT "B leaves nothing to share "
+                             "after the PFC headroom of %s's ports (%" G_GUINT64_FORMAT "B)",
+                             self->buffer_cfg.total_bytes, m->name, headroom);
+                return FALSE;
+            }
+            weft_buffer_reserve (self->buffer, headroom);
+        }
     }
     return TRUE;
 }
@@ -122,6 +182,42 @@ drop_at_input (WeftSwitch *self, guint in_port, WeftPacket *pkt)
     if (in->ib && weft_ib_release (in->ib, pkt))
         weft_port_enqueue (in, weft_ib_fcp_new (&self->parent.sim->pool, in->ib, pkt->in_vl));
     weft_packet_release (&self->parent.sim->pool, pkt);
+}
+
+/* Shared buffer: admits @pkt toward egress port @o and charges it, or drops and counts it.
+ * Lossless traffic (PFC on) answers to its ingress priority group's xoff - static, or alpha x
+ * the pool's free shared bytes - with headroom on top; lossy traffic to its egress queue's
+ * threshold. */
+static gboolean
+buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
+{
+    WeftBuffer *buf = self->buffer;
+    guint q = buffer_queue (o, pkt);
+    if (self->pfc_ingress) {
+        const WeftPfcConfig *pfc = &self->fabric->pfc;
+        guint64 room = weft_buffer_free (buf), shared = weft_buffer_shared_free (buf);
+        guint64 xoff =
+            pfc->xoff_dynamic ? weft_buffer_dynamic_limit (pfc->alpha, shared) : pfc->xoff;
+        /* Past the end of the shared part a packet needs the group's headroom: the group
+         * pauses there at the latest. */
+        guint prio = pkt->prio & 7u;
+        xoff = MIN (xoff, in->pfc->used[prio] + shared);
+        guint64 h0 = weft_pfc_headroom_used (in->pfc, prio);
+        if (weft_pfc_admit (in, pkt, xoff, room)) {
+            buf->headroom_bytes += weft_pfc_headroom_used (in->pfc, prio) - h0;
+            weft_buffer_charge (buf, q, pkt->size);
+            return TRUE;
+        }
+        /* A refused packet may still have paused the group (its headroom in use is 0 then). */
+        buf->headroom_bytes -= h0 - weft_pfc_headroom_used (in->pfc, prio);
+        buf->drops_full += pkt->size > room; /* and, either way, a PFC lossless violation */
+    } else if (weft_buffer_admit (buf, q, pkt->size) == WEFT_BUFFER_ADMIT) {
+        return TRUE;
+    } else {
+        weft_port_count_drop (o, pkt);
+    }
+    weft_packet_release (&self->parent.sim->pool, pkt);
+    return FALSE;
 }
 
 static void
@@ -169,7 +265,10 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
                                              o->q[1 + pkt->vl].bytes, weft_ib_can_send (o->ib, pkt),
                                              pkt);
     }
-    if (self->pfc_ingress && !weft_pfc_on_arrival (in, pkt)) {
+    if (self->buffer) {
+        if (!buffer_admit (self, in, &self->ports[out], pkt))
+            return;
+    } else if (self->pfc_ingress && !weft_pfc_on_arrival (in, pkt)) {
         weft_packet_release (&m->sim->pool, pkt); /* counted by PFC: a lossless violation */
         return;
     }
@@ -234,6 +333,10 @@ switch_clear (WeftModel *m)
         weft_port_clear (&self->ports[i]);
     g_free (self->ports);
     g_free (self->cc_markers);
+    if (self->buffer) {
+        weft_buffer_clear (self->buffer);
+        g_free (self->buffer);
+    }
     if (self->rng)
         gsl_rng_free (self->rng);
     if (self->ecn_rng)
@@ -243,7 +346,8 @@ switch_clear (WeftModel *m)
 const WeftModelClass weft_switch_class = {
     .name = "switch",
     .help = "output-queued switch: store-and-forward or cut-through, tail-drop egress buffers "
-            "(Ethernet) or per-input, per-VL credit buffers (InfiniBand)",
+            "per port or one shared buffer with static or dynamic thresholds (Ethernet, RoCE), "
+            "or per-input, per-VL credit buffers (InfiniBand)",
     .instance_size = sizeof (WeftSwitch),
     .params = switch_params,
     .init = switch_init,

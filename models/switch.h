@@ -5,7 +5,9 @@
  * fixed forwarding latency, to one egress port chosen by models/routing.h (static, ECMP, or
  * adaptive: the least-loaded equal-cost port, ties at random).  The crossbar is ideal: no
  * input contention.
- * Ethernet: each egress port has a finite tail-drop buffer (`buffer`).
+ * Ethernet: each egress port has a finite tail-drop buffer (`buffer`), or ([switch]
+ * buffer_sharing = static | dynamic) a fabric switch's egress queues share one pool of
+ * `shared_buffer` bytes with static or dynamic (alpha) per-queue thresholds (models/buffer.h).
  * InfiniBand: the buffer that matters is at the input, per VL (models/ib_credit.h): a packet
  * holds its input port's credits from arrival until it starts leaving, queued at its output
  * in a per-VL FIFO - in effect virtual output queues, so a blocked output does not block
@@ -23,8 +25,10 @@
  * queue's depth (models/ecn.h), as they join the queue or as they leave it.
  * RoCE with PFC: fabric switches count each packet toward its (input port, priority) from
  * arrival until it starts leaving (models/pfc.h), pausing the upstream sender at xoff.
- * Ignores: shared buffers.
- * Parameters: [switch] buffer (Ethernet, per egress port), latency, forwarding.
+ * With a shared buffer and PFC, lossless packets are admitted by their ingress priority group
+ * (models/pfc.h) and take pool bytes; egress thresholds apply to lossy traffic only.
+ * Parameters: [switch] buffer (Ethernet, per egress port), buffer_sharing, shared_buffer,
+ * queue_limit, alpha, latency, forwarding.
  */
 #ifndef WEFT_MODELS_SWITCH_H
 #define WEFT_MODELS_SWITCH_H
@@ -32,13 +36,17 @@
 #include "models/fabric.h"
 #include <gsl/gsl_rng.h>
 
+#include "models/buffer.h"
 #include "models/nic.h"
 #include "models/port.h"
 #include "sim/graph.h"
 
 typedef struct {
     WeftModel parent;
-    guint64 buffer_bytes;     /* [switch] buffer: per egress port */
+    guint64 buffer_bytes;     /* [switch] buffer: per egress port (no sharing) */
+    WeftBufferConfig buffer_cfg; /* [switch] buffer_sharing, shared_buffer, queue_limit, alpha */
+    WeftBuffer *buffer;       /* owned: the shared pool of a fabric switch with buffer_sharing
+                                 on Ethernet or RoCE; NULL otherwise */
     weft_time_t latency_ps;   /* [switch] latency: added to every arrival */
     int forwarding;           /* auto | cut-through | store-and-forward */
     gboolean internal;        /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless

@@ -34,7 +34,7 @@ typedef struct {
 } Table;
 
 enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, T_PATHS, T_PFC, T_DCQCN,
-       N_TABLES };
+       T_BUFFERS, N_TABLES };
 
 struct _WeftTrace {
     char *path;
@@ -246,6 +246,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
                     4096 },
         [T_DCQCN] = { "/dcqcn", "dcqcn", weft_trace_type_dcqcn_sample,
                       sizeof (WeftTraceDcqcnSample), 4096 },
+        [T_BUFFERS] = { "/buffers", "buffers", weft_trace_type_buffer_sample,
+                        sizeof (WeftTraceBufferSample), 4096 },
     };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
@@ -345,6 +347,13 @@ weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row)
 {
     g_return_if_fail (trace != NULL && row != NULL);
     table_append (trace, &trace->tables[T_SAMPLES], row, 1);
+}
+
+void
+weft_trace_append_buffer_sample (WeftTrace *trace, const WeftTraceBufferSample *row)
+{
+    g_return_if_fail (trace != NULL && row != NULL);
+    table_append (trace, &trace->tables[T_BUFFERS], row, 1);
 }
 
 void

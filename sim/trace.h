@@ -1,7 +1,7 @@
 /* sim/trace.h - the HDF5 trace writer: one file per run.
  *
  * Layout (doc/hdf5-schema.md): /meta (attributes), /topology/nodes, /topology/links, /flows,
- * /links, /ports, /collectives, /paths, /pfc, /dcqcn; records from sim/trace_schema.h.  Data sets are compound, chunked,
+ * /links, /ports, /collectives, /paths, /pfc, /dcqcn, /buffers; records from sim/trace_schema.h.  Data sets are compound, chunked,
  * deflate-compressed and extendable; rows are buffered and appended in blocks, and
  * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
  * whose /meta status still says "running" - readers report it as incomplete.
@@ -34,6 +34,8 @@ void weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize 
 /* Buffered appends; cheap (a memcpy into a GArray). */
 void weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row);
 void weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row);
+/* Appends one /buffers row (a switch's shared buffer over one sample interval). */
+void weft_trace_append_buffer_sample (WeftTrace *trace, const WeftTraceBufferSample *row);
 /* One collective operation (nccl-tests-style runs), appended as it finishes. */
 void weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row);
 /* A hop of a flow's path, PFC per port and priority, DCQCN per flow (schema 4). */

@@ -79,6 +79,16 @@ static const Field sample_fields[] = {
     { NULL, 0, 0 },
 };
 
+static const Field buffer_fields[] = {
+    FIELD (WeftTraceBufferSample, time_ps, F_U64),
+    FIELD (WeftTraceBufferSample, node, F_U32),
+    FIELD (WeftTraceBufferSample, used_bytes, F_U64),
+    FIELD (WeftTraceBufferSample, max_bytes, F_U64),
+    FIELD (WeftTraceBufferSample, total_bytes, F_U64),
+    FIELD (WeftTraceBufferSample, drops, F_U64),
+    { NULL, 0, 0 },
+};
+
 static const Field port_fields[] = {
     FIELD (WeftTracePort, node, F_U32),
     FIELD (WeftTracePort, port, F_U32),
@@ -217,6 +227,12 @@ hid_t
 weft_trace_type_link_sample (void)
 {
     return mem_type (sample_fields, sizeof (WeftTraceLinkSample));
+}
+
+hid_t
+weft_trace_type_buffer_sample (void)
+{
+    return mem_type (buffer_fields, sizeof (WeftTraceBufferSample));
 }
 
 hid_t

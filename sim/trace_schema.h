@@ -78,6 +78,17 @@ typedef struct {
     guint64 ecn_marks;        /* schema 4: packets marked CE at that egress in the interval */
 } WeftTraceLinkSample;
 
+/* /buffers: samples of each switch's shared buffer ([switch] buffer_sharing) at [trace]
+ * interval; none for switches without one. */
+typedef struct {
+    guint64 time_ps;        /* end of the interval */
+    guint32 node;
+    guint64 used_bytes;     /* held at the end of the interval */
+    guint64 max_bytes;      /* the most held during the interval */
+    guint64 total_bytes;    /* shared_buffer */
+    guint64 drops;          /* packets refused in the interval (threshold or pool full) */
+} WeftTraceBufferSample;
+
 /* /ports: final 64-bit counters per connected port, written at the end. */
 typedef struct {
     guint32 node;

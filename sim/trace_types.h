@@ -24,6 +24,7 @@ hid_t weft_trace_type_link (void);        /* WeftTraceLink */
 hid_t weft_trace_type_flow (void);        /* WeftTraceFlow */
 hid_t weft_trace_type_link_sample (void); /* WeftTraceLinkSample */
 hid_t weft_trace_type_port (void);        /* WeftTracePort */
+hid_t weft_trace_type_buffer_sample (void); /* WeftTraceBufferSample */
 hid_t weft_trace_type_collective (void);  /* WeftTraceCollective */
 hid_t weft_trace_type_path_hop (void);    /* WeftTracePathHop (schema 4) */
 hid_t weft_trace_type_pfc_sample (void);  /* WeftTracePfcSample (schema 4) */

@@ -76,3 +76,5 @@ check_PROGRAMS += tests/check_vlarb
 tests_check_vlarb_SOURCES = tests/check_vlarb.c
 check_PROGRAMS += tests/check_pfc
 tests_check_pfc_SOURCES = tests/check_pfc.c
+check_PROGRAMS += tests/check_buffer
+tests_check_buffer_SOURCES = tests/check_buffer.c
