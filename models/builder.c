@@ -341,6 +341,16 @@ weft_network_free (WeftNetwork *net)
 
 /* ---- traces --------------------------------------------------------------------------- */
 
+/* Wall time between two flushes of the trace while a run samples its links. */
+#define SAMPLE_FLUSH_US G_USEC_PER_SEC
+
+/* Rows reach the file a whole chunk at a time as they accumulate; a flush also writes the
+ * partly filled chunk, and HDF5 rewrites such a chunk whole (read back, inflate, append,
+ * deflate) at every flush.  Flushing at every 10 us sample spent more than the simulation
+ * itself on a 128-host fabric (callgrind: zlib, HDF5 and their memset were 45 % of the
+ * instructions of bench/scenarios/roce-fattree-k8.ini), so the file is made readable at most
+ * once a second of wall time: a killed run loses at most about a second of samples, and
+ * weft_trace_close() still writes everything. */
 static void
 sample_links (WeftSim *sim, void *data)
 {
@@ -349,7 +359,11 @@ sample_links (WeftSim *sim, void *data)
     for (guint i = 0; i < net->ports->len; i++)
         if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
-    weft_trace_flush (net->trace);
+    gint64 now_us = g_get_monotonic_time ();
+    if (now_us - net->last_flush_us >= SAMPLE_FLUSH_US) {
+        net->last_flush_us = now_us;
+        weft_trace_flush (net->trace);
+    }
 }
 
 static void on_collective_done (const WeftCollRun *c, void *data);
@@ -384,6 +398,7 @@ weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t inter
     }
     weft_trace_write_links (trace, links, nl);
     g_free (links);
+    net->last_flush_us = g_get_monotonic_time ();
     if (interval > 0) {
         net->sim->sample_interval = interval;
         net->sim->sample = sample_links;

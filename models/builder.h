@@ -30,6 +30,7 @@ typedef struct {
     GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
     weft_time_t *node_latency; /* per node id */
     WeftTrace *trace;        /* borrowed, may be NULL */
+    gint64 last_flush_us;    /* monotonic wall clock of the last trace flush while sampling */
 } WeftNetwork;
 
 /** Instantiates models for @graph in @sim and schedules the workload.  Errors name the file,
