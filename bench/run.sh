@@ -10,9 +10,13 @@
 #   EVQ_OPS=n             hold operations for evq_hold (default 1e7)
 #
 # Columns: wall s is the timed part (the hold loop; weft's run loop, which includes trace
-# sampling but not building the fabric or closing the trace); events and the rates are over
-# that time; packet-hops are packets (data and ACKs) sent on any link; peak RSS is the whole
-# process's maximum resident set, from /usr/bin/time -v.
+# sampling but not building the fabric or closing the trace); CPU s is the whole process's
+# user + system time (setup and trace closing included), which suffers less than wall time
+# when other jobs share the machine; events and the rates are over the wall time; packet-hops
+# are packets (data and ACKs) sent on any link; peak RSS is the whole process's maximum
+# resident set, from /usr/bin/time -v; FCT p50/p99 are weft's summary of the finished flows
+# (- when none finished); drops are packets dropped anywhere, pauses the PFC PAUSE frames
+# sent (- when the fabric has no PFC).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,16 +59,21 @@ best_of () {
 }
 
 row () {
-    # row NAME WALL EVENTS HOPS   (HOPS may be -)
+    # row NAME WALL EVENTS HOPS [P50 P99 DROPS PAUSES]   (- for what does not apply)
     rss=$(field "$tmp/best.time" "Maximum resident set size" '$6 / 1024')
-    awk -v n="$1" -v w="$2" -v e="$3" -v h="$4" -v r="$rss" 'BEGIN {
+    usr=$(field "$tmp/best.time" "User time" '$4')
+    sys=$(field "$tmp/best.time" "System time" '$4')
+    awk -v n="$1" -v w="$2" -v e="$3" -v h="$4" -v r="$rss" -v u="$usr" -v s="$sys" \
+        -v p50="${5:--}" -v p99="${6:--}" -v d="${7:--}" -v pf="${8:--}" 'BEGIN {
         hs = (h == "-") ? "-" : sprintf ("%.2fM", h / w / 1e6);
-        printf "%-28s %8.3f %12d %10.2fM %12s %9.1f\n", n, w, e, e / w / 1e6, hs, r }'
+        printf "%-28s %8.3f %7.2f %12d %10.2fM %10s %9.1f %9s %9s %6s %7s\n", n, w, u + s, e,
+               e / w / 1e6, hs, r, p50, p99, d, pf }'
 }
 
 printf "# weft bench: %s, %s, best of %s\n" "$("$WEFT" --version | head -1)" \
     "$(uname -m), $(getconf _NPROCESSORS_ONLN) cores" "$REPEAT"
-printf "%-28s %8s %12s %11s %12s %9s\n" scenario "wall s" events "events/s" "hops/s" "RSS MiB"
+printf "%-28s %8s %7s %12s %11s %10s %9s %9s %9s %6s %7s\n" scenario "wall s" "CPU s" events \
+    "events/s" "hops/s" "RSS MiB" "FCT p50" "FCT p99" drops pauses
 
 for p in evq_hold evq_hold_heap; do
     best_of "$p" "$BENCH_BIN/$p" "$EVQ_OPS"
@@ -78,5 +87,10 @@ for ini in "$here"/scenarios/*.ini; do
     best_of "$name" "$WEFT" run "$ini" --quiet --output "$tmp/$name.h5"
     events=$(field "$tmp/best.out" "wall time" '$5')
     hops=$(field "$tmp/best.out" "^  packets" '$2')
-    row "$name" "$best" "$events" "$hops"
+    # "  FCT          p50 135.262 us  p99 247.696 us  max ...": absent when no flow finished.
+    p50=$(field "$tmp/best.out" "^  FCT" '$3 $4')
+    p99=$(field "$tmp/best.out" "^  FCT" '$6 $7')
+    drops=$(field "$tmp/best.out" "^  drops" '$2')
+    pauses=$(field "$tmp/best.out" "^  pfc" '$2')
+    row "$name" "$best" "$events" "$hops" "${p50:--}" "${p99:--}" "${drops:--}" "${pauses:--}"
 done

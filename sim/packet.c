@@ -3,6 +3,7 @@
 #include "sim/packet.h"
 
 #define SLAB_PACKETS 4096
+#define PACKET_ALIGN 64
 
 void
 weft_packet_pool_init (WeftPacketPool *pool)
@@ -22,8 +23,11 @@ weft_packet_pool_clear (WeftPacketPool *pool)
 void
 weft_packet_pool_grow (WeftPacketPool *pool)
 {
-    WeftPacket *slab = g_new0 (WeftPacket, SLAB_PACKETS);
-    g_ptr_array_add (pool->slabs, slab);
+    /* malloc aligns to 16 bytes only: take a line more and start at a line boundary. */
+    char *raw = g_malloc0 (sizeof (WeftPacket) * SLAB_PACKETS + PACKET_ALIGN);
+    g_ptr_array_add (pool->slabs, raw);
+    guintptr base = ((guintptr) raw + PACKET_ALIGN - 1) & ~(guintptr) (PACKET_ALIGN - 1);
+    WeftPacket *slab = (WeftPacket *) base;
     /* Thread the slab so packets are handed out in address order (better locality). */
     for (gsize i = SLAB_PACKETS; i-- > 0;) {
         slab[i].kind = WEFT_PKT_FREED;

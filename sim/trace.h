@@ -50,8 +50,10 @@ void weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize 
 void weft_trace_flush (WeftTrace *trace);
 
 /* weft_trace_flush() if the last flush is WEFT_TRACE_FLUSH_EVERY_US of wall time old: what the
- * run loop calls at every sample.  A flush costs milliseconds (HDF5 rewrites its metadata), so
- * flushing every 10 us sample of a short run would take most of its time; once a second keeps
+ * run loop calls at every sample.  A flush costs milliseconds (HDF5 rewrites its metadata, and
+ * each data set's partly filled chunk whole: read back, inflate, append, deflate), so
+ * flushing every 10 us sample took most of a short run's time (45 % of the instructions of
+ * bench/scenarios/roce-fattree-k8.ini); once a second keeps
  * a killed run's file at most a second behind.  The data sets do not depend on when flushes
  * happen (h5diff sees identical runs as identical). */
 #define WEFT_TRACE_FLUSH_EVERY_US G_USEC_PER_SEC
