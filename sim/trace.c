@@ -335,54 +335,21 @@ weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize n)
     table_write (trace, &trace->tables[T_LINKS]);
 }
 
-void
-weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_FLOWS], row, 1);
-}
+/* The buffered appends of sim/trace.h, one per record type. */
+#define DEFINE_APPEND(fn, Type, table)                                                         \
+    void fn (WeftTrace *trace, const Type *row)                                                \
+    {                                                                                          \
+        g_return_if_fail (trace != NULL && row != NULL);                                       \
+        table_append (trace, &trace->tables[table], row, 1);                                   \
+    }
 
-void
-weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_SAMPLES], row, 1);
-}
-
-void
-weft_trace_append_buffer_sample (WeftTrace *trace, const WeftTraceBufferSample *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_BUFFERS], row, 1);
-}
-
-void
-weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_COLLECTIVES], row, 1);
-}
-
-void
-weft_trace_append_path_hop (WeftTrace *trace, const WeftTracePathHop *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_PATHS], row, 1);
-}
-
-void
-weft_trace_append_pfc_sample (WeftTrace *trace, const WeftTracePfcSample *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_PFC], row, 1);
-}
-
-void
-weft_trace_append_dcqcn_sample (WeftTrace *trace, const WeftTraceDcqcnSample *row)
-{
-    g_return_if_fail (trace != NULL && row != NULL);
-    table_append (trace, &trace->tables[T_DCQCN], row, 1);
-}
+DEFINE_APPEND (weft_trace_append_flow, WeftTraceFlow, T_FLOWS)
+DEFINE_APPEND (weft_trace_append_link_sample, WeftTraceLinkSample, T_SAMPLES)
+DEFINE_APPEND (weft_trace_append_buffer_sample, WeftTraceBufferSample, T_BUFFERS)
+DEFINE_APPEND (weft_trace_append_collective, WeftTraceCollective, T_COLLECTIVES)
+DEFINE_APPEND (weft_trace_append_path_hop, WeftTracePathHop, T_PATHS)
+DEFINE_APPEND (weft_trace_append_pfc_sample, WeftTracePfcSample, T_PFC)
+DEFINE_APPEND (weft_trace_append_dcqcn_sample, WeftTraceDcqcnSample, T_DCQCN)
 
 void
 weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n)

@@ -205,65 +205,23 @@ mem_type (const Field *fields, gsize row_size)
     return t;
 }
 
-hid_t
-weft_trace_type_node (void)
-{
-    return mem_type (node_fields, sizeof (WeftTraceNode));
-}
+/* The memory types of sim/trace_types.h, one per record. */
+#define DEFINE_TYPE(fn, fields, Type)                                                          \
+    hid_t fn (void)                                                                            \
+    {                                                                                          \
+        return mem_type (fields, sizeof (Type));                                               \
+    }
 
-hid_t
-weft_trace_type_link (void)
-{
-    return mem_type (link_fields, sizeof (WeftTraceLink));
-}
-
-hid_t
-weft_trace_type_flow (void)
-{
-    return mem_type (flow_fields, sizeof (WeftTraceFlow));
-}
-
-hid_t
-weft_trace_type_link_sample (void)
-{
-    return mem_type (sample_fields, sizeof (WeftTraceLinkSample));
-}
-
-hid_t
-weft_trace_type_buffer_sample (void)
-{
-    return mem_type (buffer_fields, sizeof (WeftTraceBufferSample));
-}
-
-hid_t
-weft_trace_type_port (void)
-{
-    return mem_type (port_fields, sizeof (WeftTracePort));
-}
-
-hid_t
-weft_trace_type_collective (void)
-{
-    return mem_type (collective_fields, sizeof (WeftTraceCollective));
-}
-
-hid_t
-weft_trace_type_path_hop (void)
-{
-    return mem_type (path_fields, sizeof (WeftTracePathHop));
-}
-
-hid_t
-weft_trace_type_pfc_sample (void)
-{
-    return mem_type (pfc_fields, sizeof (WeftTracePfcSample));
-}
-
-hid_t
-weft_trace_type_dcqcn_sample (void)
-{
-    return mem_type (dcqcn_fields, sizeof (WeftTraceDcqcnSample));
-}
+DEFINE_TYPE (weft_trace_type_node, node_fields, WeftTraceNode)
+DEFINE_TYPE (weft_trace_type_link, link_fields, WeftTraceLink)
+DEFINE_TYPE (weft_trace_type_flow, flow_fields, WeftTraceFlow)
+DEFINE_TYPE (weft_trace_type_link_sample, sample_fields, WeftTraceLinkSample)
+DEFINE_TYPE (weft_trace_type_buffer_sample, buffer_fields, WeftTraceBufferSample)
+DEFINE_TYPE (weft_trace_type_port, port_fields, WeftTracePort)
+DEFINE_TYPE (weft_trace_type_collective, collective_fields, WeftTraceCollective)
+DEFINE_TYPE (weft_trace_type_path_hop, path_fields, WeftTracePathHop)
+DEFINE_TYPE (weft_trace_type_pfc_sample, pfc_fields, WeftTracePfcSample)
+DEFINE_TYPE (weft_trace_type_dcqcn_sample, dcqcn_fields, WeftTraceDcqcnSample)
 
 /* The standard little-endian type for a native member; strings are kept as they are. */
 static hid_t
