@@ -381,11 +381,9 @@ sample_traces (WeftSim *sim, void *data)
         }
     }
     if (net->fabric.dcqcn.enabled) {
-        for (guint i = 0; i < net->tp.n_flows; i++) {
-            const WeftFlow *f = &net->tp.flows[i];
+        for (guint i = 0; i < net->tp.active->len; i++) {
+            const WeftFlow *f = &net->tp.flows[g_array_index (net->tp.active, guint32, i)];
             const WeftDcqcnFlow *d = &f->dcqcn;
-            if (!f->started || f->finished)
-                continue;
             WeftTraceDcqcnSample dr = { .time_ps = sim->now, .flow = f->spec.id,
                                         .rate_bps = d->rc_bps, .target_bps = d->rt_bps,
                                         .alpha = d->alpha, .cnps_received = d->cnps_received,

@@ -98,8 +98,7 @@ static void
 flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
     WeftSim *sim = nic->owner->sim;
-    f->started = TRUE;
-    f->start_ps = sim->now;
+    weft_transport_flow_started (nic->tp, f, sim->now);
     if (nic->tp->fabric->dcqcn.enabled)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);

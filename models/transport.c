@@ -265,6 +265,11 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
     f->finished = TRUE;
     f->finish_ps = sim->now;
     tp->flows_done++;
+    /* Out of the active set: the last one takes its slot. */
+    guint32 last = g_array_index (tp->active, guint32, tp->active->len - 1);
+    g_array_index (tp->active, guint32, f->active_slot) = last;
+    tp->flows[last].active_slot = f->active_slot;
+    g_array_set_size (tp->active, tp->active->len - 1);
     weft_transport_trace_flow (tp, f);
     for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++)
         release (tp, &tp->flows[tp->dep_list[k]], sim->now);
@@ -274,6 +279,15 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
             collective_finish (tp, c, sim->now);
     }
     weft_sim_work_done (sim);
+}
+
+void
+weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
+{
+    f->started = TRUE;
+    f->start_ps = now;
+    f->active_slot = tp->active->len;
+    g_array_append_val (tp->active, f->spec.id);
 }
 
 gboolean
@@ -286,6 +300,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
     if (tp->rto_min == 0)
         tp->rto_min = tp->fabric->kind == WEFT_FABRIC_ROCE ? WEFT_MS (1) : WEFT_US (20);
     tp->n_flows = specs->len;
+    tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
     tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
     for (guint i = 0; i < specs->len; i++) {
         WeftFlow *f = &tp->flows[i];
@@ -357,6 +372,7 @@ weft_transport_clear (WeftTransport *tp)
     for (guint i = 0; i < tp->n_flows; i++)
         g_free (tp->flows[i].ooo_bits);
     g_clear_pointer (&tp->flows, g_free);
+    g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
     g_clear_pointer (&tp->colls, g_free);

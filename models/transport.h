@@ -103,6 +103,7 @@ struct WeftFlow {
     weft_time_t start_ps;     /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
     gboolean finished;
+    guint32 active_slot;      /* its index in WeftTransport.active while under way */
 };
 
 typedef struct {
@@ -119,6 +120,8 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
+    GArray *active;            /* guint32 ids of the flows under way (started, not finished),
+                                  in no particular order: what per-interval samples visit */
     gboolean accept_ooo;       /* receivers place out-of-order packets (adaptive routing) */
 
     /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
@@ -162,6 +165,9 @@ void weft_transport_clear (WeftTransport *tp);
 
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
+
+/* @f's sender starts it: it joins tp->active (weft_transport_flow_finished takes it out). */
+void weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now);
 
 /* The port an endpoint @node sends @f's packets toward endpoint @to_ep through: its route (a
  * GPU chooses between NVLink and PCIe this way), or its one connected port. */
