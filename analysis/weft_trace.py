@@ -148,7 +148,7 @@ def ports(path):
 # set, reads as (0 rows).
 COLLECTIVE_DTYPE = np.dtype([
     ("id", "<u4"), ("workload", "S16"), ("op", "S16"), ("bytes", "<u8"), ("count", "<u8"),
-    ("type", "S8"), ("redop", "S8"), ("root", "<i4"), ("n_ranks", "<u4"), ("in_place", "u1"),
+    ("type", "S16"), ("redop", "S16"), ("root", "<i4"), ("n_ranks", "<u4"), ("in_place", "u1"),
     ("warmup", "u1"), ("iteration", "<u4"), ("start_ps", "<u8"), ("finish_ps", "<u8"),
     ("time_ps", "<u8"), ("algbw_gbs", "<f8"), ("busbw_gbs", "<f8")])
 

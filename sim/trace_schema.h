@@ -16,7 +16,7 @@
 #define WEFT_TRACE_SCHEMA_VERSION 4
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
-#define WEFT_TRACE_SHORT_LEN 8 /* /collectives type and redop */
+#define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
 
 /* /topology/nodes: one row per node. */
 typedef struct {

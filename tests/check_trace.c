@@ -179,7 +179,7 @@ make_collective (guint i)
     g_strlcpy (r.op, i % 3 ? "all_reduce" : "reduce_scatter", sizeof r.op);
     r.bytes = (guint64) 8 << (i % 30);
     r.count = r.bytes / 4;
-    memcpy (r.type, i % 2 ? "bfloat16" : "float", i % 2 ? 8 : 5);
+    memcpy (r.type, i % 2 ? "type-0123456789a" : "bfloat16", i % 2 ? 16 : 8);
     g_strlcpy (r.redop, i % 3 ? "sum" : "none", sizeof r.redop);
     r.root = i % 3 ? -1 : (gint32) (i % 7);
     r.n_ranks = 8 + i % 25;

@@ -56,6 +56,25 @@ assert len(c) == 24 and c["op"][0] == b"all_reduce" and c["root"][16] == 2, c[:2
 assert int(c["warmup"].sum()) == 6
 PYEOF
 
+# A schema-3 trace stored type and redop in 8 bytes: rewritten so, it prints the same table.
+"$PY" - "$tmp/a.h5" "$tmp/v3.h5" <<'PYEOF' || fail "writing a schema-3 copy"
+import sys
+import h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
+    for k in src:
+        if k != "collectives":
+            src.copy(k, dst)
+    rows = src["collectives"][()]
+    dt = [(n, "S8" if n in ("type", "redop") else rows.dtype[n]) for n in rows.dtype.names]
+    old = np.zeros(rows.shape, dtype=dt)
+    for n in rows.dtype.names:
+        old[n] = rows[n]
+    dst.create_dataset("collectives", data=old, maxshape=(None,), chunks=True)
+    dst["meta"].attrs["schema_version"] = np.uint32(3)
+PYEOF
+"$WEFT_BIN" report --nccl "$tmp/v3.h5" >"$tmp/out3" 2>"$tmp/err" || { cat "$tmp/err"; fail "report --nccl, schema 3"; }
+cmp -s "$tmp/out" "$tmp/out3" || fail "report --nccl: a schema-3 trace prints differently"
+
 # --nccl and --ports do not combine: usage error
 "$WEFT_BIN" report --nccl --ports "$tmp/a.h5" >/dev/null 2>&1
 rc=$?; test $rc -eq 2 || fail "--nccl --ports: exit $rc, want 2"
