@@ -205,7 +205,8 @@ typedef struct {
     guint64 sim_time_ps;
     double wall_time_s;
     guint64 events;
-    const char *message; /* one line: hang report, failure reason; may be NULL */
+    const char *message; /* failure reason (one line) or hang report (a line per waiting flow
+                            and deadlock cycle); may be NULL */
 } WeftTraceEnd;
 
 /* The /meta status text of a status ("running", "done", ...; "unknown" if out of range),
