@@ -173,18 +173,30 @@ send_pause (WeftPort *in, guint prio, guint64 quanta)
     weft_port_enqueue (in, f);
 }
 
+static void on_refresh (WeftSim *sim, void *target, WeftArg arg);
+
+/* Sends a PAUSE for @prio upstream on @in and arms its refresh at half its pause time. */
+static void
+pause_upstream (WeftPort *in, guint prio)
+{
+    WeftPfcPort *pfc = in->pfc;
+    WeftSim *sim = in->owner->sim;
+    send_pause (in, prio, pfc->cfg->quanta);
+    weft_sim_schedule_at (sim, &in->sched,
+                          sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
+                          on_refresh, in, (WeftArg){ .u = prio | (guint64) pfc->gen[prio] << 8 });
+}
+
 static void
 on_refresh (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *in = target;
     WeftPfcPort *pfc = in->pfc;
     guint prio = (guint) (arg.u & 0xff);
+    (void) sim;
     if (!pfc->xoff[prio] || pfc->gen[prio] != (guint32) (arg.u >> 8))
         return;
-    send_pause (in, prio, pfc->cfg->quanta);
-    weft_sim_schedule_at (sim, &in->sched,
-                          sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
-                          on_refresh, in, arg);
+    pause_upstream (in, prio);
 }
 
 gboolean
@@ -215,11 +227,7 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
         pfc->xoff[prio] = TRUE;
         pfc->xoff_at[prio] = xoff;
         pfc->gen[prio]++;
-        send_pause (in, prio, pfc->cfg->quanta);
-        WeftSim *sim = in->owner->sim;
-        weft_sim_schedule_at (sim, &in->sched,
-                              sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
-                              on_refresh, in, (WeftArg){ .u = prio | (guint64) pfc->gen[prio] << 8 });
+        pause_upstream (in, prio);
     }
     return fits;
 }

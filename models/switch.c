@@ -88,9 +88,9 @@ switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
         WeftBuffer *buf = self->buffer;
         if (self->pfc_ingress) {
             guint prio = pkt->prio & 7u;
-            buf->headroom_bytes -= weft_pfc_headroom_used (in->pfc, prio);
+            guint64 h0 = weft_pfc_headroom_used (in->pfc, prio);
             weft_pfc_on_depart (in, pkt);
-            buf->headroom_bytes += weft_pfc_headroom_used (in->pfc, prio);
+            buf->headroom_bytes = buf->headroom_bytes - h0 + weft_pfc_headroom_used (in->pfc, prio);
         }
         weft_buffer_release (buf, buffer_queue (port, pkt), pkt->size);
     } else if (self->pfc_ingress) {
@@ -202,14 +202,15 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
          * pauses there at the latest. */
         guint prio = pkt->prio & 7u;
         xoff = MIN (xoff, in->pfc->used[prio] + shared);
+        /* Admitted or not, the group's headroom in use may change (a refused packet may still
+         * pause the group): the pool follows it. */
         guint64 h0 = weft_pfc_headroom_used (in->pfc, prio);
-        if (weft_pfc_admit (in, pkt, xoff, room)) {
-            buf->headroom_bytes += weft_pfc_headroom_used (in->pfc, prio) - h0;
+        gboolean fits = weft_pfc_admit (in, pkt, xoff, room);
+        buf->headroom_bytes = buf->headroom_bytes - h0 + weft_pfc_headroom_used (in->pfc, prio);
+        if (fits) {
             weft_buffer_charge (buf, q, pkt->size);
             return TRUE;
         }
-        /* A refused packet may still have paused the group (its headroom in use is 0 then). */
-        buf->headroom_bytes -= h0 - weft_pfc_headroom_used (in->pfc, prio);
         buf->drops_full += pkt->size > room; /* and, either way, a PFC lossless violation */
     } else if (weft_buffer_admit (buf, q, pkt->size) == WEFT_BUFFER_ADMIT) {
         return TRUE;
