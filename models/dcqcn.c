@@ -197,24 +197,8 @@ weft_dcqcn_np_on_ce (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
     return TRUE;
 }
 
-/* Per-period alpha (the firmware's): brings alpha to the period that contains @now.  The
- * period that ended first raises alpha if a CNP arrived in it; every later whole period had
- * none and decays it.  Exact, and no event per flow per microsecond. */
-static void
-alpha_advance (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
-{
-    if (now < s->alpha_at + cc->alpha_period)
-        return;
-    guint64 n = (now - s->alpha_at) / cc->alpha_period;
-    s->alpha = (1 - cc->g) * s->alpha + (s->alpha_cnp ? cc->g : 0);
-    if (n > 1)
-        s->alpha *= pow (1 - cc->g, (double)(n - 1));
-    s->alpha_cnp = FALSE;
-    s->alpha_at += n * cc->alpha_period;
-}
-
 /* The paper's alpha: decays once per whole alpha_period since its last update (a CNP
- * restarts that timer). */
+ * restarts that timer).  The firmware's periods without a CNP decay it the same way. */
 static void
 alpha_decay (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
 {
@@ -223,6 +207,20 @@ alpha_decay (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
         s->alpha *= pow (1 - cc->g, (double)n);
         s->alpha_at += n * cc->alpha_period;
     }
+}
+
+/* Per-period alpha (the firmware's): brings alpha to the period that contains @now.  The
+ * period that ended first raises alpha if a CNP arrived in it; every later whole period had
+ * none and decays it.  Exact, and no event per flow per microsecond. */
+static void
+alpha_advance (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+{
+    if (now < s->alpha_at + cc->alpha_period)
+        return;
+    s->alpha = (1 - cc->g) * s->alpha + (s->alpha_cnp ? cc->g : 0);
+    s->alpha_cnp = FALSE;
+    s->alpha_at += cc->alpha_period;
+    alpha_decay (cc, s, now);
 }
 
 static void
