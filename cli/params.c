@@ -4,12 +4,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "models/builder.h"
+#include "network/network.h"
 #include "models/dcqcn.h"
 #include "models/ecn.h"
 #include "models/nic.h"
 #include "models/switch.h"
-#include "models/workload.h"
+#include "workloads/workload.h"
 #include "sim/runcfg.h"
 #include "topologies/server.h"
 #include "topologies/topology.h"

@@ -174,7 +174,7 @@ print_perftest_tables (const WeftSession *s)
 }
 
 /* kind = training: per step, its time, its compute and the communication the compute did
- * not hide (models/workload_train.c). */
+ * not hide (workloads/workload_train.c). */
 static void
 print_training_steps (const WeftSession *s)
 {

@@ -7,7 +7,7 @@
 #ifndef WEFT_CLI_SESSION_H
 #define WEFT_CLI_SESSION_H
 
-#include "models/builder.h"
+#include "network/network.h"
 #include "sim/experiment.h"
 #include "sim/graph.h"
 #include "sim/runcfg.h"

@@ -21,7 +21,7 @@
  * one whose arrival crossed xoff - counted whole on arrival, so up to a frame above it - and
  * one being sent at each end) + the PAUSE frame (84 B) + response quanta x 64 B.  The IEEE
  * model's 2 frames assume the crossing is seen as the frame starts to arrive.
- * Deadlock: weft_network_pfc_deadlock (models/builder.h) finds a cycle of paused queues; the
+ * Deadlock: weft_network_pfc_deadlock (network/network.h) finds a cycle of paused queues; the
  * hang report prints it.
  * Watchdog (`watchdog = drop | forward`, off by default; SONiC's design): every `watchdog_poll`
  * while a port has a priority paused, a priority found paused with data waiting at

@@ -30,7 +30,7 @@
 #define WEFT_MODELS_TRANSPORT_H
 
 #include "models/fabric.h"
-#include "models/workload.h"
+#include "workloads/workload.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
 #include "sim/trace.h"

@@ -1,6 +1,6 @@
 /* sim/graph.h - the fabric graph: nodes, ports, full-duplex links and routes.
  *
- * Topology generators (topologies/) fill it; the model builder (models/builder.c) turns it into
+ * Topology generators (topologies/) fill it; the assembly step (network/build.c) turns it into
  * model instances.  It knows nothing of events or models.
  *
  * Nodes have ports numbered 0..n_ports-1 internally (users see port numbers from 1, as

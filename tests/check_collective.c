@@ -25,7 +25,7 @@
 #include "config.h"
 #include <check.h>
 
-#include "models/collective.h"
+#include "workloads/collective.h"
 #include "sim/errors.h"
 #include "tests/harness.h"
 #include "topologies/railopt.h"

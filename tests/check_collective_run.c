@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "cli/session.h"
-#include "models/collective.h"
+#include "workloads/collective.h"
 #include "models/port.h"
 #include "tests/harness.h"
 

@@ -1,5 +1,5 @@
 /* tests/check_training.c - kind = training: steps of bucketed gradient all-reduces that
- * overlap the backward pass (models/workload_train.c), run through the network.
+ * overlap the backward pass (workloads/workload_train.c), run through the network.
  *
  * Checks, on an ideal uniform network (one switch, no header, no switch latency, as
  * tests/check_collective_run.c builds it), with buckets of one packet per rank so that the

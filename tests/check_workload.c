@@ -1,4 +1,4 @@
-/* tests/check_workload.c - workload generators (models/workload.c, models/flowsize.c).
+/* tests/check_workload.c - workload generators (workloads/workload.c, workloads/flowsize.c).
  *
  * Invariants checked: a permutation is a derangement (every host sends once and receives
  * once, never to itself), the same for a given seed and different across seeds; shift maps
@@ -21,8 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/flowsize.h"
-#include "models/workload.h"
+#include "workloads/flowsize.h"
+#include "workloads/workload.h"
 #include "sim/rng.h"
 #include "tests/harness.h"
 

@@ -1,14 +1,14 @@
-/* models/workload.c - the workload module's parameter tables, the checks that refuse keys the
+/* workloads/workload.c - the workload module's parameter tables, the checks that refuse keys the
  * chosen kind, size distribution or arrival process would ignore, size distributions from
  * keys, and the driver that merges every group's flows.  The generators are in workload_gen.c. */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-workload"
-#include "models/workload.h"
+#include "workloads/workload.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "models/workload_private.h"
+#include "workloads/workload_private.h"
 #include "sim/rng.h"
 
 /* ---- parameter tables ------------------------------------------------------------------- */

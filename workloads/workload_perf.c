@@ -1,4 +1,4 @@
-/* models/workload_perf.c - kind = ib_write_bw | ib_write_lat: perftest's RDMA write tests
+/* workloads/workload_perf.c - kind = ib_write_bw | ib_write_lat: perftest's RDMA write tests
  * between one device and one peer, and what they measure from the flows' times.
  *
  * ib_write_bw: for each size, `iters` messages device -> peer on each of `qps` connections
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/workload_private.h"
+#include "workloads/workload_private.h"
 
 /* perftest -a: 2 B to 8 MiB (2^1 .. 2^23), doubling. */
 #define ALL_FIRST_LOG2 1

@@ -1,14 +1,14 @@
-/* models/workload_private.h - shared by the files of the workload module (workload.c: tables,
+/* workloads/workload_private.h - shared by the files of the workload module (workload.c: tables,
  * key checks and the driver; workload_gen.c: hosts, flow lists, arrivals and patterns).  Not
  * installed, not for other modules. */
-#ifndef WEFT_MODELS_WORKLOAD_PRIVATE_H
-#define WEFT_MODELS_WORKLOAD_PRIVATE_H
+#ifndef WEFT_WORKLOADS_WORKLOAD_PRIVATE_H
+#define WEFT_WORKLOADS_WORKLOAD_PRIVATE_H
 
 #include <gsl/gsl_rng.h>
 
-#include "models/collective.h"
-#include "models/flowsize.h"
-#include "models/workload.h"
+#include "workloads/collective.h"
+#include "workloads/flowsize.h"
+#include "workloads/workload.h"
 
 enum {
     KIND_FLOWS,
@@ -66,7 +66,7 @@ typedef struct {
     int unused;
 } AllToAllParams;
 
-/* kind = nccl-test: an nccl-tests style sweep (models/workload_coll.c). */
+/* kind = nccl-test: an nccl-tests style sweep (workloads/workload_coll.c). */
 typedef struct {
     int op, algo;
     guint64 minbytes, maxbytes, stepfactor, iters, warmup_iters;
@@ -79,7 +79,7 @@ typedef struct {
     guint64 root;
 } NcclParams;
 
-/* kind = ib_write_bw | ib_write_lat (models/workload_perf.c). */
+/* kind = ib_write_bw | ib_write_lat (workloads/workload_perf.c). */
 typedef struct {
     char *device, *peer;
     guint64 size;
@@ -117,7 +117,7 @@ typedef struct {
     WEFT_PARAM_ENUM ("type", T, M type, "float", "float|half|bfloat16|double|int8|int32|int64",  \
                      "element type (nccl-tests -d)")
 
-/* kind = training (models/workload_train.c): the collective keys of nccl-test that apply to
+/* kind = training (workloads/workload_train.c): the collective keys of nccl-test that apply to
  * one all-reduce (embedded, so the two kinds share them and their parsing), and its own. */
 typedef struct {
     NcclParams coll;
@@ -200,4 +200,4 @@ gboolean weft_workload_gen_permutation (Ctx *x, const PermParams *p, GArray *hos
 gboolean weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError **error);
 gboolean weft_workload_gen_all_to_all (Ctx *x, GArray *hosts, GError **error);
 
-#endif /* WEFT_MODELS_WORKLOAD_PRIVATE_H */
+#endif /* WEFT_WORKLOADS_WORKLOAD_PRIVATE_H */

@@ -1,4 +1,4 @@
-/* models/workload.h - workload generators: from [workload.NAME] groups to a list of flows.
+/* workloads/workload.h - workload generators: from [workload.NAME] groups to a list of flows.
  *
  * Generation happens before the run, all at once, so the flows of a run are known up front
  * (and written to the trace as they finish).  Each group draws from its own RNG stream,
@@ -12,15 +12,15 @@
  *                (a random derangement, or `pattern = shift` with `shift = K`)
  *   incast       `senders` hosts (or a list) to one `receiver`
  *   all_to_all   every selected host to every other
- *   nccl-test    an nccl-tests sweep of one collective (models/workload_coll.c)
- *   ib_write_bw, ib_write_lat   perftest between a device and a peer (models/workload_perf.c)
+ *   nccl-test    an nccl-tests sweep of one collective (workloads/workload_coll.c)
+ *   ib_write_bw, ib_write_lat   perftest between a device and a peer (workloads/workload_perf.c)
  *   training     data-parallel training steps: gradient buckets all-reduced while the
  *                backward pass runs, optionally a tensor-parallel all-reduce per server
- *                (models/workload_train.c)
+ *                (workloads/workload_train.c)
  * Sizes: `flow_size = 1MiB` (fixed), or `size_dist = exponential|lognormal|pareto|uniform`
  * with its parameters (size_mean, size_sigma or size_mu, size_shape, size_min/size_max), or
  * `size_cdf = FILE` (an empirical CDF: `bytes percent` per line, linear interpolation between
- * points; models/flowsize.h).  Starts: `start = 0us` (all at once, plus optional `jitter`), or
+ * points; workloads/flowsize.h).  Starts: `start = 0us` (all at once, plus optional `jitter`), or
  * `arrival = poisson` at `load` (fraction of each sender's link rate: its fabric link in the
  * graph) from `start`, for `duration` and/or until `count` flows in the group.  With poisson,
  * a permutation sender always sends to its partner, an incast sender to the receiver, and an
@@ -33,8 +33,8 @@
  * "[workload.x] receiver: not used by kind = permutation"), never silently ignored.
  * Relative file names (flow-list CSV, size CDF) resolve against the file that set the key.
  */
-#ifndef WEFT_MODELS_WORKLOAD_H
-#define WEFT_MODELS_WORKLOAD_H
+#ifndef WEFT_WORKLOADS_WORKLOAD_H
+#define WEFT_WORKLOADS_WORKLOAD_H
 
 #include <glib.h>
 
@@ -122,7 +122,7 @@ gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, 
                                  GArray *flows, GArray *deps, GArray *colls, GArray *coll_gates,
                                  GArray *coll_ranks, GPtrArray *names, GError **error);
 
-/* ---- perftest (kind = ib_write_bw | ib_write_lat; models/workload_perf.c) ---------------- */
+/* ---- perftest (kind = ib_write_bw | ib_write_lat; workloads/workload_perf.c) ---------------- */
 
 #define WEFT_PERFTEST_MAX_SIZES 32
 
@@ -168,4 +168,4 @@ typedef struct {
 const WeftWorkloadKind *weft_workload_kinds (void);
 const WeftParamSpec *weft_workload_common_params (void);
 
-#endif /* WEFT_MODELS_WORKLOAD_H */
+#endif /* WEFT_WORKLOADS_WORKLOAD_H */

@@ -1,6 +1,6 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-flowsize"
-#include "models/flowsize.h"
+#include "workloads/flowsize.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* models/workload_coll.c - kind = nccl-test: an nccl-tests style sweep of one collective.
+/* workloads/workload_coll.c - kind = nccl-test: an nccl-tests style sweep of one collective.
  *
  * For every size from minbytes to maxbytes (times stepfactor each time, as nccl-tests' -f),
  * the collective runs warmup_iters times, then iters times out of place and iters times in
@@ -14,8 +14,8 @@
 #define G_LOG_DOMAIN "weft-workload"
 #include <string.h>
 
-#include "models/collective.h"
-#include "models/workload_private.h"
+#include "workloads/collective.h"
+#include "workloads/workload_private.h"
 
 static const struct {
     const char *name;

@@ -1,4 +1,4 @@
-/* models/flowsize.h - flow-size distributions for the workload generators.
+/* workloads/flowsize.h - flow-size distributions for the workload generators.
  *
  * Models: a fixed size; GSL's exponential, lognormal, Pareto and uniform distributions; an
  * empirical CDF read from a file (`bytes percent` per line, sizes and percentages ascending,
@@ -13,8 +13,8 @@
  *
  * Ignores: correlation between successive sizes; sizes above 2^62 bytes.
  */
-#ifndef WEFT_MODELS_FLOWSIZE_H
-#define WEFT_MODELS_FLOWSIZE_H
+#ifndef WEFT_WORKLOADS_FLOWSIZE_H
+#define WEFT_WORKLOADS_FLOWSIZE_H
 
 #include <glib.h>
 #include <gsl/gsl_rng.h>
@@ -58,4 +58,4 @@ double weft_flowsize_mean (const WeftFlowsize *fs);
  * interpolation used for sampling; -1 for other distributions.  For tests and reports. */
 double weft_flowsize_cdf_at (const WeftFlowsize *fs, double bytes);
 
-#endif /* WEFT_MODELS_FLOWSIZE_H */
+#endif /* WEFT_WORKLOADS_FLOWSIZE_H */

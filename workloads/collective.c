@@ -1,12 +1,12 @@
-/* models/collective.c - NCCL-style collectives expanded into transfers and dependency edges.
+/* workloads/collective.c - NCCL-style collectives expanded into transfers and dependency edges.
  *
  * A pure function of the spec: no events, no packets.  The construction (ring order, tree
- * shape, byte splits, dependencies) is documented in models/collective.h; the comments here
+ * shape, byte splits, dependencies) is documented in workloads/collective.h; the comments here
  * only say how the code follows it.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-collective"
-#include "models/collective.h"
+#include "workloads/collective.h"
 
 #include <string.h>
 

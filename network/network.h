@@ -1,15 +1,17 @@
-/* models/builder.h - from the fabric graph and the experiment to model instances: one switch
- * model per switch node, one NIC model per host, a port per connected link end, the flow table
- * and the flows' start events; and the run's end-of-run bookkeeping (ports, unfinished flows,
- * link samples) that needs to see every model.
+/* network/network.h - the assembly step, above models/ and workloads/: from the fabric graph
+ * and the experiment to model instances (one switch model per switch node, one NIC model per
+ * host, a port per connected link end), the flow table and the flows' start events
+ * (network/build.c); the traces that need to see every model (network/sample.c); the run's
+ * results (network/stats.c) and a hang's diagnosis (network/diagnose.c).
  *
  * Reads [fabric], [switch], [transport] and every [workload.NAME]; refuses [fault.NAME] (not
- * implemented yet).  weft_builder_known_groups() lists what an experiment may contain.
+ * implemented yet).  weft_network_check_groups() checks what an experiment may contain.
  */
-#ifndef WEFT_MODELS_BUILDER_H
-#define WEFT_MODELS_BUILDER_H
+#ifndef WEFT_NETWORK_NETWORK_H
+#define WEFT_NETWORK_NETWORK_H
 
 #include "models/fabric.h"
+#include "models/port.h"
 #include "models/transport.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
@@ -37,6 +39,9 @@ typedef struct {
 WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *graph,
                                  WeftSim *sim, GError **error);
 void weft_network_free (WeftNetwork *net);
+
+/* Port @p of a switch or NIC model (transfer none). */
+WeftPort *weft_network_model_port (WeftModel *m, guint32 p);
 
 /* Checks the experiment's groups against everything weft knows (fault groups are refused
  * as not implemented yet). */
@@ -117,7 +122,7 @@ typedef struct {
 } WeftTrainStep;
 
 /* Appends to @steps (WeftTrainStep) the steps of workload group @group whose collectives all
- * finished, in order; none for a group that is not kind = training.  (models/workload_train.c
+ * finished, in order; none for a group that is not kind = training.  (workloads/workload_train.c
  * says how a step is bounded.) */
 void weft_network_training_steps (const WeftNetwork *net, guint group, GArray *steps);
 
@@ -125,4 +130,4 @@ void weft_network_training_steps (const WeftNetwork *net, guint group, GArray *s
  * bytes delivered, and the links of its path.  (transfer full) */
 char *weft_network_describe_waiting (const WeftNetwork *net, guint max);
 
-#endif /* WEFT_MODELS_BUILDER_H */
+#endif /* WEFT_NETWORK_NETWORK_H */

@@ -1,4 +1,4 @@
-/* models/collective.h - NCCL-style collectives expanded into point-to-point transfers with
+/* workloads/collective.h - NCCL-style collectives expanded into point-to-point transfers with
  * step dependencies, pipelined in chunks.
  *
  * A collective over n ranks (GPUs, or hosts on non-AI topologies) becomes transfers (src rank,
@@ -73,8 +73,8 @@
  * Ranks: n = 1 is legal and yields no transfers (nccl-tests runs on one GPU; nothing crosses
  * a link), as does bytes = 0.
  */
-#ifndef WEFT_MODELS_COLLECTIVE_H
-#define WEFT_MODELS_COLLECTIVE_H
+#ifndef WEFT_WORKLOADS_COLLECTIVE_H
+#define WEFT_WORKLOADS_COLLECTIVE_H
 
 #include <glib.h>
 
@@ -139,4 +139,4 @@ double weft_collective_bus_factor (WeftCollOp op, guint n_ranks);
 const char *weft_collective_op_name (WeftCollOp op);
 gboolean weft_collective_op_from_name (const char *name, WeftCollOp *op);
 
-#endif /* WEFT_MODELS_COLLECTIVE_H */
+#endif /* WEFT_WORKLOADS_COLLECTIVE_H */

@@ -1,9 +1,9 @@
-/* models/workload_gen.c - the workload module's generators: which hosts take part, explicit
+/* workloads/workload_gen.c - the workload module's generators: which hosts take part, explicit
  * flow lists, fixed and Poisson start times, and the permutation, incast and all-to-all
  * patterns.  workload.c reads the parameters and calls these. */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-workload"
-#include "models/workload_private.h"
+#include "workloads/workload_private.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* models/workload_train.c - kind = training: data-parallel training steps, as PyTorch DDP
+/* workloads/workload_train.c - kind = training: data-parallel training steps, as PyTorch DDP
  * (with optional Megatron-style tensor parallelism) runs them.
  *
  * A step is a compute phase of `compute` (forward, then backward: the last backward_fraction
@@ -21,7 +21,7 @@
  * next step waits for every data-parallel group.
  *
  * How each all-reduce runs (algorithm, channels, chunk, efficiency, step latency, PXN, type)
- * is nccl-test's: the same keys, the same expansion (models/workload_coll.c).  Each bucket
+ * is nccl-test's: the same keys, the same expansion (workloads/workload_coll.c).  Each bucket
  * size is rounded down to a whole number of elements.
  *
  * Gating (models/transport.h): bucket i of step k is gated on every TP all-reduce of step k
@@ -36,8 +36,8 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-workload"
 
-#include "models/collective.h"
-#include "models/workload_private.h"
+#include "workloads/collective.h"
+#include "workloads/workload_private.h"
 
 const WeftParamSpec weft_workload_train_params[] = {
     WEFT_PARAM_UINT ("steps", TrainParams, steps, "3", "1", "1000000",

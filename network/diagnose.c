@@ -1,0 +1,189 @@
+/* network/diagnose.c - what a hang report says: the flows that wait and their paths, a cycle
+ * of PFC-paused queues, InfiniBand credit conservation. */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-network"
+#include "network/network.h"
+
+#include "models/switch.h"
+
+
+typedef struct {
+    const WeftGraph *g;
+    GString *out;
+} PathPrint;
+
+static void
+print_hop (guint32 node, guint32 port, void *data)
+{
+    PathPrint *pp = data;
+    guint32 peer, peer_port;
+    weft_graph_peer (pp->g, node, port, &peer, &peer_port);
+    g_string_append_printf (pp->out, " %s:%u->%s", weft_graph_node (pp->g, node)->name, port + 1,
+                            weft_graph_node (pp->g, peer)->name);
+}
+
+char *
+weft_network_describe_waiting (const WeftNetwork *net, guint max)
+{
+    GString *out = g_string_new (NULL);
+    guint shown = 0, waiting = 0;
+    for (guint i = 0; i < net->tp.n_flows; i++) {
+        const WeftFlow *f = &net->tp.flows[i];
+        if (f->finished)
+            continue;
+        waiting++;
+        if (shown >= max)
+            continue;
+        shown++;
+        g_string_append_printf (out, "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                                " bytes delivered%s; path",
+                                f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
+                                weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
+                                f->spec.size_bytes, f->started ? "" : " (not started)");
+        PathPrint pp = { net->graph, out };
+        if (weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, FALSE, print_hop, &pp) ==
+            G_MAXUINT)
+            g_string_append (out, " (does not reach the destination)");
+        g_string_append_c (out, '\n');
+    }
+    if (waiting > shown)
+        g_string_append_printf (out, "  ... and %u more waiting flows\n", waiting - shown);
+    if (weft_fabric_pfc (&net->fabric)) {
+        g_string_append (out, "  ");
+        gsize before = out->len;
+        weft_network_pfc_deadlock (net, out);
+        if (out->len == before)
+            g_string_truncate (out, before - 2);
+    }
+    return g_string_free (out, FALSE);
+}
+
+/* ---- PFC deadlock: a cycle of paused queues ---------------------------------------------- */
+
+/* The paused egress port that port @p's data waits on downstream: at p's peer switch, the
+ * first packet of priority @prio that arrived over p's link waits in an egress queue whose
+ * port is paused for that priority; NULL if there is none. */
+static WeftPort *
+paused_successor (const WeftNetwork *net, const WeftPort *p, guint prio, weft_time_t now)
+{
+    const WeftModel *peer = p->link.peer;
+    if (peer->klass != &weft_switch_class || !((const WeftSwitch *) peer)->pfc_ingress)
+        return NULL;
+    const WeftSwitch *sw = (const WeftSwitch *) peer;
+    for (guint o = 0; o < sw->n_ports; o++) {
+        WeftPort *q = &sw->ports[o];
+        if (!q->owner || !q->pfc || !weft_pfc_paused (q->pfc, prio, now))
+            continue;
+        for (const WeftPacket *pkt = q->q[8 - prio].head; pkt; pkt = pkt->next)
+            if (pkt->in_port == p->link.peer_port && pkt->hop > 0)
+                return q;
+    }
+    return NULL;
+}
+
+guint
+weft_network_pfc_deadlock (const WeftNetwork *net, GString *report)
+{
+    weft_time_t now = net->sim->now;
+    guint n = net->ports->len;
+    for (guint prio = 0; prio < WEFT_PFC_PRIOS; prio++) {
+        /* Each paused port with queued data has at most one successor by the rule above (the
+         * first match): follow the chain from every start; a chain that comes back is a
+         * cycle.  mark: 0 unvisited, 1 on the current chain, 2 done. */
+        g_autofree guint8 *mark = g_new0 (guint8, MAX (n, 1));
+        GHashTable *index = g_hash_table_new (NULL, NULL);
+        for (guint i = 0; i < n; i++)
+            g_hash_table_insert (index, net->ports->pdata[i], GUINT_TO_POINTER (i + 1));
+        for (guint start = 0; start < n; start++) {
+            guint i = start;
+            while (i != G_MAXUINT && mark[i] == 0) {
+                mark[i] = 1;
+                const WeftPort *p = net->ports->pdata[i];
+                WeftPort *next = p->pfc && weft_pfc_paused (p->pfc, prio, now) && p->q[8 - prio].head
+                                     ? paused_successor (net, p, prio, now)
+                                     : NULL;
+                i = next ? GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1 : G_MAXUINT;
+            }
+            if (i != G_MAXUINT && mark[i] == 1) {
+                /* i is on the chain just walked: the cycle starts there. */
+                guint len = 0, j = i;
+                if (report)
+                    g_string_append_printf (report, "PFC deadlock on priority %u:", prio);
+                do {
+                    const WeftPort *p = net->ports->pdata[j];
+                    if (report)
+                        g_string_append_printf (report, " %s:%u->%s", p->owner->name, p->index + 1,
+                                                p->link.peer->name);
+                    len++;
+                    WeftPort *next = paused_successor (net, p, prio, now);
+                    j = GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1;
+                } while (j != i);
+                if (report)
+                    g_string_append_c (report, '\n');
+                g_hash_table_unref (index);
+                return len;
+            }
+            for (guint k = 0; k < n; k++)
+                if (mark[k] == 1)
+                    mark[k] = 2;
+        }
+        g_hash_table_unref (index);
+    }
+    return 0;
+}
+
+/* ---- InfiniBand credit conservation ---------------------------------------------------- */
+
+static WeftPort *
+peer_port (const WeftNetwork *net, const WeftPort *p)
+{
+    return weft_network_model_port (p->link.peer, p->link.peer_port);
+}
+
+guint
+weft_network_check_credits (const WeftNetwork *net, GString *report)
+{
+    guint bad = 0;
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *tx = net->ports->pdata[i];
+        const WeftPort *rx = peer_port (net, tx);
+        if (!tx->ib || !rx->ib)
+            continue;
+        const WeftIbConfig *cfg = tx->ib->cfg;
+        for (guint v = 0; v < cfg->vls; v++) {
+            guint64 wire = 0, buffered = 0, returning = 0;
+            for (const WeftPacket *p = tx->link.wire.head; p; p = p->next)
+                if (p->kind != WEFT_PKT_CREDIT && p->vl == v)
+                    wire += weft_ib_credits (cfg, p->size);
+            /* Packets that arrived on rx and wait in any output queue of its node. */
+            const WeftModel *m = rx->owner;
+            if (m->klass == &weft_switch_class) {
+                const WeftSwitch *sw = (const WeftSwitch *) m;
+                /* In any VL's queue: it may leave on another VL than it arrived on. */
+                for (guint o = 0; o < sw->n_ports; o++)
+                    for (guint q = 1; q < WEFT_PORT_CLASSES; q++)
+                        for (const WeftPacket *p = sw->ports[o].q[q].head; p; p = p->next)
+                            if (p->in_port == rx->index && p->in_vl == v &&
+                                p->hop > 0) /* not its agent's own */
+                                buffered += weft_ib_credits (cfg, p->size);
+            }
+            for (const WeftPacket *p = rx->link.wire.head; p; p = p->next)
+                if (p->kind == WEFT_PKT_CREDIT && p->vl == v)
+                    returning += p->seq;
+            guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
+            guint64 advertised = (guint64) rx->ib->capacity + rx->ib->granted[v];
+            if (sum != advertised || buffered != rx->ib->used[v]) {
+                bad++;
+                if (report)
+                    g_string_append_printf (
+                        report,
+                        "%s:%u VL %u: avail %u + wire %" G_GUINT64_FORMAT " + buffered %"
+                        G_GUINT64_FORMAT " (counted %u) + pending %u + returning %"
+                        G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT "\n",
+                        tx->owner->name, tx->index + 1, v, tx->ib->avail[v], wire, buffered,
+                        rx->ib->used[v], rx->ib->pending[v], returning, advertised);
+            }
+        }
+    }
+    return bad;
+}

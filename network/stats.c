@@ -1,0 +1,209 @@
+/* network/stats.c - the run's results from the models' state: the summary's statistics, the
+ * /collectives rows, training steps and perftest figures. */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-network"
+#include "network/network.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "models/switch.h"
+#include "workloads/collective.h"
+#include "workloads/workload.h"
+
+
+
+void
+weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
+{
+    *st = (WeftNetworkStats){ 0 };
+    const WeftTransport *tp = &net->tp;
+    st->n_flows = tp->n_flows;
+    double *fct = g_new (double, MAX (tp->n_flows, 1));
+    double *slow = g_new (double, MAX (tp->n_flows, 1));
+    double sum = 0, sum2 = 0;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        st->retransmits += f->retransmits;
+        st->timeouts += f->timeouts;
+        st->ooo_discards += f->ooo_discards;
+        st->dup_discards += f->dup_discards;
+        st->bytes_delivered += f->delivered;
+        st->bytes_offered += f->spec.size_bytes;
+        st->reorder_count += f->reorder_count;
+        st->reorder_max = MAX (st->reorder_max, f->reorder_max);
+        st->acks_sent += f->acks_sent;
+        st->fecn_received += f->fecn_received;
+        st->becn_received += f->cc.becns;
+        st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
+        st->ce_received += f->dcqcn.ce_received;
+        st->cnps_sent += f->dcqcn.cnps_sent;
+        st->cnps_received += f->dcqcn.cnps_received;
+        st->dcqcn_cuts += f->dcqcn.cuts;
+        if (!f->finished)
+            continue;
+        weft_time_t t = f->finish_ps - f->start_ps;
+        fct[st->finished] = weft_time_to_us (t);
+        slow[st->finished] = f->ideal_fct_ps ? (double) t / (double) f->ideal_fct_ps : 0;
+        /* Jain's index over per-flow throughput (bytes / FCT). */
+        double x = t ? (double) f->spec.size_bytes / (double) t : 0;
+        sum += x;
+        sum2 += x * x;
+        st->finished++;
+    }
+    if (st->finished > 0) {
+        gsl_sort (fct, 1, st->finished);
+        gsl_sort (slow, 1, st->finished);
+        st->fct_p50_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.5);
+        st->fct_p99_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.99);
+        st->fct_max_us = fct[st->finished - 1];
+        st->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, st->finished, 0.99);
+        st->jain = sum2 > 0 ? sum * sum / (st->finished * sum2) : 0;
+    }
+    g_free (fct);
+    g_free (slow);
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *p = net->ports->pdata[i];
+        st->drops += p->drops;
+        st->data_drops += p->drops_data;
+        st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
+        st->packet_hops += p->tx_packets;
+        st->ecn_marked += p->ecn_marks;
+        st->inflight_data += weft_port_inflight_data (p);
+        if (p->ib)
+            st->xmit_wait_ps += p->ib->xmit_wait_ps +
+                                (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
+        if (p->pfc) {
+            WeftPfcCounts n = weft_pfc_counts_total (p->pfc);
+            st->pfc_pauses_sent += n.pauses_sent;
+            st->pfc_resumes_sent += n.resumes_sent;
+            st->pfc_pauses_received += n.pauses_received;
+            st->pfc_paused_ps += weft_pfc_paused_total (p->pfc, net->sim->now);
+            st->pfc_violations += n.violations;
+            st->pfc_storms += p->pfc->storms;
+            st->pfc_wd_dropped += p->pfc->wd_dropped;
+        }
+    }
+    for (guint i = 0; i < net->sim->models->len; i++) {
+        const WeftModel *m = net->sim->models->pdata[i];
+        if (m->klass == &weft_switch_class) {
+            st->unroutable += ((const WeftSwitch *) m)->unroutable;
+            st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
+            st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
+            const WeftBuffer *buf = ((const WeftSwitch *) m)->buffer;
+            if (buf) {
+                st->buffer_drops_threshold += buf->drops_threshold;
+                st->buffer_drops_full += buf->drops_full;
+                st->buffer_peak_bytes = MAX (st->buffer_peak_bytes, buf->peak_bytes);
+            }
+        } else {
+            st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
+        }
+    }
+}
+
+/* ---- collectives ---------------------------------------------------------------------- */
+
+void
+weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollective *row)
+{
+    const WeftCollRun *c = &net->tp.colls[id];
+    const WeftCollInstance *s = &c->spec;
+    *row = (WeftTraceCollective){ 0 };
+    row->id = id;
+    g_strlcpy (row->workload, net->workload_names->pdata[s->group], sizeof row->workload);
+    g_strlcpy (row->op, weft_collective_op_name (s->op), sizeof row->op);
+    row->bytes = s->bytes;
+    row->count = s->count;
+    g_strlcpy (row->type, s->type, sizeof row->type);
+    g_strlcpy (row->redop, s->redop, sizeof row->redop);
+    row->root = s->root;
+    row->n_ranks = s->n_ranks;
+    row->in_place = s->in_place;
+    row->warmup = s->warmup;
+    row->iteration = s->iteration;
+    row->start_ps = c->start_ps;
+    row->finish_ps = c->finish_ps;
+    row->time_ps = c->finish_ps - c->start_ps;
+    row->algbw_gbs = row->time_ps ? (double) s->bytes / weft_time_to_s (row->time_ps) / 1e9 : 0;
+    row->busbw_gbs = row->algbw_gbs * s->bus_factor;
+}
+
+void
+weft_network_training_steps (const WeftNetwork *net, guint group, GArray *steps)
+{
+    const WeftTransport *tp = &net->tp;
+    /* Instances are generated step after step, so one pass gathers each step in turn. */
+    WeftTrainStep cur = { 0 };
+    weft_time_t tp_end = 0, end = 0;
+    gboolean open = FALSE, complete = TRUE, has_tp = FALSE;
+    for (guint c = 0; c <= tp->n_colls; c++) {
+        const WeftCollRun *r = c < tp->n_colls ? &tp->colls[c] : NULL;
+        if (r && (r->spec.group != group || r->spec.role == WEFT_COLL_ROLE_BENCH))
+            continue;
+        if (open && (!r || r->spec.step != cur.step)) {
+            if (!complete)
+                break; /* a later step cannot have finished either */
+            weft_time_t compute_end = (has_tp ? tp_end : cur.start_ps) + cur.compute_ps;
+            cur.time_ps = MAX (end, compute_end) - cur.start_ps;
+            cur.exposed_ps = cur.time_ps - cur.compute_ps;
+            g_array_append_val (steps, cur);
+            open = FALSE;
+        }
+        if (!r)
+            break;
+        if (!open) {
+            cur = (WeftTrainStep){ .step = r->spec.step,
+                                   .start_ps = WEFT_TIME_NEVER,
+                                   .compute_ps = r->spec.compute_ps };
+            tp_end = end = 0;
+            open = TRUE;
+            has_tp = FALSE;
+        }
+        if (!r->finished) {
+            complete = FALSE;
+            continue;
+        }
+        cur.start_ps = MIN (cur.start_ps, r->start_ps - r->spec.ready_ps);
+        end = MAX (end, r->finish_ps);
+        if (r->spec.role == WEFT_COLL_ROLE_TP) {
+            has_tp = TRUE;
+            tp_end = MAX (tp_end, r->finish_ps);
+        }
+    }
+}
+
+
+/* ---- perftest --------------------------------------------------------------------------- */
+
+gboolean
+weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
+                       WeftPerftestSpec *spec, GArray *results)
+{
+    g_autofree char *name = g_strconcat ("workload.", (char *) net->workload_names->pdata[group],
+                                         NULL);
+    if (!weft_workload_perftest_spec (exp, net->graph, name, spec, NULL))
+        return FALSE;
+    /* The group's flows share one start, so id order is their generation order. */
+    guint64 n = weft_workload_perftest_n_flows (spec);
+    g_autofree weft_time_t *start = g_new (weft_time_t, MAX (n, 1));
+    g_autofree weft_time_t *finish = g_new (weft_time_t, MAX (n, 1));
+    g_autofree gboolean *done = g_new (gboolean, MAX (n, 1));
+    guint64 k = 0;
+    for (guint i = 0; i < net->tp.n_flows && k < n; i++) {
+        const WeftFlow *f = &net->tp.flows[i];
+        if (f->spec.group != group)
+            continue;
+        start[k] = f->start_ps;
+        finish[k] = f->finish_ps;
+        done[k++] = f->finished;
+    }
+    g_assert (k == n);
+    for (guint s = 0; s < spec->n_sizes; s++) {
+        WeftPerftestResult r;
+        if (!weft_workload_perftest_measure (spec, s, start, finish, done, &r))
+            break;
+        g_array_append_val (results, r);
+    }
+    return TRUE;
+}

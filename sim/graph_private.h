@@ -1,0 +1,53 @@
+/* sim/graph_private.h - the graph's representation, shared by the two files of the graph
+ * module (graph.c: nodes, links, endpoints; routes.c: the route tables).  Not for other
+ * modules: they use sim/graph.h. */
+#ifndef WEFT_SIM_GRAPH_PRIVATE_H
+#define WEFT_SIM_GRAPH_PRIVATE_H
+
+#include "sim/graph.h"
+
+#define NO_OVERRIDE 0xFFFFu
+
+typedef struct {
+    guint32 *cells;  /* set id per (row, col), rows * cols */
+    guint16 *over;   /* static overrides (port), NO_OVERRIDE = none; NULL until the first */
+    guint32 n_rows, n_cols;
+} Table;
+
+typedef struct {
+    /* flattened adjacency, built at compute time */
+    guint32 *port_off;  /* per node: index of its port 0 in peer[] */
+    guint32 *peer;      /* peer node per (node, port), NONE when empty */
+    guint32 *prank;     /* rank of this port among the node's ports to the same peer */
+    guint32 *row;       /* per node: row in its region's table */
+    guint32 *col;       /* per node: fabric column (fabric region and fabric-attached nodes) */
+    guint32 *scol;      /* per node: column in its server's table (server endpoints) */
+    guint32 *gw;        /* per node: fabric-attached node that carries its fabric traffic */
+    guint32 *div;       /* per node: D-mod-k divisor */
+    guint32 *fports;    /* per node: set id of its fabric ports (fabric-attached server nodes) */
+    Table fabric;
+    Table *servers;     /* indexed by server id */
+    guint n_servers;
+    /* interned port sets: set_off[id] indexes set_data, where set_data[off] = n, then ports */
+    GArray *set_off;
+    GArray *set_data;
+    guint32 *ht;        /* open addressing, set ids */
+    guint32 ht_cap, ht_used;
+    GHashTable *extra_over; /* (node << 32 | dst_ep) -> port + 1, for cells outside tables */
+} Routes;
+
+struct _WeftGraph {
+    GArray *nodes;     /* WeftNode */
+    GArray *links;     /* WeftLink */
+    GArray *endpoints; /* guint32 node id per endpoint index */
+    GHashTable *by_name;
+    GArray *gw_set;    /* guint32 per node: gateway set by weft_graph_set_gateway, or NONE */
+    GArray *staging;   /* guint32 per node: staging node, or NONE (the node itself) */
+    gboolean gpudirect;
+    Routes *routes;
+};
+
+/* Frees the route tables (NULL is fine). */
+void weft_graph_routes_free (Routes *r);
+
+#endif /* WEFT_SIM_GRAPH_PRIVATE_H */
