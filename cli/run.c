@@ -23,19 +23,6 @@ on_signal (int signum)
     interrupted = 1;
 }
 
-/* Times for people: three decimals in the largest unit that keeps the number >= 1. */
-static char *
-human_time (weft_time_t ps)
-{
-    if (ps >= WEFT_S (1))
-        return g_strdup_printf ("%.3f s", ps / 1e12);
-    if (ps >= WEFT_MS (1))
-        return g_strdup_printf ("%.3f ms", ps / 1e9);
-    if (ps >= WEFT_US (1))
-        return g_strdup_printf ("%.3f us", ps / 1e6);
-    return g_strdup_printf ("%.3f ns", ps / 1e3);
-}
-
 typedef struct {
     const WeftSession *s;
     gint64 wall_start, last_print;
@@ -55,7 +42,7 @@ show_progress (WeftSim *sim, void *data)
     double frac = sim->duration ? (double) sim->now / (double) sim->duration
                   : net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows
                                     : 0;
-    g_autofree char *now = human_time (sim->now);
+    g_autofree char *now = weft_units_format_human_time (sim->now);
     char eta[32] = "?";
     if (frac > 0.001)
         g_snprintf (eta, sizeof eta, "%.0fs", wall / frac - wall);
@@ -204,64 +191,10 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
 {
     WeftNetworkStats st;
     weft_network_stats (s->net, &st);
-    g_autofree char *now = human_time (s->sim->now);
-    g_autofree char *maxq = weft_units_format_bytes (st.max_queue_bytes);
-    printf ("%s: %s at %s\n", s->ec.name, weft_sim_status_name (status), now);
-    printf ("  flows        %u of %u finished\n", st.finished, st.n_flows);
-    if (st.finished > 0) {
-        printf ("  FCT          p50 %.3f us  p99 %.3f us  max %.3f us\n", st.fct_p50_us,
-                st.fct_p99_us, st.fct_max_us);
-        printf ("  slowdown     p99 %.3f\n", st.slowdown_p99);
-        printf ("  fairness     Jain's index %.4f over per-flow throughput\n", st.jain);
-    }
-    printf ("  max queue    %s\n", maxq);
-    printf ("  drops        %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " data)\n", st.drops,
-            st.data_drops);
-    printf ("  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
-            st.retransmits, st.timeouts);
-    if (s->net->fabric.kind == WEFT_FABRIC_INFINIBAND) {
-        g_autofree char *wait = human_time (st.xmit_wait_ps);
-        printf ("  credits      PortXmitWait %s summed over ports; lossless drops %" G_GUINT64_FORMAT
-                "%s\n",
-                wait, st.lossless_drops, st.lossless_drops ? " (A BUG: please report it)" : "");
-        if (s->net->fabric.ibcc.enabled)
-            printf ("  ibcc         FECN %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
-                    " received; BECN %" G_GUINT64_FORMAT " received; highest CCTI %u\n",
-                    st.fecn_marked, st.fecn_received, st.becn_received, st.ccti_peak);
-        else
-            printf ("  ibcc         off\n");
-    }
-    if (s->net->fabric.kind == WEFT_FABRIC_ROCE)
-        printf ("  ecn/dcqcn    CE %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
-                " received; CNP %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
-                " received; %" G_GUINT64_FORMAT " rate cuts (dcqcn %s)\n",
-                st.ecn_marked, st.ce_received, st.cnps_sent, st.cnps_received, st.dcqcn_cuts,
-                s->net->fabric.dcqcn.enabled ? "on" : "off");
-    if (s->net->fabric.kind == WEFT_FABRIC_ROCE && s->net->fabric.pfc.enabled) {
-        g_autofree char *paused = human_time (st.pfc_paused_ps);
-        printf ("  pfc          %" G_GUINT64_FORMAT " pauses sent (%" G_GUINT64_FORMAT
-                " received), %" G_GUINT64_FORMAT " resumes; paused %s summed over ports; "
-                "lossless violations %" G_GUINT64_FORMAT "%s\n",
-                st.pfc_pauses_sent, st.pfc_pauses_received, st.pfc_resumes_sent, paused,
-                st.pfc_violations, st.pfc_violations ? " (headroom too small)" : "");
-        if (s->net->fabric.pfc.watchdog != WEFT_PFC_WD_OFF)
-            printf ("  pfc watchdog %" G_GUINT64_FORMAT " storms, %" G_GUINT64_FORMAT
-                    " packets dropped\n",
-                    st.pfc_storms, st.pfc_wd_dropped);
-    } else if (s->net->fabric.kind == WEFT_FABRIC_ROCE) {
-        printf ("  pfc          off\n");
-    }
-    if (st.buffer_peak_bytes || st.buffer_drops_threshold || st.buffer_drops_full) {
-        g_autofree char *peak = weft_units_format_bytes (st.buffer_peak_bytes);
-        printf ("  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT
-                " packets over their threshold, %" G_GUINT64_FORMAT " with the pool full\n",
-                peak, st.buffer_drops_threshold, st.buffer_drops_full);
-    }
-    if (st.reorder_count)
-        printf ("  reordering   %" G_GUINT64_FORMAT " packets placed out of order, at most %"
-                G_GUINT64_FORMAT " ahead\n",
-                st.reorder_count, st.reorder_max);
-    printf ("  packets      %" G_GUINT64_FORMAT " hops\n", st.packet_hops);
+    g_autofree char *now = weft_units_format_human_time (s->sim->now);
+    g_autoptr (GString) body = g_string_new (NULL);
+    weft_network_summary (s->net, &st, body);
+    printf ("%s: %s at %s\n%s", s->ec.name, weft_sim_status_name (status), now, body->str);
     printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
             s->sim->events, wall > 0 ? s->sim->events / wall / 1e6 : 0.0);
     printf ("  trace        %s\n", out);
@@ -358,8 +291,8 @@ weft_cli_run (int argc, char **argv)
         ts = WEFT_TRACE_STATUS_HANG;
         rc = WEFT_EXIT_HANG;
         waiting = weft_network_describe_waiting (s.net, 20);
-        g_autofree char *at = human_time (s.sim->now);
-        g_autofree char *since = human_time (s.sim->last_progress);
+        g_autofree char *at = weft_units_format_human_time (s.sim->now);
+        g_autofree char *since = weft_units_format_human_time (s.sim->last_progress);
         g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
                     since, waiting);
     } else if (status == WEFT_SIM_INTERRUPTED) {

@@ -2,6 +2,34 @@
 #define G_LOG_DOMAIN "weft-buffer"
 #include "models/buffer.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+#include "sim/units.h"
+
+/* [switch]'s shared-buffer keys (the switch's own keys are models/switch.c's). */
+const WeftParamSpec weft_buffer_params[] = {
+    WEFT_PARAM_ENUM ("buffer_sharing", WeftBufferConfig, sharing, "none",
+                     WEFT_BUFFER_SHARING_CHOICES,
+                     "Ethernet and RoCE: none (per-port buffers of size `buffer`), or one pool of "
+                     "shared_buffer bytes for all egress queues (port, class) of a fabric switch "
+                     "with a static (queue_limit) or dynamic (alpha) threshold per queue, as in "
+                     "Broadcom and SONiC switches; a lossy packet over its threshold or without "
+                     "room is dropped.  Lossless (PFC) traffic is admitted by [pfc] xoff"),
+    WEFT_PARAM_BYTES ("shared_buffer", WeftBufferConfig, total_bytes, "16MiB", "1KiB", "16GiB",
+                      "buffer_sharing: the switch's whole packet buffer (Broadcom Tomahawk: "
+                      "16 MB; Tomahawk 3: 64 MB)"),
+    WEFT_PARAM_BYTES ("queue_limit", WeftBufferConfig, queue_limit_bytes, "1MiB", "1B",
+                      "16GiB",
+                      "buffer_sharing = static: the most one egress queue (port, class) may hold"),
+    WEFT_PARAM_DOUBLE ("alpha", WeftBufferConfig, alpha, "1", "0.0078125", "64",
+                       "buffer_sharing = dynamic: a queue may grow while it holds less than alpha "
+                       "x the free shared buffer; one congested queue settles at alpha/(1+alpha) "
+                       "of it, N at alpha/(1+N alpha) each (Choudhury and Hahne 1998).  alpha = "
+                       "2^dynamic_th of SONiC and Broadcom; default 1: SONiC's default_dynamic_th "
+                       "0 (its lossy profiles often use dynamic_th 3, alpha 8)"),
+    WEFT_PARAM_END,
+};
+
 void
 weft_buffer_init (WeftBuffer *buf, const WeftBufferConfig *cfg, guint n_queues)
 {
@@ -129,3 +157,95 @@ weft_buffer_check_keys (const WeftBufferConfig *cfg, const WeftExperiment *exp, 
            refuse (exp, "queue_limit", "used only with buffer_sharing = static", error) &&
            refuse (exp, "alpha", "used only with buffer_sharing = dynamic", error);
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+/* A fabric switch with buffer_sharing gets its pool; its ports keep the unbounded caps the
+ * assembly gave them, since the pool admits instead.  With PFC, one headroom per port (for
+ * the RDMA priority's group, from the pfc mechanism's setup, which runs before) is set aside
+ * from sharing. */
+static gboolean
+buffer_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    for (guint i = 0; i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (sw->internal || sw->buffer_cfg.sharing == WEFT_BUFFER_NONE)
+            continue;
+        sw->buffer = g_new0 (WeftBuffer, 1);
+        weft_buffer_init (sw->buffer, &sw->buffer_cfg, MAX (sw->n_ports, 1) * WEFT_PORT_CLASSES);
+        weft_switch_install_depart (sw);
+        if (!sw->pfc_ingress)
+            continue;
+        guint64 headroom = 0;
+        for (guint p = 0; p < sw->n_ports; p++)
+            if (sw->ports[p].owner)
+                headroom += sw->ports[p].pfc->headroom;
+        if (headroom >= sw->buffer_cfg.total_bytes) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_RANGE,
+                         "%s: [switch] shared_buffer: %" G_GUINT64_FORMAT "B leaves nothing to "
+                         "share after the PFC headroom of %s's ports (%" G_GUINT64_FORMAT "B)",
+                         weft_experiment_path (exp), sw->buffer_cfg.total_bytes,
+                         sw->parent.name, headroom);
+            return FALSE;
+        }
+        weft_buffer_reserve (sw->buffer, headroom);
+    }
+    return TRUE;
+}
+
+static gboolean
+buffer_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    const WeftSwitch *sw = weft_switch_first_fabric (env->switches);
+    return !sw || weft_buffer_check_keys (&sw->buffer_cfg, exp, FALSE, error);
+}
+
+static void
+buffer_sample (const WeftMechEnv *env, weft_time_t now)
+{
+    WeftTraceBufferSample row;
+    for (guint i = 0; i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (sw->buffer && weft_buffer_sample (sw->buffer, sw->parent.node, now, &row))
+            weft_trace_append_buffer_sample (env->trace, &row);
+    }
+}
+
+static void
+buffer_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->switches->len; i++) {
+        const WeftBuffer *buf = ((const WeftSwitch *) env->switches->pdata[i])->buffer;
+        if (!buf)
+            continue;
+        st->buffer_drops_threshold += buf->drops_threshold;
+        st->buffer_drops_full += buf->drops_full;
+        st->buffer_peak_bytes = MAX (st->buffer_peak_bytes, buf->peak_bytes);
+    }
+}
+
+static void
+buffer_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    if (!st->buffer_peak_bytes && !st->buffer_drops_threshold && !st->buffer_drops_full)
+        return;
+    g_autofree char *peak = weft_units_format_bytes (st->buffer_peak_bytes);
+    g_string_append_printf (out,
+                            "  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT
+                            " packets over their threshold, %" G_GUINT64_FORMAT
+                            " with the pool full\n",
+                            peak, st->buffer_drops_threshold, st->buffer_drops_full);
+}
+
+const WeftMechanism weft_buffer_mechanism = {
+    .name = "buffer",
+    .group = "switch",
+    .help = "a shared switch buffer with static or dynamic (alpha) thresholds per egress queue",
+    .params = weft_buffer_params,
+    .fabrics = WEFT_FABRICS_ETHERNET_FAMILY,
+    .setup = buffer_setup,
+    .check = buffer_check,
+    .sample = buffer_sample,
+    .count = buffer_count,
+    .summary = buffer_summary,
+};

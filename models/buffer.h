@@ -35,6 +35,7 @@
 #include <glib.h>
 
 #include "sim/experiment.h"
+#include "sim/params.h"
 #include "sim/time.h"
 #include "sim/trace_schema.h"
 
@@ -74,6 +75,9 @@ typedef struct {
 } WeftBuffer;
 
 #define WEFT_BUFFER_SHARING_CHOICES "none|static|dynamic"
+
+/* [switch]'s shared-buffer keys, into a WeftBufferConfig. */
+extern const WeftParamSpec weft_buffer_params[];
 
 /* Sets up @buf with @n_queues empty queues. */
 void weft_buffer_init (WeftBuffer *buf, const WeftBufferConfig *cfg, guint n_queues);

@@ -2,6 +2,8 @@
 #define G_LOG_DOMAIN "weft-dcqcn"
 #include "models/dcqcn.h"
 
+#include "models/registry.h"
+
 #include <math.h>
 
 const WeftParamSpec weft_dcqcn_params[] = {
@@ -338,3 +340,71 @@ weft_dcqcn_on_sent (const WeftDcqcn *cc, WeftDcqcnFlow *s, guint64 bytes)
         increase (cc, s);
     }
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+static gboolean
+dcqcn_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    return weft_dcqcn_read (&env->fabric->dcqcn, &env->fabric->ecn, exp, error);
+}
+
+/* /dcqcn: each flow under way, its rates, alpha and counters. */
+static void
+dcqcn_sample (const WeftMechEnv *env, weft_time_t now)
+{
+    if (!env->fabric->dcqcn.enabled)
+        return;
+    const WeftTransport *tp = env->tp;
+    for (guint i = 0; i < tp->active->len; i++) {
+        const WeftFlow *f = &tp->flows[g_array_index (tp->active, guint32, i)];
+        const WeftDcqcnFlow *d = &f->dcqcn;
+        WeftTraceDcqcnSample row = { .time_ps = now, .flow = f->spec.id, .rate_bps = d->rc_bps,
+                                     .target_bps = d->rt_bps, .alpha = d->alpha,
+                                     .cnps_received = d->cnps_received, .rate_cuts = d->cuts };
+        weft_trace_append_dcqcn_sample (env->trace, &row);
+    }
+}
+
+static void
+dcqcn_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->tp->n_flows; i++) {
+        const WeftDcqcnFlow *d = &env->tp->flows[i].dcqcn;
+        st->cnps_sent += d->cnps_sent;
+        st->cnps_received += d->cnps_received;
+        st->dcqcn_cuts += d->cuts;
+    }
+}
+
+/* One line for ECN and DCQCN: the marks are DCQCN's input. */
+static void
+dcqcn_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    g_string_append_printf (out,
+                            "  ecn/dcqcn    CE %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
+                            " received; CNP %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+                            " received; %" G_GUINT64_FORMAT " rate cuts (dcqcn %s)\n",
+                            st->ecn_marked, st->ce_received, st->cnps_sent, st->cnps_received,
+                            st->dcqcn_cuts, env->fabric->dcqcn.enabled ? "on" : "off");
+}
+
+static void
+dcqcn_clear (WeftMechEnv *env)
+{
+    weft_dcqcn_clear (&env->fabric->dcqcn);
+    weft_ecn_clear (&env->fabric->ecn);
+}
+
+const WeftMechanism weft_dcqcn_mechanism = {
+    .name = "dcqcn",
+    .group = "dcqcn",
+    .help = "RoCE DCQCN at the NICs: CNPs, rate cuts and recovery, presets",
+    .params = weft_dcqcn_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE),
+    .configure = dcqcn_configure,
+    .sample = dcqcn_sample,
+    .count = dcqcn_count,
+    .summary = dcqcn_summary,
+    .clear = dcqcn_clear,
+};

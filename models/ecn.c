@@ -2,6 +2,10 @@
 #define G_LOG_DOMAIN "weft-ecn"
 #include "models/ecn.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+#include "sim/rng.h"
+
 const WeftParamSpec weft_ecn_params[] = {
     WEFT_PARAM_BOOL ("enabled", WeftEcn, enabled, "true",
                      "RED-style ECN marking at the fabric switches' egress queues (RoCE)"),
@@ -74,3 +78,46 @@ weft_ecn_mark (const WeftEcn *ecn, gsl_rng *rng, guint64 queued, guint64 rate_bp
     pkt->ce = 1;
     return TRUE;
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+/* Only fabric switches mark, each from a stream of its own (apart from adaptive routing's). */
+static gboolean
+ecn_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    const WeftEcn *ecn = &env->fabric->ecn;
+    if (!ecn->enabled)
+        return TRUE;
+    for (guint i = 0; i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (sw->internal)
+            continue;
+        sw->ecn_rng = weft_rng_new (env->sim->seed,
+                                    weft_rng_stream_for_name ("ecn") + sw->parent.sched.id);
+        sw->ecn_dequeue = ecn->mark_on == WEFT_ECN_ON_DEQUEUE;
+        if (sw->ecn_dequeue)
+            weft_switch_install_depart (sw);
+    }
+    return TRUE;
+}
+
+static void
+ecn_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->ports->len; i++)
+        st->ecn_marked += ((const WeftPort *) env->ports->pdata[i])->ecn_marks;
+    for (guint i = 0; i < env->tp->n_flows; i++)
+        st->ce_received += env->tp->flows[i].dcqcn.ce_received;
+}
+
+/* [ecn] is read by dcqcn's configure (models/dcqcn.c), since its thresholds' defaults are the
+ * DCQCN preset's; its counters print on the dcqcn summary line. */
+const WeftMechanism weft_ecn_mechanism = {
+    .name = "ecn",
+    .group = "ecn",
+    .help = "RoCE ECN marking at switch egress queues (RED: kmin, kmax, pmax)",
+    .params = weft_ecn_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE),
+    .setup = ecn_setup,
+    .count = ecn_count,
+};

@@ -2,6 +2,9 @@
 #define G_LOG_DOMAIN "weft-fabric"
 #include "models/fabric.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+
 const WeftParamSpec weft_fabric_params[] = {
     WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
                      "ethernet|infiniband|roce|ultra-ethernet",
@@ -30,6 +33,13 @@ const WeftParamSpec weft_ethernet_params[] = {
 
 static const char *const kind_names[] = { "ethernet", "infiniband", "roce", "ultra-ethernet" };
 
+const char *
+weft_fabric_kind_name (int kind)
+{
+    g_return_val_if_fail (kind >= 0 && kind < (int) G_N_ELEMENTS (kind_names), "?");
+    return kind_names[kind];
+}
+
 gboolean
 weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
 {
@@ -41,46 +51,6 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
                                      "'%s' is not implemented yet: expected ethernet, "
                                      "infiniband or roce",
                                      kind_names[fabric->kind]);
-    /* A group for another fabric would be silently ignored: refuse it. */
-    static const char *const eth_only[] = { "infiniband", "ibcc", NULL };
-    static const char *const ib_only[] = { "ethernet", NULL };
-    const char *const *others = fabric->kind == WEFT_FABRIC_INFINIBAND ? ib_only : eth_only;
-    for (guint i = 0; others[i]; i++)
-        if (weft_experiment_has_group (exp, others[i]))
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, others[i],
-                                         NULL, "not used with [fabric] kind = %s",
-                                         kind_names[fabric->kind]);
-    static const char *const roce_only[] = { "ecn", "dcqcn", "pfc", NULL };
-    for (guint i = 0; fabric->kind != WEFT_FABRIC_ROCE && roce_only[i]; i++)
-        if (weft_experiment_has_group (exp, roce_only[i]))
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, roce_only[i],
-                                         NULL, "not used with [fabric] kind = %s: RoCE only",
-                                         kind_names[fabric->kind]);
-    if (fabric->kind != WEFT_FABRIC_INFINIBAND) { /* ethernet and roce */
-        WeftParamBinding eb = { weft_ethernet_params, &fabric->eth };
-        if (!weft_params_read (exp, "ethernet", &eb, 1, error))
-            return FALSE;
-        if (fabric->kind == WEFT_FABRIC_ROCE &&
-            !weft_dcqcn_read (&fabric->dcqcn, &fabric->ecn, exp, error))
-            return FALSE;
-        fabric->header = fabric->eth.header;
-        fabric->ack_bytes = fabric->eth.ack_bytes;
-        return fabric->kind == WEFT_FABRIC_ETHERNET || weft_pfc_config_read (&fabric->pfc, exp, error);
-    }
-    /* IBA's MTUs (OpenSM ib_types.h, IB_MTU_LEN_256 to IB_MTU_LEN_4096): a link
-     * negotiates one of these, nothing in between. */
-    guint64 m = fabric->mtu;
-    if (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "fabric", "mtu",
-                                     "%" G_GUINT64_FORMAT "B is not an InfiniBand MTU: expected "
-                                     "256B, 512B, 1024B, 2048B or 4096B",
-                                     m);
-    if (!weft_ib_config_read (&fabric->ib, fabric->mtu, exp, error))
-        return FALSE;
-    fabric->header = fabric->ib.header;
-    fabric->ack_bytes = fabric->ib.ack_bytes;
-    if (!weft_ibcc_read (&fabric->ibcc, fabric->mtu, fabric->header, exp, error))
-        return FALSE;
     return TRUE;
 }
 
@@ -88,10 +58,71 @@ void
 weft_fabric_clear (WeftFabric *fabric)
 {
     weft_params_clear (weft_fabric_params, fabric);
-    weft_params_clear (weft_ethernet_params, &fabric->eth);
-    weft_ib_config_clear (&fabric->ib);
-    weft_ibcc_clear (&fabric->ibcc);
-    weft_pfc_config_clear (&fabric->pfc);
-    weft_ecn_clear (&fabric->ecn);
-    weft_dcqcn_clear (&fabric->dcqcn);
 }
+
+/* ---- the baseline Ethernet port: the mechanism (models/registry.h) --------------------- */
+
+static gboolean
+ethernet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftFabric *fab = env->fabric;
+    WeftParamBinding b = { weft_ethernet_params, &fab->eth };
+    if (!weft_params_read (exp, "ethernet", &b, 1, error))
+        return FALSE;
+    fab->header = fab->eth.header;
+    fab->ack_bytes = fab->eth.ack_bytes;
+    return TRUE;
+}
+
+/* A fabric switch's egress ports tail-drop beyond [switch] buffer, unless PFC paces the
+ * lossless traffic or a shared buffer admits packets instead (models/buffer.h); every other
+ * port (hosts, NICs, a server's internal switches) has unbounded room. */
+static gboolean
+ethernet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    if (weft_fabric_pfc (env->fabric))
+        return TRUE;
+    for (guint i = 0; i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (sw->internal || sw->buffer_cfg.sharing != WEFT_BUFFER_NONE)
+            continue;
+        for (guint p = 0; p < sw->n_ports; p++)
+            if (sw->ports[p].owner)
+                sw->ports[p].cap_bytes = sw->buffer_bytes;
+    }
+    return TRUE;
+}
+
+/* Service levels are InfiniBand's: a workload's `sl` would be ignored here. */
+static gboolean
+ethernet_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    for (guint i = 0; i < env->specs->len; i++) {
+        const WeftFlowSpec *s = &g_array_index (env->specs, WeftFlowSpec, i);
+        if (s->sl == 0)
+            continue;
+        g_autofree char *group =
+            g_strconcat ("workload.", (const char *) env->workload_names->pdata[s->group], NULL);
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, "sl",
+                                     "service levels exist on InfiniBand only");
+    }
+    return TRUE;
+}
+
+static void
+ethernet_clear (WeftMechEnv *env)
+{
+    weft_params_clear (weft_ethernet_params, &env->fabric->eth);
+}
+
+const WeftMechanism weft_ethernet_mechanism = {
+    .name = "ethernet",
+    .group = "ethernet",
+    .help = "the Ethernet fabric's packet format",
+    .params = weft_ethernet_params,
+    .fabrics = WEFT_FABRICS_ETHERNET_FAMILY,
+    .configure = ethernet_configure,
+    .setup = ethernet_setup,
+    .check = ethernet_check,
+    .clear = ethernet_clear,
+};

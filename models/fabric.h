@@ -56,15 +56,21 @@ typedef struct {
 extern const WeftParamSpec weft_fabric_params[];
 extern const WeftParamSpec weft_ethernet_params[];
 
-/* Reads [fabric] and the chosen fabric's group; refuses the other fabric's group and fabrics
- * that are not implemented yet. */
+/* Reads [fabric]; refuses fabrics that are not implemented yet.  The mechanisms' groups
+ * ([ethernet], [infiniband], [pfc], ...) are read by their configure hooks
+ * (models/registry.h), which fill the rest of WeftFabric. */
 gboolean weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error);
 void weft_fabric_clear (WeftFabric *fabric);
 
+/* "ethernet", "infiniband", "roce", "ultra-ethernet". */
+const char *weft_fabric_kind_name (int kind);
+
+/* RDMA reliable connections (InfiniBand RC, RoCEv2) have no transport window: link credits
+ * or PFC pauses pace the sender (with PFC off, losses and go-back-N do). */
 static inline gboolean
-weft_fabric_lossless (const WeftFabric *fabric)
+weft_fabric_rdma (const WeftFabric *fabric)
 {
-    return fabric->kind == WEFT_FABRIC_INFINIBAND;
+    return fabric->kind == WEFT_FABRIC_INFINIBAND || fabric->kind == WEFT_FABRIC_ROCE;
 }
 
 /* RoCE with PFC on: the RDMA priority is lossless (pauses, not tail drop, at the egress). */

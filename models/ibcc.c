@@ -2,6 +2,9 @@
 #define G_LOG_DOMAIN "weft-ibcc"
 #include "models/ibcc.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -168,3 +171,71 @@ weft_ibcc_on_timer (const WeftIbcc *cc, WeftIbccFlow *s)
     s->timer_pending = TRUE;
     return TRUE;
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+/* After infiniband's configure: the threshold's default is four of its packets. */
+static gboolean
+ibcc_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    return weft_ibcc_read (&env->fabric->ibcc, env->fabric->mtu, env->fabric->header, exp, error);
+}
+
+/* Only fabric switches mark: a server's internal NVSwitch, PCIe switches and NICs are not part
+ * of the subnet's congestion control. */
+static gboolean
+ibcc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    for (guint i = 0; env->fabric->ibcc.enabled && i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (!sw->internal)
+            sw->cc_markers = g_new0 (WeftIbccMarker, MAX (sw->n_ports, 1));
+    }
+    return TRUE;
+}
+
+static void
+ibcc_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->switches->len; i++)
+        st->fecn_marked += ((const WeftSwitch *) env->switches->pdata[i])->fecn_marked;
+    for (guint i = 0; i < env->tp->n_flows; i++) {
+        const WeftFlow *f = &env->tp->flows[i];
+        st->fecn_received += f->fecn_received;
+        st->becn_received += f->cc.becns;
+        st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
+    }
+}
+
+static void
+ibcc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    if (!env->fabric->ibcc.enabled) {
+        g_string_append (out, "  ibcc         off\n");
+        return;
+    }
+    g_string_append_printf (out,
+                            "  ibcc         FECN %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
+                            " received; BECN %" G_GUINT64_FORMAT " received; highest CCTI %u\n",
+                            st->fecn_marked, st->fecn_received, st->becn_received,
+                            st->ccti_peak);
+}
+
+static void
+ibcc_clear (WeftMechEnv *env)
+{
+    weft_ibcc_clear (&env->fabric->ibcc);
+}
+
+const WeftMechanism weft_ibcc_mechanism = {
+    .name = "ibcc",
+    .group = "ibcc",
+    .help = "InfiniBand congestion control: FECN, BECN, CCT pacing (off by default)",
+    .params = weft_ibcc_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_INFINIBAND),
+    .configure = ibcc_configure,
+    .setup = ibcc_setup,
+    .count = ibcc_count,
+    .summary = ibcc_summary,
+    .clear = ibcc_clear,
+};

@@ -2,7 +2,12 @@
 #define G_LOG_DOMAIN "weft-infiniband"
 #include "models/infiniband.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+#include "models/vlarb.h"
+
 #include "sim/records.h"
+#include "sim/units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +40,6 @@ const WeftParamSpec weft_infiniband_params[] = {
     WEFT_PARAM_STRING ("sl2vl_file", WeftIbConfig, sl2vl_file, "",
                        "per-port SL-to-VL tables: lines 'NODE PORT VL0;VL1;...' (PORT from 1, "
                        "or * for every port), overriding sl2vl; relative to the experiment file"),
-    WEFT_PARAM_LIST ("vlarb_high", WeftIbConfig, arb_high_text, "",
-                     "high-priority VL arbitration table: VL:WEIGHT entries (weight 0-255 in "
-                     "64-byte units); default empty"),
-    WEFT_PARAM_LIST ("vlarb_low", WeftIbConfig, arb_low_text, "",
-                     "low-priority table, same form; default every data VL with weight 64"),
-    WEFT_PARAM_UINT ("vlarb_high_limit", WeftIbConfig, high_limit, "255", "0", "255",
-                     "4 KiB units of high-priority data sent while low-priority data waits "
-                     "(255: unlimited; 0: one packet)"),
     WEFT_PARAM_END,
 };
 
@@ -88,8 +85,10 @@ static gboolean load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GE
 gboolean
 weft_ib_config_read (WeftIbConfig *ib, guint64 mtu, const WeftExperiment *exp, GError **error)
 {
-    WeftParamBinding b = { weft_infiniband_params, ib };
-    if (!weft_params_read (exp, "infiniband", &b, 1, error))
+    /* VL arbitration's keys are [infiniband]'s too (models/vlarb.c); its tables are parsed
+     * here, since the SL-to-VL tables must name VLs they serve. */
+    WeftParamBinding b[] = { { weft_infiniband_params, ib }, { weft_vlarb_params, ib } };
+    if (!weft_params_read (exp, "infiniband", b, G_N_ELEMENTS (b), error))
         return FALSE;
     guint32 max_pkt = weft_ib_credits (ib, (guint32) (mtu + ib->header));
     ib->buffer_credits = (guint32) MIN (ib->buffer / ib->credit_unit, G_MAXUINT32 / 2);
@@ -166,6 +165,7 @@ weft_ib_config_clear (WeftIbConfig *ib)
     }
     g_clear_pointer (&ib->sl2vl_path, g_free);
     weft_params_clear (weft_infiniband_params, ib);
+    weft_params_clear (weft_vlarb_params, ib);
 }
 
 /* Every VL a table names must be served by the arbitration, or its packets never leave. */
@@ -232,3 +232,157 @@ load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error)
     g_error_free (local);
     return FALSE;
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+/* IBA's MTUs (OpenSM ib_types.h, IB_MTU_LEN_256 to IB_MTU_LEN_4096): a link negotiates one of
+ * these, nothing in between. */
+static gboolean
+infiniband_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftFabric *fab = env->fabric;
+    guint64 m = fab->mtu;
+    if (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "fabric", "mtu",
+                                     "%" G_GUINT64_FORMAT "B is not an InfiniBand MTU: expected "
+                                     "256B, 512B, 1024B, 2048B or 4096B",
+                                     m);
+    if (!weft_ib_config_read (&fab->ib, fab->mtu, exp, error))
+        return FALSE;
+    fab->header = fab->ib.header;
+    fab->ack_bytes = fab->ib.ack_bytes;
+    return TRUE;
+}
+
+/* The buffer a port advertises: NVLink and PCIe ports inside a server, a fabric switch's
+ * input, or a host's or server NIC's fabric port. */
+static guint32
+buffer_credits (const WeftMechEnv *env, const WeftModel *m, guint32 link_id)
+{
+    const WeftIbConfig *ib = &env->fabric->ib;
+    if (weft_graph_link (env->graph, link_id)->kind != WEFT_LINK_FABRIC)
+        return ib->internal_credits;
+    if (m->klass == &weft_switch_class && !((const WeftSwitch *) m)->internal)
+        return ib->buffer_credits;
+    return ib->hca_credits;
+}
+
+/* [infiniband] sl2vl_file: per-port SL-to-VL tables. */
+static gboolean
+apply_sl2vl_file (WeftMechEnv *env, GError **error)
+{
+    const WeftIbConfig *ib = &env->fabric->ib;
+    for (guint i = 0; ib->sl2vl_ports && i < ib->sl2vl_ports->len; i++) {
+        const WeftIbSl2VlEntry *e = &g_array_index (ib->sl2vl_ports, WeftIbSl2VlEntry, i);
+        guint32 node = weft_graph_lookup (env->graph, e->node);
+        WeftModel *m = node == WEFT_GRAPH_NONE ? NULL : env->node_model[node];
+        if (!m) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_NODE,
+                         "%s:%u: no node named '%s'", ib->sl2vl_path, e->line, e->node);
+            return FALSE;
+        }
+        const GArray *ports = weft_graph_node (env->graph, node)->ports;
+        guint set = 0;
+        for (guint32 p = 0; p < ports->len; p++) {
+            if ((e->port && p + 1 != e->port) ||
+                g_array_index (ports, guint32, p) == WEFT_GRAPH_NONE)
+                continue;
+            memcpy (weft_model_port (m, p)->ib->sl2vl, e->sl2vl, sizeof e->sl2vl);
+            set++;
+        }
+        if (set == 0) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s:%u: %s has no connected port %u", ib->sl2vl_path, e->line, e->node,
+                         e->port);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Every port advertises its own buffer and may spend its peer's; switches free input credits
+ * as packets leave. */
+static gboolean
+infiniband_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    for (guint i = 0; i < env->ports->len; i++) {
+        WeftPort *p = env->ports->pdata[i];
+        p->ib = weft_ib_port_new (&env->fabric->ib,
+                                  buffer_credits (env, p->link.peer, p->link.link_id),
+                                  buffer_credits (env, p->owner, p->link.link_id));
+    }
+    for (guint i = 0; i < env->switches->len; i++)
+        weft_switch_enable_credits (env->switches->pdata[i]);
+    return apply_sl2vl_file (env, error);
+}
+
+/* Buffers are per input port and VL here: [switch]'s Ethernet buffer keys would be ignored. */
+static gboolean
+infiniband_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    if (g_key_file_has_key (weft_experiment_keyfile (exp), "switch", "buffer", NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "switch",
+                                     "buffer",
+                                     "not used on InfiniBand, whose buffers are per input port "
+                                     "and VL: set [infiniband] buffer");
+    const WeftSwitch *sw = weft_switch_first_fabric (env->switches);
+    return !sw || weft_buffer_check_keys (&sw->buffer_cfg, exp, TRUE, error);
+}
+
+/* /ports: time with data to send and no credits (a stall still open counts to now). */
+static guint64
+xmit_wait (const WeftMechEnv *env, const WeftPort *p)
+{
+    return p->ib->xmit_wait_ps + (p->ib->stalled ? env->sim->now - p->ib->stall_since : 0);
+}
+
+static void
+infiniband_port_row (const WeftMechEnv *env, const WeftPort *p, WeftTracePort *row)
+{
+    g_strlcpy (row->link_layer, "InfiniBand", sizeof row->link_layer);
+    row->xmit_wait_ps = xmit_wait (env, p);
+    row->lossless_drops = p->ib->lossless_drops;
+}
+
+static void
+infiniband_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->ports->len; i++)
+        st->xmit_wait_ps += xmit_wait (env, env->ports->pdata[i]);
+    for (guint i = 0; i < env->switches->len; i++)
+        st->lossless_drops += ((const WeftSwitch *) env->switches->pdata[i])->lossless_drops;
+    for (guint i = 0; i < env->nics->len; i++)
+        st->lossless_drops += ((const WeftNic *) env->nics->pdata[i])->lossless_drops;
+}
+
+static void
+infiniband_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    g_autofree char *wait = weft_units_format_human_time (st->xmit_wait_ps);
+    g_string_append_printf (out,
+                            "  credits      PortXmitWait %s summed over ports; lossless drops "
+                            "%" G_GUINT64_FORMAT "%s\n",
+                            wait, st->lossless_drops,
+                            st->lossless_drops ? " (A BUG: please report it)" : "");
+}
+
+static void
+infiniband_clear (WeftMechEnv *env)
+{
+    weft_ib_config_clear (&env->fabric->ib);
+}
+
+const WeftMechanism weft_infiniband_mechanism = {
+    .name = "infiniband",
+    .group = "infiniband",
+    .help = "InfiniBand link layer: VLs, credits, buffers, SL-to-VL tables",
+    .params = weft_infiniband_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_INFINIBAND),
+    .configure = infiniband_configure,
+    .setup = infiniband_setup,
+    .check = infiniband_check,
+    .port_row = infiniband_port_row,
+    .count = infiniband_count,
+    .summary = infiniband_summary,
+    .clear = infiniband_clear,
+};

@@ -2,7 +2,7 @@
 libweft_a_SOURCES += models/link.c models/link.h models/port.c models/port.h
 libweft_a_SOURCES += models/fabric.c models/fabric.h models/routing.h
 libweft_a_SOURCES += models/switch.c models/switch.h models/buffer.c models/buffer.h models/transport.c models/transport.h
-libweft_a_SOURCES += models/nic.c models/nic.h
+libweft_a_SOURCES += models/nic.c models/nic.h models/registry.c models/registry.h
 libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c models/ib_credit.h \
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h \
 	models/ecn.c models/ecn.h models/dcqcn.c models/dcqcn.h \

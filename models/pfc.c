@@ -2,6 +2,9 @@
 #define G_LOG_DOMAIN "weft-pfc"
 #include "models/pfc.h"
 
+#include "models/registry.h"
+#include "models/switch.h"
+
 #include "sim/units.h"
 
 const WeftParamSpec weft_pfc_params[] = {
@@ -360,3 +363,154 @@ weft_pfc_on_pause (WeftPort *port, WeftPacket *pause)
                           on_apply, port, (WeftArg){ .u = (pause->prio & 7u) | pause->seq << 8 });
     weft_packet_release (&sim->pool, pause);
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+static gboolean
+pfc_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    return weft_pfc_config_read (&env->fabric->pfc, exp, error);
+}
+
+/* Every RoCE port counts its priorities (pauses received, time paused) and gets headroom for
+ * the data it receives: a packet is handled a switch's forwarding latency after it arrives
+ * (the PAUSE too, at the other end), so the round trip is both cable delays plus both
+ * latencies.  With PFC on, fabric switches account each packet to its (input port,
+ * priority). */
+static gboolean
+pfc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    const WeftFabric *fab = env->fabric;
+    for (guint i = 0; i < env->ports->len; i++) {
+        WeftPort *port = env->ports->pdata[i];
+        const WeftLink *l = weft_graph_link (env->graph, port->link.link_id);
+        weft_time_t one_way = l->delay_ps + (env->node_latency[port->owner->node] +
+                                             env->node_latency[port->link.peer->node]) /
+                                                2;
+        port->pfc = g_new0 (WeftPfcPort, 1);
+        port->pfc->cfg = &fab->pfc;
+        port->pfc->rate_bps = l->rate_bps;
+        port->pfc->headroom = weft_pfc_headroom (&fab->pfc, l->rate_bps, one_way,
+                                                 fab->mtu + fab->header);
+    }
+    for (guint i = 0; fab->pfc.enabled && i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (!sw->internal)
+            weft_switch_enable_pfc (sw);
+    }
+    return TRUE;
+}
+
+static gboolean
+pfc_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    const WeftPfcConfig *pfc = &env->fabric->pfc;
+    if (!pfc->enabled)
+        return TRUE;
+    const WeftSwitch *sw = weft_switch_first_fabric (env->switches);
+    if (pfc->xoff_dynamic && (!sw || sw->buffer_cfg.sharing == WEFT_BUFFER_NONE))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "pfc", "xoff",
+                                     "dynamic needs a shared buffer: set [switch] "
+                                     "buffer_sharing = static or dynamic");
+    /* The PFC watchdog must get the chance to break a deadlock before the hang watchdog
+     * declares the run hung. */
+    weft_time_t hang = env->sim->hang_timeout;
+    if (pfc->watchdog != WEFT_PFC_WD_OFF && hang && hang <= pfc->wd_poll * pfc->wd_detect) {
+        g_autofree char *h = weft_units_format_time (hang);
+        g_autofree char *detect = weft_units_format_time (pfc->wd_poll * pfc->wd_detect);
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "experiment",
+                                     "hang_timeout",
+                                     "%s is not longer than the PFC watchdog's detection time "
+                                     "(%s = watchdog_poll x watchdog_detect): a deadlock would "
+                                     "be called a hang before the watchdog could break it",
+                                     h, detect);
+    }
+    return TRUE;
+}
+
+/* /pfc: per port and priority, what happened in the interval. */
+static void
+pfc_sample (const WeftMechEnv *env, weft_time_t now)
+{
+    for (guint i = 0; i < env->ports->len; i++) {
+        WeftPort *p = env->ports->pdata[i];
+        for (guint prio = 0; prio < WEFT_PFC_PRIOS; prio++) {
+            WeftTracePfcSample row;
+            if (!weft_pfc_sample (p->pfc, prio, now, &row))
+                continue;
+            row.node = p->owner->node;
+            row.port = p->index + 1;
+            row.link = p->link.link_id;
+            weft_trace_append_pfc_sample (env->trace, &row);
+        }
+    }
+}
+
+/* /ports: paused time is this port's PortXmitWait; violations its lossless drops. */
+static void
+pfc_port_row (const WeftMechEnv *env, const WeftPort *p, WeftTracePort *row)
+{
+    row->xmit_wait_ps = weft_pfc_paused_total (p->pfc, env->sim->now);
+    row->lossless_drops = weft_pfc_counts_total (p->pfc).violations;
+}
+
+static void
+pfc_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->ports->len; i++) {
+        const WeftPfcPort *pfc = ((const WeftPort *) env->ports->pdata[i])->pfc;
+        WeftPfcCounts n = weft_pfc_counts_total (pfc);
+        st->pfc_pauses_sent += n.pauses_sent;
+        st->pfc_resumes_sent += n.resumes_sent;
+        st->pfc_pauses_received += n.pauses_received;
+        st->pfc_paused_ps += weft_pfc_paused_total (pfc, env->sim->now);
+        st->pfc_violations += n.violations;
+        st->pfc_storms += pfc->storms;
+        st->pfc_wd_dropped += pfc->wd_dropped;
+    }
+}
+
+static void
+pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    const WeftPfcConfig *pfc = &env->fabric->pfc;
+    if (!pfc->enabled) {
+        g_string_append (out, "  pfc          off\n");
+        return;
+    }
+    g_autofree char *paused = weft_units_format_human_time (st->pfc_paused_ps);
+    g_string_append_printf (out,
+                            "  pfc          %" G_GUINT64_FORMAT " pauses sent (%" G_GUINT64_FORMAT
+                            " received), %" G_GUINT64_FORMAT " resumes; paused %s summed over "
+                            "ports; lossless violations %" G_GUINT64_FORMAT "%s\n",
+                            st->pfc_pauses_sent, st->pfc_pauses_received, st->pfc_resumes_sent,
+                            paused, st->pfc_violations,
+                            st->pfc_violations ? " (headroom too small)" : "");
+    if (pfc->watchdog != WEFT_PFC_WD_OFF)
+        g_string_append_printf (out,
+                                "  pfc watchdog %" G_GUINT64_FORMAT " storms, %" G_GUINT64_FORMAT
+                                " packets dropped\n",
+                                st->pfc_storms, st->pfc_wd_dropped);
+}
+
+static void
+pfc_clear (WeftMechEnv *env)
+{
+    weft_pfc_config_clear (&env->fabric->pfc);
+}
+
+const WeftMechanism weft_pfc_mechanism = {
+    .name = "pfc",
+    .group = "pfc",
+    .help = "RoCE Priority Flow Control (802.1Qbb): priorities, xoff/xon, headroom, pause quanta",
+    .params = weft_pfc_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE),
+    .configure = pfc_configure,
+    .setup = pfc_setup,
+    .check = pfc_check,
+    .sample = pfc_sample,
+    .port_row = pfc_port_row,
+    .count = pfc_count,
+    .summary = pfc_summary,
+    .clear = pfc_clear,
+};

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "weft-switch"
 #include "models/switch.h"
 
+#include "models/registry.h"
 #include "models/routing.h"
 #include "sim/rng.h"
 
@@ -11,25 +12,6 @@ static const WeftParamSpec switch_params[] = {
                       "that does not fit is dropped (tail drop; RoCE with PFC: unbounded).  "
                       "InfiniBand buffers are per input port and VL: "
                       "[infiniband] buffer"),
-    WEFT_PARAM_ENUM ("buffer_sharing", WeftSwitch, buffer_cfg.sharing, "none",
-                     WEFT_BUFFER_SHARING_CHOICES,
-                     "Ethernet and RoCE: none (per-port buffers of size `buffer`), or one pool of "
-                     "shared_buffer bytes for all egress queues (port, class) of a fabric switch "
-                     "with a static (queue_limit) or dynamic (alpha) threshold per queue, as in "
-                     "Broadcom and SONiC switches; a lossy packet over its threshold or without "
-                     "room is dropped.  Lossless (PFC) traffic is admitted by [pfc] xoff"),
-    WEFT_PARAM_BYTES ("shared_buffer", WeftSwitch, buffer_cfg.total_bytes, "16MiB", "1KiB", "16GiB",
-                      "buffer_sharing: the switch's whole packet buffer (Broadcom Tomahawk: "
-                      "16 MB; Tomahawk 3: 64 MB)"),
-    WEFT_PARAM_BYTES ("queue_limit", WeftSwitch, buffer_cfg.queue_limit_bytes, "1MiB", "1B",
-                      "16GiB",
-                      "buffer_sharing = static: the most one egress queue (port, class) may hold"),
-    WEFT_PARAM_DOUBLE ("alpha", WeftSwitch, buffer_cfg.alpha, "1", "0.0078125", "64",
-                       "buffer_sharing = dynamic: a queue may grow while it holds less than alpha "
-                       "x the free shared buffer; one congested queue settles at alpha/(1+alpha) "
-                       "of it, N at alpha/(1+N alpha) each (Choudhury and Hahne 1998).  alpha = "
-                       "2^dynamic_th of SONiC and Broadcom; default 1: SONiC's default_dynamic_th "
-                       "0 (its lossy profiles often use dynamic_th 3, alpha 8)"),
     WEFT_PARAM_TIME ("latency", WeftSwitch, latency_ps, "0ns", "0ns", "1ms",
                      "forwarding latency from arrival to egress queue (0: ideal crossbar; "
                      "Ethernet ASICs take a few hundred ns)"),
@@ -40,6 +22,35 @@ static const WeftParamSpec switch_params[] = {
                      "store-and-forward on Ethernet"),
     WEFT_PARAM_END,
 };
+
+gboolean
+weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, GError **error)
+{
+    WeftParamBinding b[] = { { switch_params, sw }, { weft_buffer_params, &sw->buffer_cfg } };
+    if (!exp) {
+        weft_params_set_defaults (switch_params, sw);
+        weft_params_set_defaults (weft_buffer_params, &sw->buffer_cfg);
+        return TRUE;
+    }
+    return weft_params_read (exp, "switch", b, G_N_ELEMENTS (b), error);
+}
+
+WeftPort *
+weft_model_port (WeftModel *m, guint32 p)
+{
+    if (m->klass == &weft_switch_class)
+        return &((WeftSwitch *) m)->ports[p];
+    return &((WeftNic *) m)->ports[p];
+}
+
+const WeftSwitch *
+weft_switch_first_fabric (const GPtrArray *switches)
+{
+    for (guint i = 0; i < switches->len; i++)
+        if (!((const WeftSwitch *) switches->pdata[i])->internal)
+            return switches->pdata[i];
+    return NULL;
+}
 
 gboolean
 weft_switch_cut_through (const WeftSwitch *sw)
@@ -98,9 +109,8 @@ switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
     }
 }
 
-/* The departure hook goes on every connected port once the switch has a duty there. */
-static void
-install_depart (WeftSwitch *self)
+void
+weft_switch_install_depart (WeftSwitch *self)
 {
     for (guint i = 0; i < self->n_ports; i++)
         if (self->ports[i].owner)
@@ -110,40 +120,11 @@ install_depart (WeftSwitch *self)
 static gboolean
 switch_init (WeftModel *m, GError **error)
 {
+    /* ECN, the shared buffer, credits and PFC are switched on by their mechanisms' setup
+     * (models/registry.h), before this. */
     WeftSwitch *self = (WeftSwitch *) m;
     if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE)
         self->rng = weft_rng_new (m->sim->seed, m->sched.id);
-    /* ECN: only fabric switches mark; a stream of their own, apart from adaptive routing's. */
-    if (self->fabric->kind == WEFT_FABRIC_ROCE && self->fabric->ecn.enabled && !self->internal) {
-        self->ecn_rng = weft_rng_new (m->sim->seed,
-                                      weft_rng_stream_for_name ("ecn") + m->sched.id);
-        self->ecn_dequeue = self->fabric->ecn.mark_on == WEFT_ECN_ON_DEQUEUE;
-        if (self->ecn_dequeue)
-            install_depart (self);
-    }
-    /* The builder gave this switch's ports unbounded caps: the pool admits instead. */
-    if (self->buffer_cfg.sharing != WEFT_BUFFER_NONE && !self->internal &&
-        self->fabric->kind != WEFT_FABRIC_INFINIBAND) {
-        self->buffer = g_new0 (WeftBuffer, 1);
-        weft_buffer_init (self->buffer, &self->buffer_cfg,
-                          MAX (self->n_ports, 1) * WEFT_PORT_CLASSES);
-        install_depart (self);
-        if (self->pfc_ingress) {
-            /* One headroom per port, for the RDMA priority's group, set aside from sharing. */
-            guint64 headroom = 0;
-            for (guint i = 0; i < self->n_ports; i++)
-                if (self->ports[i].owner)
-                    headroom += self->ports[i].pfc->headroom;
-            if (headroom >= self->buffer_cfg.total_bytes) {
-                g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_RANGE,
-                             "shared_buffer: %" G_GUINT64_FORMAT "B leaves nothing to share "
-                             "after the PFC headroom of %s's ports (%" G_GUINT64_FORMAT "B)",
-                             self->buffer_cfg.total_bytes, m->name, headroom);
-                return FALSE;
-            }
-            weft_buffer_reserve (self->buffer, headroom);
-        }
-    }
     return TRUE;
 }
 
@@ -297,11 +278,7 @@ weft_switch_enable_credits (WeftSwitch *self)
             p->ib->grant_unit = ib->max_packet_credits;
         }
     }
-    install_depart (self);
-    /* Only fabric switches mark: a server's internal NVSwitch, PCIe switches and NICs are not
-     * part of the subnet's congestion control. */
-    if (self->fabric->ibcc.enabled && !self->internal)
-        self->cc_markers = g_new0 (WeftIbccMarker, MAX (self->n_ports, 1));
+    weft_switch_install_depart (self);
 }
 
 
@@ -309,7 +286,7 @@ void
 weft_switch_enable_pfc (WeftSwitch *self)
 {
     self->pfc_ingress = TRUE;
-    install_depart (self);
+    weft_switch_install_depart (self);
 }
 
 WeftNicAgent *
@@ -343,6 +320,18 @@ switch_clear (WeftModel *m)
     if (self->ecn_rng)
         gsl_rng_free (self->ecn_rng);
 }
+
+/* The switch's own keys: its forwarding, its latency and the per-port tail-drop buffer of the
+ * baseline Ethernet port (the shared buffer's keys, in the same group, are models/buffer.c's). */
+const WeftMechanism weft_switch_mechanism = {
+    .name = "switch",
+    .group = "switch",
+    .help = "output-queued switch: store-and-forward or cut-through, tail-drop egress buffers "
+            "per port or one shared buffer with static or dynamic thresholds (Ethernet, RoCE), "
+            "or per-input, per-VL credit buffers (InfiniBand)",
+    .params = switch_params,
+    .fabrics = WEFT_FABRICS_ALL,
+};
 
 const WeftModelClass weft_switch_class = {
     .name = "switch",

@@ -81,6 +81,21 @@ gboolean weft_switch_cut_through (const WeftSwitch *sw);
  * their WeftIbPort). */
 void weft_switch_enable_credits (WeftSwitch *self);
 
+/* Puts the departure hook (ECN dequeue marking, input-buffer release) on every connected port:
+ * each mechanism that has a duty as packets leave calls it from its setup. */
+void weft_switch_install_depart (WeftSwitch *self);
+
+/* Port @p of a switch or NIC model.  (transfer none) */
+WeftPort *weft_model_port (WeftModel *m, guint32 p);
+
+/* The first fabric switch (not inside a server) of @switches (WeftSwitch *), or NULL: every
+ * fabric switch reads the same [switch] group, so it speaks for all.  (transfer none) */
+const WeftSwitch *weft_switch_first_fabric (const GPtrArray *switches);
+
+/* Reads [switch] into @sw: its own keys and the shared buffer's (models/buffer.h); @exp NULL:
+ * the defaults (a server's internal switches). */
+gboolean weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, GError **error);
+
 /* RoCE with PFC (fabric switches): per (input port, priority) accounting, released as packets
  * start leaving. */
 void weft_switch_enable_pfc (WeftSwitch *self);

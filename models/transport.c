@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "models/registry.h"
 #include "models/routing.h"
 #include "sim/rng.h"
 
@@ -346,9 +347,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
                     "holds %u packets, fewer than ack_every = %" G_GUINT64_FORMAT
                     ": the receiver would wait for packets the sender may not send",
                     f->window_pkts, tp->ack_every);
-        } else if (weft_fabric_lossless (tp->fabric) || tp->fabric->kind == WEFT_FABRIC_ROCE) {
-            /* InfiniBand RC has no transport window: link credits pace the sender.  Nor has
-             * RoCE's: PFC pauses pace it, or (PFC off) losses and go-back-N do. */
+        } else if (weft_fabric_rdma (tp->fabric)) {
             f->window_pkts = G_MAXUINT32;
         } else {
             /* Packets the bottleneck sends in one base RTT, plus one. */
@@ -433,3 +432,51 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
     }
 }
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+static gboolean
+transport_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftParamBinding b = { weft_transport_params, env->tp };
+    return weft_params_read (exp, "transport", &b, 1, error);
+}
+
+/* Out-of-order placement (adaptive routing, selective repeat): said only when it happened. */
+static void
+transport_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->tp->n_flows; i++) {
+        const WeftFlow *f = &env->tp->flows[i];
+        st->reorder_count += f->reorder_count;
+        st->reorder_max = MAX (st->reorder_max, f->reorder_max);
+    }
+}
+
+static void
+transport_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    if (st->reorder_count)
+        g_string_append_printf (out,
+                                "  reordering   %" G_GUINT64_FORMAT " packets placed out of "
+                                "order, at most %" G_GUINT64_FORMAT " ahead\n",
+                                st->reorder_count, st->reorder_max);
+}
+
+static void
+transport_clear (WeftMechEnv *env)
+{
+    weft_params_clear (weft_transport_params, env->tp);
+}
+
+const WeftMechanism weft_transport_mechanism = {
+    .name = "transport",
+    .group = "transport",
+    .help = "reliable transport at the hosts' NICs",
+    .params = weft_transport_params,
+    .fabrics = WEFT_FABRICS_ALL,
+    .configure = transport_configure,
+    .count = transport_count,
+    .summary = transport_summary,
+    .clear = transport_clear,
+};

@@ -2,6 +2,31 @@
 #define G_LOG_DOMAIN "weft-vlarb"
 #include "models/vlarb.h"
 
+#include "models/registry.h"
+
+/* [infiniband]'s arbitration keys, into WeftIbConfig (parsed by weft_ib_config_read, which
+ * reads them with the rest of the group: the SL-to-VL tables must name VLs these serve). */
+const WeftParamSpec weft_vlarb_params[] = {
+    WEFT_PARAM_LIST ("vlarb_high", WeftIbConfig, arb_high_text, "",
+                     "high-priority VL arbitration table: VL:WEIGHT entries (weight 0-255 in "
+                     "64-byte units); default empty"),
+    WEFT_PARAM_LIST ("vlarb_low", WeftIbConfig, arb_low_text, "",
+                     "low-priority table, same form; default every data VL with weight 64"),
+    WEFT_PARAM_UINT ("vlarb_high_limit", WeftIbConfig, high_limit, "255", "0", "255",
+                     "4 KiB units of high-priority data sent while low-priority data waits "
+                     "(255: unlimited; 0: one packet)"),
+    WEFT_PARAM_END,
+};
+
+const WeftMechanism weft_vlarb_mechanism = {
+    .name = "vlarb",
+    .group = "infiniband",
+    .help = "InfiniBand VL arbitration at every output: high/low weighted tables and a "
+            "high-priority limit",
+    .params = weft_vlarb_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_INFINIBAND),
+};
+
 void
 weft_vlarb_init (WeftVlArb *a, const WeftIbConfig *cfg)
 {

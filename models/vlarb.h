@@ -20,6 +20,9 @@ typedef struct {
     guint64 hi_sent;         /* high-priority bytes since a low-priority packet was sent */
 } WeftVlArb;
 
+/* [infiniband] vlarb_high, vlarb_low, vlarb_high_limit: fields of WeftIbConfig. */
+extern const WeftParamSpec weft_vlarb_params[];
+
 void weft_vlarb_init (WeftVlArb *a, const WeftIbConfig *cfg);
 
 /* The VL to serve next among @eligible (bit v: VL v has a packet that may go now), or -1.

@@ -5,107 +5,16 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
-#include <string.h>
-
 #include "models/nic.h"
+#include "models/registry.h"
 #include "models/routing.h"
 #include "models/switch.h"
 #include "sim/units.h"
 #include "workloads/collective.h"
 #include "workloads/workload.h"
 
-static const char *const known_groups[] = { "experiment", "topology",  "server",
-                                            "fabric",     "ethernet",  "infiniband",
-                                            "ibcc",       "switch",    "transport",
-                                            "trace",      "ecn",       "dcqcn",
-                                            "pfc",        NULL };
-static const char *const known_prefixes[] = { "workload", "fault", NULL };
-
-gboolean
-weft_network_check_groups (const WeftExperiment *exp, GError **error)
-{
-    if (!weft_experiment_check_groups (exp, known_groups, known_prefixes, error))
-        return FALSE;
-    g_auto (GStrv) faults = weft_experiment_groups_with_prefix (exp, "fault");
-    if (faults && faults[0])
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, faults[0], NULL,
-                                     "faults are not implemented yet: remove this group");
-    return TRUE;
-}
-
-WeftPort *
-weft_network_model_port (WeftModel *m, guint32 p)
-{
-    if (m->klass == &weft_switch_class)
-        return &((WeftSwitch *) m)->ports[p];
-    return &((WeftNic *) m)->ports[p];
-}
-
 /* A cut-through switch routes on the first 64 bytes (IB LRH + BTH fit in 20). */
 #define CUT_THROUGH_BYTES 64
-
-static guint32
-buffer_credits (const WeftNetwork *net, const WeftModel *m, guint32 link_id)
-{
-    const WeftIbConfig *ib = &net->fabric.ib;
-    if (weft_graph_link (net->graph, link_id)->kind != WEFT_LINK_FABRIC)
-        return ib->internal_credits; /* NVLink and PCIe */
-    if (m->klass == &weft_switch_class && !((const WeftSwitch *) m)->internal)
-        return ib->buffer_credits;
-    return ib->hca_credits; /* a host's or a server NIC's fabric port */
-}
-
-/* InfiniBand: every port advertises its own buffer and may spend its peer's. */
-/* [infiniband] sl2vl_file: per-port SL-to-VL tables. */
-static gboolean
-apply_sl2vl_file (WeftNetwork *net, GError **error)
-{
-    const WeftIbConfig *ib = &net->fabric.ib;
-    for (guint i = 0; ib->sl2vl_ports && i < ib->sl2vl_ports->len; i++) {
-        const WeftIbSl2VlEntry *e = &g_array_index (ib->sl2vl_ports, WeftIbSl2VlEntry, i);
-        guint32 node = weft_graph_lookup (net->graph, e->node);
-        WeftModel *m = node == WEFT_GRAPH_NONE ? NULL : net->node_model[node];
-        if (!m) {
-            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_NODE,
-                         "%s:%u: no node named '%s'", ib->sl2vl_path, e->line, e->node);
-            return FALSE;
-        }
-        guint n_ports = weft_graph_node (net->graph, node)->ports->len, set = 0;
-        for (guint32 p = 0; p < n_ports; p++) {
-            if (e->port && p + 1 != e->port)
-                continue;
-            if (g_array_index (weft_graph_node (net->graph, node)->ports, guint32, p) ==
-                WEFT_GRAPH_NONE)
-                continue;
-            memcpy (weft_network_model_port (m, p)->ib->sl2vl, e->sl2vl, sizeof e->sl2vl);
-            set++;
-        }
-        if (set == 0) {
-            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                         "%s:%u: %s has no connected port %u", ib->sl2vl_path, e->line, e->node,
-                         e->port);
-            return FALSE;
-        }
-    }
-    return TRUE;
-}
-
-static gboolean
-enable_credits (WeftNetwork *net)
-{
-    for (guint i = 0; i < net->ports->len; i++) {
-        WeftPort *p = net->ports->pdata[i];
-        p->ib = weft_ib_port_new (&net->fabric.ib,
-                                  buffer_credits (net, p->link.peer, p->link.link_id),
-                                  buffer_credits (net, p->owner, p->link.link_id));
-    }
-    for (guint i = 0; i < net->sim->models->len; i++) {
-        WeftModel *m = net->sim->models->pdata[i];
-        if (m->klass == &weft_switch_class)
-            weft_switch_enable_credits ((WeftSwitch *) m);
-    }
-    return TRUE;
-}
 
 static gboolean
 build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
@@ -123,15 +32,10 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
         const WeftModelClass *klass = endpoint ? &weft_nic_class : &weft_switch_class;
         WeftModel *m = weft_sim_add_model (net->sim, klass, n->name, id);
         net->node_model[id] = m;
-        if (klass->params) {
-            WeftParamBinding b = { klass->params, m };
-            if (n->kind == WEFT_NODE_SWITCH) {
-                if (!weft_params_read (exp, klass->name, &b, 1, error))
-                    return FALSE;
-            } else {
-                weft_params_set_defaults (klass->params, m);
-            }
-        }
+        if (klass == &weft_switch_class &&
+            !weft_switch_read_params ((WeftSwitch *) m, n->kind == WEFT_NODE_SWITCH ? exp : NULL,
+                                      error))
+            return FALSE;
         if (klass == &weft_switch_class) {
             WeftSwitch *sw = (WeftSwitch *) m;
             if (n->kind != WEFT_NODE_SWITCH) {
@@ -145,10 +49,12 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             sw->n_ports = n->ports->len;
             sw->ports = g_new0 (WeftPort, MAX (sw->n_ports, 1));
             net->node_latency[id] = sw->latency_ps;
+            g_ptr_array_add (net->switches, sw);
         } else {
             WeftNic *nic = (WeftNic *) m;
             nic->tp = &net->tp;
             weft_nic_setup_ports (nic, n->ports->len);
+            g_ptr_array_add (net->nics, nic);
         }
     }
     /* Ports: one per connected link end, sending toward the peer. */
@@ -162,43 +68,23 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             const WeftLink *l = weft_graph_link (g, lid);
             guint32 peer, peer_port;
             weft_graph_peer (g, id, p, &peer, &peer_port);
-            WeftPort *port = weft_network_model_port (m, p);
-            /* On InfiniBand nothing is tail-dropped: the buffer that matters is the input's. */
-            /* With a shared buffer the switch admits packets itself (models/buffer.h). */
-            guint64 cap = m->klass == &weft_switch_class && !weft_fabric_lossless (&net->fabric) &&
-                                  !weft_fabric_pfc (&net->fabric) && !((WeftSwitch *) m)->internal &&
-                                  ((WeftSwitch *) m)->buffer_cfg.sharing == WEFT_BUFFER_NONE
-                              ? ((WeftSwitch *) m)->buffer_bytes
-                              : G_MAXUINT64;
+            WeftPort *port = weft_model_port (m, p);
+            /* Unbounded room: the mechanisms' setup bounds what they bound (the Ethernet
+             * port's tail drop, credits, PFC, a shared buffer). */
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
                             net->node_model[peer], (guint16) peer_port, l->rate_bps,
-                            l->delay_ps + net->node_latency[peer], cap);
+                            l->delay_ps + net->node_latency[peer], G_MAXUINT64);
             WeftModel *pm = net->node_model[peer];
             if (pm->klass == &weft_switch_class && weft_switch_cut_through ((WeftSwitch *) pm))
                 port->link.cut_bytes = CUT_THROUGH_BYTES;
-            if (net->fabric.kind == WEFT_FABRIC_ROCE) {
-                /* Headroom for the data this port receives.  A packet is handled a switch's
-                 * forwarding latency after it arrives (the PAUSE too, at the other end), so
-                 * the round trip is both cable delays plus both latencies. */
-                weft_time_t one_way = l->delay_ps + (net->node_latency[id] + net->node_latency[peer]) / 2;
-                port->pfc = g_new0 (WeftPfcPort, 1);
-                port->pfc->cfg = &net->fabric.pfc;
-                port->pfc->rate_bps = l->rate_bps;
-                port->pfc->headroom = weft_pfc_headroom (&net->fabric.pfc, l->rate_bps, one_way,
-                                                         net->fabric.mtu + net->fabric.header);
-            }
             g_ptr_array_add (net->ports, port);
         }
     }
-    if (weft_fabric_pfc (&net->fabric))
-        for (guint i = 0; i < net->sim->models->len; i++) {
-            WeftModel *m = net->sim->models->pdata[i];
-            if (m->klass == &weft_switch_class && !((WeftSwitch *) m)->internal)
-                weft_switch_enable_pfc ((WeftSwitch *) m);
-        }
-    if (net->fabric.kind == WEFT_FABRIC_INFINIBAND &&
-        (!enable_credits (net) || !apply_sl2vl_file (net, error)))
-        return FALSE;
+    /* Each mechanism of this fabric sets up its per-port and per-switch state. */
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->setup &&
+            !(*mech)->setup (&net->env, exp, error))
+            return FALSE;
     for (guint i = 0; i < net->sim->models->len; i++) {
         WeftModel *m = net->sim->models->pdata[i];
         if (m->klass->init && !m->klass->init (m, error)) {
@@ -209,55 +95,44 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
     return TRUE;
 }
 
-/* Keys that would be silently ignored on the chosen fabric are refused. */
+/* Reads each mechanism's group in registry order; a group that no mechanism of this fabric
+ * reads would be silently ignored, so it is refused. */
 static gboolean
-check_fabric_keys (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
+configure_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
 {
-    if (weft_fabric_lossless (&net->fabric) &&
-        g_key_file_has_key (weft_experiment_keyfile (exp), "switch", "buffer", NULL))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "switch",
-                                     "buffer",
-                                     "not used on InfiniBand, whose buffers are per input port "
-                                     "and VL: set [infiniband] buffer");
-    /* Every fabric switch reads the same [switch] group: the first one speaks for all. */
-    const WeftSwitch *sw = NULL;
-    for (guint i = 0; !sw && i < net->sim->models->len; i++) {
-        const WeftModel *m = net->sim->models->pdata[i];
-        if (m->klass == &weft_switch_class && !((const WeftSwitch *) m)->internal)
-            sw = (const WeftSwitch *) m;
+    int kind = net->fabric.kind;
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++) {
+        const char *group = (*mech)->group;
+        if (weft_mechanism_applies (*mech, kind) || !weft_experiment_has_group (exp, group))
+            continue;
+        guint fabrics = 0; /* every fabric some mechanism reads this group on */
+        for (const WeftMechanism *const *o = weft_mechanisms; *o; o++)
+            if (g_strcmp0 ((*o)->group, group) == 0)
+                fabrics |= (*o)->fabrics;
+        if (fabrics & WEFT_FABRIC_BIT (kind))
+            continue;
+        g_autofree char *where = weft_mechanism_fabrics_text (*mech);
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, group, NULL,
+                                     "not used with [fabric] kind = %s: %s only",
+                                     weft_fabric_kind_name (kind), where);
     }
-    if (sw && !weft_buffer_check_keys (&sw->buffer_cfg, exp,
-                                       net->fabric.kind == WEFT_FABRIC_INFINIBAND, error))
-        return FALSE;
-    if (weft_fabric_pfc (&net->fabric) && net->fabric.pfc.xoff_dynamic &&
-        (!sw || sw->buffer_cfg.sharing == WEFT_BUFFER_NONE))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "pfc", "xoff",
-                                     "dynamic needs a shared buffer: set [switch] "
-                                     "buffer_sharing = static or dynamic");
-    /* The PFC watchdog must get the chance to break a deadlock before the hang watchdog
-     * declares the run hung. */
-    const WeftPfcConfig *pfc = &net->fabric.pfc;
-    if (weft_fabric_pfc (&net->fabric) && pfc->watchdog != WEFT_PFC_WD_OFF &&
-        net->sim->hang_timeout && net->sim->hang_timeout <= pfc->wd_poll * pfc->wd_detect) {
-        g_autofree char *hang = weft_units_format_time (net->sim->hang_timeout);
-        g_autofree char *detect = weft_units_format_time (pfc->wd_poll * pfc->wd_detect);
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "experiment",
-                                     "hang_timeout",
-                                     "%s is not longer than the PFC watchdog's detection time "
-                                     "(%s = watchdog_poll x watchdog_detect): a deadlock would "
-                                     "be called a hang before the watchdog could break it",
-                                     hang, detect);
-    }
-    if (net->fabric.kind != WEFT_FABRIC_INFINIBAND)
-        for (guint i = 0; i < net->specs->len; i++) {
-            const WeftFlowSpec *s = &g_array_index (net->specs, WeftFlowSpec, i);
-            if (s->sl != 0) {
-                g_autofree char *group =
-                    g_strconcat ("workload.", (char *) net->workload_names->pdata[s->group], NULL);
-                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
-                                             "sl", "service levels exist on InfiniBand only");
-            }
-        }
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, kind) && (*mech)->configure &&
+            !(*mech)->configure (&net->env, exp, error))
+            return FALSE;
+    return TRUE;
+}
+
+/* Cross-mechanism validation once the network and its workload exist. */
+static gboolean
+check_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
+{
+    net->env.specs = net->specs;
+    net->env.workload_names = net->workload_names;
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->check &&
+            !(*mech)->check (&net->env, exp, error))
+            return FALSE;
     return TRUE;
 }
 
@@ -293,10 +168,15 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     guint n_nodes = weft_graph_n_nodes (graph);
     net->node_model = g_new0 (WeftModel *, MAX (n_nodes, 1));
     net->node_latency = g_new0 (weft_time_t, MAX (n_nodes, 1));
+    net->switches = g_ptr_array_new ();
+    net->nics = g_ptr_array_new ();
+    net->env = (WeftMechEnv){ .sim = sim, .graph = graph, .fabric = &net->fabric,
+                              .tp = &net->tp, .node_model = net->node_model,
+                              .node_latency = net->node_latency, .ports = net->ports,
+                              .switches = net->switches, .nics = net->nics };
 
-    WeftParamBinding tb = { weft_transport_params, &net->tp };
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
-        !weft_params_read (exp, "transport", &tb, 1, error) || !build_models (net, exp, error) ||
+        !configure_mechanisms (net, exp, error) || !build_models (net, exp, error) ||
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
                                  net->coll_gates, net->coll_ranks, net->workload_names, error))
         goto fail;
@@ -305,7 +185,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->tp.seed = sim->seed;
     net->tp.accept_ooo = net->fabric.routing == WEFT_ROUTING_ADAPTIVE ||
                          net->tp.recovery == WEFT_RECOVERY_SELECTIVE_REPEAT;
-    if (!check_fabric_keys (net, exp, error))
+    if (!check_mechanisms (net, exp, error))
         goto fail;
     net->tp.workload_names = net->workload_names;
     WeftPathEnv env = { net->node_latency };
@@ -344,7 +224,9 @@ weft_network_free (WeftNetwork *net)
     if (!net)
         return;
     weft_transport_clear (&net->tp);
-    weft_params_clear (weft_transport_params, &net->tp);
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if ((*mech)->clear)
+            (*mech)->clear (&net->env);
     weft_fabric_clear (&net->fabric);
     g_array_unref (net->specs);
     g_array_unref (net->deps);
@@ -353,6 +235,8 @@ weft_network_free (WeftNetwork *net)
     g_array_unref (net->coll_gates);
     g_ptr_array_unref (net->workload_names);
     g_ptr_array_unref (net->ports);
+    g_ptr_array_unref (net->switches);
+    g_ptr_array_unref (net->nics);
     g_free (net->node_model);
     g_free (net->node_latency);
     g_free (net);

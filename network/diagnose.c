@@ -137,7 +137,7 @@ weft_network_pfc_deadlock (const WeftNetwork *net, GString *report)
 static WeftPort *
 peer_port (const WeftNetwork *net, const WeftPort *p)
 {
-    return weft_network_model_port (p->link.peer, p->link.peer_port);
+    return weft_model_port (p->link.peer, p->link.peer_port);
 }
 
 guint

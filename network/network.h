@@ -12,6 +12,7 @@
 
 #include "models/fabric.h"
 #include "models/port.h"
+#include "models/registry.h"
 #include "models/transport.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
@@ -31,6 +32,9 @@ typedef struct {
     WeftModel **node_model;  /* per node id; NULL for nodes without a model */
     GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
     weft_time_t *node_latency; /* per node id */
+    GPtrArray *switches;     /* WeftSwitch *, every switch model, in model order */
+    GPtrArray *nics;         /* WeftNic *, every host or GPU model, in model order */
+    WeftMechEnv env;         /* what the mechanisms' hooks see: points at the above */
     WeftTrace *trace;        /* borrowed, may be NULL */
 } WeftNetwork;
 
@@ -40,12 +44,24 @@ WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *gra
                                  WeftSim *sim, GError **error);
 void weft_network_free (WeftNetwork *net);
 
-/* Port @p of a switch or NIC model (transfer none). */
-WeftPort *weft_network_model_port (WeftModel *m, guint32 p);
-
-/* Checks the experiment's groups against everything weft knows (fault groups are refused
- * as not implemented yet). */
+/* Checks the experiment's groups against everything weft knows: the engine's own groups and
+ * every mechanism's (fault groups are refused as not implemented yet). */
 gboolean weft_network_check_groups (const WeftExperiment *exp, GError **error);
+
+/* `weft params`: appends to @out the description of group @want (NULL: every group; a
+ * group name, "topology", "topology.GENERATOR", "workload" or "workload.KIND") and returns
+ * whether anything matched; @names (may be NULL) gets every name @want may take, for
+ * suggestions (g_free'd strings). */
+gboolean weft_network_describe_params (const char *want, GString *out, GPtrArray *names);
+
+/* The groups `weft params` takes by name, comma-separated (topology and workload, which take
+ * a generator or a kind, aside).  (transfer full) */
+char *weft_network_group_list (void);
+
+/* The run summary's body, from @st (weft_network_stats): the engine's lines (flows, FCT,
+ * queues, drops, retransmits), then each mechanism's of this fabric in registry order, then
+ * the packet count. */
+void weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GString *out);
 
 /* Writes /topology, and starts /links sampling every @interval (0: none). */
 void weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t interval);
@@ -53,39 +69,6 @@ void weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t 
 /* After the run: rows for unfinished flows, a last link sample, and /ports. */
 void weft_network_finish_trace (WeftNetwork *net);
 
-typedef struct {
-    guint n_flows, finished;
-    double fct_p50_us, fct_p99_us, fct_max_us, slowdown_p99, jain;
-    guint64 max_queue_bytes, drops, data_drops, retransmits, timeouts;
-    guint64 ooo_discards, dup_discards, unroutable, inflight_data;
-    guint64 bytes_delivered, bytes_offered;
-    guint64 lossless_drops;   /* InfiniBand: packets without buffer space (a bug: never expected) */
-    guint64 xmit_wait_ps;     /* InfiniBand: PortXmitWait summed over every port */
-    guint64 reorder_count, reorder_max; /* out-of-order arrivals placed (adaptive routing) */
-    guint64 packet_hops; /* packets sent on any link (sum of every port's tx_packets) */
-    guint64 acks_sent;        /* ACKs and NAKs the receivers sent ([transport] ack_every) */
-    /* InfiniBand congestion control ([ibcc]); ECN does not exist on the Ethernet baseline */
-    guint64 fecn_marked;      /* data packets switches marked with FECN */
-    guint64 fecn_received;    /* marked data packets that reached their receivers */
-    guint64 becn_received;    /* BECNs (ACKs carrying one) that reached their senders */
-    guint32 ccti_peak;        /* highest CCT index any flow reached */
-    /* RoCE: ECN ([ecn]) and DCQCN ([dcqcn]) */
-    guint64 ecn_marked;       /* data packets switches marked CE */
-    guint64 ce_received;      /* CE-marked data packets that reached their receivers */
-    guint64 cnps_sent, cnps_received;
-    guint64 dcqcn_cuts;       /* rate cuts at the senders */
-    /* RoCE PFC ([pfc]), summed over ports and priorities */
-    guint64 pfc_pauses_sent;     /* PAUSE frames with a pause time (refreshes included) */
-    guint64 pfc_resumes_sent;    /* PAUSE frames with pause time 0 */
-    guint64 pfc_pauses_received; /* PAUSE frames with a pause time that reached a sender */
-    guint64 pfc_paused_ps;       /* time priorities were paused at their egress */
-    guint64 pfc_violations;      /* packets dropped above xoff + headroom (lossless violations) */
-    guint64 pfc_storms;          /* PFC watchdog: storms declared (port, priority) */
-    guint64 pfc_wd_dropped;      /* PFC watchdog (drop): packets it discarded */
-    guint64 buffer_drops_threshold; /* shared buffers: lossy packets over their queue's threshold */
-    guint64 buffer_drops_full;   /* shared buffers: packets that found the pool full */
-    guint64 buffer_peak_bytes;   /* shared buffers: the highest occupancy of any switch's pool */
-} WeftNetworkStats;
 
 void weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st);
 

@@ -5,48 +5,20 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
-#include "models/switch.h"
 
-
-/* Every [trace] interval: /links per port, /pfc per port and priority, /dcqcn per flow under
- * way. */
+/* Every [trace] interval: /links per port, then each mechanism's records (/pfc, /dcqcn,
+ * /buffers). */
 static void
 sample_traces (WeftSim *sim, void *data)
 {
     WeftNetwork *net = data;
     WeftTraceLinkSample row;
-    for (guint i = 0; i < net->ports->len; i++) {
-        WeftPort *p = net->ports->pdata[i];
-        if (weft_port_sample (p, sim->now, &row))
+    for (guint i = 0; i < net->ports->len; i++)
+        if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
-        for (guint prio = 0; p->pfc && prio < WEFT_PFC_PRIOS; prio++) {
-            WeftTracePfcSample pr;
-            if (!weft_pfc_sample (p->pfc, prio, sim->now, &pr))
-                continue;
-            pr.node = p->owner->node;
-            pr.port = p->index + 1;
-            pr.link = p->link.link_id;
-            weft_trace_append_pfc_sample (net->trace, &pr);
-        }
-    }
-    if (net->fabric.dcqcn.enabled) {
-        for (guint i = 0; i < net->tp.active->len; i++) {
-            const WeftFlow *f = &net->tp.flows[g_array_index (net->tp.active, guint32, i)];
-            const WeftDcqcnFlow *d = &f->dcqcn;
-            WeftTraceDcqcnSample dr = { .time_ps = sim->now, .flow = f->spec.id,
-                                        .rate_bps = d->rc_bps, .target_bps = d->rt_bps,
-                                        .alpha = d->alpha, .cnps_received = d->cnps_received,
-                                        .rate_cuts = d->cuts };
-            weft_trace_append_dcqcn_sample (net->trace, &dr);
-        }
-    }
-    WeftTraceBufferSample brow;
-    for (guint i = 0; i < sim->models->len; i++) {
-        WeftModel *m = sim->models->pdata[i];
-        if (m->klass == &weft_switch_class && ((WeftSwitch *) m)->buffer &&
-            weft_buffer_sample (((WeftSwitch *) m)->buffer, m->node, sim->now, &brow))
-            weft_trace_append_buffer_sample (net->trace, &brow);
-    }
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->sample)
+            (*mech)->sample (&net->env, sim->now);
     weft_trace_flush_due (net->trace);
 }
 
@@ -57,6 +29,7 @@ weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t inter
 {
     const WeftGraph *g = net->graph;
     net->trace = trace;
+    net->env.trace = trace;
     net->tp.trace = trace;
     net->tp.collective_done = on_collective_done;
     net->tp.collective_done_data = net;
@@ -111,16 +84,10 @@ weft_network_finish_trace (WeftNetwork *net)
                                    .rate_bps = p->link.rate_bps, .ecn_marks = p->ecn_marks,
                                    /* Faults do not exist yet: every port is up. */
                                    .state = 4 /* Active */, .phys_state = 5 /* LinkUp */ };
-        g_strlcpy (rows[i].link_layer, p->ib ? "InfiniBand" : "Ethernet",
-                   sizeof rows[i].link_layer);
-        if (p->ib) {
-            rows[i].xmit_wait_ps = p->ib->xmit_wait_ps +
-                                   (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
-            rows[i].lossless_drops = p->ib->lossless_drops;
-        } else if (p->pfc) {
-            rows[i].xmit_wait_ps = weft_pfc_paused_total (p->pfc, net->sim->now);
-            rows[i].lossless_drops = weft_pfc_counts_total (p->pfc).violations;
-        }
+        g_strlcpy (rows[i].link_layer, "Ethernet", sizeof rows[i].link_layer);
+        for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+            if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->port_row)
+                (*mech)->port_row (&net->env, p, &rows[i]);
     }
     weft_trace_write_ports (net->trace, rows, net->ports->len);
     g_free (rows);

@@ -8,6 +8,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "models/switch.h"
+#include "sim/units.h"
 #include "workloads/collective.h"
 #include "workloads/workload.h"
 
@@ -30,16 +31,7 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->dup_discards += f->dup_discards;
         st->bytes_delivered += f->delivered;
         st->bytes_offered += f->spec.size_bytes;
-        st->reorder_count += f->reorder_count;
-        st->reorder_max = MAX (st->reorder_max, f->reorder_max);
         st->acks_sent += f->acks_sent;
-        st->fecn_received += f->fecn_received;
-        st->becn_received += f->cc.becns;
-        st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
-        st->ce_received += f->dcqcn.ce_received;
-        st->cnps_sent += f->dcqcn.cnps_sent;
-        st->cnps_received += f->dcqcn.cnps_received;
-        st->dcqcn_cuts += f->dcqcn.cuts;
         if (!f->finished)
             continue;
         weft_time_t t = f->finish_ps - f->start_ps;
@@ -68,38 +60,38 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->data_drops += p->drops_data;
         st->max_queue_bytes = MAX (st->max_queue_bytes, p->max_q);
         st->packet_hops += p->tx_packets;
-        st->ecn_marked += p->ecn_marks;
         st->inflight_data += weft_port_inflight_data (p);
-        if (p->ib)
-            st->xmit_wait_ps += p->ib->xmit_wait_ps +
-                                (p->ib->stalled ? net->sim->now - p->ib->stall_since : 0);
-        if (p->pfc) {
-            WeftPfcCounts n = weft_pfc_counts_total (p->pfc);
-            st->pfc_pauses_sent += n.pauses_sent;
-            st->pfc_resumes_sent += n.resumes_sent;
-            st->pfc_pauses_received += n.pauses_received;
-            st->pfc_paused_ps += weft_pfc_paused_total (p->pfc, net->sim->now);
-            st->pfc_violations += n.violations;
-            st->pfc_storms += p->pfc->storms;
-            st->pfc_wd_dropped += p->pfc->wd_dropped;
-        }
     }
-    for (guint i = 0; i < net->sim->models->len; i++) {
-        const WeftModel *m = net->sim->models->pdata[i];
-        if (m->klass == &weft_switch_class) {
-            st->unroutable += ((const WeftSwitch *) m)->unroutable;
-            st->lossless_drops += ((const WeftSwitch *) m)->lossless_drops;
-            st->fecn_marked += ((const WeftSwitch *) m)->fecn_marked;
-            const WeftBuffer *buf = ((const WeftSwitch *) m)->buffer;
-            if (buf) {
-                st->buffer_drops_threshold += buf->drops_threshold;
-                st->buffer_drops_full += buf->drops_full;
-                st->buffer_peak_bytes = MAX (st->buffer_peak_bytes, buf->peak_bytes);
-            }
-        } else {
-            st->lossless_drops += ((const WeftNic *) m)->lossless_drops;
-        }
+    for (guint i = 0; i < net->switches->len; i++)
+        st->unroutable += ((const WeftSwitch *) net->switches->pdata[i])->unroutable;
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->count)
+            (*mech)->count (&net->env, st);
+}
+
+void
+weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GString *out)
+{
+    g_autofree char *maxq = weft_units_format_bytes (st->max_queue_bytes);
+    g_string_append_printf (out, "  flows        %u of %u finished\n", st->finished, st->n_flows);
+    if (st->finished > 0) {
+        g_string_append_printf (out, "  FCT          p50 %.3f us  p99 %.3f us  max %.3f us\n",
+                                st->fct_p50_us, st->fct_p99_us, st->fct_max_us);
+        g_string_append_printf (out, "  slowdown     p99 %.3f\n", st->slowdown_p99);
+        g_string_append_printf (out, "  fairness     Jain's index %.4f over per-flow throughput\n",
+                                st->jain);
     }
+    g_string_append_printf (out, "  max queue    %s\n", maxq);
+    g_string_append_printf (out, "  drops        %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " data)\n",
+                            st->drops, st->data_drops);
+    g_string_append_printf (out,
+                            "  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
+                            " timeouts)\n",
+                            st->retransmits, st->timeouts);
+    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
+        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->summary)
+            (*mech)->summary (&net->env, st, out);
+    g_string_append_printf (out, "  packets      %" G_GUINT64_FORMAT " hops\n", st->packet_hops);
 }
 
 /* ---- collectives ---------------------------------------------------------------------- */

@@ -324,3 +324,15 @@ weft_units_format_bytes (guint64 bytes)
     g_string_free (use_bin ? dec : bin, TRUE);
     return g_string_free (use_bin ? bin : dec, FALSE);
 }
+
+char *
+weft_units_format_human_time (weft_time_t ps)
+{
+    if (ps >= WEFT_S (1))
+        return g_strdup_printf ("%.3f s", ps / 1e12);
+    if (ps >= WEFT_MS (1))
+        return g_strdup_printf ("%.3f ms", ps / 1e9);
+    if (ps >= WEFT_US (1))
+        return g_strdup_printf ("%.3f us", ps / 1e6);
+    return g_strdup_printf ("%.3f ns", ps / 1e3);
+}

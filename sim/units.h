@@ -35,6 +35,9 @@ gboolean weft_units_parse_length (const char *text, double *out_m, GError **erro
  * "1.5KiB"), else decimal ("1.5MB", "1KB").  The base unit is always exact, so the result
  * always parses back to the same value.  (transfer full) */
 char *weft_units_format_time (weft_time_t ps);
+/* Times for people, as run summaries print them: three decimals in the largest of s, ms, us
+ * and ns that keeps the number >= 1 ("1.234 us").  (transfer full) */
+char *weft_units_format_human_time (weft_time_t ps);
 char *weft_units_format_rate (guint64 bps);
 char *weft_units_format_bytes (guint64 bytes);
 

@@ -78,3 +78,5 @@ check_PROGRAMS += tests/check_pfc
 tests_check_pfc_SOURCES = tests/check_pfc.c
 check_PROGRAMS += tests/check_buffer
 tests_check_buffer_SOURCES = tests/check_buffer.c
+check_PROGRAMS += tests/check_registry
+tests_check_registry_SOURCES = tests/check_registry.c
