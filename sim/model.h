@@ -1,11 +1,12 @@
 /* sim/model.h - how a model plugs into the engine: a small class table of function pointers.
  *
- * A model type is a WeftModelClass (name, parameter table, four hooks); an instance is a struct
- * whose first member is a WeftModel.  The engine allocates instances (g_malloc0 of
- * instance_size), reads their parameters from the experiment group named like the class, calls
- * init, and at the end finish then clear, then frees them.  Cross-model signals (a returned
- * credit, a PFC pause, a CNP) go through a narrow function of the module that owns them, never
- * through more slots here.
+ * A model type is a WeftModelClass (name, parameter table, three hooks); an instance is a
+ * struct whose first member is a WeftModel.  The engine allocates instances (g_malloc0 of
+ * instance_size); the assembly step (network/) reads their parameters, then calls init; at the
+ * end the engine calls clear, then frees them.  End-of-run statistics are not a model's: the
+ * mechanisms' count, port_row and summary hooks gather them (models/registry.h).  Cross-model
+ * signals (a returned credit, a PFC pause, a CNP) go through a narrow function of the module
+ * that owns them, never through more slots here.
  */
 #ifndef WEFT_SIM_MODEL_H
 #define WEFT_SIM_MODEL_H
@@ -27,7 +28,6 @@ typedef struct {
     const WeftParamSpec *params; /* {NULL}-terminated, or NULL for none */
     gboolean (*init) (WeftModel *self, GError **error);         /* after params are set */
     void (*receive) (WeftModel *self, guint port, WeftPacket *pkt); /* takes ownership */
-    void (*finish) (WeftModel *self, WeftTrace *trace);         /* end-of-run statistics; may be NULL */
     void (*clear) (WeftModel *self);                            /* free owned memory; may be NULL */
 } WeftModelClass;
 

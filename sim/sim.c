@@ -153,16 +153,6 @@ weft_sim_run (WeftSim *sim)
     return sim->status;
 }
 
-void
-weft_sim_finish (WeftSim *sim, WeftTrace *trace)
-{
-    for (guint i = 0; i < sim->models->len; i++) {
-        WeftModel *m = sim->models->pdata[i];
-        if (m->klass->finish)
-            m->klass->finish (m, trace);
-    }
-}
-
 const char *
 weft_sim_status_name (WeftSimStatus status)
 {

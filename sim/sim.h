@@ -118,9 +118,6 @@ void weft_sim_work_done (WeftSim *sim);
 /* Runs until one of the ending conditions; returns (and stores) why it stopped. */
 WeftSimStatus weft_sim_run (WeftSim *sim);
 
-/* Calls every model's finish hook, in id order. */
-void weft_sim_finish (WeftSim *sim, WeftTrace *trace);
-
 const char *weft_sim_status_name (WeftSimStatus status);
 
 #endif /* WEFT_SIM_SIM_H */
