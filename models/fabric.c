@@ -51,6 +51,8 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
                                      "'%s' is not implemented yet: expected ethernet, "
                                      "infiniband or roce",
                                      kind_names[fabric->kind]);
+    fabric->data_prio = 1;
+    fabric->ack_prio = fabric->cnp_prio = 0;
     return TRUE;
 }
 

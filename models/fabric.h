@@ -45,6 +45,7 @@ typedef struct {
     /* Resolved from the fabric's own group: */
     guint64 header;    /* wire bytes added to every data packet */
     guint64 ack_bytes; /* wire bytes of an ACK */
+    guint8 data_prio, ack_prio, cnp_prio; /* traffic classes (weft_fabric_data_prio) */
     WeftEthernetConfig eth;
     WeftIbConfig ib;   /* kind == infiniband */
     WeftIbcc ibcc;     /* kind == infiniband: [ibcc] (models/ibcc.h) */
@@ -80,24 +81,25 @@ weft_fabric_pfc (const WeftFabric *fabric)
     return fabric->kind == WEFT_FABRIC_ROCE && fabric->pfc.enabled;
 }
 
-/* The traffic class (models/port.h) of data, CNPs and ACKs: on RoCE the 802.1p priority
- * (ACKs ride the RDMA priority, as on real RoCE; CNPs their own); elsewhere 1, 0 and 0. */
+/* The traffic class (models/port.h) of data, CNPs and ACKs: 1, 0 and 0 unless a mechanism
+ * sets them (PFC's configure: the 802.1p priorities, ACKs riding the RDMA priority as on real
+ * RoCE, CNPs their own).  Resolved once, read per packet. */
 static inline guint8
 weft_fabric_data_prio (const WeftFabric *fabric)
 {
-    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.rdma_priority : 1;
+    return fabric->data_prio;
 }
 
 static inline guint8
 weft_fabric_cnp_prio (const WeftFabric *fabric)
 {
-    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.cnp_priority : 0;
+    return fabric->cnp_prio;
 }
 
 static inline guint8
 weft_fabric_ack_prio (const WeftFabric *fabric)
 {
-    return fabric->kind == WEFT_FABRIC_ROCE ? (guint8) fabric->pfc.rdma_priority : 0;
+    return fabric->ack_prio;
 }
 
 #endif /* WEFT_MODELS_FABRIC_H */

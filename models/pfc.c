@@ -366,10 +366,16 @@ weft_pfc_on_pause (WeftPort *port, WeftPacket *pause)
 
 /* ---- the mechanism (models/registry.h) ------------------------------------------------- */
 
+/* Besides [pfc] itself: RoCE's traffic classes are its 802.1p priorities. */
 static gboolean
 pfc_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
-    return weft_pfc_config_read (&env->fabric->pfc, exp, error);
+    WeftFabric *fab = env->fabric;
+    if (!weft_pfc_config_read (&fab->pfc, exp, error))
+        return FALSE;
+    fab->data_prio = fab->ack_prio = (guint8) fab->pfc.rdma_priority;
+    fab->cnp_prio = (guint8) fab->pfc.cnp_priority;
+    return TRUE;
 }
 
 /* Every RoCE port counts its priorities (pauses received, time paused) and gets headroom for
