@@ -33,6 +33,7 @@ e2e_tests += tests/e2e/trace_python.sh tests/e2e/report_ports.sh tests/e2e/repor
 check_PROGRAMS += tests/check_network
 tests_check_network_SOURCES = tests/check_network.c
 e2e_tests += tests/e2e/roce_trace.sh tests/e2e/roce_ecmp.sh
+e2e_tests += tests/e2e/readme.sh
 e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
 	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh
