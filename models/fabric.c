@@ -7,11 +7,10 @@
 
 const WeftParamSpec weft_fabric_params[] = {
     WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
-                     "ethernet|infiniband|roce|ultra-ethernet",
+                     "ethernet|infiniband|roce",
                      "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
                      "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet "
-                     "(the [ethernet] packet format) with PFC, ECN and DCQCN; ultra-ethernet "
-                     "is reserved"),
+                     "(the [ethernet] packet format) with PFC, ECN and DCQCN"),
     WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static|adaptive",
                      "path choice at switches: ecmp hashes each flow over the equal-cost ports "
                      "(per-switch seed); static takes the topology's single route (D-mod-k or a "
@@ -31,7 +30,7 @@ const WeftParamSpec weft_ethernet_params[] = {
     WEFT_PARAM_END,
 };
 
-static const char *const kind_names[] = { "ethernet", "infiniband", "roce", "ultra-ethernet" };
+static const char *const kind_names[] = { "ethernet", "infiniband", "roce" };
 
 const char *
 weft_fabric_kind_name (int kind)
@@ -46,11 +45,6 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
     WeftParamBinding b = { weft_fabric_params, fabric };
     if (!weft_params_read (exp, "fabric", &b, 1, error))
         return FALSE;
-    if (fabric->kind == WEFT_FABRIC_UEC)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "fabric", "kind",
-                                     "'%s' is not implemented yet: expected ethernet, "
-                                     "infiniband or roce",
-                                     kind_names[fabric->kind]);
     fabric->data_prio = 1;
     fabric->ack_prio = fabric->cnp_prio = 0;
     return TRUE;

@@ -9,7 +9,7 @@
  *   roce        RoCEv2 on Ethernet: the [ethernet] packet format, 802.1p priorities with PFC
  *               ([pfc], models/pfc.h) making the RDMA priority lossless; ECN marking at
  *               switches ([ecn], models/ecn.h) and DCQCN at the NICs ([dcqcn], models/dcqcn.h).
- * `ultra-ethernet` is reserved and refused as not implemented yet.
+ * Ultra Ethernet is not modelled yet: `kind` refuses it like any other unknown choice.
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
  * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
@@ -30,7 +30,12 @@
 #include "models/pfc.h"
 #include "sim/params.h"
 
-typedef enum { WEFT_FABRIC_ETHERNET, WEFT_FABRIC_INFINIBAND, WEFT_FABRIC_ROCE, WEFT_FABRIC_UEC } WeftFabricKind;
+typedef enum {
+    WEFT_FABRIC_ETHERNET,
+    WEFT_FABRIC_INFINIBAND,
+    WEFT_FABRIC_ROCE,
+    WEFT_FABRIC_KIND_COUNT
+} WeftFabricKind;
 typedef enum { WEFT_ROUTING_ECMP, WEFT_ROUTING_STATIC, WEFT_ROUTING_ADAPTIVE } WeftRoutingKind;
 
 typedef struct {
@@ -57,13 +62,13 @@ typedef struct {
 extern const WeftParamSpec weft_fabric_params[];
 extern const WeftParamSpec weft_ethernet_params[];
 
-/* Reads [fabric]; refuses fabrics that are not implemented yet.  The mechanisms' groups
+/* Reads [fabric].  The mechanisms' groups
  * ([ethernet], [infiniband], [pfc], ...) are read by their configure hooks
  * (models/registry.h), which fill the rest of WeftFabric. */
 gboolean weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error);
 void weft_fabric_clear (WeftFabric *fabric);
 
-/* "ethernet", "infiniband", "roce", "ultra-ethernet". */
+/* "ethernet", "infiniband", "roce". */
 const char *weft_fabric_kind_name (int kind);
 
 /* RDMA reliable connections (InfiniBand RC, RoCEv2) have no transport window: link credits

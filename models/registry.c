@@ -25,7 +25,7 @@ char *
 weft_mechanism_fabrics_text (const WeftMechanism *mech)
 {
     GString *s = g_string_new (NULL);
-    for (int k = 0; k <= WEFT_FABRIC_UEC; k++) {
+    for (int k = 0; k < WEFT_FABRIC_KIND_COUNT; k++) {
         if (!weft_mechanism_applies (mech, k))
             continue;
         if (s->len)
