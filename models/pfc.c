@@ -273,6 +273,7 @@ wd_drop_queue (WeftPort *port, guint prio)
         pkt = weft_fifo_pop (&port->q[weft_port_pfc_class (prio)]);
         port->q_bytes -= pkt->size;
         port->drops++;
+        port->s_drops++;
         port->drops_data += pkt->kind == WEFT_PKT_DATA;
         port->pfc->wd_dropped++;
         if (port->on_depart)
