@@ -37,7 +37,7 @@
  *    back at line rate the flow is inactive again (no timer).  The rate paces the flow: the
  *    start of its next packet is its previous start + the packet's size at Rc (the NIC's
  *    per-flow pacing, shared with models/ibcc.h).
- * Presets (`preset`, FACTS.md; every other key overrides its preset's value):
+ * Presets (`preset`, sources named per preset; every other key overrides its preset's value):
  *  - paper: the SIGCOMM 2015 paper and its authors' ns-3 code, 40 GbE: CNP 50 us, alpha
  *    period 55 us, increase timer 55 us, byte counter 10 MB, g = 1/256, F = 5, R_AI 40 Mb/s,
  *    R_HAI 400 Mb/s (10 R_AI: an assumption, the paper gives none), a cut on every CNP with

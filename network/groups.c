@@ -26,7 +26,10 @@ static const WeftParamSpec *trace_params (void) { return weft_trace_params; }
 static const WeftParamSpec *fabric_params (void) { return weft_fabric_params; }
 
 static const EngineGroup engine_first[] = {
-    { "experiment", "the run: name, seed, duration, hang watchdog", experiment_params },
+    { "experiment",
+      "the run: name, seed, duration, hang watchdog; include = FILE[;FILE] reads other files "
+      "first (relative to this one), whose keys later ones override",
+      experiment_params },
     { "trace", "the HDF5 trace", trace_params },
     { "fabric", "link layer, packet format and path choice", fabric_params },
 };

@@ -23,7 +23,7 @@ const WeftParamSpec weft_trace_params[] = {
                        "HDF5 trace file; default NAME.h5 in the current directory (weft run "
                        "--output overrides)"),
     WEFT_PARAM_TIME ("interval", WeftTraceConfig, interval, "10us", "0s", NULL,
-                     "link sample interval for /links; 0: no samples"),
+                     "sample interval of /links, /pfc, /dcqcn and /buffers; 0: no samples"),
     WEFT_PARAM_END,
 };
 

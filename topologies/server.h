@@ -7,7 +7,7 @@
  * (the default, one logical NVSwitch at 450 GB/s each way, stands for the four chips of a DGX
  * H100, which act as one non-blocking crossbar).  Rates are effective rates after protocol
  * overhead; the PCIe default, 50 GB/s per direction, is what a Gen5 x16 link leaves for large
- * DMA transfers after TLP/DLLP overhead (63 GB/s raw; see doc FACTS).
+ * DMA transfers after TLP/DLLP overhead (63 GB/s raw: 32 GT/s x 16 lanes, 128b/130b).
  * Ignores: NUMA, the CPU interconnect between sockets, storage NICs, PCIe credit flow control.
  *
  * Names (server i, numbered from 1 with the prefix "dgx-"):  PREFIXi/gpuG, PREFIXi/nvswitchK,
