@@ -17,6 +17,7 @@
 #include "analysis/nccl_table.h"
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
+#include "network/network.h"
 
 enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
 
@@ -25,6 +26,7 @@ typedef struct {
     guint64 flows_total, flows_finished;
     double fct_p50_ps, fct_p99_ps, fct_max_ps, slowdown_p99;
     guint64 drops;
+    char *mechanisms; /* each mechanism's lines (registry order), or NULL */
     char *problem; /* a data set that failed to read: one line */
 } Summary;
 
@@ -56,14 +58,24 @@ summarise_flows (Summary *s, GArray *flows)
     g_free (slow);
 }
 
-static void
-summarise (Summary *s, const char *path)
+/* A data set the schema added later, or that only some fabrics write: NULL when absent. */
+static GArray *
+optional (GArray *(*read) (const char *, GError **), const char *path)
 {
+    GError *error = NULL;
+    GArray *rows = read (path, &error);
+    g_clear_error (&error);
+    return rows;
+}
+
+static void
+summarise (Summary *s, const WeftTraceInfo *info)
+{
+    const char *path = info->path;
     GError *error = NULL;
     GArray *flows = weft_trace_reader_flows (path, &error);
     if (flows != NULL) {
         summarise_flows (s, flows);
-        g_array_free (flows, TRUE);
     } else {
         s->problem = g_strdup (error->message);
         g_clear_error (&error);
@@ -73,12 +85,25 @@ summarise (Summary *s, const char *path)
         s->have_ports = TRUE;
         for (guint i = 0; i < ports->len; i++)
             s->drops += g_array_index (ports, WeftTracePort, i).drops;
-        g_array_free (ports, TRUE);
     } else {
         if (s->problem == NULL)
             s->problem = g_strdup (error->message);
         g_clear_error (&error);
     }
+    /* Each mechanism's lines, from the registry (network/report.c). */
+    GArray *pfc = optional (weft_trace_reader_pfc_samples, path);
+    GArray *buffers = optional (weft_trace_reader_buffer_samples, path);
+    WeftTraceTables t = { flows, ports, pfc, buffers };
+    GString *lines = g_string_new (NULL);
+    if (info->experiment_text && !weft_network_report (info->experiment_text, &t, lines, &error)) {
+        g_string_append_printf (lines, "  (the mechanisms' lines: %s)\n", error->message);
+        g_clear_error (&error);
+    }
+    s->mechanisms = g_string_free (lines, FALSE);
+    GArray *read[] = { flows, ports, pfc, buffers };
+    for (guint i = 0; i < G_N_ELEMENTS (read); i++)
+        if (read[i])
+            g_array_free (read[i], TRUE);
 }
 
 /* "12.345 us": three decimals in the largest unit that keeps the value >= 1. */
@@ -189,6 +214,8 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     }
     if (s->have_ports)
         printf ("drops:       %" G_GUINT64_FORMAT "\n", s->drops);
+    if (s->mechanisms && *s->mechanisms)
+        printf ("mechanisms:\n%s", s->mechanisms);
     if (s->problem != NULL)
         printf ("problem:     %s\n", s->problem);
 }
@@ -651,13 +678,14 @@ weft_cli_report (int argc, char **argv)
     }
     Summary s = { 0 };
     if (info->readable)
-        summarise (&s, info->path);
+        summarise (&s, info);
     if (json)
         print_json (info, &s);
     else
         print_text (info, &s);
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
     g_free (s.problem);
+    g_free (s.mechanisms);
     weft_trace_info_free (info);
     return status;
 }

@@ -237,6 +237,25 @@ buffer_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out
                             peak, st->buffer_drops_threshold, st->buffer_drops_full);
 }
 
+/* From /buffers: the fullest any switch's pool got, and what the pools refused. */
+static void
+buffer_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!t->buffers || t->buffers->len == 0)
+        return;
+    guint64 peak = 0, drops = 0;
+    for (guint i = 0; i < t->buffers->len; i++) {
+        const WeftTraceBufferSample *r = &g_array_index (t->buffers, WeftTraceBufferSample, i);
+        peak = MAX (peak, r->max_bytes);
+        drops += r->drops;
+    }
+    g_autofree char *p = weft_units_format_bytes (peak);
+    g_string_append_printf (out,
+                            "  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT
+                            " packets refused\n",
+                            p, drops);
+}
+
 const WeftMechanism weft_buffer_mechanism = {
     .name = "buffer",
     .group = "switch",
@@ -248,4 +267,5 @@ const WeftMechanism weft_buffer_mechanism = {
     .sample = buffer_sample,
     .count = buffer_count,
     .summary = buffer_summary,
+    .report = buffer_report,
 };

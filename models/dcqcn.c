@@ -389,6 +389,26 @@ dcqcn_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             st->dcqcn_cuts, env->fabric->dcqcn.enabled ? "on" : "off");
 }
 
+/* From /ports (CE marks at the switches) and /flows (what the endpoints saw). */
+static void
+dcqcn_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!t->ports || !t->flows)
+        return;
+    WeftNetworkStats st = { 0 };
+    for (guint i = 0; i < t->ports->len; i++)
+        st.ecn_marked += g_array_index (t->ports, WeftTracePort, i).ecn_marks;
+    for (guint i = 0; i < t->flows->len; i++) {
+        const WeftTraceFlow *f = &g_array_index (t->flows, WeftTraceFlow, i);
+        st.ce_received += f->ecn_marked;
+        st.cnps_sent += f->cnps_sent;
+        st.cnps_received += f->cnps_received;
+        st.dcqcn_cuts += f->rate_cuts;
+    }
+    const WeftMechEnv env = { .fabric = (WeftFabric *) fabric };
+    dcqcn_summary (&env, &st, out);
+}
+
 static void
 dcqcn_clear (WeftMechEnv *env)
 {
@@ -406,5 +426,6 @@ const WeftMechanism weft_dcqcn_mechanism = {
     .sample = dcqcn_sample,
     .count = dcqcn_count,
     .summary = dcqcn_summary,
+    .report = dcqcn_report,
     .clear = dcqcn_clear,
 };

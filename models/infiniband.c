@@ -366,6 +366,25 @@ infiniband_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString 
                             st->lossless_drops ? " (A BUG: please report it)" : "");
 }
 
+/* From /ports: the same sums the run summary prints. */
+static void
+infiniband_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!t->ports)
+        return;
+    guint64 wait = 0, lossless = 0;
+    for (guint i = 0; i < t->ports->len; i++) {
+        const WeftTracePort *p = &g_array_index (t->ports, WeftTracePort, i);
+        wait += p->xmit_wait_ps;
+        lossless += p->lossless_drops;
+    }
+    g_autofree char *w = weft_units_format_human_time (wait);
+    g_string_append_printf (out,
+                            "  credits      PortXmitWait %s summed over ports; lossless drops "
+                            "%" G_GUINT64_FORMAT "%s\n",
+                            w, lossless, lossless ? " (A BUG: please report it)" : "");
+}
+
 static void
 infiniband_clear (WeftMechEnv *env)
 {
@@ -384,5 +403,6 @@ const WeftMechanism weft_infiniband_mechanism = {
     .port_row = infiniband_port_row,
     .count = infiniband_count,
     .summary = infiniband_summary,
+    .report = infiniband_report,
     .clear = infiniband_clear,
 };

@@ -500,6 +500,32 @@ pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                                 st->pfc_storms, st->pfc_wd_dropped);
 }
 
+/* From /pfc: the intervals' counts add up to the run's (the storms and the watchdog's drops
+ * are not in the trace). */
+static void
+pfc_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!fabric->pfc.enabled) {
+        g_string_append (out, "  pfc          off\n");
+        return;
+    }
+    if (!t->pfc)
+        return;
+    WeftNetworkStats st = { 0 };
+    for (guint i = 0; i < t->pfc->len; i++) {
+        const WeftTracePfcSample *r = &g_array_index (t->pfc, WeftTracePfcSample, i);
+        st.pfc_pauses_sent += r->pauses_sent;
+        st.pfc_resumes_sent += r->resumes_sent;
+        st.pfc_pauses_received += r->pauses_received;
+        st.pfc_paused_ps += r->paused_ps;
+        st.pfc_violations += r->violations;
+    }
+    WeftFabric line = *fabric;
+    line.pfc.watchdog = WEFT_PFC_WD_OFF;
+    const WeftMechEnv env = { .fabric = &line };
+    pfc_summary (&env, &st, out);
+}
+
 static void
 pfc_clear (WeftMechEnv *env)
 {
@@ -519,5 +545,6 @@ const WeftMechanism weft_pfc_mechanism = {
     .port_row = pfc_port_row,
     .count = pfc_count,
     .summary = pfc_summary,
+    .report = pfc_report,
     .clear = pfc_clear,
 };

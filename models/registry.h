@@ -18,6 +18,8 @@
  *   port_row   its share of a /ports row (PortXmitWait, lossless drops)
  *   count      its counters, summed into WeftNetworkStats
  *   summary    its lines of the run summary (it says "off" itself when that is worth saying)
+ *   report     its lines of `weft report`, from a finished trace's data sets and the fabric
+ *              configuration rebuilt from the trace's experiment text
  *   clear      frees what configure allocated (called whether or not configure ran)
  *
  * Per-packet behaviour stays in direct calls on the hot path (switch.c, port.c, nic.c), gated
@@ -95,6 +97,15 @@ typedef struct {
     WeftTrace *trace;         /* for sample; NULL when the run writes none */
 } WeftMechEnv;
 
+/* What `weft report` hands a mechanism of a trace: the data sets it could read (NULL when a
+ * data set is absent or unreadable). */
+typedef struct {
+    const GArray *flows;   /* WeftTraceFlow */
+    const GArray *ports;   /* WeftTracePort */
+    const GArray *pfc;     /* WeftTracePfcSample */
+    const GArray *buffers; /* WeftTraceBufferSample */
+} WeftTraceTables;
+
 /* Fabric kinds as bits, for WeftMechanism.fabrics. */
 #define WEFT_FABRIC_BIT(kind) (1u << (kind))
 #define WEFT_FABRICS_ETHERNET_FAMILY                                                             \
@@ -114,6 +125,7 @@ typedef struct {
     void (*port_row) (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row);
     void (*count) (const WeftMechEnv *env, WeftNetworkStats *st);
     void (*summary) (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out);
+    void (*report) (const WeftFabric *fabric, const WeftTraceTables *t, GString *out);
     void (*clear) (WeftMechEnv *env);
 } WeftMechanism;
 

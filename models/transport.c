@@ -463,6 +463,20 @@ transport_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *
                                 st->reorder_count, st->reorder_max);
 }
 
+/* /flows keeps each flow's farthest out-of-order arrival (not the count). */
+static void
+transport_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    guint64 max = 0;
+    for (guint i = 0; t->flows && i < t->flows->len; i++)
+        max = MAX (max, g_array_index (t->flows, WeftTraceFlow, i).reorder_max);
+    if (max)
+        g_string_append_printf (out,
+                                "  reordering   packets placed out of order, at most %" G_GUINT64_FORMAT
+                                " ahead\n",
+                                max);
+}
+
 static void
 transport_clear (WeftMechEnv *env)
 {
@@ -478,5 +492,6 @@ const WeftMechanism weft_transport_mechanism = {
     .configure = transport_configure,
     .count = transport_count,
     .summary = transport_summary,
+    .report = transport_report,
     .clear = transport_clear,
 };

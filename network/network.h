@@ -58,6 +58,13 @@ gboolean weft_network_describe_params (const char *want, GString *out, GPtrArray
  * a generator or a kind, aside).  (transfer full) */
 char *weft_network_group_list (void);
 
+/* `weft report`: appends each mechanism's lines for a trace written with @experiment_text
+ * (its /meta copy) from the data sets in @t, in registry order.  FALSE when the text no longer
+ * configures (a trace of an older weft, a file it named that is gone): @out then holds what
+ * came before. */
+gboolean weft_network_report (const char *experiment_text, const WeftTraceTables *t,
+                              GString *out, GError **error);
+
 /* The run summary's body, from @st (weft_network_stats): the engine's lines (flows, FCT,
  * queues, drops, retransmits), then each mechanism's of this fabric in registry order, then
  * the packet count. */

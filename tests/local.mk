@@ -36,7 +36,7 @@ e2e_tests += tests/e2e/roce_trace.sh tests/e2e/roce_ecmp.sh
 e2e_tests += tests/e2e/readme.sh
 e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
-	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh
+	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in place: the
 # objects are rebuilt with the sanitizers, tested, and cleaned away again.  (LeakSanitizer is
