@@ -4,11 +4,12 @@
  * one X (KIND, name, unit, doc) per field, in file order.  Everything else comes from that
  * list: the C struct (WEFT_TRACE_MEMBER, here), the field table (WeftTraceField, in
  * sim/trace_schema.c) from which the HDF5 compound types are built for the writer
- * (sim/trace.c) and the reader (analysis/trace_reader.c), and the append and read functions
- * (WEFT_TRACE_RECORDS below).  So a new field is one line in its list (and the code that
- * fills it in), and a row in doc/hdf5-schema.md; bump WEFT_TRACE_SCHEMA_VERSION with it.
- * New fields go at the end of their list, so an older file's members stay a prefix of the
- * current layout.
+ * (sim/trace.c) and the reader (analysis/trace_reader.c), the append and read functions
+ * (WEFT_TRACE_RECORDS below), and the field tables of doc/hdf5-schema.md (sim/trace_doc.c:
+ * `make schema-doc` rewrites them; tests/check_trace_doc fails while they differ).  So a new
+ * field is one line in its list (and the code that fills it in); run `make schema-doc` and
+ * bump WEFT_TRACE_SCHEMA_VERSION with it.  New fields go at the end of their list, so an
+ * older file's members stay a prefix of the current layout.
  *
  * KIND is the C type and the stored type (integers little-endian, packed; see
  * sim/trace_types.h):
