@@ -215,8 +215,7 @@ weft_trace_reader_open (const char *path, GError **error)
 }
 
 static GArray *
-read_rows (const char *path, const char *dset_path, hid_t (*type) (void), gsize row_size,
-           GError **error)
+read_rows (const char *path, const WeftTraceRecord *rec, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -227,21 +226,21 @@ read_rows (const char *path, const char *dset_path, hid_t (*type) (void), gsize 
     gboolean is_hdf5 = H5Fis_hdf5 (path) > 0;
     hid_t file = is_hdf5 ? H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     hsize_t dims[1] = { 0 };
-    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, dset_path, H5P_DEFAULT)) >= 0
+    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, rec->dataset, H5P_DEFAULT)) >= 0
                   && (space = H5Dget_space (dset)) >= 0
                   && H5Sget_simple_extent_ndims (space) == 1
                   && H5Sget_simple_extent_dims (space, dims, NULL) == 1;
     if (ok) {
-        mtype = type ();
+        mtype = weft_trace_type_record (rec);
         /* zeroed (clear_ = TRUE): HDF5 leaves members absent from the file untouched */
-        rows = g_array_sized_new (FALSE, TRUE, row_size, (guint) dims[0]);
+        rows = g_array_sized_new (FALSE, TRUE, rec->row_size, (guint) dims[0]);
         g_array_set_size (rows, (guint) dims[0]);
         ok = dims[0] == 0 || H5Dread (dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows->data) >= 0;
     }
     if (!ok) {
         char *why = is_hdf5 ? weft_trace_hdf5_reason () : g_strdup ("not an HDF5 file");
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s",
-                     path, dset_path, why);
+                     path, rec->dataset, why);
         g_free (why);
         if (rows != NULL)
             g_array_free (rows, TRUE);
@@ -257,37 +256,6 @@ read_rows (const char *path, const char *dset_path, hid_t (*type) (void), gsize 
         H5Fclose (file);
     H5Eclear2 (H5E_DEFAULT);
     return rows;
-}
-
-GArray *
-weft_trace_reader_flows (const char *path, GError **error)
-{
-    return read_rows (path, "/flows", weft_trace_type_flow, sizeof (WeftTraceFlow), error);
-}
-
-GArray *
-weft_trace_reader_nodes (const char *path, GError **error)
-{
-    return read_rows (path, "/topology/nodes", weft_trace_type_node, sizeof (WeftTraceNode), error);
-}
-
-GArray *
-weft_trace_reader_links (const char *path, GError **error)
-{
-    return read_rows (path, "/topology/links", weft_trace_type_link, sizeof (WeftTraceLink), error);
-}
-
-GArray *
-weft_trace_reader_link_samples (const char *path, GError **error)
-{
-    return read_rows (path, "/links", weft_trace_type_link_sample, sizeof (WeftTraceLinkSample),
-                      error);
-}
-
-GArray *
-weft_trace_reader_ports (const char *path, GError **error)
-{
-    return read_rows (path, "/ports", weft_trace_type_port, sizeof (WeftTracePort), error);
 }
 
 /* Whether @path is a trace older than schema @since, without the data set @name that schema
@@ -319,48 +287,21 @@ predates (const char *path, const char *name, guint since)
     return old;
 }
 
-/* A data set that schema @since added: none in an older file. */
+/* Every row of @rec's data set; none from a file older than the schema that added it. */
 static GArray *
-read_added (const char *path, const char *name, guint since, hid_t (*type) (void),
-            gsize row_size, GError **error)
+read_record (const char *path, const WeftTraceRecord *rec, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
-    if (predates (path, name, since))
-        return g_array_new (FALSE, TRUE, row_size);
-    return read_rows (path, name, type, row_size, error);
+    if (rec->since > 1 && predates (path, rec->dataset, rec->since))
+        return g_array_new (FALSE, TRUE, rec->row_size);
+    return read_rows (path, rec, error);
 }
 
-GArray *
-weft_trace_reader_buffer_samples (const char *path, GError **error)
-{
-    return read_added (path, "/buffers", 4, weft_trace_type_buffer_sample,
-                       sizeof (WeftTraceBufferSample), error);
-}
-
-GArray *
-weft_trace_reader_collectives (const char *path, GError **error)
-{
-    return read_added (path, "/collectives", 3, weft_trace_type_collective,
-                       sizeof (WeftTraceCollective), error);
-}
-
-GArray *
-weft_trace_reader_paths (const char *path, GError **error)
-{
-    return read_added (path, "/paths", 4, weft_trace_type_path_hop, sizeof (WeftTracePathHop),
-                       error);
-}
-
-GArray *
-weft_trace_reader_pfc_samples (const char *path, GError **error)
-{
-    return read_added (path, "/pfc", 4, weft_trace_type_pfc_sample, sizeof (WeftTracePfcSample),
-                       error);
-}
-
-GArray *
-weft_trace_reader_dcqcn_samples (const char *path, GError **error)
-{
-    return read_added (path, "/dcqcn", 4, weft_trace_type_dcqcn_sample,
-                       sizeof (WeftTraceDcqcnSample), error);
-}
+/* The readers of analysis/trace_reader.h, one per record. */
+#define DEFINE_READER(one, many, ...)                                                              \
+    GArray *weft_trace_reader_##many (const char *path, GError **error)                            \
+    {                                                                                              \
+        return read_record (path, &weft_trace_record_##one, error);                                \
+    }
+WEFT_TRACE_RECORDS (DEFINE_READER)
+#undef DEFINE_READER

@@ -58,25 +58,20 @@ WeftTraceInfo *weft_trace_reader_open (const char *path, GError **error);
 void weft_trace_info_free (WeftTraceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTraceInfo, weft_trace_info_free)
 
-/** Every row of a data set, as a GArray of the schema struct; members the file lacks (an
- * older schema) are 0.  Fails with
- * WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON").  (transfer full) */
-GArray *weft_trace_reader_flows (const char *path, GError **error);        /* WeftTraceFlow */
-GArray *weft_trace_reader_nodes (const char *path, GError **error);        /* WeftTraceNode */
-GArray *weft_trace_reader_links (const char *path, GError **error);        /* WeftTraceLink */
-GArray *weft_trace_reader_link_samples (const char *path, GError **error); /* WeftTraceLinkSample */
-GArray *weft_trace_reader_ports (const char *path, GError **error);        /* WeftTracePort */
-
-/** /collectives (schema 3) as a GArray of WeftTraceCollective.  A file of schema 1 or 2,
- * which predates the data set, reads as 0 rows; a schema-3 file without it fails like the
- * readers above.  (transfer full) */
-GArray *weft_trace_reader_collectives (const char *path, GError **error);
-
-/** Schema 4's data sets, read like /collectives: 0 rows from an older file.  (transfer full) */
-GArray *weft_trace_reader_paths (const char *path, GError **error);         /* WeftTracePathHop */
-GArray *weft_trace_reader_pfc_samples (const char *path, GError **error);   /* WeftTracePfcSample */
-GArray *weft_trace_reader_dcqcn_samples (const char *path, GError **error); /* WeftTraceDcqcnSample */
-/* switches' shared buffers */
-GArray *weft_trace_reader_buffer_samples (const char *path, GError **error); /* WeftTraceBufferSample */
+/** Every row of a data set, as a GArray of its record's struct; members the file lacks (an
+ * older schema) are 0.  One reader per record of sim/trace_schema.h,
+ *     GArray *weft_trace_reader_<many> (const char *path, GError **error);
+ * weft_trace_reader_nodes (WeftTraceNode), _links (WeftTraceLink), _flows (WeftTraceFlow),
+ * _link_samples (WeftTraceLinkSample), _ports (WeftTracePort), _collectives
+ * (WeftTraceCollective), _paths (WeftTracePathHop), _pfc_samples (WeftTracePfcSample),
+ * _dcqcn_samples (WeftTraceDcqcnSample), _buffer_samples (WeftTraceBufferSample).
+ * A data set a later schema added (/collectives: schema 3; /paths, /pfc, /dcqcn, /buffers:
+ * schema 4) reads as 0 rows from a file of an older schema; a file of that schema or newer
+ * without it fails like any unreadable data set, with WEFT_TRACE_ERROR_READ
+ * ("PATH: cannot read /flows: REASON").  (transfer full) */
+#define WEFT_TRACE_DECLARE_READER(one, many, ...)                                                  \
+    GArray *weft_trace_reader_##many (const char *path, GError **error);
+WEFT_TRACE_RECORDS (WEFT_TRACE_DECLARE_READER)
+#undef WEFT_TRACE_DECLARE_READER
 
 #endif /* WEFT_ANALYSIS_TRACE_READER_H */

@@ -47,11 +47,13 @@ mask () {
         -e 's/[0-9.]*M events\/s/<masked> events\/s/g' "$1"
 }
 
-# masktxt DIR FILE: a report or topo text with the run folder, wall time and revision masked
+# masktxt DIR FILE: a report or topo text with the run folder, the source folder, wall time and
+# revision masked
 masktxt () {
-    sed -e "s|$1/||g" -e 's/^\(wall time: *\).*/\1<masked>/' \
+    sed -E -e "s|$1/||g" -e 's#[^ ]*/(experiments|bench/scenarios)/#<src>/\1/#g' \
+        -e 's/^(wall time: *).*/\1<masked>/' \
         -e 's/"wall_time_s": [0-9.e+-]*/"wall_time_s": <masked>/' \
-        -e 's/^\(weft[ :] *\).*/\1<masked>/' -e 's/^\(revision: *\).*/\1<masked>/' "$2"
+        -e 's/^(weft[ :] *).*/\1<masked>/' -e 's/^(revision: *).*/\1<masked>/' "$2"
 }
 
 record () {

@@ -23,18 +23,17 @@
 
 /* One extendable data set and its row buffer. */
 typedef struct {
-    const char *path;     /* "/flows" */
-    hid_t (*type) (void); /* its memory type, from sim/trace_types.h */
-    gsize row_size;       /* sizeof the struct */
-    hsize_t chunk_rows;   /* also the buffer size that triggers a write */
+    const WeftTraceRecord *record; /* its path, row size, chunk size and fields */
     hid_t mem_type;
     hid_t dset;
     hsize_t rows_on_disk;
-    GArray *buf;
+    GArray *buf; /* up to record->chunk_rows rows: a full buffer is written */
 } Table;
 
-enum { T_NODES, T_LINKS, T_FLOWS, T_SAMPLES, T_PORTS, T_COLLECTIVES, T_PATHS, T_PFC, T_DCQCN,
-       T_BUFFERS, N_TABLES };
+/* The tables in the order of WEFT_TRACE_RECORDS (and weft_trace_records[]): TABLE_flow, ... */
+#define TABLE_INDEX(one, ...) TABLE_##one,
+enum { WEFT_TRACE_RECORDS (TABLE_INDEX) N_TABLES };
+#undef TABLE_INDEX
 
 struct _WeftTrace {
     char *path;
@@ -57,10 +56,11 @@ write_failed (WeftTrace *trace, const char *what)
 }
 
 static gboolean
-table_create (WeftTrace *trace, Table *t, hid_t parent, const char *name, GError **error)
+table_create (WeftTrace *trace, Table *t, GError **error)
 {
-    hsize_t dims[1] = { 0 }, maxdims[1] = { H5S_UNLIMITED }, chunk[1] = { t->chunk_rows };
-    t->mem_type = t->type ();
+    const WeftTraceRecord *rec = t->record;
+    hsize_t dims[1] = { 0 }, maxdims[1] = { H5S_UNLIMITED }, chunk[1] = { rec->chunk_rows };
+    t->mem_type = weft_trace_type_record (rec);
     hid_t file_type = weft_trace_type_for_file (t->mem_type);
     hid_t space = H5Screate_simple (1, dims, maxdims);
     hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
@@ -68,15 +68,16 @@ table_create (WeftTrace *trace, Table *t, hid_t parent, const char *name, GError
     H5Pset_shuffle (dcpl);
     H5Pset_deflate (dcpl, 4);
     H5Pset_obj_track_times (dcpl, FALSE);
-    t->dset = H5Dcreate2 (parent, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    t->buf = g_array_sized_new (FALSE, FALSE, t->row_size, t->chunk_rows);
+    t->dset = H5Dcreate2 (trace->file, rec->dataset, file_type, space, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT);
+    t->buf = g_array_sized_new (FALSE, FALSE, rec->row_size, rec->chunk_rows);
     H5Pclose (dcpl);
     H5Sclose (space);
     H5Tclose (file_type);
     if (t->dset < 0) {
         char *reason = weft_trace_hdf5_reason ();
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
-                     "%s: cannot create data set %s: %s", trace->path, t->path, reason);
+                     "%s: cannot create data set %s: %s", trace->path, rec->dataset, reason);
         g_free (reason);
         return FALSE;
     }
@@ -101,7 +102,7 @@ table_write (WeftTrace *trace, Table *t)
     if (ok)
         t->rows_on_disk += t->buf->len;
     else
-        write_failed (trace, t->path);
+        write_failed (trace, t->record->dataset);
     if (mspace >= 0)
         H5Sclose (mspace);
     if (fspace >= 0)
@@ -113,7 +114,7 @@ static void
 table_append (WeftTrace *trace, Table *t, const void *rows, gsize n)
 {
     g_array_append_vals (t->buf, rows, n);
-    if (t->buf->len >= t->chunk_rows)
+    if (t->buf->len >= t->record->chunk_rows)
         table_write (trace, t);
 }
 
@@ -224,37 +225,9 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     WeftTrace *trace = g_new0 (WeftTrace, 1);
     trace->path = g_strdup (path);
     trace->file = trace->meta = H5I_INVALID_HID;
-    static const struct {
-        const char *path, *name;
-        hid_t (*type) (void);
-        gsize row_size;
-        hsize_t chunk_rows;
-    } specs[N_TABLES] = {
-        [T_NODES] = { "/topology/nodes", "nodes", weft_trace_type_node, sizeof (WeftTraceNode),
-                      1024 },
-        [T_LINKS] = { "/topology/links", "links", weft_trace_type_link, sizeof (WeftTraceLink),
-                      1024 },
-        [T_FLOWS] = { "/flows", "flows", weft_trace_type_flow, sizeof (WeftTraceFlow), 4096 },
-        [T_SAMPLES] = { "/links", "links", weft_trace_type_link_sample,
-                        sizeof (WeftTraceLinkSample), 4096 },
-        [T_PORTS] = { "/ports", "ports", weft_trace_type_port, sizeof (WeftTracePort), 1024 },
-        [T_COLLECTIVES] = { "/collectives", "collectives", weft_trace_type_collective,
-                            sizeof (WeftTraceCollective), 1024 },
-        [T_PATHS] = { "/paths", "paths", weft_trace_type_path_hop, sizeof (WeftTracePathHop),
-                      4096 },
-        [T_PFC] = { "/pfc", "pfc", weft_trace_type_pfc_sample, sizeof (WeftTracePfcSample),
-                    4096 },
-        [T_DCQCN] = { "/dcqcn", "dcqcn", weft_trace_type_dcqcn_sample,
-                      sizeof (WeftTraceDcqcnSample), 4096 },
-        [T_BUFFERS] = { "/buffers", "buffers", weft_trace_type_buffer_sample,
-                        sizeof (WeftTraceBufferSample), 4096 },
-    };
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
-        t->path = specs[i].path;
-        t->type = specs[i].type;
-        t->row_size = specs[i].row_size;
-        t->chunk_rows = specs[i].chunk_rows;
+        t->record = weft_trace_records[i];
         t->mem_type = t->dset = H5I_INVALID_HID;
     }
 
@@ -283,10 +256,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
                      "%s: cannot create groups: %s", path, reason);
         g_free (reason);
     }
-    for (int i = 0; ok && i < N_TABLES; i++) {
-        hid_t parent = (i == T_NODES || i == T_LINKS) ? topo : trace->file;
-        ok = table_create (trace, &trace->tables[i], parent, specs[i].name, error);
-    }
+    for (int i = 0; ok && i < N_TABLES; i++)
+        ok = table_create (trace, &trace->tables[i], error);
     if (topo >= 0)
         H5Gclose (topo);
     if (ok && !write_meta_start (trace, meta)) {
@@ -323,40 +294,34 @@ void
 weft_trace_write_nodes (WeftTrace *trace, const WeftTraceNode *rows, gsize n)
 {
     g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
-    table_append (trace, &trace->tables[T_NODES], rows, n);
-    table_write (trace, &trace->tables[T_NODES]);
+    table_append (trace, &trace->tables[TABLE_node], rows, n);
+    table_write (trace, &trace->tables[TABLE_node]);
 }
 
 void
 weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize n)
 {
     g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
-    table_append (trace, &trace->tables[T_LINKS], rows, n);
-    table_write (trace, &trace->tables[T_LINKS]);
+    table_append (trace, &trace->tables[TABLE_link], rows, n);
+    table_write (trace, &trace->tables[TABLE_link]);
 }
 
-/* The buffered appends of sim/trace.h, one per record type. */
-#define DEFINE_APPEND(fn, Type, table)                                                         \
-    void fn (WeftTrace *trace, const Type *row)                                                \
-    {                                                                                          \
-        g_return_if_fail (trace != NULL && row != NULL);                                       \
-        table_append (trace, &trace->tables[table], row, 1);                                   \
+/* The buffered appends of sim/trace.h, one per record. */
+#define DEFINE_APPEND(one, many, Struct, ...)                                                      \
+    void weft_trace_append_##one (WeftTrace *trace, const Struct *row)                             \
+    {                                                                                              \
+        g_return_if_fail (trace != NULL && row != NULL);                                           \
+        table_append (trace, &trace->tables[TABLE_##one], row, 1);                                 \
     }
-
-DEFINE_APPEND (weft_trace_append_flow, WeftTraceFlow, T_FLOWS)
-DEFINE_APPEND (weft_trace_append_link_sample, WeftTraceLinkSample, T_SAMPLES)
-DEFINE_APPEND (weft_trace_append_buffer_sample, WeftTraceBufferSample, T_BUFFERS)
-DEFINE_APPEND (weft_trace_append_collective, WeftTraceCollective, T_COLLECTIVES)
-DEFINE_APPEND (weft_trace_append_path_hop, WeftTracePathHop, T_PATHS)
-DEFINE_APPEND (weft_trace_append_pfc_sample, WeftTracePfcSample, T_PFC)
-DEFINE_APPEND (weft_trace_append_dcqcn_sample, WeftTraceDcqcnSample, T_DCQCN)
+WEFT_TRACE_RECORDS (DEFINE_APPEND)
+#undef DEFINE_APPEND
 
 void
 weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n)
 {
     g_return_if_fail (trace != NULL && (rows != NULL || n == 0));
-    table_append (trace, &trace->tables[T_PORTS], rows, n);
-    table_write (trace, &trace->tables[T_PORTS]);
+    table_append (trace, &trace->tables[TABLE_port], rows, n);
+    table_write (trace, &trace->tables[TABLE_port]);
 }
 
 void

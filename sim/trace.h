@@ -1,7 +1,8 @@
 /* sim/trace.h - the HDF5 trace writer: one file per run.
  *
- * Layout (doc/hdf5-schema.md): /meta (attributes), /topology/nodes, /topology/links, /flows,
- * /links, /ports, /collectives, /paths, /pfc, /dcqcn, /buffers; records from sim/trace_schema.h.  Data sets are compound, chunked,
+ * Layout (doc/hdf5-schema.md): /meta (attributes), and a data set per record of
+ * sim/trace_schema.h (WEFT_TRACE_RECORDS): /topology/nodes, /topology/links, /flows, /links,
+ * /ports, /collectives, /paths, /pfc, /dcqcn, /buffers.  Data sets are compound, chunked,
  * deflate-compressed and extendable; rows are buffered and appended in blocks, and
  * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
  * whose /meta status still says "running" - readers report it as incomplete.
@@ -31,17 +32,15 @@ const char *weft_trace_path (const WeftTrace *trace);
 void weft_trace_write_nodes (WeftTrace *trace, const WeftTraceNode *rows, gsize n);
 void weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize n);
 
-/* Buffered appends; cheap (a memcpy into a GArray). */
-void weft_trace_append_flow (WeftTrace *trace, const WeftTraceFlow *row);
-void weft_trace_append_link_sample (WeftTrace *trace, const WeftTraceLinkSample *row);
-/* Appends one /buffers row (a switch's shared buffer over one sample interval). */
-void weft_trace_append_buffer_sample (WeftTrace *trace, const WeftTraceBufferSample *row);
-/* One collective operation (nccl-tests-style runs), appended as it finishes. */
-void weft_trace_append_collective (WeftTrace *trace, const WeftTraceCollective *row);
-/* A hop of a flow's path, PFC per port and priority, DCQCN per flow (schema 4). */
-void weft_trace_append_path_hop (WeftTrace *trace, const WeftTracePathHop *row);
-void weft_trace_append_pfc_sample (WeftTrace *trace, const WeftTracePfcSample *row);
-void weft_trace_append_dcqcn_sample (WeftTrace *trace, const WeftTraceDcqcnSample *row);
+/* Buffered appends, one per record of sim/trace_schema.h, each
+ *     void weft_trace_append_<one> (WeftTrace *trace, const <Struct> *row);
+ * weft_trace_append_flow, _link_sample, _buffer_sample, _collective, _path_hop, _pfc_sample,
+ * _dcqcn_sample, and _node, _link, _port (which are usually written whole, with
+ * the functions above and below).  Cheap: a memcpy into a GArray. */
+#define WEFT_TRACE_DECLARE_APPEND(one, many, Struct, ...)                                          \
+    void weft_trace_append_##one (WeftTrace *trace, const Struct *row);
+WEFT_TRACE_RECORDS (WEFT_TRACE_DECLARE_APPEND)
+#undef WEFT_TRACE_DECLARE_APPEND
 
 /* Final per-port counters. */
 void weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize n);

@@ -1,176 +1,66 @@
-/* sim/trace_schema.c - the records of sim/trace_schema.h as HDF5 types, and the status names.
+/* sim/trace_schema.c - the records of sim/trace_schema.h as field tables and HDF5 types, and
+ * the status names.
  *
- * Each record is a table of its members below; the compound types of sim/trace_types.h are
- * built from these tables, for the writer and the readers alike.  tests/check_trace.c
- * writes and reads back every field, which catches a member listed wrongly here.
+ * The field tables come from the records' field lists, as the structs do, so the two cannot
+ * disagree; the compound types of sim/trace_types.h are built from the tables at run time
+ * (once per data set, when a trace is created or read), for the writer and the readers
+ * alike.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-trace"
 #include "sim/trace_types.h"
 
-/* Member kinds of the record structs. */
-typedef enum { F_U8, F_U32, F_I32, F_U64, F_F64, F_STR_NAME, F_STR_KIND, F_STR_SHORT } FieldKind;
+#include <stddef.h>
 
-typedef struct {
-    const char *name;
-    size_t offset;
-    FieldKind kind;
-} Field;
+/* The field tables, <one>_fields for each record, from the lists in sim/trace_schema.h.
+ * FIELD needs the struct for offsetof, which the lists leave out (each line would have to
+ * repeat it), so ROW names it around each table. */
+#define FIELD(kind, name, unit, doc)                                                               \
+    { #name, offsetof (ROW, name), WEFT_TRACE_FIELD_##kind, unit, doc },
 
-#define FIELD(type, member, kind) { #member, HOFFSET (type, member), kind }
+#define ROW WeftTraceNode
+static const WeftTraceField node_fields[] = { WEFT_TRACE_NODE_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceLink
+static const WeftTraceField link_fields[] = { WEFT_TRACE_LINK_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceFlow
+static const WeftTraceField flow_fields[] = { WEFT_TRACE_FLOW_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceLinkSample
+static const WeftTraceField link_sample_fields[] = { WEFT_TRACE_LINK_SAMPLE_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTracePort
+static const WeftTraceField port_fields[] = { WEFT_TRACE_PORT_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceCollective
+static const WeftTraceField collective_fields[] = { WEFT_TRACE_COLLECTIVE_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTracePathHop
+static const WeftTraceField path_hop_fields[] = { WEFT_TRACE_PATH_HOP_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTracePfcSample
+static const WeftTraceField pfc_sample_fields[] = { WEFT_TRACE_PFC_SAMPLE_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceDcqcnSample
+static const WeftTraceField dcqcn_sample_fields[] = { WEFT_TRACE_DCQCN_SAMPLE_FIELDS (FIELD) };
+#undef ROW
+#define ROW WeftTraceBufferSample
+static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_FIELDS (FIELD) };
+#undef ROW
+#undef FIELD
 
-static const Field node_fields[] = {
-    FIELD (WeftTraceNode, id, F_U32),
-    FIELD (WeftTraceNode, name, F_STR_NAME),
-    FIELD (WeftTraceNode, kind, F_STR_KIND),
-    FIELD (WeftTraceNode, n_ports, F_U32),
-    FIELD (WeftTraceNode, tier, F_I32),
-    { NULL, 0, 0 },
-};
+#define RECORD(one, many, Struct, dataset, chunk_rows, since)                                      \
+    const WeftTraceRecord weft_trace_record_##one = {                                              \
+        dataset, #Struct, sizeof (Struct), chunk_rows, since,                                      \
+        one##_fields, G_N_ELEMENTS (one##_fields),                                                 \
+    };
+WEFT_TRACE_RECORDS (RECORD)
+#undef RECORD
 
-static const Field link_fields[] = {
-    FIELD (WeftTraceLink, id, F_U32),
-    FIELD (WeftTraceLink, node_a, F_U32),
-    FIELD (WeftTraceLink, port_a, F_U32),
-    FIELD (WeftTraceLink, node_b, F_U32),
-    FIELD (WeftTraceLink, port_b, F_U32),
-    FIELD (WeftTraceLink, rate_bps, F_U64),
-    FIELD (WeftTraceLink, delay_ps, F_U64),
-    FIELD (WeftTraceLink, kind, F_STR_KIND),
-    { NULL, 0, 0 },
-};
-
-static const Field flow_fields[] = {
-    FIELD (WeftTraceFlow, id, F_U32),
-    FIELD (WeftTraceFlow, src, F_U32),
-    FIELD (WeftTraceFlow, dst, F_U32),
-    FIELD (WeftTraceFlow, size_bytes, F_U64),
-    FIELD (WeftTraceFlow, start_ps, F_U64),
-    FIELD (WeftTraceFlow, finish_ps, F_U64),
-    FIELD (WeftTraceFlow, fct_ps, F_U64),
-    FIELD (WeftTraceFlow, ideal_fct_ps, F_U64),
-    FIELD (WeftTraceFlow, slowdown, F_F64),
-    FIELD (WeftTraceFlow, packets, F_U64),
-    FIELD (WeftTraceFlow, retransmits, F_U64),
-    FIELD (WeftTraceFlow, bytes_delivered, F_U64),
-    FIELD (WeftTraceFlow, finished, F_U8),
-    FIELD (WeftTraceFlow, workload, F_STR_KIND),
-    /* schema 4 */
-    FIELD (WeftTraceFlow, ecn_marked, F_U64),
-    FIELD (WeftTraceFlow, cnps_sent, F_U64),
-    FIELD (WeftTraceFlow, cnps_received, F_U64),
-    FIELD (WeftTraceFlow, rate_cuts, F_U64),
-    FIELD (WeftTraceFlow, min_rate_bps, F_U64),
-    FIELD (WeftTraceFlow, reorder_max, F_U64),
-    { NULL, 0, 0 },
-};
-
-static const Field sample_fields[] = {
-    FIELD (WeftTraceLinkSample, time_ps, F_U64),
-    FIELD (WeftTraceLinkSample, link, F_U32),
-    FIELD (WeftTraceLinkSample, direction, F_U8),
-    FIELD (WeftTraceLinkSample, bytes, F_U64),
-    FIELD (WeftTraceLinkSample, packets, F_U64),
-    FIELD (WeftTraceLinkSample, max_queue_bytes, F_U64),
-    FIELD (WeftTraceLinkSample, mean_queue_bytes, F_F64),
-    FIELD (WeftTraceLinkSample, drops, F_U64),
-    FIELD (WeftTraceLinkSample, stall_ps, F_U64), /* schema 2 */
-    FIELD (WeftTraceLinkSample, ecn_marks, F_U64), /* schema 4 */
-    { NULL, 0, 0 },
-};
-
-static const Field buffer_fields[] = {
-    FIELD (WeftTraceBufferSample, time_ps, F_U64),
-    FIELD (WeftTraceBufferSample, node, F_U32),
-    FIELD (WeftTraceBufferSample, used_bytes, F_U64),
-    FIELD (WeftTraceBufferSample, max_bytes, F_U64),
-    FIELD (WeftTraceBufferSample, total_bytes, F_U64),
-    FIELD (WeftTraceBufferSample, drops, F_U64),
-    { NULL, 0, 0 },
-};
-
-static const Field port_fields[] = {
-    FIELD (WeftTracePort, node, F_U32),
-    FIELD (WeftTracePort, port, F_U32),
-    FIELD (WeftTracePort, link, F_U32),
-    FIELD (WeftTracePort, tx_bytes, F_U64),
-    FIELD (WeftTracePort, rx_bytes, F_U64),
-    FIELD (WeftTracePort, tx_packets, F_U64),
-    FIELD (WeftTracePort, rx_packets, F_U64),
-    FIELD (WeftTracePort, drops, F_U64),
-    FIELD (WeftTracePort, max_queue_bytes, F_U64),
-    FIELD (WeftTracePort, busy_ps, F_U64),
-    /* schema 2 */
-    FIELD (WeftTracePort, xmit_wait_ps, F_U64),
-    FIELD (WeftTracePort, lossless_drops, F_U64),
-    FIELD (WeftTracePort, symbol_errors, F_U64),
-    FIELD (WeftTracePort, link_downed, F_U64),
-    FIELD (WeftTracePort, rcv_errors, F_U64),
-    FIELD (WeftTracePort, rate_bps, F_U64),
-    FIELD (WeftTracePort, state, F_U8),
-    FIELD (WeftTracePort, phys_state, F_U8),
-    FIELD (WeftTracePort, link_layer, F_STR_KIND),
-    FIELD (WeftTracePort, ecn_marks, F_U64), /* schema 4 */
-    { NULL, 0, 0 },
-};
-
-/* schema 4 */
-static const Field path_fields[] = {
-    FIELD (WeftTracePathHop, flow, F_U32),
-    FIELD (WeftTracePathHop, hop, F_U32),
-    FIELD (WeftTracePathHop, node, F_U32),
-    FIELD (WeftTracePathHop, port, F_U32),
-    FIELD (WeftTracePathHop, link, F_U32),
-    { NULL, 0, 0 },
-};
-
-static const Field pfc_fields[] = {
-    FIELD (WeftTracePfcSample, time_ps, F_U64),
-    FIELD (WeftTracePfcSample, node, F_U32),
-    FIELD (WeftTracePfcSample, port, F_U32),
-    FIELD (WeftTracePfcSample, link, F_U32),
-    FIELD (WeftTracePfcSample, priority, F_U8),
-    FIELD (WeftTracePfcSample, pauses_sent, F_U64),
-    FIELD (WeftTracePfcSample, resumes_sent, F_U64),
-    FIELD (WeftTracePfcSample, pauses_received, F_U64),
-    FIELD (WeftTracePfcSample, paused_ps, F_U64),
-    FIELD (WeftTracePfcSample, violations, F_U64),
-    FIELD (WeftTracePfcSample, max_ingress_bytes, F_U64),
-    { NULL, 0, 0 },
-};
-
-static const Field dcqcn_fields[] = {
-    FIELD (WeftTraceDcqcnSample, time_ps, F_U64),
-    FIELD (WeftTraceDcqcnSample, flow, F_U32),
-    FIELD (WeftTraceDcqcnSample, rate_bps, F_U64),
-    FIELD (WeftTraceDcqcnSample, target_bps, F_U64),
-    FIELD (WeftTraceDcqcnSample, alpha, F_F64),
-    FIELD (WeftTraceDcqcnSample, cnps_received, F_U64),
-    FIELD (WeftTraceDcqcnSample, rate_cuts, F_U64),
-    { NULL, 0, 0 },
-};
-
-/* /collectives (schema 3) */
-static const Field collective_fields[] = {
-    FIELD (WeftTraceCollective, id, F_U32),
-    FIELD (WeftTraceCollective, workload, F_STR_KIND),
-    FIELD (WeftTraceCollective, op, F_STR_KIND),
-    FIELD (WeftTraceCollective, bytes, F_U64),
-    FIELD (WeftTraceCollective, count, F_U64),
-    FIELD (WeftTraceCollective, type, F_STR_SHORT),
-    FIELD (WeftTraceCollective, redop, F_STR_SHORT),
-    FIELD (WeftTraceCollective, root, F_I32),
-    FIELD (WeftTraceCollective, n_ranks, F_U32),
-    FIELD (WeftTraceCollective, in_place, F_U8),
-    FIELD (WeftTraceCollective, warmup, F_U8),
-    FIELD (WeftTraceCollective, iteration, F_U32),
-    FIELD (WeftTraceCollective, start_ps, F_U64),
-    FIELD (WeftTraceCollective, finish_ps, F_U64),
-    FIELD (WeftTraceCollective, time_ps, F_U64),
-    FIELD (WeftTraceCollective, algbw_gbs, F_F64),
-    FIELD (WeftTraceCollective, busbw_gbs, F_F64),
-    { NULL, 0, 0 },
-};
+#define RECORD_REF(one, ...) &weft_trace_record_##one,
+const WeftTraceRecord *const weft_trace_records[] = { WEFT_TRACE_RECORDS (RECORD_REF) NULL };
+#undef RECORD_REF
 
 hid_t
 weft_trace_type_string (size_t len)
@@ -181,22 +71,28 @@ weft_trace_type_string (size_t len)
     return t;
 }
 
-/* The native (struct layout) compound type of a member table. */
-static hid_t
-mem_type (const Field *fields, gsize row_size)
+hid_t
+weft_trace_type_record (const WeftTraceRecord *record)
 {
-    hid_t t = H5Tcreate (H5T_COMPOUND, row_size);
-    for (const Field *f = fields; f->name != NULL; f++) {
+    hid_t t = H5Tcreate (H5T_COMPOUND, record->row_size);
+    for (guint i = 0; i < record->n_fields; i++) {
+        const WeftTraceField *f = &record->fields[i];
         hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
         switch (f->kind) {
-        case F_U8: member = H5T_NATIVE_UINT8; break;
-        case F_U32: member = H5T_NATIVE_UINT32; break;
-        case F_I32: member = H5T_NATIVE_INT32; break;
-        case F_U64: member = H5T_NATIVE_UINT64; break;
-        case F_F64: member = H5T_NATIVE_DOUBLE; break;
-        case F_STR_NAME: member = owned = weft_trace_type_string (WEFT_TRACE_NAME_LEN); break;
-        case F_STR_KIND: member = owned = weft_trace_type_string (WEFT_TRACE_KIND_LEN); break;
-        case F_STR_SHORT: member = owned = weft_trace_type_string (WEFT_TRACE_SHORT_LEN); break;
+        case WEFT_TRACE_FIELD_U8: member = H5T_NATIVE_UINT8; break;
+        case WEFT_TRACE_FIELD_U32: member = H5T_NATIVE_UINT32; break;
+        case WEFT_TRACE_FIELD_I32: member = H5T_NATIVE_INT32; break;
+        case WEFT_TRACE_FIELD_U64: member = H5T_NATIVE_UINT64; break;
+        case WEFT_TRACE_FIELD_F64: member = H5T_NATIVE_DOUBLE; break;
+        case WEFT_TRACE_FIELD_NAME:
+            member = owned = weft_trace_type_string (WEFT_TRACE_NAME_LEN);
+            break;
+        case WEFT_TRACE_FIELD_KIND:
+            member = owned = weft_trace_type_string (WEFT_TRACE_KIND_LEN);
+            break;
+        case WEFT_TRACE_FIELD_SHORT:
+            member = owned = weft_trace_type_string (WEFT_TRACE_SHORT_LEN);
+            break;
         }
         H5Tinsert (t, f->name, f->offset, member);
         if (owned >= 0)
@@ -204,24 +100,6 @@ mem_type (const Field *fields, gsize row_size)
     }
     return t;
 }
-
-/* The memory types of sim/trace_types.h, one per record. */
-#define DEFINE_TYPE(fn, fields, Type)                                                          \
-    hid_t fn (void)                                                                            \
-    {                                                                                          \
-        return mem_type (fields, sizeof (Type));                                               \
-    }
-
-DEFINE_TYPE (weft_trace_type_node, node_fields, WeftTraceNode)
-DEFINE_TYPE (weft_trace_type_link, link_fields, WeftTraceLink)
-DEFINE_TYPE (weft_trace_type_flow, flow_fields, WeftTraceFlow)
-DEFINE_TYPE (weft_trace_type_link_sample, sample_fields, WeftTraceLinkSample)
-DEFINE_TYPE (weft_trace_type_buffer_sample, buffer_fields, WeftTraceBufferSample)
-DEFINE_TYPE (weft_trace_type_port, port_fields, WeftTracePort)
-DEFINE_TYPE (weft_trace_type_collective, collective_fields, WeftTraceCollective)
-DEFINE_TYPE (weft_trace_type_path_hop, path_fields, WeftTracePathHop)
-DEFINE_TYPE (weft_trace_type_pfc_sample, pfc_fields, WeftTracePfcSample)
-DEFINE_TYPE (weft_trace_type_dcqcn_sample, dcqcn_fields, WeftTraceDcqcnSample)
 
 /* The standard little-endian type for a native member; strings are kept as they are. */
 static hid_t

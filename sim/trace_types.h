@@ -1,11 +1,12 @@
 /* sim/trace_types.h - the HDF5 types of the records in sim/trace_schema.h, built in one place.
  *
  * The writer (sim/trace.c) and the readers (analysis/) both take their compound types from
- * here, so a record's members are listed once.  A memory type follows its struct (native
- * types, HOFFSET, padding); weft_trace_type_for_file() turns it into the type stored in the
- * file: the same members in little-endian standard types, packed, so a file does not depend
- * on the writer's ABI.  HDF5 converts compound members by name, so a reader keeps working
- * when a later schema adds members.
+ * here, built from the records' field tables, so a record's members are listed once.  A
+ * memory type follows its struct (native types, offsetof, padding);
+ * weft_trace_type_for_file() turns it into the type stored in the file: the same members in
+ * little-endian standard types, packed, so a file does not depend on the writer's ABI.  HDF5
+ * converts compound members by name, so a reader keeps working when a later schema adds
+ * members.
  *
  * Kept apart from sim/trace_schema.h so that the models, which include the schema for its
  * structs, do not see HDF5.  Only sim/trace*.c and analysis/ include this header.
@@ -18,17 +19,9 @@
 
 #include "sim/trace_schema.h"
 
-/* Memory compound types, one per record; the caller closes each with H5Tclose. */
-hid_t weft_trace_type_node (void);        /* WeftTraceNode */
-hid_t weft_trace_type_link (void);        /* WeftTraceLink */
-hid_t weft_trace_type_flow (void);        /* WeftTraceFlow */
-hid_t weft_trace_type_link_sample (void); /* WeftTraceLinkSample */
-hid_t weft_trace_type_port (void);        /* WeftTracePort */
-hid_t weft_trace_type_buffer_sample (void); /* WeftTraceBufferSample */
-hid_t weft_trace_type_collective (void);  /* WeftTraceCollective */
-hid_t weft_trace_type_path_hop (void);    /* WeftTracePathHop (schema 4) */
-hid_t weft_trace_type_pfc_sample (void);  /* WeftTracePfcSample (schema 4) */
-hid_t weft_trace_type_dcqcn_sample (void); /* WeftTraceDcqcnSample (schema 4) */
+/* The memory compound type of @record (weft_trace_record_flow, ...): its fields at their
+ * struct offsets, in native types.  (transfer full: H5Tclose) */
+hid_t weft_trace_type_record (const WeftTraceRecord *record);
 
 /* The file type for a memory type from above: little-endian standard members, packed.
  * (transfer full: H5Tclose) */

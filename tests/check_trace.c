@@ -560,13 +560,13 @@ START_TEST (test_trace_roundtrip_schema4_sets)
 }
 END_TEST
 
-/* A data set written as schema 1 wrote it: @mem_type's members up to, not including, the first
+/* A data set written as schema 1 wrote it: @record's members up to, not including, the first
  * one schema 2 added (@first_new), in the same file layout (little-endian, packed). */
 static void
-write_v1_dataset (hid_t file, const char *name, hid_t (*mem_type) (void), const char *first_new,
-                  const void *rows, hsize_t n)
+write_v1_dataset (hid_t file, const char *name, const WeftTraceRecord *record,
+                  const char *first_new, const void *rows, hsize_t n)
 {
-    hid_t full = mem_type ();
+    hid_t full = weft_trace_type_record (record);
     hid_t v1 = H5Tcreate (H5T_COMPOUND, H5Tget_size (full));
     for (unsigned i = 0; i < (unsigned) H5Tget_nmembers (full); i++) {
         char *member = H5Tget_member_name (full, i);
@@ -625,8 +625,8 @@ START_TEST (test_trace_reads_schema_1)
         ports[i] = make_port (i);
         samples[i] = make_sample (i);
     }
-    write_v1_dataset (file, "/ports", weft_trace_type_port, "xmit_wait_ps", ports, N_PORTS);
-    write_v1_dataset (file, "/links", weft_trace_type_link_sample, "stall_ps", samples, N_PORTS);
+    write_v1_dataset (file, "/ports", &weft_trace_record_port, "xmit_wait_ps", ports, N_PORTS);
+    write_v1_dataset (file, "/links", &weft_trace_record_link_sample, "stall_ps", samples, N_PORTS);
     H5Fclose (file);
 
     WeftTraceInfo *info = weft_trace_reader_open (path, &error);

@@ -3,7 +3,8 @@
 # h5dump, by analysis/weft_trace.py (h5py) and by `weft report`; identical inputs give data
 # sets h5diff calls identical; a "running" file and a truncated copy read as incomplete
 # (exit 1) and a text file as not a trace (exit 2).  Missing h5py or h5dump is a FAILURE, not
-# a skip: the trace format's promise is that these standard tools read it.
+# a skip: the trace format's promise is that these standard tools read it.  The layouts
+# weft_trace.py gives older files (ADDED_SETS, ADDED_FIELDS) are the ones written today.
 set -u
 : "${WEFT_BUILDDIR:?}" "${WEFT_SRCDIR:?}"
 PY=/usr/bin/python3
@@ -48,6 +49,15 @@ assert info["complete"] and info["status"] == "done" and int(info["seed"]) == 7,
 f = wt.flows(sys.argv[2])
 assert len(f) == 5000 and f["id"][4097] == 4097 and f["workload"][0] == b"incast", f[:2]
 assert len(wt.link_samples(sys.argv[2])) == 6000
+# The reader spells out the layouts it gives for older files (data sets and members a later
+# schema added); they must be what the writer writes today.
+import h5py, numpy as np
+with h5py.File(sys.argv[2], "r") as h5:
+    for name, (since, dtype) in wt.ADDED_SETS.items():
+        assert h5[name].dtype == dtype, (name, h5[name].dtype, dtype)
+    for name, fields in wt.ADDED_FIELDS.items():
+        for member, t in fields:
+            assert h5[name].dtype[member] == np.dtype(t), (name, member, h5[name].dtype, t)
 EOF
 
 "$PY" "$READER" "$tmp/running.h5" >"$tmp/py.run" 2>&1
