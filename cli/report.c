@@ -407,88 +407,6 @@ report_ports (const WeftTraceInfo *info, gboolean json)
 
 /* --nccl ---------------------------------------------------------------------------------- */
 
-/* The ranks' GPUs: /collectives does not say which GPU each rank ran on, so rank r is taken
- * to be the trace's r-th GPU node (kind "gpu", in node order), host the server part of its
- * name ("dgx-1/gpu3" -> "dgx-1", device 3); without such a node, host "?" and device r. */
-static WeftNcclTableRank *
-nccl_ranks (GArray *nodes, guint n_ranks, GPtrArray *owned)
-{
-    WeftNcclTableRank *ranks = g_new0 (WeftNcclTableRank, MAX (n_ranks, 1));
-    guint r = 0;
-    for (guint i = 0; nodes != NULL && i < nodes->len && r < n_ranks; i++) {
-        const WeftTraceNode *node = &g_array_index (nodes, WeftTraceNode, i);
-        if (strncmp (node->kind, "gpu", WEFT_TRACE_KIND_LEN) != 0)
-            continue;
-        char *name = g_strndup (node->name, WEFT_TRACE_NAME_LEN);
-        char *slash = strrchr (name, '/');
-        const char *leaf = slash != NULL ? slash + 1 : name;
-        while (*leaf != '\0' && !g_ascii_isdigit (*leaf))
-            leaf++;
-        ranks[r].device = *leaf != '\0' ? (guint) g_ascii_strtoull (leaf, NULL, 10) : r;
-        if (slash != NULL)
-            *slash = '\0';
-        ranks[r].host = name;
-        g_ptr_array_add (owned, name);
-        r++;
-    }
-    for (; r < n_ranks; r++) {
-        ranks[r].host = "?";
-        ranks[r].device = r;
-    }
-    return ranks;
-}
-
-/* One workload's table: the run's parameters as nccl-tests would have printed them, taken
- * from the rows (sizes, step, iterations), then the table itself. */
-static void
-print_nccl_workload (GString *out, const WeftTraceCollective *rows, gsize n, GArray *nodes)
-{
-    GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
-    guint n_ranks = 0;
-    int iters = 0, warmup = 0;
-    for (gsize i = 0; i < n; i++) {
-        n_ranks = MAX (n_ranks, rows[i].n_ranks);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < sizes->len && !seen; k++)
-            seen = g_array_index (sizes, guint64, k) == rows[i].bytes;
-        if (!seen)
-            g_array_append_val (sizes, rows[i].bytes);
-    }
-    guint64 lo = G_MAXUINT64, hi = 0;
-    for (guint k = 0; k < sizes->len; k++) {
-        lo = MIN (lo, g_array_index (sizes, guint64, k));
-        hi = MAX (hi, g_array_index (sizes, guint64, k));
-    }
-    guint64 second = hi; /* the next size after the smallest gives the step */
-    for (guint k = 0; k < sizes->len; k++)
-        if (g_array_index (sizes, guint64, k) > lo)
-            second = MIN (second, g_array_index (sizes, guint64, k));
-    for (gsize i = 0; i < n; i++)
-        if (rows[i].in_place == 0 && rows[i].bytes == lo && !rows[i].warmup)
-            iters++;
-        else if (rows[i].in_place == 0 && rows[i].bytes == hi && rows[i].warmup)
-            warmup++; /* nccl-tests warms up at maxBytes (and minBytes) */
-
-    WeftNcclTableInfo info;
-    weft_nccl_table_info_init (&info);
-    info.min_bytes = sizes->len > 0 ? lo : 0;
-    info.max_bytes = hi;
-    if (sizes->len > 1 && lo > 0 && second % lo == 0 && second / lo > 1)
-        info.step_factor = second / lo;
-    else if (sizes->len > 1)
-        info.step_bytes = second - lo;
-    info.iters = iters;
-    info.warmup_iters = warmup;
-    GPtrArray *owned = g_ptr_array_new_with_free_func (g_free);
-    WeftNcclTableRank *ranks = nccl_ranks (nodes, n_ranks, owned);
-    info.ranks = ranks;
-    info.n_ranks = n_ranks;
-    weft_nccl_table_print (out, NULL, rows, n, &info);
-    g_free (ranks);
-    g_ptr_array_free (owned, TRUE);
-    g_array_free (sizes, TRUE);
-}
-
 /* --nccl: one nccl-tests table per workload, in order of first appearance; returns the
  * problem line if /collectives did not read. */
 static char *
@@ -504,43 +422,16 @@ report_nccl (const WeftTraceInfo *info)
         return problem;
     }
     GArray *nodes = weft_trace_reader_nodes (info->path, NULL);
-    GPtrArray *workloads = g_ptr_array_new_with_free_func (g_free);
-    for (guint i = 0; i < rows->len; i++) {
-        char *w = g_strndup (g_array_index (rows, WeftTraceCollective, i).workload,
-                             WEFT_TRACE_KIND_LEN);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < workloads->len && !seen; k++)
-            seen = strcmp (g_ptr_array_index (workloads, k), w) == 0;
-        if (seen)
-            g_free (w);
-        else
-            g_ptr_array_add (workloads, w);
-    }
     GString *out = g_string_new (NULL);
-    GArray *subset = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
-    for (guint k = 0; k < workloads->len; k++) {
-        const char *w = g_ptr_array_index (workloads, k);
-        g_array_set_size (subset, 0);
-        for (guint i = 0; i < rows->len; i++) {
-            const WeftTraceCollective *r = &g_array_index (rows, WeftTraceCollective, i);
-            if (strncmp (r->workload, w, WEFT_TRACE_KIND_LEN) == 0)
-                g_array_append_val (subset, *r);
-        }
-        if (k > 0)
-            g_string_append_c (out, '\n');
-        /* not nccl-tests output: which workload the table is, for a trace with several */
-        if (workloads->len > 1)
-            g_string_append_printf (out, "# weft workload %s\n", w);
-        print_nccl_workload (out, (WeftTraceCollective *) subset->data, subset->len, nodes);
-    }
+    weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
+                                     nodes ? (const WeftTraceNode *) nodes->data : NULL,
+                                     nodes ? nodes->len : 0);
     fputs (out->str, stdout);
     if (rows->len == 0)
         g_printerr ("weft report: %s: no collectives in this trace\n", info->path);
     if (!info->complete)
         g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
     g_string_free (out, TRUE);
-    g_array_free (subset, TRUE);
-    g_ptr_array_free (workloads, TRUE);
     if (nodes != NULL)
         g_array_free (nodes, TRUE);
     g_array_free (rows, TRUE);

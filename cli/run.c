@@ -8,9 +8,9 @@
 #include <gsl/gsl_version.h>
 
 #include "cli/cli.h"
-#include "analysis/nccl_table.h"
 #include "analysis/perftest_table.h"
 #include "cli/session.h"
+#include "network/results.h"
 #include "sim/trace.h"
 #include "sim/units.h"
 #include "weft-gitrev.h"
@@ -68,65 +68,9 @@ show_progress (WeftSim *sim, void *data)
 static void
 print_nccl_tables (const WeftSession *s)
 {
-    const WeftNetwork *net = s->net;
-    for (guint g = 0; g < net->workload_names->len; g++) {
-        g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
-        const WeftCollRun *first = NULL;
-        for (guint c = 0; c < net->tp.n_colls; c++) {
-            const WeftCollRun *run = &net->tp.colls[c];
-            if (run->spec.group != g || !run->finished ||
-                run->spec.role != WEFT_COLL_ROLE_BENCH)
-                continue;
-            if (!first)
-                first = run;
-            WeftTraceCollective row;
-            weft_network_collective_row (net, c, &row);
-            g_array_append_val (rows, row);
-        }
-        if (!first)
-            continue;
-        WeftNcclTableInfo info;
-        weft_nccl_table_info_init (&info);
-        const WeftTraceCollective *r = (const WeftTraceCollective *) rows->data;
-        info.min_bytes = info.max_bytes = r[0].bytes;
-        info.warmup_iters = info.iters = 0;
-        for (guint i = 0; i < rows->len; i++) {
-            info.min_bytes = MIN (info.min_bytes, r[i].bytes);
-            info.max_bytes = MAX (info.max_bytes, r[i].bytes);
-            if (r[i].bytes == r[0].bytes) {
-                info.warmup_iters += r[i].warmup;
-                info.iters += !r[i].warmup && !r[i].in_place;
-            }
-        }
-        for (guint i = 0; i < rows->len; i++)
-            if (r[i].bytes > info.min_bytes) {
-                info.step_factor = r[i].bytes / info.min_bytes;
-                break;
-            }
-        guint n = first->spec.n_ranks;
-        WeftNcclTableRank *ranks = g_new0 (WeftNcclTableRank, n);
-        GPtrArray *hosts = g_ptr_array_new_with_free_func (g_free);
-        for (guint i = 0; i < n; i++) {
-            guint32 node = g_array_index (net->coll_ranks, guint32, first->spec.rank_first + i);
-            const char *name = weft_graph_node (s->graph, node)->name;
-            const char *slash = strrchr (name, '/');
-            char *host = slash ? g_strndup (name, (gsize) (slash - name)) : g_strdup (name);
-            g_ptr_array_add (hosts, host);
-            ranks[i].host = host;
-            const char *digits = name + strlen (name);
-            while (digits > name && g_ascii_isdigit (digits[-1]))
-                digits--;
-            ranks[i].device = (guint) g_ascii_strtoull (digits, NULL, 10);
-        }
-        info.ranks = ranks;
-        info.n_ranks = n;
-        g_autoptr (GString) out = g_string_new (NULL);
-        weft_nccl_table_print (out, r[0].op, r, rows->len, &info);
-        printf ("# [workload.%s] %s\n%s", (const char *) net->workload_names->pdata[g],
-                weft_nccl_table_binary (r[0].op), out->str);
-        g_free (ranks);
-        g_ptr_array_unref (hosts);
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_nccl_tables (s->net, out);
+    fputs (out->str, stdout);
 }
 
 /* perftest's output for every ib_write_bw / ib_write_lat workload, as perftest prints it. */
