@@ -8,7 +8,6 @@
 #include <gsl/gsl_version.h>
 
 #include "cli/cli.h"
-#include "analysis/perftest_table.h"
 #include "cli/session.h"
 #include "network/results.h"
 #include "sim/trace.h"
@@ -51,10 +50,7 @@ show_progress (WeftSim *sim, void *data)
         return;
     pr->last_print = t;
     double wall = (double) (t - pr->wall_start) / G_USEC_PER_SEC;
-    const WeftNetwork *net = pr->s->net;
-    double frac = sim->duration ? (double) sim->now / (double) sim->duration
-                  : net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows
-                                    : 0;
+    double frac = weft_network_progress (pr->s->net);
     g_autofree char *now = human_time (sim->now);
     char eta[32] = "?";
     if (frac > 0.001)
@@ -77,44 +73,9 @@ print_nccl_tables (const WeftSession *s)
 static void
 print_perftest_tables (const WeftSession *s)
 {
-    for (guint g = 0; g < s->net->workload_names->len; g++) {
-        WeftPerftestSpec spec;
-        g_autoptr (GArray) res = g_array_new (FALSE, FALSE, sizeof (WeftPerftestResult));
-        if (!weft_network_perftest (s->net, s->exp, g, &spec, res) || res->len == 0)
-            continue;
-        WeftPerftestTableInfo info;
-        weft_perftest_table_info_init (&info, spec.latency);
-        const char *dev = weft_graph_node (s->graph, spec.device)->name;
-        info.device = strrchr (dev, '/') ? strrchr (dev, '/') + 1 : dev;
-        info.n_qps = (int) spec.qps;
-        info.tx_depth = (int) spec.tx_depth;
-        info.mtu_bytes = (guint) s->net->fabric.mtu;
-        if (s->net->fabric.kind != WEFT_FABRIC_INFINIBAND) {
-            info.link_type = "Ethernet";
-            info.gid_index = 3; /* RoCE v2 */
-        }
-        g_autoptr (GString) out = g_string_new (NULL);
-        g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, spec.latency
-                                                              ? sizeof (WeftPerftestTableLatRow)
-                                                              : sizeof (WeftPerftestTableBwRow));
-        for (guint i = 0; i < res->len; i++) {
-            const WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, i);
-            WeftPerftestTableBwRow bw = { r->bytes, r->iterations, r->peak_bps, r->avg_bps,
-                                          r->msg_rate_pps };
-            WeftPerftestTableLatRow lat = { r->bytes, r->iterations, r->samples_ps, r->n_samples };
-            g_array_append_vals (rows, spec.latency ? (gpointer) &lat : (gpointer) &bw, 1);
-        }
-        if (spec.latency)
-            weft_perftest_table_print_lat (out, (WeftPerftestTableLatRow *) rows->data, rows->len,
-                                           &info);
-        else
-            weft_perftest_table_print_bw (out, (WeftPerftestTableBwRow *) rows->data, rows->len,
-                                          &info);
-        printf ("# [workload.%s] %s\n%s", (const char *) s->net->workload_names->pdata[g],
-                spec.latency ? "ib_write_lat" : "ib_write_bw", out->str);
-        for (guint i = 0; i < res->len; i++)
-            weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_perftest_tables (s->net, s->exp, out);
+    fputs (out->str, stdout);
 }
 
 /* kind = training: per step, its time, its compute and the communication the compute did
@@ -122,25 +83,9 @@ print_perftest_tables (const WeftSession *s)
 static void
 print_training_steps (const WeftSession *s)
 {
-    const WeftNetwork *net = s->net;
-    for (guint g = 0; g < net->workload_names->len; g++) {
-        g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (WeftTrainStep));
-        weft_network_training_steps (net, g, steps);
-        if (steps->len == 0)
-            continue;
-        printf ("[workload.%s] training steps\n", (const char *) net->workload_names->pdata[g]);
-        printf ("  %6s %14s %14s %14s\n", "step", "time (us)", "compute (us)", "exposed (us)");
-        double sum = 0, exposed = 0;
-        for (guint i = 0; i < steps->len; i++) {
-            const WeftTrainStep *st = &g_array_index (steps, WeftTrainStep, i);
-            printf ("  %6u %14.3f %14.3f %14.3f\n", st->step, st->time_ps / 1e6,
-                    st->compute_ps / 1e6, st->exposed_ps / 1e6);
-            sum += st->time_ps / 1e6;
-            exposed += st->exposed_ps / 1e6;
-        }
-        printf ("  %6s %14.3f %14s %14.3f\n", "mean", sum / steps->len, "",
-                exposed / steps->len);
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_training_steps (s->net, out);
+    fputs (out->str, stdout);
 }
 
 static void

@@ -78,3 +78,5 @@ check_PROGRAMS += tests/check_pfc
 tests_check_pfc_SOURCES = tests/check_pfc.c
 check_PROGRAMS += tests/check_buffer
 tests_check_buffer_SOURCES = tests/check_buffer.c
+check_PROGRAMS += tests/check_results
+tests_check_results_SOURCES = tests/check_results.c
