@@ -438,6 +438,64 @@ report_nccl (const WeftTraceInfo *info)
     return NULL;
 }
 
+/* `weft report --help`: what each mode prints, and the exit status. */
+static const char report_description[] =
+    "Prints the experiment, seed, completion status (with the run's message: a\n"
+    "failure's reason, or a hang's waiting flows), simulated and wall time, events,\n"
+    "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
+    "\n"
+    "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
+    "perfquery -x: node name, port number, state and physical state (Active and\n"
+    "LinkUp: weft takes no port down yet), rate, link layer, then\n"
+    "  PortXmitData PortRcvData  data in 4-byte words (bytes / 4, rounded down),\n"
+    "                            as InfiniBand counts it\n"
+    "  PortXmitPkts PortRcvPkts  packets\n"
+    "  PortXmitWait              InfiniBand: time with data to send and no\n"
+    "                            credits; RoCE with PFC: time the port's egress\n"
+    "                            was paused, summed over priorities; else 0.  In\n"
+    "                            picoseconds (InfiniBand counts\n"
+    "                            implementation-specific ticks instead)\n"
+    "  PortXmitDiscards          packets dropped at the port's egress: queue or\n"
+    "                            shared buffer full, or the PFC watchdog's drops\n"
+    "  SymbolErrorCounter, LinkDownedCounter, PortRcvErrors\n"
+    "                            always 0: they count link faults, which weft\n"
+    "                            does not inject yet (an experiment with a\n"
+    "                            [fault.NAME] group is refused)\n"
+    "  LosslessDrops             weft's own: packets dropped at the port's ingress\n"
+    "                            on a lossless fabric.  InfiniBand: for lack of\n"
+    "                            buffer, which should never happen (a bug);\n"
+    "                            RoCE: above PFC xoff + headroom ([pfc] headroom\n"
+    "                            too small)\n"
+    "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
+    "state, rate, link layer or the counters from PortXmitWait on but\n"
+    "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
+    "tx_bytes and rx_bytes, and null for what was not recorded.  /ports also holds\n"
+    "each port's busy time, deepest queue and ECN marks, which --ports does not\n"
+    "print (analysis/weft_trace.py reads them).\n"
+    "\n"
+    "--nccl prints, for each workload with rows in /collectives (nccl-test\n"
+    "workloads, and the collectives of training workloads; in order of first\n"
+    "appearance), the output nccl-tests (all_reduce_perf, ...) would have printed,\n"
+    "character for character: time is the mean over the timed iterations, algbw =\n"
+    "size / time, busbw = algbw x the op's factor (all_reduce 2(n-1)/n; all_gather,\n"
+    "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1).  From the\n"
+    "rows: minBytes and maxBytes; the step, a factor when each size is at least\n"
+    "twice the one before, else in bytes; the iterations and warm-ups of the\n"
+    "smallest size.  Synthetic, since a trace has none: Pid 10000 + rank, DGX H100\n"
+    "bus ids; rank r is listed as the r-th GPU node of the trace (the rank-to-GPU\n"
+    "mapping is not recorded), on the host its name starts with (dgx-1/gpu3: dgx-1,\n"
+    "device 3; a name without a number at its end: the rank's place among the\n"
+    "ranks of its host).  With several workloads each table is preceded by\n"
+    "\"# weft workload NAME\".  A trace older than schema 3 has no /collectives and\n"
+    "prints nothing.  --json does not apply.\n"
+    "\n"
+    "Exit status:\n"
+    "  0  the trace is complete: closed by weft after the whole run (status done,\n"
+    "     duration, or hang: a hung run's trace is complete data about the hang)\n"
+    "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
+    "     stops there), or the file still says \"running\", or is truncated or damaged\n"
+    "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n";
+
 int
 weft_cli_report (int argc, char **argv)
 {
@@ -449,7 +507,8 @@ weft_cli_report (int argc, char **argv)
           "Print one line per port (state, rate, perfquery-style counters) instead of the summary",
           NULL },
         { "nccl", 0, 0, G_OPTION_ARG_NONE, &nccl,
-          "Print the nccl-tests output of each nccl-test workload, from /collectives", NULL },
+          "Print the nccl-tests output of each workload with collectives, from /collectives",
+          NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -457,46 +516,7 @@ weft_cli_report (int argc, char **argv)
     GOptionContext *ctx = g_option_context_new ("[--ports | --nccl] TRACE.h5");
     g_option_context_set_summary (ctx, "Summarise one weft trace file (HDF5).");
     g_option_context_add_main_entries (ctx, entries, NULL);
-    g_option_context_set_description (
-        ctx, "Prints the experiment, seed, completion status, simulated and wall time, events,\n"
-             "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
-             "\n"
-             "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
-             "perfquery -x: node name, port number, state (Down, Init, Armed, Active),\n"
-             "physical state (Polling, Disabled, LinkUp, ...), rate, link layer, then\n"
-             "  PortXmitData PortRcvData  data in 4-byte words (bytes / 4, rounded down),\n"
-             "                            as InfiniBand counts it\n"
-             "  PortXmitPkts PortRcvPkts  packets\n"
-             "  PortXmitWait              time with data to send and no credits, in\n"
-             "                            picoseconds (InfiniBand's counts\n"
-             "                            implementation-specific ticks instead)\n"
-             "  PortXmitDiscards          packets dropped at the port's egress queue\n"
-             "  SymbolErrorCounter, LinkDownedCounter, PortRcvErrors\n"
-             "                            moved only by injected faults\n"
-             "  LosslessDrops             weft's own: drops for lack of buffer on a lossless\n"
-             "                            fabric, which should never happen\n"
-             "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
-             "state, rate, link layer or the counters from PortXmitWait on but\n"
-             "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
-             "tx_bytes and rx_bytes, and null for what was not recorded.\n"
-             "\n"
-             "--nccl prints, for each workload with rows in /collectives (in order of first\n"
-             "appearance), the output nccl-tests (all_reduce_perf, ...) would have printed,\n"
-             "character for character: time is the mean over the timed iterations, algbw =\n"
-             "size / time, busbw = algbw x the op's factor (all_reduce 2(n-1)/n; all_gather,\n"
-             "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1).  minBytes,\n"
-             "maxBytes, step and iterations come from the rows.  Synthetic, since a trace\n"
-             "has none: Pid 10000 + rank, DGX H100 bus ids; rank r is listed as the r-th\n"
-             "GPU node of the trace (the rank-to-GPU mapping is not recorded).  With several\n"
-             "workloads each table is preceded by \"# weft workload NAME\".  A trace older\n"
-             "than schema 3 has no /collectives and prints nothing.  --json does not apply.\n"
-             "\n"
-             "Exit status:\n"
-             "  0  the trace is complete: closed by weft after the whole run (status done,\n"
-             "     duration, or hang: a hung run's trace is complete data about the hang)\n"
-             "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
-             "     stops there), or the file still says \"running\", or is truncated or damaged\n"
-             "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n");
+    g_option_context_set_description (ctx, report_description);
     GError *error = NULL;
     gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
     g_option_context_free (ctx);
