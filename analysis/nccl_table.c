@@ -6,7 +6,8 @@
  * the elapsed time by the iterations (here: the mean of the timed rows' time_ps) and each
  * op's GetBw() computes algbw = bytes / 1e9 / seconds and busbw = algbw x factor.
  * Cost: one sort of the distinct sizes and a pass over the rows per size, O(n log n + n s);
- * tables have tens of sizes.
+ * tables have tens of sizes.  The parameters of a run (weft_nccl_table_info_new) cost the same
+ * over its rows, plus one hash lookup per rank.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-nccl-table"
@@ -229,4 +230,164 @@ weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollecti
     g_string_append_printf (out, FMT_AVG, bw_count > 0 ? bw_sum / bw_count : 0.0, "");
     g_string_append (out, "#\n");
     g_free (op);
+}
+
+/* ---- the parameters and ranks of a run, from its rows ---------------------------------- */
+
+gboolean
+weft_nccl_table_rank_parse (const char *name, char **host, guint *device)
+{
+    g_return_val_if_fail (name != NULL && host != NULL && device != NULL, FALSE);
+    const char *slash = strrchr (name, '/');
+    if (slash == NULL) {
+        *host = g_strdup (name);
+        return FALSE;
+    }
+    *host = g_strndup (name, (gsize) (slash - name));
+    const char *end = slash + 1 + strlen (slash + 1), *digits = end;
+    while (digits > slash + 1 && g_ascii_isdigit (digits[-1]))
+        digits--;
+    guint64 d = g_ascii_strtoull (digits, NULL, 10);
+    if (digits == end || d > G_MAXINT) /* printed as an int */
+        return FALSE;
+    *device = (guint) d;
+    return TRUE;
+}
+
+/* What weft_nccl_table_info_new() hands out: the info first, so that its address is the
+ * block's, and the storage its ranks point into. */
+typedef struct {
+    WeftNcclTableInfo info;
+    WeftNcclTableRank *ranks;
+    char **hosts;
+} OwnedInfo;
+
+/* Sizes, step and iterations (see the header). */
+static void
+info_from_rows (WeftNcclTableInfo *info, const WeftTraceCollective *rows, gsize n)
+{
+    GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+    for (gsize i = 0; i < n; i++) {
+        info->n_ranks = MAX (info->n_ranks, rows[i].n_ranks);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < sizes->len && !seen; k++)
+            seen = g_array_index (sizes, guint64, k) == rows[i].bytes;
+        if (!seen)
+            g_array_append_val (sizes, rows[i].bytes);
+    }
+    g_array_sort (sizes, cmp_u64);
+    const guint64 *s = (const guint64 *) sizes->data;
+    info->min_bytes = sizes->len > 0 ? s[0] : 0;
+    info->max_bytes = sizes->len > 0 ? s[sizes->len - 1] : 0;
+    gboolean geometric = sizes->len > 1 && s[0] > 0;
+    for (guint k = 1; k < sizes->len && geometric; k++)
+        geometric = s[k] / 2 >= s[k - 1];
+    if (geometric)
+        info->step_factor = s[1] / s[0];
+    else if (sizes->len > 1)
+        info->step_bytes = s[1] - s[0];
+    info->iters = info->warmup_iters = 0;
+    for (gsize i = 0; i < n; i++)
+        if (rows[i].bytes == info->min_bytes && !rows[i].in_place) {
+            if (rows[i].warmup)
+                info->warmup_iters++;
+            else
+                info->iters++;
+        }
+    g_array_free (sizes, TRUE);
+}
+
+WeftNcclTableInfo *
+weft_nccl_table_info_new (const WeftTraceCollective *rows, gsize n, const char *const *rank_names,
+                          guint n_names)
+{
+    g_return_val_if_fail (rows != NULL || n == 0, NULL);
+    g_return_val_if_fail (rank_names != NULL || n_names == 0, NULL);
+    OwnedInfo *o = g_new0 (OwnedInfo, 1);
+    weft_nccl_table_info_init (&o->info);
+    info_from_rows (&o->info, rows, n);
+    guint n_ranks = o->info.n_ranks;
+    o->ranks = g_new0 (WeftNcclTableRank, MAX (n_ranks, 1));
+    o->hosts = g_new0 (char *, n_ranks + 1);
+    GHashTable *on_host = g_hash_table_new (g_str_hash, g_str_equal); /* host -> ranks so far */
+    for (guint r = 0; r < n_ranks; r++) {
+        const char *name = r < n_names ? rank_names[r] : NULL;
+        gboolean named = FALSE;
+        if (name != NULL)
+            named = weft_nccl_table_rank_parse (name, &o->hosts[r], &o->ranks[r].device);
+        else
+            o->hosts[r] = g_strdup ("?");
+        o->ranks[r].host = o->hosts[r];
+        guint local = GPOINTER_TO_UINT (g_hash_table_lookup (on_host, o->hosts[r]));
+        g_hash_table_insert (on_host, o->hosts[r], GUINT_TO_POINTER (local + 1));
+        /* nccl-tests' cudaDev without NCCL_TESTS_DEVICE: the local rank on this host */
+        if (!named)
+            o->ranks[r].device = local;
+    }
+    g_hash_table_destroy (on_host);
+    o->info.ranks = o->ranks;
+    return &o->info;
+}
+
+void
+weft_nccl_table_info_free (WeftNcclTableInfo *info)
+{
+    if (info == NULL)
+        return;
+    OwnedInfo *o = (OwnedInfo *) info;
+    g_free (o->ranks);
+    g_strfreev (o->hosts);
+    g_free (o);
+}
+
+char **
+weft_nccl_table_gpu_names (const WeftTraceNode *nodes, gsize n)
+{
+    g_return_val_if_fail (nodes != NULL || n == 0, NULL);
+    GPtrArray *names = g_ptr_array_new ();
+    for (gsize i = 0; i < n; i++)
+        if (strncmp (nodes[i].kind, "gpu", WEFT_TRACE_KIND_LEN) == 0)
+            g_ptr_array_add (names, g_strndup (nodes[i].name, WEFT_TRACE_NAME_LEN));
+    g_ptr_array_add (names, NULL);
+    return (char **) g_ptr_array_free (names, FALSE);
+}
+
+void
+weft_nccl_table_print_workloads (GString *out, const WeftTraceCollective *rows, gsize n,
+                                 const WeftTraceNode *nodes, gsize n_nodes)
+{
+    g_return_if_fail (out != NULL && (rows != NULL || n == 0));
+    GPtrArray *workloads = g_ptr_array_new_with_free_func (g_free);
+    for (gsize i = 0; i < n; i++) {
+        char *w = g_strndup (rows[i].workload, WEFT_TRACE_KIND_LEN);
+        gboolean seen = FALSE;
+        for (guint k = 0; k < workloads->len && !seen; k++)
+            seen = strcmp (g_ptr_array_index (workloads, k), w) == 0;
+        if (seen)
+            g_free (w);
+        else
+            g_ptr_array_add (workloads, w);
+    }
+    char **gpus = weft_nccl_table_gpu_names (nodes, nodes != NULL ? n_nodes : 0);
+    GArray *subset = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
+    for (guint k = 0; k < workloads->len; k++) {
+        const char *w = g_ptr_array_index (workloads, k);
+        g_array_set_size (subset, 0);
+        for (gsize i = 0; i < n; i++)
+            if (strncmp (rows[i].workload, w, WEFT_TRACE_KIND_LEN) == 0)
+                g_array_append_val (subset, rows[i]);
+        if (k > 0)
+            g_string_append_c (out, '\n');
+        if (workloads->len > 1)
+            g_string_append_printf (out, "# weft workload %s\n", w);
+        const WeftTraceCollective *sub = (const WeftTraceCollective *) subset->data;
+        WeftNcclTableInfo *info = weft_nccl_table_info_new (sub, subset->len,
+                                                            (const char *const *) gpus,
+                                                            g_strv_length (gpus));
+        weft_nccl_table_print (out, NULL, sub, subset->len, info);
+        weft_nccl_table_info_free (info);
+    }
+    g_array_free (subset, TRUE);
+    g_strfreev (gpus);
+    g_ptr_array_free (workloads, TRUE);
 }

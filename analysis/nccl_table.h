@@ -80,6 +80,44 @@ double weft_nccl_table_bus_factor (const char *op, guint n_ranks);
 /** nccl-tests' binary for @op ("all_reduce" -> "all_reduce_perf"); NULL if unknown. */
 const char *weft_nccl_table_binary (const char *op);
 
+/** Splits the node name of a rank's GPU into its server and its index there, as nccl-tests
+ * prints them: "dgx-1/gpu3" -> host "dgx-1", device 3.  The host is the part before the last
+ * '/', or the whole name without one (the node is then a host of its own); the device is the
+ * number that ends the part after the '/'.  Returns FALSE, leaving *@device alone, when the
+ * name gives no device (no '/', or no digits at the end of its last part): the caller then
+ * numbers the rank as nccl-tests does.  @host: (out) (transfer full) */
+gboolean weft_nccl_table_rank_parse (const char *name, char **host, guint *device);
+
+/** The parameters nccl-tests would have printed for the run that gave @rows (one workload's
+ * /collectives rows, warm-ups included), with nccl-tests' defaults for the rest:
+ *  - min_bytes, max_bytes: the smallest and largest size (0 and 0 without rows);
+ *  - the step: a factor when the sizes grow geometrically (each at least twice the one before
+ *    it, as with -f >= 2), second size / smallest rounded down (sizes rounded to whole
+ *    elements can make the ratio inexact); otherwise the difference of the two smallest
+ *    sizes in bytes (-i); the defaults with one size;
+ *  - iters: the timed out-of-place rows of the smallest size; warmup_iters: its out-of-place
+ *    warm-up rows (weft warms up before every size; nccl-tests at the ends of the range);
+ *  - one rank per rank of the rows (their largest n_ranks): rank r is @rank_names[r] split by
+ *    weft_nccl_table_rank_parse() when r < @n_names and the name is not NULL, else host "?".
+ *    A rank whose name gives no device gets nccl-tests' own numbering, its local rank: the
+ *    number of lower ranks on the same host.
+ * Free with weft_nccl_table_info_free().  (transfer full) */
+WeftNcclTableInfo *weft_nccl_table_info_new (const WeftTraceCollective *rows, gsize n,
+                                             const char *const *rank_names, guint n_names);
+void weft_nccl_table_info_free (WeftNcclTableInfo *info);
+
+/** The names of the GPU nodes (kind "gpu") of /topology/nodes, in node order: a trace does
+ * not record which GPU each rank ran on, so weft report takes rank r to be the r-th GPU.
+ * @nodes may be NULL (n 0).  (transfer full) NULL-terminated */
+char **weft_nccl_table_gpu_names (const WeftTraceNode *nodes, gsize n);
+
+/** Appends to @out one table per workload of @rows (a trace's /collectives), in order of
+ * first appearance, each built by weft_nccl_table_info_new() over the workload's rows and
+ * the GPU names of @nodes (may be NULL), tables separated by an empty line.  With several
+ * workloads each table is preceded by "# weft workload NAME" (not nccl-tests output). */
+void weft_nccl_table_print_workloads (GString *out, const WeftTraceCollective *rows, gsize n,
+                                      const WeftTraceNode *nodes, gsize n_nodes);
+
 /** Appends to @out the output of one nccl-tests run of @binary ("all_reduce_perf"; NULL
  * takes the op of rows[0]) over @rows, the /collectives rows of that run: rows of another
  * op are skipped, as are warm-up rows.  Sizes are printed in increasing order; a size with

@@ -434,88 +434,6 @@ report_ports (const WeftTraceInfo *info, gboolean json)
 
 /* --nccl ---------------------------------------------------------------------------------- */
 
-/* The ranks' GPUs: /collectives does not say which GPU each rank ran on, so rank r is taken
- * to be the trace's r-th GPU node (kind "gpu", in node order), host the server part of its
- * name ("dgx-1/gpu3" -> "dgx-1", device 3); without such a node, host "?" and device r. */
-static WeftNcclTableRank *
-nccl_ranks (GArray *nodes, guint n_ranks, GPtrArray *owned)
-{
-    WeftNcclTableRank *ranks = g_new0 (WeftNcclTableRank, MAX (n_ranks, 1));
-    guint r = 0;
-    for (guint i = 0; nodes != NULL && i < nodes->len && r < n_ranks; i++) {
-        const WeftTraceNode *node = &g_array_index (nodes, WeftTraceNode, i);
-        if (strncmp (node->kind, "gpu", WEFT_TRACE_KIND_LEN) != 0)
-            continue;
-        char *name = g_strndup (node->name, WEFT_TRACE_NAME_LEN);
-        char *slash = strrchr (name, '/');
-        const char *leaf = slash != NULL ? slash + 1 : name;
-        while (*leaf != '\0' && !g_ascii_isdigit (*leaf))
-            leaf++;
-        ranks[r].device = *leaf != '\0' ? (guint) g_ascii_strtoull (leaf, NULL, 10) : r;
-        if (slash != NULL)
-            *slash = '\0';
-        ranks[r].host = name;
-        g_ptr_array_add (owned, name);
-        r++;
-    }
-    for (; r < n_ranks; r++) {
-        ranks[r].host = "?";
-        ranks[r].device = r;
-    }
-    return ranks;
-}
-
-/* One workload's table: the run's parameters as nccl-tests would have printed them, taken
- * from the rows (sizes, step, iterations), then the table itself. */
-static void
-print_nccl_workload (GString *out, const WeftTraceCollective *rows, gsize n, GArray *nodes)
-{
-    GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
-    guint n_ranks = 0;
-    int iters = 0, warmup = 0;
-    for (gsize i = 0; i < n; i++) {
-        n_ranks = MAX (n_ranks, rows[i].n_ranks);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < sizes->len && !seen; k++)
-            seen = g_array_index (sizes, guint64, k) == rows[i].bytes;
-        if (!seen)
-            g_array_append_val (sizes, rows[i].bytes);
-    }
-    guint64 lo = G_MAXUINT64, hi = 0;
-    for (guint k = 0; k < sizes->len; k++) {
-        lo = MIN (lo, g_array_index (sizes, guint64, k));
-        hi = MAX (hi, g_array_index (sizes, guint64, k));
-    }
-    guint64 second = hi; /* the next size after the smallest gives the step */
-    for (guint k = 0; k < sizes->len; k++)
-        if (g_array_index (sizes, guint64, k) > lo)
-            second = MIN (second, g_array_index (sizes, guint64, k));
-    for (gsize i = 0; i < n; i++)
-        if (rows[i].in_place == 0 && rows[i].bytes == lo && !rows[i].warmup)
-            iters++;
-        else if (rows[i].in_place == 0 && rows[i].bytes == hi && rows[i].warmup)
-            warmup++; /* nccl-tests warms up at maxBytes (and minBytes) */
-
-    WeftNcclTableInfo info;
-    weft_nccl_table_info_init (&info);
-    info.min_bytes = sizes->len > 0 ? lo : 0;
-    info.max_bytes = hi;
-    if (sizes->len > 1 && lo > 0 && second % lo == 0 && second / lo > 1)
-        info.step_factor = second / lo;
-    else if (sizes->len > 1)
-        info.step_bytes = second - lo;
-    info.iters = iters;
-    info.warmup_iters = warmup;
-    GPtrArray *owned = g_ptr_array_new_with_free_func (g_free);
-    WeftNcclTableRank *ranks = nccl_ranks (nodes, n_ranks, owned);
-    info.ranks = ranks;
-    info.n_ranks = n_ranks;
-    weft_nccl_table_print (out, NULL, rows, n, &info);
-    g_free (ranks);
-    g_ptr_array_free (owned, TRUE);
-    g_array_free (sizes, TRUE);
-}
-
 /* --nccl: one nccl-tests table per workload, in order of first appearance; returns the
  * problem line if /collectives did not read. */
 static char *
@@ -531,48 +449,79 @@ report_nccl (const WeftTraceInfo *info)
         return problem;
     }
     GArray *nodes = weft_trace_reader_nodes (info->path, NULL);
-    GPtrArray *workloads = g_ptr_array_new_with_free_func (g_free);
-    for (guint i = 0; i < rows->len; i++) {
-        char *w = g_strndup (g_array_index (rows, WeftTraceCollective, i).workload,
-                             WEFT_TRACE_KIND_LEN);
-        gboolean seen = FALSE;
-        for (guint k = 0; k < workloads->len && !seen; k++)
-            seen = strcmp (g_ptr_array_index (workloads, k), w) == 0;
-        if (seen)
-            g_free (w);
-        else
-            g_ptr_array_add (workloads, w);
-    }
     GString *out = g_string_new (NULL);
-    GArray *subset = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
-    for (guint k = 0; k < workloads->len; k++) {
-        const char *w = g_ptr_array_index (workloads, k);
-        g_array_set_size (subset, 0);
-        for (guint i = 0; i < rows->len; i++) {
-            const WeftTraceCollective *r = &g_array_index (rows, WeftTraceCollective, i);
-            if (strncmp (r->workload, w, WEFT_TRACE_KIND_LEN) == 0)
-                g_array_append_val (subset, *r);
-        }
-        if (k > 0)
-            g_string_append_c (out, '\n');
-        /* not nccl-tests output: which workload the table is, for a trace with several */
-        if (workloads->len > 1)
-            g_string_append_printf (out, "# weft workload %s\n", w);
-        print_nccl_workload (out, (WeftTraceCollective *) subset->data, subset->len, nodes);
-    }
+    weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
+                                     nodes ? (const WeftTraceNode *) nodes->data : NULL,
+                                     nodes ? nodes->len : 0);
     fputs (out->str, stdout);
     if (rows->len == 0)
         g_printerr ("weft report: %s: no collectives in this trace\n", info->path);
     if (!info->complete)
         g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
     g_string_free (out, TRUE);
-    g_array_free (subset, TRUE);
-    g_ptr_array_free (workloads, TRUE);
     if (nodes != NULL)
         g_array_free (nodes, TRUE);
     g_array_free (rows, TRUE);
     return NULL;
 }
+
+/* `weft report --help`: what each mode prints, and the exit status. */
+static const char report_description[] =
+    "Prints the experiment, seed, completion status (with the run's message: a\n"
+    "failure's reason, or a hang's waiting flows), simulated and wall time, events,\n"
+    "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
+    "\n"
+    "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
+    "perfquery -x: node name, port number, state and physical state (Active and\n"
+    "LinkUp: weft takes no port down yet), rate, link layer, then\n"
+    "  PortXmitData PortRcvData  data in 4-byte words (bytes / 4, rounded down),\n"
+    "                            as InfiniBand counts it\n"
+    "  PortXmitPkts PortRcvPkts  packets\n"
+    "  PortXmitWait              InfiniBand: time with data to send and no\n"
+    "                            credits; RoCE with PFC: time the port's egress\n"
+    "                            was paused, summed over priorities; else 0.  In\n"
+    "                            picoseconds (InfiniBand counts\n"
+    "                            implementation-specific ticks instead)\n"
+    "  PortXmitDiscards          packets dropped at the port's egress: queue or\n"
+    "                            shared buffer full, or the PFC watchdog's drops\n"
+    "  SymbolErrorCounter, LinkDownedCounter, PortRcvErrors\n"
+    "                            always 0: they count link faults, which weft\n"
+    "                            does not inject yet (an experiment with a\n"
+    "                            [fault.NAME] group is refused)\n"
+    "  LosslessDrops             weft's own: packets dropped at the port's ingress\n"
+    "                            on a lossless fabric.  InfiniBand: for lack of\n"
+    "                            buffer, which should never happen (a bug);\n"
+    "                            RoCE: above PFC xoff + headroom ([pfc] headroom\n"
+    "                            too small)\n"
+    "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
+    "state, rate, link layer or the counters from PortXmitWait on but\n"
+    "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
+    "tx_bytes and rx_bytes, and null for what was not recorded.  /ports also holds\n"
+    "each port's busy time, deepest queue and ECN marks, which --ports does not\n"
+    "print (analysis/weft_trace.py reads them).\n"
+    "\n"
+    "--nccl prints, for each workload with rows in /collectives (nccl-test\n"
+    "workloads, and the collectives of training workloads; in order of first\n"
+    "appearance), the output nccl-tests (all_reduce_perf, ...) would have printed,\n"
+    "character for character: time is the mean over the timed iterations, algbw =\n"
+    "size / time, busbw = algbw x the op's factor (all_reduce 2(n-1)/n; all_gather,\n"
+    "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1).  From the\n"
+    "rows: minBytes and maxBytes; the step, a factor when each size is at least\n"
+    "twice the one before, else in bytes; the iterations and warm-ups of the\n"
+    "smallest size.  Synthetic, since a trace has none: Pid 10000 + rank, DGX H100\n"
+    "bus ids; rank r is listed as the r-th GPU node of the trace (the rank-to-GPU\n"
+    "mapping is not recorded), on the host its name starts with (dgx-1/gpu3: dgx-1,\n"
+    "device 3; a name without a number at its end: the rank's place among the\n"
+    "ranks of its host).  With several workloads each table is preceded by\n"
+    "\"# weft workload NAME\".  A trace older than schema 3 has no /collectives and\n"
+    "prints nothing.  --json does not apply.\n"
+    "\n"
+    "Exit status:\n"
+    "  0  the trace is complete: closed by weft after the whole run (status done,\n"
+    "     duration, or hang: a hung run's trace is complete data about the hang)\n"
+    "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
+    "     stops there), or the file still says \"running\", or is truncated or damaged\n"
+    "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n";
 
 int
 weft_cli_report (int argc, char **argv)
@@ -585,7 +534,8 @@ weft_cli_report (int argc, char **argv)
           "Print one line per port (state, rate, perfquery-style counters) instead of the summary",
           NULL },
         { "nccl", 0, 0, G_OPTION_ARG_NONE, &nccl,
-          "Print the nccl-tests output of each nccl-test workload, from /collectives", NULL },
+          "Print the nccl-tests output of each workload with collectives, from /collectives",
+          NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -593,46 +543,7 @@ weft_cli_report (int argc, char **argv)
     GOptionContext *ctx = g_option_context_new ("[--ports | --nccl] TRACE.h5");
     g_option_context_set_summary (ctx, "Summarise one weft trace file (HDF5).");
     g_option_context_add_main_entries (ctx, entries, NULL);
-    g_option_context_set_description (
-        ctx, "Prints the experiment, seed, completion status, simulated and wall time, events,\n"
-             "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
-             "\n"
-             "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
-             "perfquery -x: node name, port number, state (Down, Init, Armed, Active),\n"
-             "physical state (Polling, Disabled, LinkUp, ...), rate, link layer, then\n"
-             "  PortXmitData PortRcvData  data in 4-byte words (bytes / 4, rounded down),\n"
-             "                            as InfiniBand counts it\n"
-             "  PortXmitPkts PortRcvPkts  packets\n"
-             "  PortXmitWait              time with data to send and no credits, in\n"
-             "                            picoseconds (InfiniBand's counts\n"
-             "                            implementation-specific ticks instead)\n"
-             "  PortXmitDiscards          packets dropped at the port's egress queue\n"
-             "  SymbolErrorCounter, LinkDownedCounter, PortRcvErrors\n"
-             "                            moved only by injected faults\n"
-             "  LosslessDrops             weft's own: drops for lack of buffer on a lossless\n"
-             "                            fabric, which should never happen\n"
-             "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
-             "state, rate, link layer or the counters from PortXmitWait on but\n"
-             "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
-             "tx_bytes and rx_bytes, and null for what was not recorded.\n"
-             "\n"
-             "--nccl prints, for each workload with rows in /collectives (in order of first\n"
-             "appearance), the output nccl-tests (all_reduce_perf, ...) would have printed,\n"
-             "character for character: time is the mean over the timed iterations, algbw =\n"
-             "size / time, busbw = algbw x the op's factor (all_reduce 2(n-1)/n; all_gather,\n"
-             "reduce_scatter, alltoall (n-1)/n; broadcast, reduce, sendrecv 1).  minBytes,\n"
-             "maxBytes, step and iterations come from the rows.  Synthetic, since a trace\n"
-             "has none: Pid 10000 + rank, DGX H100 bus ids; rank r is listed as the r-th\n"
-             "GPU node of the trace (the rank-to-GPU mapping is not recorded).  With several\n"
-             "workloads each table is preceded by \"# weft workload NAME\".  A trace older\n"
-             "than schema 3 has no /collectives and prints nothing.  --json does not apply.\n"
-             "\n"
-             "Exit status:\n"
-             "  0  the trace is complete: closed by weft after the whole run (status done,\n"
-             "     duration, or hang: a hung run's trace is complete data about the hang)\n"
-             "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
-             "     stops there), or the file still says \"running\", or is truncated or damaged\n"
-             "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n");
+    g_option_context_set_description (ctx, report_description);
     GError *error = NULL;
     gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
     g_option_context_free (ctx);

@@ -8,9 +8,8 @@
 #include <gsl/gsl_version.h>
 
 #include "cli/cli.h"
-#include "analysis/nccl_table.h"
-#include "analysis/perftest_table.h"
 #include "cli/session.h"
+#include "network/results.h"
 #include "sim/trace.h"
 #include "sim/units.h"
 #include "weft-gitrev.h"
@@ -38,10 +37,7 @@ show_progress (WeftSim *sim, void *data)
         return;
     pr->last_print = t;
     double wall = (double) (t - pr->wall_start) / G_USEC_PER_SEC;
-    const WeftNetwork *net = pr->s->net;
-    double frac = sim->duration ? (double) sim->now / (double) sim->duration
-                  : net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows
-                                    : 0;
+    double frac = weft_network_progress (pr->s->net);
     g_autofree char *now = weft_units_format_human_time (sim->now);
     char eta[32] = "?";
     if (frac > 0.001)
@@ -55,109 +51,18 @@ show_progress (WeftSim *sim, void *data)
 static void
 print_nccl_tables (const WeftSession *s)
 {
-    const WeftNetwork *net = s->net;
-    for (guint g = 0; g < net->workload_names->len; g++) {
-        g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
-        const WeftCollRun *first = NULL;
-        for (guint c = 0; c < net->tp.n_colls; c++) {
-            const WeftCollRun *run = &net->tp.colls[c];
-            if (run->spec.group != g || !run->finished ||
-                run->spec.role != WEFT_COLL_ROLE_BENCH)
-                continue;
-            if (!first)
-                first = run;
-            WeftTraceCollective row;
-            weft_network_collective_row (net, c, &row);
-            g_array_append_val (rows, row);
-        }
-        if (!first)
-            continue;
-        WeftNcclTableInfo info;
-        weft_nccl_table_info_init (&info);
-        const WeftTraceCollective *r = (const WeftTraceCollective *) rows->data;
-        info.min_bytes = info.max_bytes = r[0].bytes;
-        info.warmup_iters = info.iters = 0;
-        for (guint i = 0; i < rows->len; i++) {
-            info.min_bytes = MIN (info.min_bytes, r[i].bytes);
-            info.max_bytes = MAX (info.max_bytes, r[i].bytes);
-            if (r[i].bytes == r[0].bytes) {
-                info.warmup_iters += r[i].warmup;
-                info.iters += !r[i].warmup && !r[i].in_place;
-            }
-        }
-        for (guint i = 0; i < rows->len; i++)
-            if (r[i].bytes > info.min_bytes) {
-                info.step_factor = r[i].bytes / info.min_bytes;
-                break;
-            }
-        guint n = first->spec.n_ranks;
-        WeftNcclTableRank *ranks = g_new0 (WeftNcclTableRank, n);
-        GPtrArray *hosts = g_ptr_array_new_with_free_func (g_free);
-        for (guint i = 0; i < n; i++) {
-            guint32 node = g_array_index (net->coll_ranks, guint32, first->spec.rank_first + i);
-            const char *name = weft_graph_node (s->graph, node)->name;
-            const char *slash = strrchr (name, '/');
-            char *host = slash ? g_strndup (name, (gsize) (slash - name)) : g_strdup (name);
-            g_ptr_array_add (hosts, host);
-            ranks[i].host = host;
-            const char *digits = name + strlen (name);
-            while (digits > name && g_ascii_isdigit (digits[-1]))
-                digits--;
-            ranks[i].device = (guint) g_ascii_strtoull (digits, NULL, 10);
-        }
-        info.ranks = ranks;
-        info.n_ranks = n;
-        g_autoptr (GString) out = g_string_new (NULL);
-        weft_nccl_table_print (out, r[0].op, r, rows->len, &info);
-        printf ("# [workload.%s] %s\n%s", (const char *) net->workload_names->pdata[g],
-                weft_nccl_table_binary (r[0].op), out->str);
-        g_free (ranks);
-        g_ptr_array_unref (hosts);
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_nccl_tables (s->net, out);
+    fputs (out->str, stdout);
 }
 
 /* perftest's output for every ib_write_bw / ib_write_lat workload, as perftest prints it. */
 static void
 print_perftest_tables (const WeftSession *s)
 {
-    for (guint g = 0; g < s->net->workload_names->len; g++) {
-        WeftPerftestSpec spec;
-        g_autoptr (GArray) res = g_array_new (FALSE, FALSE, sizeof (WeftPerftestResult));
-        if (!weft_network_perftest (s->net, s->exp, g, &spec, res) || res->len == 0)
-            continue;
-        WeftPerftestTableInfo info;
-        weft_perftest_table_info_init (&info, spec.latency);
-        const char *dev = weft_graph_node (s->graph, spec.device)->name;
-        info.device = strrchr (dev, '/') ? strrchr (dev, '/') + 1 : dev;
-        info.n_qps = (int) spec.qps;
-        info.tx_depth = (int) spec.tx_depth;
-        info.mtu_bytes = (guint) s->net->fabric.mtu;
-        if (s->net->fabric.kind != WEFT_FABRIC_INFINIBAND) {
-            info.link_type = "Ethernet";
-            info.gid_index = 3; /* RoCE v2 */
-        }
-        g_autoptr (GString) out = g_string_new (NULL);
-        g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, spec.latency
-                                                              ? sizeof (WeftPerftestTableLatRow)
-                                                              : sizeof (WeftPerftestTableBwRow));
-        for (guint i = 0; i < res->len; i++) {
-            const WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, i);
-            WeftPerftestTableBwRow bw = { r->bytes, r->iterations, r->peak_bps, r->avg_bps,
-                                          r->msg_rate_pps };
-            WeftPerftestTableLatRow lat = { r->bytes, r->iterations, r->samples_ps, r->n_samples };
-            g_array_append_vals (rows, spec.latency ? (gpointer) &lat : (gpointer) &bw, 1);
-        }
-        if (spec.latency)
-            weft_perftest_table_print_lat (out, (WeftPerftestTableLatRow *) rows->data, rows->len,
-                                           &info);
-        else
-            weft_perftest_table_print_bw (out, (WeftPerftestTableBwRow *) rows->data, rows->len,
-                                          &info);
-        printf ("# [workload.%s] %s\n%s", (const char *) s->net->workload_names->pdata[g],
-                spec.latency ? "ib_write_lat" : "ib_write_bw", out->str);
-        for (guint i = 0; i < res->len; i++)
-            weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_perftest_tables (s->net, s->exp, out);
+    fputs (out->str, stdout);
 }
 
 /* kind = training: per step, its time, its compute and the communication the compute did
@@ -165,25 +70,9 @@ print_perftest_tables (const WeftSession *s)
 static void
 print_training_steps (const WeftSession *s)
 {
-    const WeftNetwork *net = s->net;
-    for (guint g = 0; g < net->workload_names->len; g++) {
-        g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (WeftTrainStep));
-        weft_network_training_steps (net, g, steps);
-        if (steps->len == 0)
-            continue;
-        printf ("[workload.%s] training steps\n", (const char *) net->workload_names->pdata[g]);
-        printf ("  %6s %14s %14s %14s\n", "step", "time (us)", "compute (us)", "exposed (us)");
-        double sum = 0, exposed = 0;
-        for (guint i = 0; i < steps->len; i++) {
-            const WeftTrainStep *st = &g_array_index (steps, WeftTrainStep, i);
-            printf ("  %6u %14.3f %14.3f %14.3f\n", st->step, st->time_ps / 1e6,
-                    st->compute_ps / 1e6, st->exposed_ps / 1e6);
-            sum += st->time_ps / 1e6;
-            exposed += st->exposed_ps / 1e6;
-        }
-        printf ("  %6s %14.3f %14s %14.3f\n", "mean", sum / steps->len, "",
-                exposed / steps->len);
-    }
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_network_print_training_steps (s->net, out);
+    fputs (out->str, stdout);
 }
 
 static void

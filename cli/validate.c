@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/session.h"
+#include "network/results.h"
 
 int
 weft_cli_validate (int argc, char **argv)
@@ -33,7 +34,8 @@ weft_cli_validate (int argc, char **argv)
     gboolean ok = weft_session_prepare (&s, argv[1], sets, NULL, &error);
     if (ok)
         printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1],
-                weft_graph_n_nodes (s.graph), weft_graph_n_links (s.graph), s.net->tp.n_flows);
+                weft_graph_n_nodes (s.graph), weft_graph_n_links (s.graph),
+                weft_network_n_flows (s.net));
     else
         g_printerr ("%s\n", error->message);
     weft_session_clear (&s);

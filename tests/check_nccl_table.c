@@ -7,6 +7,14 @@
  * left out); algbw = size / time; busbw = algbw x nccl-tests' factor (all-reduce 2(n-1)/n,
  * all-gather (n-1)/n, broadcast 1); the three time styles; "N/A" when validation is 0; a
  * placement without rows prints blanks and stays out of the average; the root column.
+ * The parameters and ranks (weft_nccl_table_info_new and friends), against values worked out
+ * by hand from the rows and names: min/max over every row; the step a factor for sizes that
+ * grow at least twofold each time (also when rounding to whole elements makes the ratio
+ * inexact), bytes for additive sizes, nccl-tests' defaults for one size; iterations and
+ * warm-ups of the smallest size, out of place; rank names split at the last '/', the device
+ * the number ending the last part, and for names without one (no '/', no digits, no name)
+ * nccl-tests' own cudaDev, the local rank on the host; GPU names taken from trace nodes of
+ * kind "gpu" in node order; one table per workload in order of first appearance.
  * Unchecked here: reading the rows from a trace (tests/e2e/report_nccl.sh does).
  *
  * The expected text is derived from nccl-tests' src/common.cu (2.x), not from weft's output.
@@ -262,6 +270,259 @@ START_TEST (test_nccl_table_bus_factors)
 }
 END_TEST
 
+/* ---- parameters and ranks from rows and names ----------------------------------------- */
+
+START_TEST (test_nccl_table_rank_parse)
+{
+    static const struct {
+        const char *name, *host;
+        gboolean named;
+        guint device;
+    } cases[] = {
+        { "dgx-1/gpu3", "dgx-1", TRUE, 3 },  { "dgx-12/gpu15", "dgx-12", TRUE, 15 },
+        { "a/b/gpu2", "a/b", TRUE, 2 },      { "/gpu4", "", TRUE, 4 },
+        { "srv/7", "srv", TRUE, 7 },         { "host7", "host7", FALSE, 0 },
+        { "srv/gpu", "srv", FALSE, 0 },      { "srv/", "srv", FALSE, 0 },
+        { "srv/g1x", "srv", FALSE, 0 },      { "", "", FALSE, 0 },
+        { "srv/gpu99999999999", "srv", FALSE, 0 }, /* beyond an int: not a device */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        char *host = NULL;
+        guint device = 12345;
+        gboolean named = weft_nccl_table_rank_parse (cases[i].name, &host, &device);
+        ck_assert_msg (named == cases[i].named, "%s", cases[i].name);
+        ck_assert_str_eq (host, cases[i].host);
+        ck_assert_uint_eq (device, cases[i].named ? cases[i].device : 12345);
+        g_free (host);
+    }
+}
+END_TEST
+
+/* Rows of one sweep: per size @warmup warm-ups, then @iters timed rows in each placement. */
+static GArray *
+sweep (const char *workload, const guint64 *sizes, guint n_sizes, guint warmup, guint iters,
+       guint32 n_ranks)
+{
+    GArray *rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
+    for (guint s = 0; s < n_sizes; s++)
+        for (guint k = 0; k < warmup + 2 * iters; k++) {
+            WeftTraceCollective r = row ("all_reduce", sizes[s], sizes[s] / 4, "float", "sum",
+                                         -1, n_ranks, k >= warmup + iters, k < warmup, US (10));
+            g_strlcpy (r.workload, workload, sizeof r.workload);
+            g_array_append_val (rows, r);
+        }
+    return rows;
+}
+
+static WeftNcclTableInfo *
+info_of (GArray *rows, const char *const *names, guint n_names)
+{
+    return weft_nccl_table_info_new ((const WeftTraceCollective *) rows->data, rows->len, names,
+                                     n_names);
+}
+
+START_TEST (test_nccl_table_info_geometric)
+{
+    /* largest first: the order of the rows does not matter */
+    static const guint64 sizes[] = { 16000, 4000, 1000 };
+    static const char *const names[] = { "dgx-1/gpu0", "dgx-1/gpu5", "dgx-2/gpu1", "dgx-2/gpu2" };
+    GArray *rows = sweep ("w", sizes, 3, 2, 3, 4);
+    WeftNcclTableInfo *info = info_of (rows, names, 4);
+    ck_assert_uint_eq (info->min_bytes, 1000);
+    ck_assert_uint_eq (info->max_bytes, 16000);
+    ck_assert_uint_eq (info->step_factor, 4);
+    ck_assert_int_eq (info->warmup_iters, 2);
+    ck_assert_int_eq (info->iters, 3);
+    ck_assert_uint_eq (info->n_ranks, 4);
+    static const struct {
+        const char *host;
+        guint device;
+    } want[] = { { "dgx-1", 0 }, { "dgx-1", 5 }, { "dgx-2", 1 }, { "dgx-2", 2 } };
+    for (guint r = 0; r < 4; r++) {
+        ck_assert_str_eq (info->ranks[r].host, want[r].host);
+        ck_assert_uint_eq (info->ranks[r].device, want[r].device);
+    }
+    /* nccl-tests' defaults for what the rows do not say */
+    ck_assert_int_eq (info->agg_iters, 1);
+    ck_assert_int_eq (info->validation, 1);
+    ck_assert_int_eq (info->n_threads, 1);
+    ck_assert_int_eq (info->n_gpus, 1);
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+
+    /* all_gather over 3 ranks of float, -b 1000 -f 4: sizes rounded down to 12-byte units,
+     * 996, 3996 (333 x 12), 15996 (1333 x 12); 3996 / 996 = 4.01, still factor 4 */
+    static const guint64 rounded[] = { 996, 3996, 15996 };
+    rows = sweep ("w", rounded, 3, 1, 1, 3);
+    info = info_of (rows, NULL, 0);
+    ck_assert_uint_eq (info->step_factor, 4);
+    ck_assert_uint_eq (info->min_bytes, 996);
+    ck_assert_uint_eq (info->max_bytes, 15996);
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+}
+END_TEST
+
+START_TEST (test_nccl_table_info_additive_and_single)
+{
+    /* -b 1024 -e 3072 -i 1024: the second size is twice the first, the third is not */
+    static const guint64 additive[] = { 1024, 2048, 3072 };
+    GArray *rows = sweep ("w", additive, 3, 1, 2, 2);
+    WeftNcclTableInfo *info = info_of (rows, NULL, 0);
+    ck_assert_uint_le (info->step_factor, 1);
+    ck_assert_uint_eq (info->step_bytes, 1024);
+    ck_assert_uint_eq (info->min_bytes, 1024);
+    ck_assert_uint_eq (info->max_bytes, 3072);
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+
+    static const guint64 two[] = { 1000, 1500 };
+    rows = sweep ("w", two, 2, 0, 1, 2);
+    info = info_of (rows, NULL, 0);
+    ck_assert_uint_le (info->step_factor, 1);
+    ck_assert_uint_eq (info->step_bytes, 500);
+    ck_assert_int_eq (info->warmup_iters, 0);
+    ck_assert_int_eq (info->iters, 1);
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+
+    /* one size: nccl-tests' default step (1 MiB in bytes) */
+    static const guint64 one[] = { 26214400 };
+    rows = sweep ("w", one, 1, 0, 3, 8);
+    info = info_of (rows, NULL, 0);
+    ck_assert_uint_eq (info->min_bytes, 26214400);
+    ck_assert_uint_eq (info->max_bytes, 26214400);
+    ck_assert_uint_le (info->step_factor, 1);
+    ck_assert_uint_eq (info->step_bytes, 1048576);
+    ck_assert_int_eq (info->iters, 3);
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+
+    /* in-place rows only (training's collectives): no out-of-place iteration to count */
+    WeftTraceCollective inplace[2] = {
+        row ("all_reduce", 4096, 1024, "float", "sum", -1, 2, 1, 0, US (1)),
+        row ("all_reduce", 4096, 1024, "float", "sum", -1, 2, 1, 0, US (1)),
+    };
+    info = weft_nccl_table_info_new (inplace, 2, NULL, 0);
+    ck_assert_int_eq (info->iters, 0);
+    ck_assert_int_eq (info->warmup_iters, 0);
+    weft_nccl_table_info_free (info);
+
+    /* no rows at all */
+    info = weft_nccl_table_info_new (NULL, 0, NULL, 0);
+    ck_assert_uint_eq (info->min_bytes, 0);
+    ck_assert_uint_eq (info->max_bytes, 0);
+    ck_assert_uint_eq (info->n_ranks, 0);
+    weft_nccl_table_info_free (info);
+}
+END_TEST
+
+/* Names without a device number, and fewer names than ranks: each such rank is numbered by
+ * how many lower ranks share its host (host "?" for a missing name). */
+START_TEST (test_nccl_table_info_odd_names)
+{
+    static const char *const names[] = { "hostA", "hostA", "hostB",   "srv/gpu7",
+                                         "srv/gpu", "srv/gpu", NULL };
+    static const guint64 size[] = { 64 };
+    GArray *rows = sweep ("w", size, 1, 0, 1, 9);
+    WeftNcclTableInfo *info = info_of (rows, names, G_N_ELEMENTS (names));
+    static const struct {
+        const char *host;
+        guint device;
+    } want[9] = {
+        { "hostA", 0 }, { "hostA", 1 }, /* a host of its own: one device per rank */
+        { "hostB", 0 },
+        { "srv", 7 },                   /* named */
+        { "srv", 1 },   { "srv", 2 },   /* srv/gpu7 is a lower rank on srv */
+        { "?", 0 },                     /* a NULL name */
+        { "?", 1 },     { "?", 2 },     /* past the names */
+    };
+    ck_assert_uint_eq (info->n_ranks, 9);
+    for (guint r = 0; r < 9; r++) {
+        ck_assert_msg (strcmp (info->ranks[r].host, want[r].host) == 0, "rank %u: %s", r,
+                       info->ranks[r].host);
+        ck_assert_msg (info->ranks[r].device == want[r].device, "rank %u: device %u", r,
+                       info->ranks[r].device);
+    }
+    weft_nccl_table_info_free (info);
+    g_array_free (rows, TRUE);
+}
+END_TEST
+
+static WeftTraceNode
+node (guint32 id, const char *name, const char *kind)
+{
+    WeftTraceNode n;
+    memset (&n, 0, sizeof n);
+    n.id = id;
+    g_strlcpy (n.name, name, sizeof n.name);
+    g_strlcpy (n.kind, kind, sizeof n.kind);
+    return n;
+}
+
+START_TEST (test_nccl_table_gpu_names_and_workloads)
+{
+    WeftTraceNode nodes[] = {
+        node (0, "leaf0", "switch"),    node (1, "dgx-1/gpu1", "gpu"),
+        node (2, "dgx-1/nic1", "nic"),  node (3, "dgx-1/gpu0", "gpu"),
+        node (4, "dgx-2/gpu", "gpu"),
+    };
+    char **gpus = weft_nccl_table_gpu_names (nodes, G_N_ELEMENTS (nodes));
+    ck_assert_uint_eq (g_strv_length (gpus), 3);
+    ck_assert_str_eq (gpus[0], "dgx-1/gpu1"); /* node order, not name order */
+    ck_assert_str_eq (gpus[1], "dgx-1/gpu0");
+    ck_assert_str_eq (gpus[2], "dgx-2/gpu");
+    g_strfreev (gpus);
+    gpus = weft_nccl_table_gpu_names (NULL, 0);
+    ck_assert_uint_eq (g_strv_length (gpus), 0);
+    g_strfreev (gpus);
+
+    /* workload "b" first, then "a", rows interleaved: tables in order of first appearance */
+    static const guint64 bsizes[] = { 2048 }, asizes[] = { 1024, 4096 };
+    GArray *b = sweep ("b", bsizes, 1, 1, 1, 4), *a = sweep ("a", asizes, 2, 0, 2, 3);
+    GArray *rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
+    for (guint i = 0; i < MAX (a->len, b->len); i++) {
+        if (i < b->len)
+            g_array_append_val (rows, g_array_index (b, WeftTraceCollective, i));
+        if (i < a->len)
+            g_array_append_val (rows, g_array_index (a, WeftTraceCollective, i));
+    }
+    GString *out = g_string_new (NULL);
+    weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
+                                     nodes, G_N_ELEMENTS (nodes));
+    const char *tb = strstr (out->str, "# weft workload b\n# nThread 1 nGpus 1 minBytes 2048 "
+                                       "maxBytes 2048 step: 1048576(bytes) warmup iters: 1 "
+                                       "iters: 1 ");
+    const char *ta = strstr (out->str, "#\n\n# weft workload a\n# nThread 1 nGpus 1 minBytes "
+                                       "1024 maxBytes 4096 step: 4(factor) warmup iters: 0 "
+                                       "iters: 2 ");
+    ck_assert_msg (tb == out->str, "%s", out->str);
+    ck_assert_msg (ta != NULL && ta > tb, "%s", out->str);
+    /* b's 4 ranks: the three GPUs, then "?"; device by name, else the local rank */
+    ck_assert_ptr_nonnull (strstr (tb, "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  1 "
+                                       "[0x2a] NVIDIA H100 80GB HBM3\n"
+                                       "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  0 "
+                                       "[0x18] NVIDIA H100 80GB HBM3\n"
+                                       "#  Rank  2 Group  0 Pid  10002 on      dgx-2 device  0 "
+                                       "[0x18] NVIDIA H100 80GB HBM3\n"
+                                       "#  Rank  3 Group  0 Pid  10003 on          ? device  0 "
+                                       "[0x18] NVIDIA H100 80GB HBM3\n#\n"));
+    ck_assert_ptr_null (strstr (ta, "Rank  3 "));
+    g_string_free (out, TRUE);
+
+    /* one workload: no "# weft workload" line */
+    out = g_string_new (NULL);
+    weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) a->data, a->len, NULL, 0);
+    ck_assert (g_str_has_prefix (out->str, "# nThread 1 "));
+    ck_assert_ptr_null (strstr (out->str, "# weft workload"));
+    ck_assert_ptr_nonnull (strstr (out->str, " on          ? device  2 [0x3a] "));
+    g_string_free (out, TRUE);
+    g_array_free (rows, TRUE);
+    g_array_free (a, TRUE);
+    g_array_free (b, TRUE);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -271,6 +532,13 @@ test_suite (void)
     tcase_add_test (tc, test_nccl_table_all_gather_na_and_missing_group);
     tcase_add_test (tc, test_nccl_table_broadcast_root);
     tcase_add_test (tc, test_nccl_table_bus_factors);
+    suite_add_tcase (s, tc);
+    tc = tcase_create ("info");
+    tcase_add_test (tc, test_nccl_table_rank_parse);
+    tcase_add_test (tc, test_nccl_table_info_geometric);
+    tcase_add_test (tc, test_nccl_table_info_additive_and_single);
+    tcase_add_test (tc, test_nccl_table_info_odd_names);
+    tcase_add_test (tc, test_nccl_table_gpu_names_and_workloads);
     suite_add_tcase (s, tc);
     return s;
 }

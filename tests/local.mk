@@ -92,3 +92,7 @@ check_PROGRAMS += tests/check_buffer
 tests_check_buffer_SOURCES = tests/check_buffer.c
 check_PROGRAMS += tests/check_registry
 tests_check_registry_SOURCES = tests/check_registry.c
+check_PROGRAMS += tests/check_results
+tests_check_results_SOURCES = tests/check_results.c
+check_PROGRAMS += tests/check_topo_summary
+tests_check_topo_summary_SOURCES = tests/check_topo_summary.c

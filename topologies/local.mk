@@ -6,3 +6,4 @@ libweft_a_SOURCES += topologies/topology.c topologies/topology.h \
 	topologies/server.c topologies/server.h \
 	topologies/railopt.c topologies/railopt.h
 libweft_a_SOURCES += topologies/file.c topologies/file.h
+libweft_a_SOURCES += topologies/summary.c topologies/summary.h topologies/export.c topologies/export.h
