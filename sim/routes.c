@@ -331,19 +331,12 @@ is_fabric_attached (const WeftGraph *g, const Routes *r, guint32 v)
     return FALSE;
 }
 
+/* Groups the columns by attachment point, keeping column order inside a group: key[i] is column
+ * i's attachment point (or its own node), order lists the columns group by group. */
 static void
-compute_fabric (Ctx *c, GArray *cols)
+group_columns (const WeftGraph *g, const Routes *r, GArray *cols, guint32 *key, guint32 *order)
 {
-    const WeftGraph *g = c->g;
-    Routes *r = c->r;
     guint nn = g->nodes->len;
-    Table *t = &r->fabric;
-    t->n_cols = cols->len;
-    t->cells = g_new0 (guint32, (gsize) t->n_rows * t->n_cols + 1);
-
-    /* Group columns by attachment point (keeping column order inside a group). */
-    guint32 *key = g_new (guint32, cols->len + 1);
-    guint32 *order = g_new (guint32, cols->len + 1);
     for (guint i = 0; i < cols->len; i++) {
         guint32 cnode = g_array_index (cols, guint32, i);
         guint32 x = single_attachment (g, r, cnode);
@@ -358,6 +351,59 @@ compute_fabric (Ctx *c, GArray *cols)
     for (guint i = 0; i < cols->len; i++)
         order[cnt[key[i]]++] = i;
     g_free (cnt);
+}
+
+/* BFS over the fabric from a multi-homed server node @x: its fabric neighbours at distance 1,
+ * then onward through forwarding fabric nodes. */
+static void
+bfs_from_server_node (Ctx *c, guint32 x)
+{
+    const WeftGraph *g = c->g;
+    const Routes *r = c->r;
+    bfs_reset (c);
+    c->dist[x] = 0;
+    c->queue[c->n_queue++] = x;
+    guint32 off = r->port_off[x], np = n_ports_of (r, x);
+    for (guint32 p = 0; p < np; p++) {
+        guint32 u = r->peer[off + p];
+        if (u != WEFT_GRAPH_NONE && node_at (g, u)->server < 0 &&
+            c->dist[u] == WEFT_GRAPH_NONE) {
+            c->dist[u] = 1;
+            c->queue[c->n_queue++] = u;
+        }
+    }
+    /* continue the search from the first hops */
+    for (guint32 head = 1; head < c->n_queue; head++) {
+        guint32 v = c->queue[head];
+        if (!node_at (g, v)->forwards)
+            continue;
+        guint32 o2 = r->port_off[v], np2 = n_ports_of (r, v);
+        for (guint32 p = 0; p < np2; p++) {
+            guint32 u = r->peer[o2 + p];
+            if (u == WEFT_GRAPH_NONE || c->dist[u] != WEFT_GRAPH_NONE ||
+                node_at (g, u)->server >= 0)
+                continue;
+            c->dist[u] = c->dist[v] + 1;
+            c->queue[c->n_queue++] = u;
+        }
+    }
+}
+
+/* Fills the fabric table: one search per attachment point, whose sets serve every column
+ * hanging off it. */
+static void
+compute_fabric (Ctx *c, GArray *cols)
+{
+    const WeftGraph *g = c->g;
+    Routes *r = c->r;
+    guint nn = g->nodes->len;
+    Table *t = &r->fabric;
+    t->n_cols = cols->len;
+    t->cells = g_new0 (guint32, (gsize) t->n_rows * t->n_cols + 1);
+
+    guint32 *key = g_new (guint32, cols->len + 1);
+    guint32 *order = g_new (guint32, cols->len + 1);
+    group_columns (g, r, cols, key, order);
 
     guint32 *rowset = g_new (guint32, t->n_rows + 1);
     guint32 *rownode = g_new (guint32, t->n_rows + 1);
@@ -367,38 +413,10 @@ compute_fabric (Ctx *c, GArray *cols)
 
     for (guint i = 0; i < cols->len;) {
         guint32 x = key[order[i]];
-        if (node_at (g, x)->server < 0) {
+        if (node_at (g, x)->server < 0)
             bfs (c, &x, 1, -1);
-        } else {
-            /* a multi-homed server node: search the fabric from it */
-            bfs_reset (c);
-            c->dist[x] = 0;
-            c->queue[c->n_queue++] = x;
-            guint32 off = r->port_off[x], np = n_ports_of (r, x);
-            for (guint32 p = 0; p < np; p++) {
-                guint32 u = r->peer[off + p];
-                if (u != WEFT_GRAPH_NONE && node_at (g, u)->server < 0 &&
-                    c->dist[u] == WEFT_GRAPH_NONE) {
-                    c->dist[u] = 1;
-                    c->queue[c->n_queue++] = u;
-                }
-            }
-            /* continue the search from the first hops */
-            for (guint32 head = 1; head < c->n_queue; head++) {
-                guint32 v = c->queue[head];
-                if (!node_at (g, v)->forwards)
-                    continue;
-                guint32 o2 = r->port_off[v], np2 = n_ports_of (r, v);
-                for (guint32 p = 0; p < np2; p++) {
-                    guint32 u = r->peer[o2 + p];
-                    if (u == WEFT_GRAPH_NONE || c->dist[u] != WEFT_GRAPH_NONE ||
-                        node_at (g, u)->server >= 0)
-                        continue;
-                    c->dist[u] = c->dist[v] + 1;
-                    c->queue[c->n_queue++] = u;
-                }
-            }
-        }
+        else
+            bfs_from_server_node (c, x); /* a multi-homed server node: search the fabric from it */
         for (guint32 row = 0; row < t->n_rows; row++)
             rowset[row] = set_from_dist (c, rownode[row]);
         for (; i < cols->len && key[order[i]] == x; i++) {
@@ -477,12 +495,11 @@ compute_server (Ctx *c, gint32 s, const guint32 *members, guint n_members)
     g_free (att);
 }
 
-void
-weft_graph_routes_compute (WeftGraph *g)
+/* A new Routes with its adjacency, divisors and per-node arrays; numbers the fabric rows (the
+ * fabric region's forwarding nodes) and returns the highest server id in *max_server. */
+static Routes *
+routes_new (const WeftGraph *g, gint32 *max_server_out)
 {
-    g_return_if_fail (g != NULL);
-    weft_graph_routes_free (g->routes);
-    g->routes = NULL;
     guint nn = g->nodes->len;
     Routes *r = g_new0 (Routes, 1);
     r->set_off = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -508,16 +525,34 @@ weft_graph_routes_compute (WeftGraph *g)
         max_server = MAX (max_server, n->server);
     }
     r->fabric.n_rows = n_fabric;
+    *max_server_out = max_server;
+    return r;
+}
 
-    Ctx c = { .g = g, .r = r };
-    c.dist = g_new (guint32, nn + 1);
-    memset (c.dist, 0xff, sizeof (guint32) * (nn + 1));
-    c.queue = g_new (guint32, nn + 1);
+/* The search state: distances (all unvisited), the queue and a port buffer as long as the
+ * largest node's ports. */
+static void
+ctx_init (Ctx *c, const WeftGraph *g, Routes *r)
+{
+    guint nn = g->nodes->len;
+    *c = (Ctx) { .g = g, .r = r };
+    c->dist = g_new (guint32, nn + 1);
+    memset (c->dist, 0xff, sizeof (guint32) * (nn + 1));
+    c->queue = g_new (guint32, nn + 1);
     guint32 max_ports = 1;
     for (guint v = 0; v < nn; v++)
         max_ports = MAX (max_ports, n_ports_of (r, v));
-    c.buf = g_new (guint32, max_ports);
+    c->buf = g_new (guint32, max_ports);
+}
 
+/* Numbers the fabric table's columns in r->col (and keeps the fabric ports of those without a
+ * row in r->fports); returns the column nodes in column order.  (transfer full) */
+static GArray *
+fabric_columns (Ctx *c)
+{
+    const WeftGraph *g = c->g;
+    Routes *r = c->r;
+    guint nn = g->nodes->len;
     /* Fabric columns, leaf-major: the endpoints and fabric-attached nodes hanging off each
      * fabric-region forwarding node in node order and port order, then any others. */
     GArray *cols = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -527,7 +562,7 @@ weft_graph_routes_compute (WeftGraph *g)
         if (n->server < 0 ? n->endpoint != WEFT_GRAPH_NONE : is_fabric_attached (g, r, v))
             cand[v] = 1;
         if (cand[v] && r->row[v] == WEFT_GRAPH_NONE)
-            r->fports[v] = set_of_ports_to (&c, v, WEFT_GRAPH_NONE);
+            r->fports[v] = set_of_ports_to (c, v, WEFT_GRAPH_NONE);
     }
     for (guint v = 0; v < nn; v++) {
         WeftNode *n = node_at (g, v);
@@ -548,10 +583,16 @@ weft_graph_routes_compute (WeftGraph *g)
             g_array_append_val (cols, v);
         }
     g_free (cand);
-    compute_fabric (&c, cols);
-    g_array_unref (cols);
+    return cols;
+}
 
-    /* Server tables. */
+/* Fills one table per server (servers 0 .. @max_server), each from its members in node order. */
+static void
+compute_servers (Ctx *c, gint32 max_server)
+{
+    const WeftGraph *g = c->g;
+    Routes *r = c->r;
+    guint nn = g->nodes->len;
     r->n_servers = max_server + 1;
     r->servers = g_new0 (Table, r->n_servers + 1);
     if (r->n_servers > 0) {
@@ -568,11 +609,31 @@ weft_graph_routes_compute (WeftGraph *g)
             if (node_at (g, v)->server >= 0)
                 members[fill[node_at (g, v)->server]++] = v;
         for (guint s = 0; s < r->n_servers; s++)
-            compute_server (&c, s, members + start[s], start[s + 1] - start[s]);
+            compute_server (c, s, members + start[s], start[s + 1] - start[s]);
         g_free (fill);
         g_free (members);
         g_free (start);
     }
+}
+
+void
+weft_graph_routes_compute (WeftGraph *g)
+{
+    g_return_if_fail (g != NULL);
+    weft_graph_routes_free (g->routes);
+    g->routes = NULL;
+    guint nn = g->nodes->len;
+    gint32 max_server;
+    Routes *r = routes_new (g, &max_server);
+    Ctx c;
+    ctx_init (&c, g, r);
+
+    GArray *cols = fabric_columns (&c);
+    compute_fabric (&c, cols);
+    g_array_unref (cols);
+
+    /* Server tables, then the gateways weft_graph_set_gateway gave fabric nodes. */
+    compute_servers (&c, max_server);
     for (guint v = 0; v < nn; v++) {
         guint32 set = g_array_index (g->gw_set, guint32, v);
         if (set != WEFT_GRAPH_NONE && node_at (g, v)->server < 0)

@@ -99,37 +99,64 @@ sw (WeftGraph *g, const char *name, guint64 radix, gint32 tier, gint32 su, gint3
     return id;
 }
 
-WeftGraph *
-weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *server, GError **error)
+/* A railopt fabric's shape, derived from the parameters before anything is built. */
+typedef struct {
+    guint64 R, S, radix;     /* rails (NICs per server), server slots per SU, switch ports */
+    guint64 n_servers, U, L; /* servers, uplinks per leaf, leaves */
+    guint64 tiers;
+    guint64 sp2;             /* two tiers: spines */
+    guint64 pods, pod_leaves, sp_pod, D2, U2, cores, per_group; /* three tiers */
+    gboolean rail_major;     /* three tiers, per_rail: leaves created rail by rail */
+    guint64 n_spines;
+} Plan;
+
+/* The switches built, by tier; leaf is indexed su * R + rail. */
+typedef struct {
+    guint32 *leaf, *spine, *core;
+} Switches;
+
+/* Checks the server, SU and radix counts and the leaf taper: fills R, S, radix, n_servers, U, L. */
+static gboolean
+plan_leaves (const WeftRailOptParams *p, const WeftServerParams *server, Plan *P, GError **error)
 {
     if (!weft_server_check (server, error))
-        return NULL;
+        return FALSE;
     guint64 R = server->nics, S = p->servers_per_su, radix = p->radix;
     if (p->sus < 1)
-        return fail (error, "topology", "sus", "0: expected at least 1"), NULL;
+        return fail (error, "topology", "sus", "0: expected at least 1");
     if (S < 1)
-        return fail (error, "topology", "servers_per_su", "0: expected at least 1"), NULL;
+        return fail (error, "topology", "servers_per_su", "0: expected at least 1");
     if (radix < 2 || S >= radix)
         return fail (error, "topology", "radix",
                      "%" G_GUINT64_FORMAT " ports cannot hold %" G_GUINT64_FORMAT
                      " servers per SU plus uplinks: expected a radix of at least %" G_GUINT64_FORMAT
                      " (or fewer servers_per_su)",
-                     radix, S, S + 1),
-               NULL;
+                     radix, S, S + 1);
     guint64 n_servers = p->servers ? p->servers : p->sus * S;
     if (n_servers > p->sus * S)
         return fail (error, "topology", "servers",
                      "%" G_GUINT64_FORMAT " servers do not fit %" G_GUINT64_FORMAT
                      " SUs of %" G_GUINT64_FORMAT " slots: expected at most %" G_GUINT64_FORMAT
                      " (or more sus)",
-                     n_servers, p->sus, S, p->sus * S),
-               NULL;
+                     n_servers, p->sus, S, p->sus * S);
     guint64 U;
     if (!weft_topology_taper (p->leaf_oversubscription, S, radix, "leaf_oversubscription", &U,
                               error))
-        return NULL;
-    guint64 L = p->sus * R;
+        return FALSE;
+    P->R = R;
+    P->S = S;
+    P->radix = radix;
+    P->n_servers = n_servers;
+    P->U = U;
+    P->L = p->sus * R;
+    return TRUE;
+}
 
+/* Finds the two-tier spine count, if any fits, and chooses the tiers (checking a requested 2). */
+static gboolean
+plan_tiers (const WeftRailOptParams *p, Plan *P, GError **error)
+{
+    guint64 L = P->L, U = P->U, R = P->R, radix = P->radix;
     /* two tiers: every spine port goes to a leaf; spines must divide the uplinks evenly */
     guint64 sp2 = 0;
     gboolean fits2 = FALSE;
@@ -139,97 +166,114 @@ weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *serve
             fits2 = TRUE;
             break;
         }
-    guint64 tiers = p->tiers ? p->tiers : (fits2 && p->spine_grouping == WEFT_SPINE_FULL_MESH ? 2 : 3);
+    guint64 tiers =
+        p->tiers ? p->tiers : (fits2 && p->spine_grouping == WEFT_SPINE_FULL_MESH ? 2 : 3);
     if (tiers == 2 && p->spine_grouping == WEFT_SPINE_PER_RAIL)
         return fail (error, "topology", "spine_grouping",
                      "per_rail needs tiers = 3 (cores join the rail groups); expected full_mesh "
-                     "with two tiers"),
-               NULL;
+                     "with two tiers");
     if (tiers == 2 && !fits2)
         return fail (error, "topology", "tiers",
                      "%" G_GUINT64_FORMAT " leaves with %" G_GUINT64_FORMAT
                      " uplinks each need more than two tiers of %" G_GUINT64_FORMAT
                      "-port switches: expected tiers = 3 (two tiers hold at most %" G_GUINT64_FORMAT
                      " SUs)",
-                     L, U, radix, radix / R),
-               NULL;
+                     L, U, radix, radix / R);
+    P->sp2 = sp2;
+    P->tiers = tiers;
+    return TRUE;
+}
 
-    /* three tiers: pods, spines per pod, cores */
-    guint64 pods = 0, pod_leaves = 0, sp_pod = 0, D2 = 0, U2 = 0, cores = 0, per_group = 0;
-    if (tiers == 3) {
-        pods = p->spine_grouping == WEFT_SPINE_PER_RAIL ? R : p->sus;
-        pod_leaves = L / pods;
-        /* spine ports: D2 down, U2 = D2 / ratio up, D2 + U2 <= radix, U2 whole */
-        double r2 = p->spine_oversubscription;
-        for (guint64 u2 = radix; u2 >= 1; u2--) {
-            double d2 = (double) u2 * r2;
-            if (fabs (d2 - llround (d2)) < 1e-9 && (guint64) llround (d2) + u2 <= radix) {
-                D2 = (guint64) llround (d2);
-                U2 = u2;
-                break;
-            }
+/* Three tiers: splits the leaves into pods and sizes the spines per pod and the cores. */
+static gboolean
+plan_three_tiers (const WeftRailOptParams *p, Plan *P, GError **error)
+{
+    guint64 U = P->U, radix = P->radix;
+    guint64 pods = p->spine_grouping == WEFT_SPINE_PER_RAIL ? P->R : p->sus;
+    guint64 pod_leaves = P->L / pods, sp_pod, D2 = 0, U2 = 0;
+    /* spine ports: D2 down, U2 = D2 / ratio up, D2 + U2 <= radix, U2 whole */
+    double r2 = p->spine_oversubscription;
+    for (guint64 u2 = radix; u2 >= 1; u2--) {
+        double d2 = (double) u2 * r2;
+        if (fabs (d2 - llround (d2)) < 1e-9 && (guint64) llround (d2) + u2 <= radix) {
+            D2 = (guint64) llround (d2);
+            U2 = u2;
+            break;
         }
-        if (D2 == 0)
-            return fail (error, "topology", "spine_oversubscription",
-                         "%g:1 cannot be realised on %" G_GUINT64_FORMAT "-port spines", r2, radix),
-                   NULL;
-        if ((pod_leaves * U) % D2 != 0 || U % ((pod_leaves * U) / D2) != 0)
-            return fail (error, "topology", "leaf_oversubscription",
-                         "%" G_GUINT64_FORMAT " leaves per pod with %" G_GUINT64_FORMAT
-                         " uplinks do not fill spines of %" G_GUINT64_FORMAT
-                         " down ports evenly: expected uplinks x leaves per pod to be a multiple "
-                         "of %" G_GUINT64_FORMAT,
-                         pod_leaves, U, D2, D2),
-                   NULL;
-        sp_pod = pod_leaves * U / D2;
-        if ((pods * sp_pod * U2) % radix != 0 || ((pods * sp_pod * U2) / radix) % sp_pod != 0 ||
-            U2 % ((pods * sp_pod * U2) / radix / sp_pod) != 0)
-            return fail (error, "topology", "sus",
-                         "%" G_GUINT64_FORMAT " pods of %" G_GUINT64_FORMAT
-                         " spines do not fill %" G_GUINT64_FORMAT
-                         "-port cores evenly: expected a number of pods that divides the radix",
-                         pods, sp_pod, radix),
-                   NULL;
-        cores = pods * sp_pod * U2 / radix;
-        per_group = cores / sp_pod;
-        if (pods * (U2 / per_group) > radix)
-            return fail (error, "topology", "sus",
-                         "too many pods for %" G_GUINT64_FORMAT "-port cores", radix),
-                   NULL;
-    } else if (tiers != 2) {
-        return fail (error, "topology", "tiers", "%" G_GUINT64_FORMAT ": expected 2 or 3", tiers),
-               NULL;
     }
+    if (D2 == 0)
+        return fail (error, "topology", "spine_oversubscription",
+                     "%g:1 cannot be realised on %" G_GUINT64_FORMAT "-port spines", r2, radix);
+    if ((pod_leaves * U) % D2 != 0 || U % ((pod_leaves * U) / D2) != 0)
+        return fail (error, "topology", "leaf_oversubscription",
+                     "%" G_GUINT64_FORMAT " leaves per pod with %" G_GUINT64_FORMAT
+                     " uplinks do not fill spines of %" G_GUINT64_FORMAT
+                     " down ports evenly: expected uplinks x leaves per pod to be a multiple "
+                     "of %" G_GUINT64_FORMAT,
+                     pod_leaves, U, D2, D2);
+    sp_pod = pod_leaves * U / D2;
+    if ((pods * sp_pod * U2) % radix != 0 || ((pods * sp_pod * U2) / radix) % sp_pod != 0 ||
+        U2 % ((pods * sp_pod * U2) / radix / sp_pod) != 0)
+        return fail (error, "topology", "sus",
+                     "%" G_GUINT64_FORMAT " pods of %" G_GUINT64_FORMAT
+                     " spines do not fill %" G_GUINT64_FORMAT
+                     "-port cores evenly: expected a number of pods that divides the radix",
+                     pods, sp_pod, radix);
+    guint64 cores = pods * sp_pod * U2 / radix, per_group = cores / sp_pod;
+    if (pods * (U2 / per_group) > radix)
+        return fail (error, "topology", "sus",
+                     "too many pods for %" G_GUINT64_FORMAT "-port cores", radix);
+    P->pods = pods;
+    P->pod_leaves = pod_leaves;
+    P->sp_pod = sp_pod;
+    P->D2 = D2;
+    P->U2 = U2;
+    P->cores = cores;
+    P->per_group = per_group;
+    P->rail_major = p->spine_grouping == WEFT_SPINE_PER_RAIL;
+    return TRUE;
+}
 
-    WeftGraph *g = weft_graph_new ();
+/* Creates the leaves (SU-major, or rail-major for per_rail), then the spines, then the cores. */
+static void
+add_switches (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, Switches *sws)
+{
+    guint64 R = P->R, radix = P->radix, tiers = P->tiers, sp_pod = P->sp_pod;
+    gboolean rail_major = P->rail_major;
     char name[64];
-    guint32 *leaf = g_new (guint32, L); /* indexed su * R + rail */
-    gboolean rail_major = tiers == 3 && p->spine_grouping == WEFT_SPINE_PER_RAIL;
-    for (guint64 i = 0; i < L; i++) {
+    guint32 *leaf = sws->leaf = g_new (guint32, P->L); /* indexed su * R + rail */
+    for (guint64 i = 0; i < P->L; i++) {
         guint64 su = rail_major ? i % p->sus : i / R, rail = rail_major ? i / p->sus : i % R;
         g_snprintf (name, sizeof name, "su%" G_GUINT64_FORMAT "-rail%" G_GUINT64_FORMAT "-leaf",
                     su, rail);
         leaf[su * R + rail] = sw (g, name, radix, 1, su, rail);
-        weft_graph_node (g, leaf[su * R + rail])->down_ports = (guint32) S; /* slot k on port k */
+        /* slot k on port k */
+        weft_graph_node (g, leaf[su * R + rail])->down_ports = (guint32) P->S;
     }
-    guint64 n_spines = tiers == 2 ? sp2 : pods * sp_pod;
-    guint32 *spine = g_new (guint32, n_spines);
-    for (guint64 s = 0; s < n_spines; s++) {
+    guint32 *spine = sws->spine = g_new (guint32, P->n_spines);
+    for (guint64 s = 0; s < P->n_spines; s++) {
         g_snprintf (name, sizeof name, "spine%" G_GUINT64_FORMAT, s);
         spine[s] = sw (g, name, radix, 2, tiers == 3 && !rail_major ? (gint32) (s / sp_pod) : -1,
                        rail_major ? (gint32) (s / sp_pod) : -1);
         if (tiers == 3)
-            weft_graph_node (g, spine[s])->down_ports = (guint32) D2;
+            weft_graph_node (g, spine[s])->down_ports = (guint32) P->D2;
     }
-    guint32 *core = g_new (guint32, cores + 1);
-    for (guint64 c = 0; c < cores; c++) {
+    guint32 *core = sws->core = g_new (guint32, P->cores + 1);
+    for (guint64 c = 0; c < P->cores; c++) {
         g_snprintf (name, sizeof name, "core%" G_GUINT64_FORMAT, c);
         core[c] = sw (g, name, radix, 3, -1, -1);
     }
+}
 
+/* Adds the servers and cables NIC r of each to its SU's rail-r leaf, on the server's slot. */
+static void
+add_servers (WeftGraph *g, const WeftRailOptParams *p, const WeftServerParams *server,
+             const Plan *P, const guint32 *leaf)
+{
+    guint64 R = P->R, S = P->S;
     /* servers: server i in SU i / S, slot i % S */
     guint32 *nics = g_new (guint32, R);
-    for (guint64 i = 0; i < n_servers; i++) {
+    for (guint64 i = 0; i < P->n_servers; i++) {
         weft_server_add (g, server, i, nics);
         guint64 su = i / S, slot = i % S;
         for (guint64 r = 0; r < R; r++) {
@@ -239,50 +283,95 @@ weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *serve
         }
     }
     g_free (nics);
+}
 
-    /* leaf uplinks, spine-major on the leaf (ports S.., the cables to one spine together) */
-    if (tiers == 2) {
-        guint64 c = U / sp2;
-        guint32 *next = g_new0 (guint32, sp2);
-        for (guint64 l = 0; l < L; l++) {
-            guint32 lf = leaf[l];
-            for (guint64 s = 0; s < sp2; s++)
+/* Two tiers: cables every leaf to every spine, U / spines cables each (ports S.., spine-major). */
+static void
+cable_two_tiers (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, const Switches *sws)
+{
+    guint64 S = P->S, sp2 = P->sp2;
+    guint64 c = P->U / sp2;
+    guint32 *next = g_new0 (guint32, sp2);
+    for (guint64 l = 0; l < P->L; l++) {
+        guint32 lf = sws->leaf[l];
+        for (guint64 s = 0; s < sp2; s++)
+            for (guint64 k = 0; k < c; k++)
+                cable (g, lf, S + s * c + k, sws->spine[s], next[s]++, p->spine_link_rate_bps,
+                       p->link_delay_ps, p->spine_cable_length_m);
+    }
+    g_free (next);
+}
+
+/* Three tiers: cables every leaf of a pod to every spine of that pod (spine-major on the leaf). */
+static void
+cable_pods (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, const Switches *sws)
+{
+    guint64 R = P->R, S = P->S, sp_pod = P->sp_pod;
+    gboolean rail_major = P->rail_major;
+    guint64 c = P->U / sp_pod;
+    guint32 *next = g_new0 (guint32, P->n_spines);
+    for (guint64 pod = 0; pod < P->pods; pod++)
+        for (guint64 j = 0; j < P->pod_leaves; j++) {
+            guint64 su = rail_major ? j : pod, rail = rail_major ? pod : j;
+            guint32 lf = sws->leaf[su * R + rail];
+            for (guint64 s = 0; s < sp_pod; s++)
                 for (guint64 k = 0; k < c; k++)
-                    cable (g, lf, S + s * c + k, spine[s], next[s]++, p->spine_link_rate_bps,
+                    cable (g, lf, S + s * c + k, sws->spine[pod * sp_pod + s],
+                           next[pod * sp_pod + s]++, p->spine_link_rate_bps,
                            p->link_delay_ps, p->spine_cable_length_m);
         }
-        g_free (next);
-    } else {
-        guint64 c = U / sp_pod;
-        guint32 *next = g_new0 (guint32, n_spines);
-        for (guint64 pod = 0; pod < pods; pod++)
-            for (guint64 j = 0; j < pod_leaves; j++) {
-                guint64 su = rail_major ? j : pod, rail = rail_major ? pod : j;
-                guint32 lf = leaf[su * R + rail];
-                for (guint64 s = 0; s < sp_pod; s++)
-                    for (guint64 k = 0; k < c; k++)
-                        cable (g, lf, S + s * c + k, spine[pod * sp_pod + s],
-                               next[pod * sp_pod + s]++, p->spine_link_rate_bps,
-                               p->link_delay_ps, p->spine_cable_length_m);
-            }
-        /* spine j of each pod: U2 uplinks over the per_group cores of group j */
-        guint64 c2 = U2 / per_group;
-        guint32 *cnext = g_new0 (guint32, cores);
-        for (guint64 pod = 0; pod < pods; pod++)
-            for (guint64 j = 0; j < sp_pod; j++)
-                for (guint64 m = 0; m < per_group; m++)
-                    for (guint64 k = 0; k < c2; k++) {
-                        guint64 cid = j * per_group + m;
-                        cable (g, spine[pod * sp_pod + j], D2 + m * c2 + k, core[cid],
-                               cnext[cid]++, p->core_link_rate_bps, p->link_delay_ps,
-                               p->core_cable_length_m);
-                    }
-        g_free (cnext);
-        g_free (next);
+    g_free (next);
+}
+
+/* Three tiers: cables spine j of each pod to the per_group cores of group j (ports D2..). */
+static void
+cable_cores (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, const Switches *sws)
+{
+    guint64 sp_pod = P->sp_pod, per_group = P->per_group;
+    /* spine j of each pod: U2 uplinks over the per_group cores of group j */
+    guint64 c2 = P->U2 / per_group;
+    guint32 *cnext = g_new0 (guint32, P->cores);
+    for (guint64 pod = 0; pod < P->pods; pod++)
+        for (guint64 j = 0; j < sp_pod; j++)
+            for (guint64 m = 0; m < per_group; m++)
+                for (guint64 k = 0; k < c2; k++) {
+                    guint64 cid = j * per_group + m;
+                    cable (g, sws->spine[pod * sp_pod + j], P->D2 + m * c2 + k, sws->core[cid],
+                           cnext[cid]++, p->core_link_rate_bps, p->link_delay_ps,
+                           p->core_cable_length_m);
+                }
+    g_free (cnext);
+}
+
+WeftGraph *
+weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *server, GError **error)
+{
+    Plan P = { 0 };
+    if (!plan_leaves (p, server, &P, error) || !plan_tiers (p, &P, error))
+        return NULL;
+    if (P.tiers == 3) {
+        if (!plan_three_tiers (p, &P, error))
+            return NULL;
+    } else if (P.tiers != 2) {
+        return fail (error, "topology", "tiers", "%" G_GUINT64_FORMAT ": expected 2 or 3", P.tiers),
+               NULL;
     }
-    g_free (leaf);
-    g_free (spine);
-    g_free (core);
+    P.n_spines = P.tiers == 2 ? P.sp2 : P.pods * P.sp_pod;
+
+    WeftGraph *g = weft_graph_new ();
+    Switches sws;
+    add_switches (g, p, &P, &sws);
+    add_servers (g, p, server, &P, sws.leaf);
+    /* leaf uplinks, spine-major on the leaf (ports S.., the cables to one spine together) */
+    if (P.tiers == 2) {
+        cable_two_tiers (g, p, &P, &sws);
+    } else {
+        cable_pods (g, p, &P, &sws);
+        cable_cores (g, p, &P, &sws);
+    }
+    g_free (sws.leaf);
+    g_free (sws.spine);
+    g_free (sws.core);
     return g;
 }
 

@@ -120,6 +120,8 @@ typedef struct {
     guint32 *sw;    /* dense index -> node id, in (rank, id) order: up hops go to earlier */
     guint32 *index; /* node id -> dense index, or NONE */
     guint32 *queue;
+    guint *load_off; /* dense index -> its first entry in load */
+    guint *load;     /* per switch port: destinations routed through it when it had a choice */
 } Ctx;
 
 static int
@@ -196,29 +198,122 @@ hops_free (gpointer p)
     g_free (x);
 }
 
+/* Ranks the switches and indexes them densely in (rank, id) order, with a zero load per port. */
+static void
+ctx_init (Ctx *c, WeftGraph *g)
+{
+    guint n = weft_graph_n_nodes (g);
+    *c = (Ctx) {.g = g, .rank = weft_updn_ranks (g)};
+    c->index = g_new (guint32, n);
+    GArray *sws = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint32 v = 0; v < n; v++)
+        if (c->rank[v] != WEFT_GRAPH_NONE)
+            g_array_append_val (sws, v);
+    g_array_sort_with_data (sws, cmp_rank, (gpointer)c->rank);
+    c->n_sw = sws->len;
+    c->sw = (guint32 *)g_array_free (sws, FALSE);
+    c->queue = g_new (guint32, c->n_sw + 1);
+    c->load_off = g_new (guint, c->n_sw + 1);
+    for (guint32 v = 0; v < n; v++)
+        c->index[v] = WEFT_GRAPH_NONE;
+    c->load_off[0] = 0;
+    for (guint i = 0; i < c->n_sw; i++) {
+        c->index[c->sw[i]] = i;
+        c->load_off[i + 1] = c->load_off[i] + weft_graph_node (g, c->sw[i])->ports->len;
+    }
+    c->load = g_new0 (guint, c->load_off[c->n_sw]);
+}
+
+/* Frees what ctx_init allocated, the ranks included. */
+static void
+ctx_clear (Ctx *c)
+{
+    g_free (c->load);
+    g_free (c->load_off);
+    g_free (c->queue);
+    g_free (c->sw);
+    g_free (c->index);
+    g_free ((gpointer)c->rank);
+}
+
+/* The distinct switches (dense indices) cabled to destination node @d, in port order. */
+static void
+attachments (const Ctx *c, guint32 d, GArray *attach)
+{
+    const WeftNode *dn = weft_graph_node (c->g, d);
+    g_array_set_size (attach, 0);
+    for (guint32 p = 0; p < dn->ports->len; p++) {
+        guint32 q, qp;
+        if (weft_graph_peer (c->g, d, p, &q, &qp) && c->index[q] != WEFT_GRAPH_NONE) {
+            gboolean seen = FALSE;
+            for (guint i = 0; i < attach->len; i++)
+                seen |= g_array_index (attach, guint32, i) == c->index[q];
+            if (!seen)
+                g_array_append_val (attach, c->index[q]);
+        }
+    }
+}
+
+/* The hop counts toward a destination attached to @attach, from @cache or computed into it. */
+static const Hops *
+cached_hops (const Ctx *c, GHashTable *cache, GString *key, const GArray *attach)
+{
+    g_string_truncate (key, 0);
+    for (guint i = 0; i < attach->len; i++)
+        g_string_append_printf (key, "%u,", g_array_index (attach, guint32, i));
+    Hops *hops = g_hash_table_lookup (cache, key->str);
+    if (hops == NULL) {
+        hops = g_new (Hops, 1);
+        hops->h = g_new (guint, c->n_sw);
+        hops->down = g_new (gboolean, c->n_sw);
+        legal_hops (c, attach, hops->h, hops->down);
+        g_hash_table_insert (cache, g_strdup (key->str), hops);
+    }
+    return hops;
+}
+
+/* Routes switch @vi toward endpoint @ep (node @d, @hv hops away): the least-loaded port on a
+ * shortest legal path, whose load counts the route when there was a choice. */
+static void
+route_switch (WeftGraph *g, Ctx *c, guint vi, guint32 ep, guint32 d, const Hops *hops, guint hv)
+{
+    guint32 v = c->sw[vi];
+    const WeftNode *node = weft_graph_node (g, v);
+    guint *ld = c->load + c->load_off[vi];
+    guint32 best = WEFT_GRAPH_NONE;
+    guint n_cand = 0;
+    for (guint32 p = 0; p < node->ports->len; p++) {
+        guint32 q, qp;
+        if (!weft_graph_peer (g, v, p, &q, &qp))
+            continue;
+        gboolean ok;
+        if (q == d)
+            ok = hv == 1;
+        else if (c->index[q] == WEFT_GRAPH_NONE || q == v)
+            ok = FALSE;
+        else if (hops->down[vi]) /* down-only: stay on down hops */
+            ok = !weft_updn_is_up (c->rank, v, q) && hops->down[c->index[q]] &&
+                 hops->h[c->index[q]] + 1 == hv;
+        else
+            ok = weft_updn_is_up (c->rank, v, q) && hops->h[c->index[q]] + 1 == hv;
+        if (!ok)
+            continue;
+        n_cand++;
+        if (best == WEFT_GRAPH_NONE || ld[p] < ld[best])
+            best = p;
+    }
+    g_assert (best != WEFT_GRAPH_NONE);
+    if (n_cand > 1)
+        ld[best]++;
+    weft_graph_route_set_static (g, v, ep, best);
+}
+
 void
 weft_updn_route (WeftGraph *g)
 {
-    guint n = weft_graph_n_nodes (g), n_ep = weft_graph_n_endpoints (g);
-    Ctx c = {.g = g, .rank = weft_updn_ranks (g)};
-    c.index = g_new (guint32, n);
-    GArray *sws = g_array_new (FALSE, FALSE, sizeof (guint32));
-    for (guint32 v = 0; v < n; v++)
-        if (c.rank[v] != WEFT_GRAPH_NONE)
-            g_array_append_val (sws, v);
-    g_array_sort_with_data (sws, cmp_rank, (gpointer)c.rank);
-    c.n_sw = sws->len;
-    c.sw = (guint32 *)g_array_free (sws, FALSE);
-    c.queue = g_new (guint32, c.n_sw + 1);
-    guint *load_off = g_new (guint, c.n_sw + 1);
-    for (guint32 v = 0; v < n; v++)
-        c.index[v] = WEFT_GRAPH_NONE;
-    load_off[0] = 0;
-    for (guint i = 0; i < c.n_sw; i++) {
-        c.index[c.sw[i]] = i;
-        load_off[i + 1] = load_off[i] + weft_graph_node (g, c.sw[i])->ports->len;
-    }
-    guint *load = g_new0 (guint, load_off[c.n_sw]);
+    guint n_ep = weft_graph_n_endpoints (g);
+    Ctx c;
+    ctx_init (&c, g);
     /* destinations with the same neighbour switches share their hop counts */
     g_autoptr (GHashTable) cache =
         g_hash_table_new_full (g_str_hash, g_str_equal, g_free, hops_free);
@@ -228,78 +323,23 @@ weft_updn_route (WeftGraph *g)
 
     for (guint32 ep = 0; ep < n_ep; ep++) {
         guint32 d = weft_graph_endpoint_node (g, ep);
-        const WeftNode *dn = weft_graph_node (g, d);
-        if (!is_fabric_dest (dn))
+        if (!is_fabric_dest (weft_graph_node (g, d)))
             continue;
-        g_array_set_size (attach, 0);
-        for (guint32 p = 0; p < dn->ports->len; p++) {
-            guint32 q, qp;
-            if (weft_graph_peer (g, d, p, &q, &qp) && c.index[q] != WEFT_GRAPH_NONE) {
-                gboolean seen = FALSE;
-                for (guint i = 0; i < attach->len; i++)
-                    seen |= g_array_index (attach, guint32, i) == c.index[q];
-                if (!seen)
-                    g_array_append_val (attach, c.index[q]);
-            }
-        }
+        attachments (&c, d, attach);
         if (attach->len == 0)
             continue;
-        g_string_truncate (key, 0);
-        for (guint i = 0; i < attach->len; i++)
-            g_string_append_printf (key, "%u,", g_array_index (attach, guint32, i));
-        Hops *hops = g_hash_table_lookup (cache, key->str);
-        if (hops == NULL) {
-            hops = g_new (Hops, 1);
-            hops->h = g_new (guint, c.n_sw);
-            hops->down = g_new (gboolean, c.n_sw);
-            legal_hops (&c, attach, hops->h, hops->down);
-            g_hash_table_insert (cache, g_strdup (key->str), hops);
-        }
-
+        const Hops *hops = cached_hops (&c, cache, key, attach);
         for (guint vi = 0; vi < c.n_sw; vi++) {
-            guint32 v = c.sw[vi];
-            const WeftNode *node = weft_graph_node (g, v);
             guint hv = hops->h[vi];
             if (hv == INF) {
                 unreachable++;
                 continue;
             }
-            guint *ld = load + load_off[vi];
-            guint32 best = WEFT_GRAPH_NONE;
-            guint n_cand = 0;
-            for (guint32 p = 0; p < node->ports->len; p++) {
-                guint32 q, qp;
-                if (!weft_graph_peer (g, v, p, &q, &qp))
-                    continue;
-                gboolean ok;
-                if (q == d)
-                    ok = hv == 1;
-                else if (c.index[q] == WEFT_GRAPH_NONE || q == v)
-                    ok = FALSE;
-                else if (hops->down[vi]) /* down-only: stay on down hops */
-                    ok = !weft_updn_is_up (c.rank, v, q) && hops->down[c.index[q]] &&
-                         hops->h[c.index[q]] + 1 == hv;
-                else
-                    ok = weft_updn_is_up (c.rank, v, q) && hops->h[c.index[q]] + 1 == hv;
-                if (!ok)
-                    continue;
-                n_cand++;
-                if (best == WEFT_GRAPH_NONE || ld[p] < ld[best])
-                    best = p;
-            }
-            g_assert (best != WEFT_GRAPH_NONE);
-            if (n_cand > 1)
-                ld[best]++;
-            weft_graph_route_set_static (g, v, ep, best);
+            route_switch (g, &c, vi, ep, d, hops, hv);
         }
     }
     if (unreachable)
         g_debug ("%u switch-destination pairs have no up/down path and keep their routes",
                  unreachable);
-    g_free (load);
-    g_free (load_off);
-    g_free (c.queue);
-    g_free (c.sw);
-    g_free (c.index);
-    g_free ((gpointer)c.rank);
+    ctx_clear (&c);
 }

@@ -436,6 +436,101 @@ gen_cmp (gconstpointer a, gconstpointer b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* What the groups generate, in generation order, before it joins the caller's arrays. */
+typedef struct {
+    GArray *out;   /* Gen */
+    GArray *deps;  /* WeftFlowDep between generation indices */
+    GArray *colls; /* WeftCollInstance */
+    GArray *gates; /* WeftCollGate between indices into colls */
+    GArray *ranks; /* guint32 node ids */
+} Generated;
+
+/* Runs every [workload.NAME] group's generator in turn, each with its own generator state. */
+static gboolean
+generate_groups (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, char **groups,
+                 guint32 first_index, Generated *gen, GError **error)
+{
+    g_autoptr (GPtrArray) ep_names = endpoint_names (g);
+    guint64 seq = 0;
+    for (guint i = 0; groups[i]; i++) {
+        Ctx x = {.exp = exp,
+                 .g = g,
+                 .group = groups[i],
+                 .group_index = first_index + i,
+                 .out = gen->out,
+                 .seq = &seq,
+                 .deps = gen->deps,
+                 .colls = gen->colls,
+                 .gates = gen->gates,
+                 .ranks = gen->ranks,
+                 .endpoint_names = ep_names};
+        gboolean ok = generate_group (&x, seed, NULL, error);
+        if (x.rng)
+            gsl_rng_free (x.rng);
+        weft_flowsize_free (x.size);
+        if (!ok)
+            return FALSE;
+        g_debug ("[%s]: %" G_GUINT64_FORMAT " flows so far", groups[i], seq);
+    }
+    return TRUE;
+}
+
+/* Sorts the flows by start and appends them to @flows; returns each one's id by generation
+ * index.  (transfer full) */
+static guint32 *
+append_flows (GArray *out, GArray *flows)
+{
+    g_array_sort (out, gen_cmp);
+    /* Ids follow the sorted order; dependencies and collectives were written in generation
+     * order (seq, dense from 0), so map them over. */
+    guint32 *id_of = g_new (guint32, MAX (out->len, 1));
+    for (guint i = 0; i < out->len; i++) {
+        Gen *gen = &g_array_index (out, Gen, i);
+        WeftFlowSpec *f = &gen->spec;
+        f->id = flows->len;
+        id_of[gen->seq] = f->id;
+        g_array_append_vals (flows, f, 1);
+    }
+    return id_of;
+}
+
+/* Appends the dependencies, gates, collectives and ranks, renumbered after what the arrays
+ * already hold and mapped onto flow ids with @id_of. */
+static void
+append_collectives (const Generated *gen, const guint32 *id_of, GArray *deps, GArray *colls,
+                    GArray *coll_gates, GArray *coll_ranks)
+{
+    for (guint i = 0; i < gen->deps->len; i++) {
+        WeftFlowDep d = g_array_index (gen->deps, WeftFlowDep, i);
+        d.before = id_of[d.before];
+        d.after = id_of[d.after];
+        g_array_append_val (deps, d);
+    }
+    guint32 coll_base = colls ? colls->len : 0;
+    for (guint i = 0; i < gen->gates->len; i++) {
+        WeftCollGate e = g_array_index (gen->gates, WeftCollGate, i);
+        e.before += coll_base;
+        e.after += coll_base;
+        g_array_append_val (coll_gates, e);
+    }
+    for (guint i = 0; i < gen->colls->len; i++) {
+        WeftCollInstance c = g_array_index (gen->colls, WeftCollInstance, i);
+        c.rank_first += coll_ranks->len;
+        if (c.gate != G_MAXUINT32)
+            c.gate += coll_base;
+        if (c.n_flows > 0) {
+            guint32 first = id_of[c.first_flow];
+            /* A collective's flows share one start, so they stay together when sorted. */
+            for (guint32 k = 1; k < c.n_flows; k++)
+                g_assert (id_of[c.first_flow + k] == first + k);
+            c.first_flow = first;
+        }
+        g_array_append_val (colls, c);
+    }
+    if (coll_ranks)
+        g_array_append_vals (coll_ranks, gen->ranks->data, gen->ranks->len);
+}
+
 gboolean
 weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, GArray *flows,
                         GArray *deps, GArray *colls, GArray *coll_gates, GArray *coll_ranks,
@@ -455,30 +550,15 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
                      weft_experiment_path (exp));
         return FALSE;
     }
-    g_autoptr (GPtrArray) ep_names = endpoint_names (g);
 
     g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Gen));
-    guint64 seq = 0;
-    for (guint i = 0; groups[i]; i++) {
-        Ctx x = {.exp = exp,
-                 .g = g,
-                 .group = groups[i],
-                 .group_index = names->len + i,
-                 .out = out,
-                 .seq = &seq,
-                 .deps = gen_deps,
-                 .colls = gen_colls,
-                 .gates = gen_gates,
-                 .ranks = gen_ranks,
-                 .endpoint_names = ep_names};
-        gboolean ok = generate_group (&x, seed, NULL, error);
-        if (x.rng)
-            gsl_rng_free (x.rng);
-        weft_flowsize_free (x.size);
-        if (!ok)
-            return FALSE;
-        g_debug ("[%s]: %" G_GUINT64_FORMAT " flows so far", groups[i], seq);
-    }
+    Generated gen = {.out = out,
+                     .deps = gen_deps,
+                     .colls = gen_colls,
+                     .gates = gen_gates,
+                     .ranks = gen_ranks};
+    if (!generate_groups (exp, g, seed, groups, names->len, &gen, error))
+        return FALSE;
     if ((guint64)flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
@@ -486,47 +566,9 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
         (!deps || !colls || !coll_gates || !coll_ranks))
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,
                                      "collective workloads are not supported here");
-    g_array_sort (out, gen_cmp);
-    /* Ids follow the sorted order; dependencies and collectives were written in generation
-     * order (seq, dense from 0), so map them over. */
-    guint32 *id_of = g_new (guint32, MAX (out->len, 1));
-    for (guint i = 0; i < out->len; i++) {
-        Gen *gen = &g_array_index (out, Gen, i);
-        WeftFlowSpec *f = &gen->spec;
-        f->id = flows->len;
-        id_of[gen->seq] = f->id;
-        g_array_append_vals (flows, f, 1);
-    }
-    for (guint i = 0; i < gen_deps->len; i++) {
-        WeftFlowDep d = g_array_index (gen_deps, WeftFlowDep, i);
-        d.before = id_of[d.before];
-        d.after = id_of[d.after];
-        g_array_append_val (deps, d);
-    }
-    guint32 coll_base = colls ? colls->len : 0;
-    for (guint i = 0; i < gen_gates->len; i++) {
-        WeftCollGate e = g_array_index (gen_gates, WeftCollGate, i);
-        e.before += coll_base;
-        e.after += coll_base;
-        g_array_append_val (coll_gates, e);
-    }
-    for (guint i = 0; i < gen_colls->len; i++) {
-        WeftCollInstance c = g_array_index (gen_colls, WeftCollInstance, i);
-        c.rank_first += coll_ranks->len;
-        if (c.gate != G_MAXUINT32)
-            c.gate += coll_base;
-        if (c.n_flows > 0) {
-            guint32 first = id_of[c.first_flow];
-            /* A collective's flows share one start, so they stay together when sorted. */
-            for (guint32 k = 1; k < c.n_flows; k++)
-                g_assert (id_of[c.first_flow + k] == first + k);
-            c.first_flow = first;
-        }
-        g_array_append_val (colls, c);
-    }
+    guint32 *id_of = append_flows (out, flows);
+    append_collectives (&gen, id_of, deps, colls, coll_gates, coll_ranks);
     g_free (id_of);
-    if (coll_ranks)
-        g_array_append_vals (coll_ranks, gen_ranks->data, gen_ranks->len);
     for (guint i = 0; groups[i]; i++)
         g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
     return TRUE;

@@ -108,25 +108,41 @@ check_params (Ctx *x, const TrainParams *p, guint n, GError **error)
     return TRUE;
 }
 
-gboolean
-weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
-{
-    NcclParams p = tp->coll;
-    p.op = WEFT_COLL_ALL_REDUCE; /* DDP and TP reduce with all-reduce */
-    p.root = 0;
-    g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
-    if (!weft_workload_coll_ranks (x, &p, all, error))
-        return FALSE;
-    guint n = all->len;
-    if (!check_params (x, tp, n, error))
-        return FALSE;
-    guint t = (guint) tp->tp_size, n_dp = t, n_tp = t > 1 ? n / t : 0;
-    const guint32 *r = (const guint32 *) all->data;
+/* One training group being expanded: its all-reduce, its TP and DP groups, the instance ids. */
+typedef struct {
+    Ctx *x;
+    const TrainParams *tp;
+    NcclParams p;           /* every all-reduce's keys */
+    guint t, n_tp, n_dp;    /* TP group size; TP groups (0 without TP); DP groups */
+    Group *tpg, *dpg;
+    weft_time_t fwd, bwd;   /* the compute's forward and backward parts */
+    guint32 base, per_step; /* the first instance id, and instances per step */
+} Train;
 
-    /* TP group j: ranks j*t .. j*t+t-1, inside one server.  DP group d: ranks d, t+d, ... */
-    Group *tpg = g_new0 (Group, MAX (n_tp, 1)), *dpg = g_new0 (Group, n_dp);
+/* Instance ids, relative to base: step k's TP groups, then its buckets (bucket-major). */
+
+/* The instance id of step k's all-reduce in TP group j. */
+static guint32
+tp_id (const Train *s, guint64 k, guint j)
+{
+    return s->base + (guint32) k * s->per_step + (guint32) j;
+}
+
+/* The instance id of step k's bucket i in DP group d. */
+static guint32
+dp_id (const Train *s, guint64 k, guint64 i, guint d)
+{
+    return s->base + (guint32) k * s->per_step + s->n_tp + (guint32) i * s->n_dp + (guint32) d;
+}
+
+/* Forms TP group j from ranks j*t .. j*t+t-1, refusing a group that spans servers. */
+static gboolean
+make_tp_groups (Train *s, const guint32 *r, GError **error)
+{
+    Ctx *x = s->x;
+    guint t = s->t;
     gboolean ok = TRUE;
-    for (guint j = 0; j < n_tp && ok; j++) {
+    for (guint j = 0; j < s->n_tp && ok; j++) {
         GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
         g_array_append_vals (ranks, r + j * t, t);
         gint32 server = weft_graph_node (x->g, r[j * t])->server;
@@ -137,80 +153,136 @@ weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
                     "tensor-parallel group %u (%s ...) spans servers: expected tp_size "
                     "consecutive ranks in one server",
                     j, weft_graph_node (x->g, r[j * t])->name);
-        group_init (x, &p, &tpg[j], ranks);
-        tpg[j].spec.bytes = tp->tp_bytes / weft_workload_coll_type_bytes (p.type) * weft_workload_coll_type_bytes (p.type);
+        group_init (x, &s->p, &s->tpg[j], ranks);
+        s->tpg[j].spec.bytes = s->tp->tp_bytes / weft_workload_coll_type_bytes (s->p.type) *
+                               weft_workload_coll_type_bytes (s->p.type);
     }
-    for (guint d = 0; d < n_dp && ok; d++) {
-        GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
-        for (guint i = d; i < n; i += t)
-            g_array_append_val (ranks, r[i]);
-        group_init (x, &p, &dpg[d], ranks);
-        dpg[d].spec.bytes = tp->bucket_size / weft_workload_coll_type_bytes (p.type) * weft_workload_coll_type_bytes (p.type);
-    }
+    return ok;
+}
 
-    weft_time_t fwd = (weft_time_t) ((double) tp->compute * (1 - tp->backward_fraction));
-    weft_time_t bwd = tp->compute - fwd;
-    guint32 base = x->colls->len;
-    guint32 per_step = (guint32) (n_tp + n_dp * tp->buckets);
-    /* Instance ids, relative to base: step k's TP groups, then its buckets (bucket-major). */
-#define TP_ID(k, j) (base + (guint32) (k) * per_step + (guint32) (j))
-#define DP_ID(k, i, d) (base + (guint32) (k) * per_step + n_tp + (guint32) (i) * n_dp + (guint32) (d))
-    for (guint64 k = 0; k < tp->steps && ok; k++) {
-        for (guint j = 0; j < n_tp && ok; j++) {
-            WeftCollInstance inst;
-            weft_workload_coll_instance (x, &p, tpg[j].spec.bytes, t, tpg[j].rank_first, &inst);
-            inst.role = WEFT_COLL_ROLE_TP;
-            inst.in_place = 1;
-            inst.iteration = inst.step = (guint32) k;
-            inst.index = j;
-            inst.compute_ps = tp->compute;
-            inst.gap_ps = x->c.start;
-            g_assert (x->colls->len == TP_ID (k, j));
-            for (guint d = 0; k > 0 && d < n_dp; d++)
-                gate (x, DP_ID (k - 1, tp->buckets - 1, d), TP_ID (k, j), 0);
-            ok = weft_workload_emit_collective (x, &tpg[j].spec, &inst, p.efficiency,
-                                                p.net_efficiency, error);
-        }
-        for (guint64 i = 0; i < tp->buckets && ok; i++) {
-            weft_time_t ready = fwd + (weft_time_t) ((double) bwd * (double) (i + 1) /
-                                                     (double) tp->buckets);
-            if (i + 1 == tp->buckets)
-                ready = tp->compute; /* exactly, whatever the rounding */
-            for (guint d = 0; d < n_dp && ok; d++) {
-                WeftCollInstance inst;
-                weft_workload_coll_instance (x, &p, dpg[d].spec.bytes, dpg[d].ranks->len,
-                                             dpg[d].rank_first, &inst);
-                inst.role = WEFT_COLL_ROLE_DP_BUCKET;
-                inst.in_place = 1;
-                inst.iteration = inst.step = (guint32) k;
-                inst.index = (guint32) i;
-                inst.dp_group = d;
-                inst.compute_ps = tp->compute;
-                inst.ready_ps = ready;
-                guint32 id = DP_ID (k, i, d);
-                g_assert (x->colls->len == id);
-                /* The compute it waits for starts with the step (after the TP all-reduces). */
-                inst.gap_ps = x->c.start + (n_tp == 0 && k == 0 ? ready : 0);
-                for (guint j = 0; j < n_tp; j++)
-                    gate (x, TP_ID (k, j), id, ready);
-                for (guint e = 0; n_tp == 0 && k > 0 && e < n_dp; e++)
-                    gate (x, DP_ID (k - 1, tp->buckets - 1, e), id, ready);
-                if (i > 0)
-                    gate (x, DP_ID (k, i - 1, d), id, 0); /* one stream, in order */
-                ok = weft_workload_emit_collective (x, &dpg[d].spec, &inst, p.efficiency,
-                                                    p.net_efficiency, error);
-            }
-        }
+/* Forms DP group d from ranks d, t+d, 2t+d, ... of the @n. */
+static void
+make_dp_groups (Train *s, const guint32 *r, guint n)
+{
+    for (guint d = 0; d < s->n_dp; d++) {
+        GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+        for (guint i = d; i < n; i += s->t)
+            g_array_append_val (ranks, r[i]);
+        group_init (s->x, &s->p, &s->dpg[d], ranks);
+        s->dpg[d].spec.bytes = s->tp->bucket_size / weft_workload_coll_type_bytes (s->p.type) *
+                               weft_workload_coll_type_bytes (s->p.type);
     }
-#undef TP_ID
-#undef DP_ID
-    for (guint j = 0; j < n_tp; j++)
-        if (tpg[j].ranks)
-            g_array_unref (tpg[j].ranks);
-    for (guint d = 0; d < n_dp; d++)
-        if (dpg[d].ranks)
-            g_array_unref (dpg[d].ranks);
-    g_free (tpg);
-    g_free (dpg);
+}
+
+/* Emits step k's TP all-reduces, each gated on every DP group's last bucket of step k-1. */
+static gboolean
+emit_tp_step (Train *s, guint64 k, GError **error)
+{
+    Ctx *x = s->x;
+    const TrainParams *tp = s->tp;
+    gboolean ok = TRUE;
+    for (guint j = 0; j < s->n_tp && ok; j++) {
+        WeftCollInstance inst;
+        weft_workload_coll_instance (x, &s->p, s->tpg[j].spec.bytes, s->t, s->tpg[j].rank_first,
+                                     &inst);
+        inst.role = WEFT_COLL_ROLE_TP;
+        inst.in_place = 1;
+        inst.iteration = inst.step = (guint32) k;
+        inst.index = j;
+        inst.compute_ps = tp->compute;
+        inst.gap_ps = x->c.start;
+        g_assert (x->colls->len == tp_id (s, k, j));
+        for (guint d = 0; k > 0 && d < s->n_dp; d++)
+            gate (x, dp_id (s, k - 1, tp->buckets - 1, d), tp_id (s, k, j), 0);
+        ok = weft_workload_emit_collective (x, &s->tpg[j].spec, &inst, s->p.efficiency,
+                                            s->p.net_efficiency, error);
+    }
+    return ok;
+}
+
+/* Emits step k's bucket i in every DP group, ready once its share of the backward pass is done. */
+static gboolean
+emit_bucket (Train *s, guint64 k, guint64 i, GError **error)
+{
+    Ctx *x = s->x;
+    const TrainParams *tp = s->tp;
+    guint n_tp = s->n_tp, n_dp = s->n_dp;
+    weft_time_t ready = s->fwd + (weft_time_t) ((double) s->bwd * (double) (i + 1) /
+                                                (double) tp->buckets);
+    if (i + 1 == tp->buckets)
+        ready = tp->compute; /* exactly, whatever the rounding */
+    gboolean ok = TRUE;
+    for (guint d = 0; d < n_dp && ok; d++) {
+        WeftCollInstance inst;
+        weft_workload_coll_instance (x, &s->p, s->dpg[d].spec.bytes, s->dpg[d].ranks->len,
+                                     s->dpg[d].rank_first, &inst);
+        inst.role = WEFT_COLL_ROLE_DP_BUCKET;
+        inst.in_place = 1;
+        inst.iteration = inst.step = (guint32) k;
+        inst.index = (guint32) i;
+        inst.dp_group = d;
+        inst.compute_ps = tp->compute;
+        inst.ready_ps = ready;
+        guint32 id = dp_id (s, k, i, d);
+        g_assert (x->colls->len == id);
+        /* The compute it waits for starts with the step (after the TP all-reduces). */
+        inst.gap_ps = x->c.start + (n_tp == 0 && k == 0 ? ready : 0);
+        for (guint j = 0; j < n_tp; j++)
+            gate (x, tp_id (s, k, j), id, ready);
+        for (guint e = 0; n_tp == 0 && k > 0 && e < n_dp; e++)
+            gate (x, dp_id (s, k - 1, tp->buckets - 1, e), id, ready);
+        if (i > 0)
+            gate (x, dp_id (s, k, i - 1, d), id, 0); /* one stream, in order */
+        ok = weft_workload_emit_collective (x, &s->dpg[d].spec, &inst, s->p.efficiency,
+                                            s->p.net_efficiency, error);
+    }
+    return ok;
+}
+
+/* Frees @n groups and their rank arrays (NULL where a group was never formed). */
+static void
+groups_free (Group *gr, guint n)
+{
+    for (guint j = 0; j < n; j++)
+        if (gr[j].ranks)
+            g_array_unref (gr[j].ranks);
+    g_free (gr);
+}
+
+gboolean
+weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
+{
+    Train s = {.x = x, .tp = tp, .p = tp->coll};
+    s.p.op = WEFT_COLL_ALL_REDUCE; /* DDP and TP reduce with all-reduce */
+    s.p.root = 0;
+    g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
+    if (!weft_workload_coll_ranks (x, &s.p, all, error))
+        return FALSE;
+    guint n = all->len;
+    if (!check_params (x, tp, n, error))
+        return FALSE;
+    s.t = (guint) tp->tp_size;
+    s.n_dp = s.t;
+    s.n_tp = s.t > 1 ? n / s.t : 0;
+    const guint32 *r = (const guint32 *) all->data;
+
+    /* TP group j: ranks j*t .. j*t+t-1, inside one server.  DP group d: ranks d, t+d, ... */
+    s.tpg = g_new0 (Group, MAX (s.n_tp, 1));
+    s.dpg = g_new0 (Group, s.n_dp);
+    gboolean ok = make_tp_groups (&s, r, error);
+    if (ok)
+        make_dp_groups (&s, r, n);
+
+    s.fwd = (weft_time_t) ((double) tp->compute * (1 - tp->backward_fraction));
+    s.bwd = tp->compute - s.fwd;
+    s.base = x->colls->len;
+    s.per_step = (guint32) (s.n_tp + s.n_dp * tp->buckets);
+    for (guint64 k = 0; k < tp->steps && ok; k++) {
+        ok = emit_tp_step (&s, k, error);
+        for (guint64 i = 0; i < tp->buckets && ok; i++)
+            ok = emit_bucket (&s, k, i, error);
+    }
+    groups_free (s.tpg, s.n_tp);
+    groups_free (s.dpg, s.n_dp);
     return ok;
 }
