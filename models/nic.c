@@ -51,35 +51,22 @@ make_ready (WeftNicAgent *nic, WeftFlow *f)
 
 static void on_rto (WeftSim *sim, void *target, WeftArg arg);
 
-/* One timer event per flow at a time: a later deadline is picked up lazily when the pending
- * event fires; only an earlier one schedules anew (and supersedes the old by generation). */
+/* One timer event per flow at a time: a later deadline is picked up when the pending event
+ * fires early (sim/timer.h); only an earlier one schedules anew. */
 static void
 timer_arm (WeftNicAgent *nic, WeftFlow *f, weft_time_t deadline)
 {
-    f->deadline = deadline;
-    if (f->timer_pending && f->timer_at <= deadline)
-        return;
-    f->timer_gen++;
-    f->timer_pending = TRUE;
-    f->timer_at = deadline;
-    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, deadline, on_rto, f,
-                          (WeftArg){ .u = f->timer_gen });
+    weft_timer_rearm_at (nic->owner->sim, &f->rto_timer, &nic->owner->sched, deadline, on_rto, f,
+                         0);
 }
 
 static void
 on_rto (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    if (arg.u != f->timer_gen)
-        return;
-    f->timer_pending = FALSE;
-    if (f->deadline == 0)
-        return; /* nothing outstanding */
     WeftNicAgent *nic = f->sender;
-    if (sim->now < f->deadline) {
-        timer_arm (nic, f, f->deadline);
-        return;
-    }
+    if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
+        return; /* nothing outstanding any more, or the deadline moved on */
     /* Timeout: go back to the first unacknowledged packet (selective repeat: send it alone)
      * and back off. */
     f->timeouts++;
@@ -439,7 +426,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
     }
     if (ack->kind == WEFT_PKT_NACK || progressed) {
         if (f->snd_una == f->n_pkts)
-            f->deadline = 0; /* all acknowledged: the timer lapses */
+            weft_timer_cancel (&f->rto_timer); /* all acknowledged */
         else
             timer_arm (nic, f, sim->now + f->rto);
         make_ready (nic, f);
