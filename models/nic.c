@@ -40,7 +40,7 @@ ring_pop (WeftNicAgent *nic, guint p)
 static void
 make_ready (WeftNicAgent *nic, WeftFlow *f)
 {
-    if (!f->in_ring && !f->pace_waiting && sendable (f)) {
+    if (!f->in_ring && !weft_timer_pending (&f->pace_timer) && sendable (f)) {
         ring_push (nic, f);
         /* Not the port that is pulling right now: it is about to send and pulls again when
          * free; kicking it from inside its own pull would start a second packet at once. */
@@ -157,7 +157,8 @@ static void
 on_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    f->pace_waiting = FALSE;
+    if (!weft_timer_fire (sim, &f->pace_timer, &f->sender->owner->sched, on_pace, f, arg))
+        return;
     make_ready (f->sender, f);
 }
 
@@ -292,7 +293,9 @@ on_port_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     WeftNicAgent *nic = port->pull_source;
-    nic->pace_wake[port->index] = FALSE;
+    if (!weft_timer_fire (sim, &nic->pace_wake[port->index], &nic->owner->sched, on_port_pace,
+                          port, arg))
+        return;
     weft_port_kick (port);
 }
 
@@ -307,12 +310,10 @@ nic_pull (void *source, guint port)
     WeftSim *sim = nic->owner->sim;
     if (sim->now < nic->pace_next[port]) {
         /* Protocol efficiency: the port's collective traffic is spaced out; come back when
-         * the next packet may go (one wake-up event at a time). */
-        if (!nic->pace_wake[port]) {
-            nic->pace_wake[port] = TRUE;
-            weft_sim_schedule_at (sim, &nic->owner->sched, nic->pace_next[port], on_port_pace,
-                                  &nic->ports[port], (WeftArg){ 0 });
-        }
+         * the next packet may go (one wake-up event at a time: arming a pending timer does
+         * nothing). */
+        weft_timer_arm_at (sim, &nic->pace_wake[port], &nic->owner->sched, nic->pace_next[port],
+                           on_port_pace, &nic->ports[port], 0);
         return NULL;
     }
     nic->pulling = (gint) port;
@@ -332,9 +333,9 @@ pull_next (WeftNicAgent *nic, guint port)
             continue;
         const gboolean paced = fabric_paces (fab);
         if (paced && sim->now < f->pace_next_ps) {
-            f->pace_waiting = TRUE;
-            weft_sim_schedule_at (sim, &nic->owner->sched, f->pace_next_ps, on_pace, f,
-                                  (WeftArg){ 0 });
+            /* Off the ring until its pace timer expires (make_ready skips it till then). */
+            weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace,
+                               f, 0);
             continue;
         }
         guint64 seq;
@@ -564,7 +565,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
     nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
-    nic->pace_wake = g_new0 (gboolean, MAX (n_ports, 1));
+    nic->pace_wake = g_new0 (WeftTimer, MAX (n_ports, 1));
     nic->pulling = -1;
     for (guint p = 0; p < n_ports; p++)
         if (ports[p].owner) {

@@ -84,10 +84,10 @@ struct WeftFlow {
     WeftIbccFlow cc;          /* [ibcc]: CCT index (models/ibcc.h) */
     WeftDcqcnFlow dcqcn;      /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
-     * no earlier than next_ps; a flow that must wait is off the NIC's ring (pace_waiting)
-     * until an event wakes it. */
+     * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
+     * is pending, and its expiry wakes it. */
     weft_time_t pace_next_ps;
-    gboolean pace_waiting;
+    WeftTimer pace_timer;
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
