@@ -270,9 +270,11 @@ on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     WeftNicAgent *nic = f->sender;
-    if (weft_ibcc_on_timer (&nic->tp->fabric->ibcc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + nic->tp->fabric->ibcc.ccti_timer,
-                              on_ccti_timer, f, (WeftArg){ 0 });
+    if (!weft_timer_fire (sim, &f->cc.timer, &nic->owner->sched, on_ccti_timer, f, arg))
+        return;
+    const WeftIbcc *cc = &nic->tp->fabric->ibcc;
+    if (weft_ibcc_on_timer (cc, &f->cc))
+        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
 }
 
 static void
@@ -281,8 +283,7 @@ on_becn (WeftNicAgent *nic, WeftFlow *f)
     WeftSim *sim = nic->owner->sim;
     const WeftIbcc *cc = &nic->tp->fabric->ibcc;
     if (weft_ibcc_on_becn (cc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + cc->ccti_timer, on_ccti_timer,
-                              f, (WeftArg){ 0 });
+        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
 }
 
 static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
