@@ -188,28 +188,29 @@ static void
 on_dcqcn_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    if (arg.u != f->dcqcn.timer_gen)
+    WeftSched *from = &f->sender->owner->sched;
+    if (!weft_timer_fire (sim, &f->dcqcn.increase, from, on_dcqcn_timer, f, arg))
         return; /* superseded by a later cut */
     const WeftDcqcn *cc = &f->sender->tp->fabric->dcqcn;
     if (weft_dcqcn_on_timer (cc, &f->dcqcn))
-        weft_sim_schedule_at (sim, &f->sender->owner->sched, sim->now + cc->increase_timer,
-                              on_dcqcn_timer, f, arg);
+        weft_timer_arm (sim, &f->dcqcn.increase, from, cc->increase_timer, on_dcqcn_timer, f, 0);
 }
 
+/* After a cut, which cancelled the increase timer. */
 static void
 dcqcn_timer_restart (WeftSim *sim, WeftFlow *f)
 {
-    weft_sim_schedule_at (sim, &f->sender->owner->sched,
-                          sim->now + f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer,
-                          f, (WeftArg){ .u = f->dcqcn.timer_gen });
+    weft_timer_arm (sim, &f->dcqcn.increase, &f->sender->owner->sched,
+                    f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer, f, 0);
 }
 
 /* The end of a rate-reduce period in which a CNP arrived. */
 static void
 on_dcqcn_check (WeftSim *sim, void *target, WeftArg arg)
 {
-    (void)arg;
     WeftFlow *f = target;
+    if (!weft_timer_fire (sim, &f->dcqcn.check, &f->sender->owner->sched, on_dcqcn_check, f, arg))
+        return;
     if (weft_dcqcn_on_check (&f->sender->tp->fabric->dcqcn, &f->dcqcn, sim->now))
         dcqcn_timer_restart (sim, f);
 }
@@ -227,8 +228,8 @@ on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
             dcqcn_timer_restart (sim, f);
             break;
         case WEFT_DCQCN_CHECK:
-            weft_sim_schedule_at (sim, &nic->owner->sched, f->dcqcn.check_at, on_dcqcn_check, f,
-                                  (WeftArg){ .u = 0 });
+            weft_timer_arm_at (sim, &f->dcqcn.check, &nic->owner->sched,
+                               weft_dcqcn_check_at (cc, &f->dcqcn, sim->now), on_dcqcn_check, f, 0);
             break;
         case WEFT_DCQCN_NONE:
             break;
