@@ -182,19 +182,17 @@ pause_upstream (WeftPort *in, guint prio)
     WeftPfcPort *pfc = in->pfc;
     WeftSim *sim = in->owner->sim;
     send_pause (in, prio, pfc->cfg->quanta);
-    weft_sim_schedule_at (sim, &in->sched,
-                          sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
-                          on_refresh, in, (WeftArg){ .u = prio | (guint64) pfc->gen[prio] << 8 });
+    weft_timer_arm (sim, &pfc->refresh[prio], &in->sched,
+                    weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2, on_refresh, in, prio);
 }
 
 static void
 on_refresh (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *in = target;
-    WeftPfcPort *pfc = in->pfc;
-    guint prio = (guint) (arg.u & 0xff);
-    (void) sim;
-    if (!pfc->xoff[prio] || pfc->gen[prio] != (guint32) (arg.u >> 8))
+    guint prio = weft_timer_data (arg);
+    /* Stale once the resume went out (and superseded by a later pause). */
+    if (!weft_timer_fire (sim, &in->pfc->refresh[prio], &in->sched, on_refresh, in, arg))
         return;
     pause_upstream (in, prio);
 }
@@ -226,7 +224,6 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
     if (after > xoff && !pfc->xoff[prio]) {
         pfc->xoff[prio] = TRUE;
         pfc->xoff_at[prio] = xoff;
-        pfc->gen[prio]++;
         pause_upstream (in, prio);
     }
     return fits;
@@ -248,7 +245,7 @@ weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
     /* Static xoff: xon <= xoff, so this is xon. */
     if (pfc->xoff[prio] && pfc->used[prio] <= MIN (pfc->cfg->xon, pfc->xoff_at[prio])) {
         pfc->xoff[prio] = FALSE;
-        pfc->gen[prio]++;
+        weft_timer_cancel (&pfc->refresh[prio]);
         send_pause (in, prio, 0);
     }
 }
@@ -283,6 +280,8 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     WeftPfcPort *pfc = port->pfc;
+    if (!weft_timer_fire (sim, &pfc->wd_poll, &port->sched, on_poll, port, arg))
+        return;
     const WeftPfcConfig *cfg = pfc->cfg;
     weft_time_t now = sim->now;
     gboolean again = FALSE;
@@ -319,9 +318,8 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
             again = again || pfc->until[p] > now;
         }
     }
-    pfc->polling = again;
     if (again)
-        weft_sim_schedule_at (sim, &port->sched, now + cfg->wd_poll, on_poll, port, (WeftArg){ 0 });
+        weft_timer_arm (sim, &pfc->wd_poll, &port->sched, cfg->wd_poll, on_poll, port, 0);
 }
 
 /* The PAUSE's response delay is over: (re)load or clear the pause timer of its priority. */
@@ -342,11 +340,9 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
                               (WeftArg){ 0 });
     else
         weft_port_kick (port);
-    if (quanta && pfc->cfg->watchdog != WEFT_PFC_WD_OFF && !pfc->polling) {
-        pfc->polling = TRUE;
-        weft_sim_schedule_at (sim, &port->sched, now + pfc->cfg->wd_poll, on_poll, port,
-                              (WeftArg){ 0 });
-    }
+    /* The watchdog polls while a priority is paused (arming a pending timer does nothing). */
+    if (quanta && pfc->cfg->watchdog != WEFT_PFC_WD_OFF)
+        weft_timer_arm (sim, &pfc->wd_poll, &port->sched, pfc->cfg->wd_poll, on_poll, port, 0);
 }
 
 void
