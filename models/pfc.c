@@ -335,6 +335,9 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
         pfc->paused_ps[prio] += MIN (pfc->until[prio], now) - pfc->since[prio];
     pfc->since[prio] = now;
     pfc->until[prio] = now + (quanta ? weft_pfc_quanta_ps (quanta, pfc->rate_bps) : 0);
+    /* One expiry event per PAUSE applied, not a WeftTimer: a refresh extends `until` and an
+     * earlier expiry's kick is harmless, but a timer that kept one event would schedule fewer
+     * and move the port's tie-break counter, and with it every later tie. */
     if (quanta)
         weft_sim_schedule_at (sim, &port->sched, pfc->until[prio], on_expire, port,
                               (WeftArg){ 0 });
