@@ -240,7 +240,7 @@ cut (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
     s->active = TRUE;
     s->t_stage = s->bc_stage = 0;
     s->bytes = 0;
-    s->timer_gen++;
+    weft_timer_cancel (&s->increase);
 }
 
 WeftDcqcnAction
@@ -268,19 +268,20 @@ weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
         s->alpha_cnp = TRUE;
     }
     s->cut_pending = TRUE;
-    if (s->check_pending)
-        return WEFT_DCQCN_NONE;
+    return weft_timer_pending (&s->check) ? WEFT_DCQCN_NONE : WEFT_DCQCN_CHECK;
+}
+
+weft_time_t
+weft_dcqcn_check_at (const WeftDcqcn *cc, const WeftDcqcnFlow *s, weft_time_t now)
+{
     guint64 k = (now - s->first_cnp_at) / cc->rate_reduce_period + 1;
-    s->check_at = s->first_cnp_at + k * cc->rate_reduce_period;
-    s->check_pending = TRUE;
-    return WEFT_DCQCN_CHECK;
+    return s->first_cnp_at + k * cc->rate_reduce_period;
 }
 
 gboolean
 weft_dcqcn_on_check (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
 {
-    g_return_val_if_fail (s->check_pending, FALSE);
-    s->check_pending = FALSE;
+    g_return_val_if_fail (!weft_timer_pending (&s->check), FALSE);
     if (!s->cut_pending)
         return FALSE;
     s->cut_pending = FALSE;

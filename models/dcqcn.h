@@ -82,6 +82,7 @@
 
 #include "models/ecn.h"
 #include "sim/params.h"
+#include "sim/timer.h"
 
 #define WEFT_DCQCN_CNP_BYTES 98 /* on the wire: 78 B frame + 20 B preamble and gap */
 
@@ -112,14 +113,14 @@ typedef struct {
     weft_time_t alpha_at;     /* start of alpha's current period (paper: its last update) */
     gboolean alpha_cnp;       /* a CNP arrived in alpha's current period */
     weft_time_t first_cnp_at; /* the alpha and rate-reduce grids start here */
-    gboolean cut_pending;     /* a CNP arrived since the last rate-reduce check */
-    gboolean check_pending;   /* a rate-reduce check is scheduled at check_at */
-    weft_time_t check_at;
+    gboolean cut_pending;     /* a CNP arrived since the last rate-reduce check, which will cut
+                                 (what the check does, not whether one is scheduled) */
+    WeftTimer check;          /* the rate-reduce check; the caller (models/nic.c) arms it */
     weft_time_t last_cut;
     gboolean active; /* below line rate: timer and byte counter run */
     guint32 t_stage, bc_stage;
     guint64 bytes;             /* sent since the last byte-counter expiry */
-    guint32 timer_gen;         /* the increase timer's current generation */
+    WeftTimer increase;        /* the increase timer: a cut cancels it, the caller re-arms it */
     guint64 rai_bps, rhai_bps; /* resolved for this flow's line rate */
     guint64 min_rc_bps;        /* lowest rate reached */
     guint64 cnps_received, cuts;
@@ -142,16 +143,20 @@ gboolean weft_dcqcn_np_on_ce (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t
 
 /* What the caller of weft_dcqcn_on_cnp() must do next. */
 typedef enum {
-    WEFT_DCQCN_NONE,  /* nothing: a rate-reduce check is already scheduled */
-    WEFT_DCQCN_CUT,   /* the rate was cut: start the increase timer anew (timer_gen advanced) */
-    WEFT_DCQCN_CHECK, /* call weft_dcqcn_on_check() at s->check_at */
+    WEFT_DCQCN_NONE,  /* nothing: the rate-reduce check is already pending */
+    WEFT_DCQCN_CUT,   /* the rate was cut (s->increase cancelled): arm s->increase anew */
+    WEFT_DCQCN_CHECK, /* arm s->check for weft_dcqcn_check_at(), then weft_dcqcn_on_check() */
 } WeftDcqcnAction;
 
 /* Reaction point: a CNP arrived at @now. */
 WeftDcqcnAction weft_dcqcn_on_cnp (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
 
-/* The rate-reduce check scheduled by weft_dcqcn_on_cnp(), at s->check_at.  TRUE when it cut
- * the rate: the caller then starts the increase timer anew (s->timer_gen has advanced). */
+/* The end of the rate-reduce period that contains @now (periods run from the flow's first
+ * CNP): when the check that WEFT_DCQCN_CHECK asks for is due. */
+weft_time_t weft_dcqcn_check_at (const WeftDcqcn *cc, const WeftDcqcnFlow *s, weft_time_t now);
+
+/* The rate-reduce check expired at @now (s->check is no longer pending).  TRUE when it cut the
+ * rate: the caller then arms s->increase anew (the cut cancelled it). */
 gboolean weft_dcqcn_on_check (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now);
 
 /* The increase timer expired.  TRUE when it must run again. */

@@ -154,22 +154,15 @@ weft_ibcc_on_becn (const WeftIbcc *cc, WeftIbccFlow *s)
     s->becns++;
     s->ccti = (guint32) MIN ((guint64) s->ccti + cc->ccti_increase, cc->n_cct - 1);
     s->ccti_peak = MAX (s->ccti_peak, s->ccti);
-    if (s->timer_pending || s->ccti <= cc->ccti_min)
-        return FALSE;
-    s->timer_pending = TRUE;
-    return TRUE;
+    return !weft_timer_pending (&s->timer) && s->ccti > cc->ccti_min;
 }
 
 gboolean
 weft_ibcc_on_timer (const WeftIbcc *cc, WeftIbccFlow *s)
 {
-    s->timer_pending = FALSE;
     if (s->ccti > cc->ccti_min)
         s->ccti--;
-    if (s->ccti <= cc->ccti_min)
-        return FALSE;
-    s->timer_pending = TRUE;
-    return TRUE;
+    return s->ccti > cc->ccti_min;
 }
 
 /* ---- the mechanism (models/registry.h) ------------------------------------------------- */

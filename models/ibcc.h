@@ -30,6 +30,7 @@
 
 #include "models/infiniband.h"
 #include "sim/packet.h"
+#include "sim/timer.h"
 
 #define WEFT_IBCC_MAX_CCT 16384 /* IBA: CCTI is 14 bits */
 
@@ -61,7 +62,7 @@ typedef struct {
 typedef struct {
     guint32 ccti;
     guint32 ccti_peak;        /* highest CCTI reached */
-    gboolean timer_pending;   /* a CCTI timer event is scheduled */
+    WeftTimer timer;          /* the CCTI timer: the caller (models/nic.c) arms it */
     guint64 becns;            /* BECNs received */
 } WeftIbccFlow;
 
@@ -78,11 +79,11 @@ void weft_ibcc_clear (WeftIbcc *cc);
 gboolean weft_ibcc_mark (const WeftIbcc *cc, WeftIbccMarker *m, guint64 queued,
                          gboolean has_credits, WeftPacket *pkt);
 
-/* Source side: a BECN arrived for the flow.  Returns TRUE when the caller must schedule the
- * CCTI timer (none is pending and CCTI is above ccti_min). */
+/* Source side: a BECN arrived for the flow.  Returns TRUE when the caller must arm s->timer
+ * for ccti_timer (it is not pending and CCTI is above ccti_min). */
 gboolean weft_ibcc_on_becn (const WeftIbcc *cc, WeftIbccFlow *s);
 
-/* The CCTI timer fired: lower CCTI.  Returns TRUE when the caller must schedule it again. */
+/* The CCTI timer expired: lower CCTI.  Returns TRUE when the caller must arm it again. */
 gboolean weft_ibcc_on_timer (const WeftIbcc *cc, WeftIbccFlow *s);
 
 /* The flow's current inter-packet delay. */

@@ -30,7 +30,9 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
     /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
     g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);
     weft_fifo_push (&link->wire, pkt);
-    /* A FIFO wire delivers in order, so only the head needs an event. */
+    /* A FIFO wire delivers in order, so only the head needs an event.  (Not a WeftTimer: the
+     * wire's FIFO is the state - an event is pending exactly while it holds a packet - and each
+     * event is a delivery, never moved or cancelled.) */
     if (was_empty)
         weft_sim_schedule_at (link->owner->sim, link->sched, pkt->arrive_at, on_arrival, link,
                               (WeftArg){ 0 });

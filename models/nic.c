@@ -40,7 +40,7 @@ ring_pop (WeftNicAgent *nic, guint p)
 static void
 make_ready (WeftNicAgent *nic, WeftFlow *f)
 {
-    if (!f->in_ring && !f->pace_waiting && sendable (f)) {
+    if (!f->in_ring && !weft_timer_pending (&f->pace_timer) && sendable (f)) {
         ring_push (nic, f);
         /* Not the port that is pulling right now: it is about to send and pulls again when
          * free; kicking it from inside its own pull would start a second packet at once. */
@@ -51,35 +51,22 @@ make_ready (WeftNicAgent *nic, WeftFlow *f)
 
 static void on_rto (WeftSim *sim, void *target, WeftArg arg);
 
-/* One timer event per flow at a time: a later deadline is picked up lazily when the pending
- * event fires; only an earlier one schedules anew (and supersedes the old by generation). */
+/* One timer event per flow at a time: a later deadline is picked up when the pending event
+ * fires early (sim/timer.h); only an earlier one schedules anew. */
 static void
 timer_arm (WeftNicAgent *nic, WeftFlow *f, weft_time_t deadline)
 {
-    f->deadline = deadline;
-    if (f->timer_pending && f->timer_at <= deadline)
-        return;
-    f->timer_gen++;
-    f->timer_pending = TRUE;
-    f->timer_at = deadline;
-    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, deadline, on_rto, f,
-                          (WeftArg){ .u = f->timer_gen });
+    weft_timer_rearm_at (nic->owner->sim, &f->rto_timer, &nic->owner->sched, deadline, on_rto, f,
+                         0);
 }
 
 static void
 on_rto (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    if (arg.u != f->timer_gen)
-        return;
-    f->timer_pending = FALSE;
-    if (f->deadline == 0)
-        return; /* nothing outstanding */
     WeftNicAgent *nic = f->sender;
-    if (sim->now < f->deadline) {
-        timer_arm (nic, f, f->deadline);
-        return;
-    }
+    if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
+        return; /* nothing outstanding any more, or the deadline moved on */
     /* Timeout: go back to the first unacknowledged packet (selective repeat: send it alone)
      * and back off. */
     f->timeouts++;
@@ -170,7 +157,8 @@ static void
 on_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    f->pace_waiting = FALSE;
+    if (!weft_timer_fire (sim, &f->pace_timer, &f->sender->owner->sched, on_pace, f, arg))
+        return;
     make_ready (f->sender, f);
 }
 
@@ -200,28 +188,29 @@ static void
 on_dcqcn_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    if (arg.u != f->dcqcn.timer_gen)
+    WeftSched *from = &f->sender->owner->sched;
+    if (!weft_timer_fire (sim, &f->dcqcn.increase, from, on_dcqcn_timer, f, arg))
         return; /* superseded by a later cut */
     const WeftDcqcn *cc = &f->sender->tp->fabric->dcqcn;
     if (weft_dcqcn_on_timer (cc, &f->dcqcn))
-        weft_sim_schedule_at (sim, &f->sender->owner->sched, sim->now + cc->increase_timer,
-                              on_dcqcn_timer, f, arg);
+        weft_timer_arm (sim, &f->dcqcn.increase, from, cc->increase_timer, on_dcqcn_timer, f, 0);
 }
 
+/* After a cut, which cancelled the increase timer. */
 static void
 dcqcn_timer_restart (WeftSim *sim, WeftFlow *f)
 {
-    weft_sim_schedule_at (sim, &f->sender->owner->sched,
-                          sim->now + f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer,
-                          f, (WeftArg){ .u = f->dcqcn.timer_gen });
+    weft_timer_arm (sim, &f->dcqcn.increase, &f->sender->owner->sched,
+                    f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer, f, 0);
 }
 
 /* The end of a rate-reduce period in which a CNP arrived. */
 static void
 on_dcqcn_check (WeftSim *sim, void *target, WeftArg arg)
 {
-    (void)arg;
     WeftFlow *f = target;
+    if (!weft_timer_fire (sim, &f->dcqcn.check, &f->sender->owner->sched, on_dcqcn_check, f, arg))
+        return;
     if (weft_dcqcn_on_check (&f->sender->tp->fabric->dcqcn, &f->dcqcn, sim->now))
         dcqcn_timer_restart (sim, f);
 }
@@ -239,8 +228,8 @@ on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
             dcqcn_timer_restart (sim, f);
             break;
         case WEFT_DCQCN_CHECK:
-            weft_sim_schedule_at (sim, &nic->owner->sched, f->dcqcn.check_at, on_dcqcn_check, f,
-                                  (WeftArg){ .u = 0 });
+            weft_timer_arm_at (sim, &f->dcqcn.check, &nic->owner->sched,
+                               weft_dcqcn_check_at (cc, &f->dcqcn, sim->now), on_dcqcn_check, f, 0);
             break;
         case WEFT_DCQCN_NONE:
             break;
@@ -282,9 +271,11 @@ on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     WeftNicAgent *nic = f->sender;
-    if (weft_ibcc_on_timer (&nic->tp->fabric->ibcc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + nic->tp->fabric->ibcc.ccti_timer,
-                              on_ccti_timer, f, (WeftArg){ 0 });
+    if (!weft_timer_fire (sim, &f->cc.timer, &nic->owner->sched, on_ccti_timer, f, arg))
+        return;
+    const WeftIbcc *cc = &nic->tp->fabric->ibcc;
+    if (weft_ibcc_on_timer (cc, &f->cc))
+        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
 }
 
 static void
@@ -293,8 +284,7 @@ on_becn (WeftNicAgent *nic, WeftFlow *f)
     WeftSim *sim = nic->owner->sim;
     const WeftIbcc *cc = &nic->tp->fabric->ibcc;
     if (weft_ibcc_on_becn (cc, &f->cc))
-        weft_sim_schedule_at (sim, &nic->owner->sched, sim->now + cc->ccti_timer, on_ccti_timer,
-                              f, (WeftArg){ 0 });
+        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
 }
 
 static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
@@ -305,7 +295,9 @@ on_port_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     WeftNicAgent *nic = port->pull_source;
-    nic->pace_wake[port->index] = FALSE;
+    if (!weft_timer_fire (sim, &nic->pace_wake[port->index], &nic->owner->sched, on_port_pace,
+                          port, arg))
+        return;
     weft_port_kick (port);
 }
 
@@ -320,12 +312,10 @@ nic_pull (void *source, guint port)
     WeftSim *sim = nic->owner->sim;
     if (sim->now < nic->pace_next[port]) {
         /* Protocol efficiency: the port's collective traffic is spaced out; come back when
-         * the next packet may go (one wake-up event at a time). */
-        if (!nic->pace_wake[port]) {
-            nic->pace_wake[port] = TRUE;
-            weft_sim_schedule_at (sim, &nic->owner->sched, nic->pace_next[port], on_port_pace,
-                                  &nic->ports[port], (WeftArg){ 0 });
-        }
+         * the next packet may go (one wake-up event at a time: arming a pending timer does
+         * nothing). */
+        weft_timer_arm_at (sim, &nic->pace_wake[port], &nic->owner->sched, nic->pace_next[port],
+                           on_port_pace, &nic->ports[port], 0);
         return NULL;
     }
     nic->pulling = (gint) port;
@@ -345,9 +335,9 @@ pull_next (WeftNicAgent *nic, guint port)
             continue;
         const gboolean paced = fabric_paces (fab);
         if (paced && sim->now < f->pace_next_ps) {
-            f->pace_waiting = TRUE;
-            weft_sim_schedule_at (sim, &nic->owner->sched, f->pace_next_ps, on_pace, f,
-                                  (WeftArg){ 0 });
+            /* Off the ring until its pace timer expires (make_ready skips it till then). */
+            weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace,
+                               f, 0);
             continue;
         }
         guint64 seq;
@@ -439,7 +429,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
     }
     if (ack->kind == WEFT_PKT_NACK || progressed) {
         if (f->snd_una == f->n_pkts)
-            f->deadline = 0; /* all acknowledged: the timer lapses */
+            weft_timer_cancel (&f->rto_timer); /* all acknowledged */
         else
             timer_arm (nic, f, sim->now + f->rto);
         make_ready (nic, f);
@@ -577,7 +567,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
     nic->ring_head = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
-    nic->pace_wake = g_new0 (gboolean, MAX (n_ports, 1));
+    nic->pace_wake = g_new0 (WeftTimer, MAX (n_ports, 1));
     nic->pulling = -1;
     for (guint p = 0; p < n_ports; p++)
         if (ports[p].owner) {

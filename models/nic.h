@@ -29,7 +29,7 @@ struct WeftNicAgent {
     WeftFlow **ring_head, **ring_tail; /* per port: flows that may send now */
     guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
     weft_time_t *pace_next;  /* per port: the earliest start of its next collective packet */
-    gboolean *pace_wake;     /* per port: a pacing wake-up event is pending */
+    WeftTimer *pace_wake;    /* per port: the wake-up for when pace_next has passed */
     gint pulling;            /* the port whose pull is running, or -1 */
     GHashTable *conns;     /* (dst, connection) -> its last queued message; NULL until used */
 };

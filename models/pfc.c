@@ -185,19 +185,17 @@ pause_upstream (WeftPort *in, guint prio)
     WeftPfcPort *pfc = in->pfc;
     WeftSim *sim = in->owner->sim;
     send_pause (in, prio, pfc->cfg->quanta);
-    weft_sim_schedule_at (sim, &in->sched,
-                          sim->now + weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2,
-                          on_refresh, in, (WeftArg){ .u = prio | (guint64) pfc->gen[prio] << 8 });
+    weft_timer_arm (sim, &pfc->refresh[prio], &in->sched,
+                    weft_pfc_quanta_ps (pfc->cfg->quanta, pfc->rate_bps) / 2, on_refresh, in, prio);
 }
 
 static void
 on_refresh (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *in = target;
-    WeftPfcPort *pfc = in->pfc;
-    guint prio = (guint) (arg.u & 0xff);
-    (void) sim;
-    if (!pfc->xoff[prio] || pfc->gen[prio] != (guint32) (arg.u >> 8))
+    guint prio = weft_timer_data (arg);
+    /* Stale once the resume went out (and superseded by a later pause). */
+    if (!weft_timer_fire (sim, &in->pfc->refresh[prio], &in->sched, on_refresh, in, arg))
         return;
     pause_upstream (in, prio);
 }
@@ -229,7 +227,6 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
     if (after > xoff && !pfc->xoff[prio]) {
         pfc->xoff[prio] = TRUE;
         pfc->xoff_at[prio] = xoff;
-        pfc->gen[prio]++;
         pause_upstream (in, prio);
     }
     return fits;
@@ -251,7 +248,7 @@ weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
     /* Static xoff: xon <= xoff, so this is xon. */
     if (pfc->xoff[prio] && pfc->used[prio] <= MIN (pfc->cfg->xon, pfc->xoff_at[prio])) {
         pfc->xoff[prio] = FALSE;
-        pfc->gen[prio]++;
+        weft_timer_cancel (&pfc->refresh[prio]);
         send_pause (in, prio, 0);
     }
 }
@@ -287,6 +284,8 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     WeftPfcPort *pfc = port->pfc;
+    if (!weft_timer_fire (sim, &pfc->wd_poll, &port->sched, on_poll, port, arg))
+        return;
     const WeftPfcConfig *cfg = pfc->cfg;
     weft_time_t now = sim->now;
     gboolean again = FALSE;
@@ -323,9 +322,8 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
             again = again || pfc->until[p] > now;
         }
     }
-    pfc->polling = again;
     if (again)
-        weft_sim_schedule_at (sim, &port->sched, now + cfg->wd_poll, on_poll, port, (WeftArg){ 0 });
+        weft_timer_arm (sim, &pfc->wd_poll, &port->sched, cfg->wd_poll, on_poll, port, 0);
 }
 
 /* The PAUSE's response delay is over: (re)load or clear the pause timer of its priority. */
@@ -341,16 +339,17 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
         pfc->paused_ps[prio] += MIN (pfc->until[prio], now) - pfc->since[prio];
     pfc->since[prio] = now;
     pfc->until[prio] = now + (quanta ? weft_pfc_quanta_ps (quanta, pfc->rate_bps) : 0);
+    /* One expiry event per PAUSE applied, not a WeftTimer: a refresh extends `until` and an
+     * earlier expiry's kick is harmless, but a timer that kept one event would schedule fewer
+     * and move the port's tie-break counter, and with it every later tie. */
     if (quanta)
         weft_sim_schedule_at (sim, &port->sched, pfc->until[prio], on_expire, port,
                               (WeftArg){ 0 });
     else
         weft_port_kick (port);
-    if (quanta && pfc->cfg->watchdog != WEFT_PFC_WD_OFF && !pfc->polling) {
-        pfc->polling = TRUE;
-        weft_sim_schedule_at (sim, &port->sched, now + pfc->cfg->wd_poll, on_poll, port,
-                              (WeftArg){ 0 });
-    }
+    /* The watchdog polls while a priority is paused (arming a pending timer does nothing). */
+    if (quanta && pfc->cfg->watchdog != WEFT_PFC_WD_OFF)
+        weft_timer_arm (sim, &pfc->wd_poll, &port->sched, pfc->cfg->wd_poll, on_poll, port, 0);
 }
 
 void

@@ -43,6 +43,7 @@
 #include "sim/packet.h"
 #include "sim/params.h"
 #include "sim/time.h"
+#include "sim/timer.h"
 #include "sim/trace_schema.h"
 
 #define WEFT_PFC_PRIOS 8
@@ -81,7 +82,7 @@ typedef struct {
     /* receiver side */
     guint64 used[WEFT_PFC_PRIOS];
     gboolean xoff[WEFT_PFC_PRIOS];        /* a pause is in force upstream */
-    guint32 gen[WEFT_PFC_PRIOS];          /* invalidates stale refresh events */
+    WeftTimer refresh[WEFT_PFC_PRIOS];    /* its refresh: pending while xoff */
     guint64 max_used[WEFT_PFC_PRIOS];
     WeftPfcCounts n[WEFT_PFC_PRIOS];      /* frames and violations, both sides */
     guint64 xoff_at[WEFT_PFC_PRIOS];      /* the threshold the pause in force was sent at */
@@ -89,7 +90,7 @@ typedef struct {
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
     /* watchdog (sender side) */
-    gboolean polling;
+    WeftTimer wd_poll;                    /* the next poll; pending while a priority is paused */
     guint8 stuck[WEFT_PFC_PRIOS];         /* consecutive polls paused with data waiting */
     gboolean storm[WEFT_PFC_PRIOS];       /* pauses ignored (forward) or queue dropped (drop) */
     weft_time_t storm_until[WEFT_PFC_PRIOS];

@@ -75,15 +75,12 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     weft_link_send (&port->link, pkt, now, end);
 }
 
-/* At most one "transmitter free" event per port. */
-static void
+/* At most one "transmitter free" event per port: arming a pending timer does nothing. */
+static inline void
 ensure_free_event (WeftPort *port)
 {
-    if (port->tx_event)
-        return;
-    port->tx_event = TRUE;
-    weft_sim_schedule_at (port->owner->sim, &port->sched, port->busy_until, on_tx_free, port,
-                          (WeftArg){ 0 });
+    weft_timer_arm_at (port->owner->sim, &port->tx_free, &port->sched, port->busy_until, on_tx_free,
+                       port, 0);
 }
 
 static WeftPacket *
@@ -170,14 +167,15 @@ static void
 on_tx_free (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
-    port->tx_event = FALSE;
+    if (!weft_timer_fire (sim, &port->tx_free, &port->sched, on_tx_free, port, arg))
+        return;
     try_send (port, sim->now);
 }
 
 static inline gboolean
 idle (const WeftPort *port, weft_time_t now)
 {
-    return !port->tx_event && port->busy_until <= now;
+    return !weft_timer_pending (&port->tx_free) && port->busy_until <= now;
 }
 
 gboolean

@@ -28,6 +28,7 @@
 #include "models/ib_credit.h"
 #include "models/link.h"
 #include "models/pfc.h"
+#include "sim/timer.h"
 #include "sim/trace_schema.h"
 
 /* Ethernet: 0 control (ACKs), 1 data.  InfiniBand: 0 flow control, 1 + v virtual lane v. */
@@ -46,7 +47,7 @@ typedef struct WeftPort {
     guint64 q_bytes;            /* waiting bytes, all classes */
     guint64 cap_bytes;          /* buffer; G_MAXUINT64 for unbounded (host memory) */
     weft_time_t busy_until;     /* the transmitter is sending until then */
-    gboolean tx_event;          /* a "transmitter free" event is pending */
+    WeftTimer tx_free;          /* the "transmitter free" event, at busy_until */
     WeftPortPull pull;          /* may be NULL */
     void *pull_source;          /* borrowed: the first argument of pull */
     WeftIbPort *ib;             /* owned; NULL unless the fabric is InfiniBand */

@@ -33,6 +33,7 @@
 #include "workloads/workload.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
+#include "sim/timer.h"
 #include "sim/trace.h"
 
 typedef struct WeftFlow WeftFlow;
@@ -72,10 +73,8 @@ struct WeftFlow {
     /* Sender half (source NIC). */
     guint64 snd_una, snd_nxt, snd_max;
     weft_time_t srtt, rttvar, rto;
-    weft_time_t deadline;     /* retransmission deadline; 0 when nothing is outstanding */
-    weft_time_t timer_at;     /* when the pending timer event fires */
-    guint32 timer_gen;
-    gboolean timer_pending, started, in_ring;
+    WeftTimer rto_timer;      /* retransmission deadline: pending while data is outstanding */
+    gboolean started, in_ring;
     WeftFlow *ring_next;
     WeftNicAgent *sender;     /* the source's agent (set when the start is scheduled) */
     WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
@@ -85,10 +84,10 @@ struct WeftFlow {
     WeftIbccFlow cc;          /* [ibcc]: CCT index (models/ibcc.h) */
     WeftDcqcnFlow dcqcn;      /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
-     * no earlier than next_ps; a flow that must wait is off the NIC's ring (pace_waiting)
-     * until an event wakes it. */
+     * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
+     * is pending, and its expiry wakes it. */
     weft_time_t pace_next_ps;
-    gboolean pace_waiting;
+    WeftTimer pace_timer;
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;

@@ -3,6 +3,7 @@ libweft_a_SOURCES += sim/time.h sim/errors.c sim/errors.h
 libweft_a_SOURCES += sim/sim.c sim/sim.h sim/model.h
 libweft_a_SOURCES += sim/rng.c sim/rng.h
 libweft_a_SOURCES += sim/event.c sim/event.h
+libweft_a_SOURCES += sim/timer.c sim/timer.h
 libweft_a_SOURCES += sim/packet.c sim/packet.h
 libweft_a_SOURCES += sim/runcfg.c sim/runcfg.h
 libweft_a_SOURCES += sim/units.c sim/units.h sim/params.c sim/params.h sim/experiment.c sim/experiment.h

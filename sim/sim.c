@@ -73,15 +73,15 @@ static void on_watchdog (WeftSim *sim, void *target, WeftArg arg);
 static void
 arm_watchdog (WeftSim *sim)
 {
-    sim->watchdog_armed = TRUE;
-    weft_sim_schedule_at (sim, NULL, sim->last_progress + sim->hang_timeout, on_watchdog, NULL,
-                          (WeftArg){ 0 });
+    weft_timer_arm_at (sim, &sim->watchdog, NULL, sim->last_progress + sim->hang_timeout,
+                       on_watchdog, NULL, 0);
 }
 
 static void
 on_watchdog (WeftSim *sim, void *target, WeftArg arg)
 {
-    sim->watchdog_armed = FALSE;
+    if (!weft_timer_fire (sim, &sim->watchdog, NULL, on_watchdog, NULL, arg))
+        return;
     if (sim->work_pending == 0 || sim->status != WEFT_SIM_RUNNING)
         return;
     if (sim->now >= sim->last_progress + sim->hang_timeout)
@@ -116,7 +116,7 @@ weft_sim_run (WeftSim *sim)
     }
     sim->status = WEFT_SIM_RUNNING;
     sim->last_progress = sim->now;
-    if (sim->hang_timeout > 0 && !sim->watchdog_armed)
+    if (sim->hang_timeout > 0 && !weft_timer_pending (&sim->watchdog))
         arm_watchdog (sim);
     if (sim->sample && sim->sample_interval > 0)
         weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });

@@ -9,9 +9,14 @@
  * delivered or workload steps completed (weft_sim_progress), never mere events, so
  * retransmission timers firing into a dead link do not count; or the event queue runs dry with
  * work pending (nothing can ever happen again: also a hang); (4) an interrupt flag is set
- * (SIGINT / SIGTERM).  The watchdog is one pending event at a time, armed for the moment
+ * (SIGINT / SIGTERM).  The watchdog is a timer (sim/timer.h), armed for the moment
  * hang_timeout after the last progress, so it costs nothing per packet.
  */
+
+/* Before the guard: sim/timer.h defines WeftTimer (the watchdog below) and then includes this
+ * file for the inline functions of its own that schedule. */
+#include "sim/timer.h"
+
 #ifndef WEFT_SIM_SIM_H
 #define WEFT_SIM_SIM_H
 
@@ -45,7 +50,7 @@ struct _WeftSim {
     weft_time_t hang_timeout; /* 0: watchdog off (a dry queue with work pending still ends the run) */
     guint64 work_pending;
     weft_time_t last_progress;
-    gboolean watchdog_armed;
+    WeftTimer watchdog;       /* pending while the watchdog watches */
     WeftSimStatus status;
     const volatile sig_atomic_t *interrupt; /* borrowed; may be NULL */
 

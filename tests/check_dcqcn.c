@@ -543,6 +543,39 @@ START_TEST (test_dcqcn_reaction_point)
 }
 END_TEST
 
+/* The NIC's part of the firmware's rate-reduce check (models/nic.c): arm the flow's check
+ * timer where weft_dcqcn_on_cnp() asks, and run the check when the timer expires. */
+static const WeftDcqcn *check_cc;
+static gboolean check_cut;
+
+static void
+on_check (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftDcqcnFlow *s = target;
+    ck_assert (weft_timer_fire (sim, &s->check, NULL, on_check, s, arg));
+    check_cut = weft_dcqcn_on_check (check_cc, s, sim->now);
+    weft_sim_work_done (sim);
+}
+
+static WeftDcqcnAction
+cnp_at (WeftSim *sim, const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
+{
+    WeftDcqcnAction a = weft_dcqcn_on_cnp (cc, s, now);
+    if (a == WEFT_DCQCN_CHECK)
+        weft_timer_arm_at (sim, &s->check, NULL, weft_dcqcn_check_at (cc, s, now), on_check, s, 0);
+    return a;
+}
+
+/* Runs the pending check; whether it cut. */
+static gboolean
+run_check (WeftSim *sim, const WeftDcqcn *cc)
+{
+    check_cc = cc;
+    weft_sim_work_add (sim, 1);
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DONE);
+    return check_cut;
+}
+
 /* The firmware's reaction point (connectx; HPCC's ns-3 model of it): alpha sampled per
  * alpha_period, cuts at the end of rate-reduce periods with a CNP, the target rate clamped only
  * after a timer increase, the timer alone raising the rate. */
@@ -560,18 +593,20 @@ START_TEST (test_dcqcn_reaction_point_firmware)
                     .rai = 5000000,
                     .rhai = 50000000};
     WeftDcqcnFlow s = {0};
+    WeftSim *sim = weft_sim_new (1);
     const guint64 line = 400000000000;
     weft_dcqcn_flow_init (&cc, &s, line);
     const weft_time_t t0 = WEFT_US (10);
     /* The first CNP cuts nothing yet: the cut comes at the end of the period it starts. */
-    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0), WEFT_DCQCN_CHECK);
-    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (4));
+    ck_assert_int_eq (cnp_at (sim, &cc, &s, t0), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (weft_timer_deadline (&s.check), t0 + WEFT_US (4));
     ck_assert_uint_eq (s.rc_bps, line);
     /* A second CNP in the same period changes nothing more. */
-    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (2) + 500000), WEFT_DCQCN_NONE);
+    ck_assert_int_eq (cnp_at (sim, &cc, &s, t0 + WEFT_US (2) + 500000), WEFT_DCQCN_NONE);
     /* At the check alpha has closed 4 periods: the first two without a CNP (the first CNP only
      * sets alpha), the third with one, the fourth without: ((1-g)^3 + g) (1-g). */
-    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    ck_assert (run_check (sim, &cc));
+    ck_assert_uint_eq (sim->now, t0 + WEFT_US (4));
     const double g = cc.g;
     double a = (pow (1 - g, 3) + g) * (1 - g);
     ck_assert_double_eq_tol (s.alpha, a, 1e-12);
@@ -580,9 +615,9 @@ START_TEST (test_dcqcn_reaction_point_firmware)
     ck_assert_uint_eq (s.rt_bps, line);
     /* A CNP 1 us into the next period is cut at its end, t0 + 8 us; the target still holds. */
     guint64 rc1 = s.rc_bps;
-    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (5)), WEFT_DCQCN_CHECK);
-    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (8));
-    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    ck_assert_int_eq (cnp_at (sim, &cc, &s, t0 + WEFT_US (5)), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (weft_timer_deadline (&s.check), t0 + WEFT_US (8));
+    ck_assert (run_check (sim, &cc));
     ck_assert_uint_eq (s.rt_bps, line);
     ck_assert_uint_lt (s.rc_bps, rc1);
     /* The timer alone raises the rate: F = 1 event of fast recovery, then one additive, then
@@ -595,9 +630,9 @@ START_TEST (test_dcqcn_reaction_point_firmware)
     ck_assert_uint_eq (s.rt_bps, line); /* capped at the line rate */
     /* After a timer increase, the next cut clamps the target to the current rate. */
     rc = s.rc_bps;
-    ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, t0 + WEFT_US (309)), WEFT_DCQCN_CHECK);
-    ck_assert_uint_eq (s.check_at, t0 + WEFT_US (312));
-    ck_assert (weft_dcqcn_on_check (&cc, &s, s.check_at));
+    ck_assert_int_eq (cnp_at (sim, &cc, &s, t0 + WEFT_US (309)), WEFT_DCQCN_CHECK);
+    ck_assert_uint_eq (weft_timer_deadline (&s.check), t0 + WEFT_US (312));
+    ck_assert (run_check (sim, &cc));
     ck_assert_uint_eq (s.rt_bps, rc);
     guint64 rt = s.rt_bps;
     ck_assert (weft_dcqcn_on_timer (&cc, &s)); /* fast recovery */
@@ -609,6 +644,7 @@ START_TEST (test_dcqcn_reaction_point_firmware)
     ck_assert (weft_dcqcn_on_timer (&cc, &s));
     ck_assert_uint_eq (s.rt_bps, rt + cc.rai + 2 * cc.rhai);
     ck_assert_uint_eq (s.cuts, 3);
+    weft_sim_free (sim);
 }
 END_TEST
 
