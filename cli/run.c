@@ -89,6 +89,82 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
     printf ("  trace        %s\n", out);
 }
 
+/* A new trace at @out with the run's provenance, /topology written and sampling started. */
+static WeftTrace *
+open_trace (WeftSession *s, const char *out, GError **error)
+{
+    g_autofree char *text = weft_experiment_to_data (s->exp);
+    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION,
+                           .git_revision = WEFT_GIT_REVISION,
+                           .experiment_text = text,
+                           .experiment_path = weft_experiment_path (s->exp),
+                           .seed = s->ec.seed };
+    WeftTrace *trace = weft_trace_create (out, &meta, error);
+    if (trace)
+        weft_network_attach_trace (s->net, trace, s->tc.interval);
+    return trace;
+}
+
+/* Runs the simulation with SIGINT and SIGTERM turned into a clean stop, and the progress line
+ * on a terminal; *@wall gets the run's wall time in seconds. */
+static WeftSimStatus
+run_with_signals (WeftSession *s, gboolean quiet, double *wall)
+{
+    struct sigaction sa = { 0 }, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, &old_int);
+    sigaction (SIGTERM, &sa, &old_term);
+    s->sim->interrupt = &interrupted;
+    Progress pr = { s, g_get_monotonic_time (), g_get_monotonic_time (), FALSE };
+    if (!quiet && isatty (STDERR_FILENO)) {
+        s->sim->poll = show_progress;
+        s->sim->poll_data = &pr;
+    }
+    WeftSimStatus status = weft_sim_run (s->sim);
+    s->sim->poll = NULL; /* pr lives on this stack */
+    *wall = (double) (g_get_monotonic_time () - pr.wall_start) / G_USEC_PER_SEC;
+    if (pr.shown)
+        fprintf (stderr, "\r\033[K");
+    sigaction (SIGINT, &old_int, NULL);
+    sigaction (SIGTERM, &old_term, NULL);
+    return status;
+}
+
+/* Says on stderr why a run that did not finish stopped, writes the end-of-run traces and
+ * closes the trace with its status; returns the exit status. */
+static int
+close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall)
+{
+    g_autofree char *waiting = NULL;
+    int rc = WEFT_EXIT_DONE;
+    WeftTraceStatus ts = WEFT_TRACE_STATUS_DONE;
+    if (status == WEFT_SIM_DURATION) {
+        ts = WEFT_TRACE_STATUS_DURATION;
+    } else if (status == WEFT_SIM_HANG) {
+        ts = WEFT_TRACE_STATUS_HANG;
+        rc = WEFT_EXIT_HANG;
+        waiting = weft_network_describe_waiting (s->net, 20);
+        g_autofree char *at = weft_units_format_human_time (s->sim->now);
+        g_autofree char *since = weft_units_format_human_time (s->sim->last_progress);
+        g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
+                    since, waiting);
+    } else if (status == WEFT_SIM_INTERRUPTED) {
+        ts = WEFT_TRACE_STATUS_INTERRUPTED;
+        rc = WEFT_EXIT_INTERRUPTED;
+        g_printerr ("weft: interrupted; trace closed and marked incomplete\n");
+    }
+    weft_network_finish_trace (s->net);
+    g_autofree char *msg = waiting ? g_strdup_printf ("hang: waiting flows:\n%s", waiting) : NULL;
+    WeftTraceEnd end = { ts, s->sim->now, wall, s->sim->events, msg };
+    g_autoptr (GError) error = NULL;
+    if (!weft_trace_close (trace, &end, &error)) {
+        g_printerr ("%s\n", error->message);
+        rc = WEFT_EXIT_FAILURE;
+    }
+    return rc;
+}
+
 int
 weft_cli_run (int argc, char **argv)
 {
@@ -138,64 +214,15 @@ weft_cli_run (int argc, char **argv)
     g_autofree char *out = output ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
-    g_autofree char *text = weft_experiment_to_data (s.exp);
-    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION,
-                           .git_revision = WEFT_GIT_REVISION,
-                           .experiment_text = text,
-                           .experiment_path = weft_experiment_path (s.exp),
-                           .seed = s.ec.seed };
-    WeftTrace *trace = weft_trace_create (out, &meta, &error);
+    WeftTrace *trace = open_trace (&s, out, &error);
     if (!trace) {
         g_printerr ("%s\n", error->message);
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
-    weft_network_attach_trace (s.net, trace, s.tc.interval);
-
-    struct sigaction sa = { 0 }, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset (&sa.sa_mask);
-    sigaction (SIGINT, &sa, &old_int);
-    sigaction (SIGTERM, &sa, &old_term);
-    s.sim->interrupt = &interrupted;
-    Progress pr = { &s, g_get_monotonic_time (), g_get_monotonic_time (), FALSE };
-    if (!quiet && isatty (STDERR_FILENO)) {
-        s.sim->poll = show_progress;
-        s.sim->poll_data = &pr;
-    }
-
-    WeftSimStatus status = weft_sim_run (s.sim);
-    double wall = (double) (g_get_monotonic_time () - pr.wall_start) / G_USEC_PER_SEC;
-    if (pr.shown)
-        fprintf (stderr, "\r\033[K");
-    sigaction (SIGINT, &old_int, NULL);
-    sigaction (SIGTERM, &old_term, NULL);
-
-    g_autofree char *waiting = NULL;
-    int rc = WEFT_EXIT_DONE;
-    WeftTraceStatus ts = WEFT_TRACE_STATUS_DONE;
-    if (status == WEFT_SIM_DURATION) {
-        ts = WEFT_TRACE_STATUS_DURATION;
-    } else if (status == WEFT_SIM_HANG) {
-        ts = WEFT_TRACE_STATUS_HANG;
-        rc = WEFT_EXIT_HANG;
-        waiting = weft_network_describe_waiting (s.net, 20);
-        g_autofree char *at = weft_units_format_human_time (s.sim->now);
-        g_autofree char *since = weft_units_format_human_time (s.sim->last_progress);
-        g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
-                    since, waiting);
-    } else if (status == WEFT_SIM_INTERRUPTED) {
-        ts = WEFT_TRACE_STATUS_INTERRUPTED;
-        rc = WEFT_EXIT_INTERRUPTED;
-        g_printerr ("weft: interrupted; trace closed and marked incomplete\n");
-    }
-    weft_network_finish_trace (s.net);
-    g_autofree char *msg = waiting ? g_strdup_printf ("hang: waiting flows:\n%s", waiting) : NULL;
-    WeftTraceEnd end = { ts, s.sim->now, wall, s.sim->events, msg };
-    if (!weft_trace_close (trace, &end, &error)) {
-        g_printerr ("%s\n", error->message);
-        rc = WEFT_EXIT_FAILURE;
-    }
+    double wall;
+    WeftSimStatus status = run_with_signals (&s, quiet, &wall);
+    int rc = close_trace (&s, trace, status, wall);
     print_nccl_tables (&s);
     print_perftest_tables (&s);
     print_summary (&s, status, wall, out);
