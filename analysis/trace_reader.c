@@ -116,6 +116,49 @@ not_a_trace (WeftTraceInfo *info, hid_t file, GError **error, const char *reason
     return NULL;
 }
 
+/* /meta's attributes into @info (those missing stay 0 or NULL); returns its complete flag. */
+static guint8
+read_meta (WeftTraceInfo *info, hid_t meta)
+{
+    guint8 complete = 0;
+    attr_number (meta, "complete", H5T_NATIVE_UINT8, &complete);
+    attr_number (meta, "seed", H5T_NATIVE_UINT64, &info->seed);
+    attr_number (meta, "sim_time_ps", H5T_NATIVE_UINT64, &info->sim_time_ps);
+    attr_number (meta, "wall_time_s", H5T_NATIVE_DOUBLE, &info->wall_time_s);
+    attr_number (meta, "events", H5T_NATIVE_UINT64, &info->events);
+    info->status_text = attr_string (meta, "status");
+    info->weft_version = attr_string (meta, "weft_version");
+    info->git_revision = attr_string (meta, "git_revision");
+    info->experiment_path = attr_string (meta, "experiment_path");
+    info->experiment_text = attr_string (meta, "experiment");
+    info->message = attr_string (meta, "message");
+    return complete;
+}
+
+/* Complete, or why not: from the status /meta holds and its complete flag. */
+static void
+judge_status (WeftTraceInfo *info, guint8 complete)
+{
+    gboolean known = weft_trace_status_from_name (info->status_text, &info->status);
+    if (info->status_text == NULL)
+        info->reason = g_strdup ("/meta has no status");
+    else if (!known)
+        info->reason = g_strdup_printf ("unknown status \"%s\"", info->status_text);
+    else if (info->status == WEFT_TRACE_STATUS_RUNNING)
+        info->reason = g_strdup ("status is \"running\": the writer never closed it (killed, "
+                                 "or still running)");
+    else if (info->status == WEFT_TRACE_STATUS_INTERRUPTED)
+        info->reason = g_strdup ("the run was interrupted (SIGINT or SIGTERM); the trace holds "
+                                 "it up to that point");
+    else if (!weft_trace_status_complete (info->status))
+        info->reason = g_strdup_printf ("the run ended early (%s); the trace holds it up to "
+                                        "that point", info->status_text);
+    else if (complete != 1)
+        info->reason = g_strdup ("/meta complete is not 1: the writer never closed it");
+    else
+        info->complete = TRUE;
+}
+
 WeftTraceInfo *
 weft_trace_reader_open (const char *path, GError **error)
 {
@@ -169,18 +212,7 @@ weft_trace_reader_open (const char *path, GError **error)
     }
 
     info->readable = TRUE;
-    guint8 complete = 0;
-    attr_number (meta, "complete", H5T_NATIVE_UINT8, &complete);
-    attr_number (meta, "seed", H5T_NATIVE_UINT64, &info->seed);
-    attr_number (meta, "sim_time_ps", H5T_NATIVE_UINT64, &info->sim_time_ps);
-    attr_number (meta, "wall_time_s", H5T_NATIVE_DOUBLE, &info->wall_time_s);
-    attr_number (meta, "events", H5T_NATIVE_UINT64, &info->events);
-    info->status_text = attr_string (meta, "status");
-    info->weft_version = attr_string (meta, "weft_version");
-    info->git_revision = attr_string (meta, "git_revision");
-    info->experiment_path = attr_string (meta, "experiment_path");
-    info->experiment_text = attr_string (meta, "experiment");
-    info->message = attr_string (meta, "message");
+    guint8 complete = read_meta (info, meta);
     H5Gclose (meta);
 
     info->n_nodes = count_rows (file, "/topology/nodes");
@@ -192,24 +224,7 @@ weft_trace_reader_open (const char *path, GError **error)
     H5Fclose (file);
     H5Eclear2 (H5E_DEFAULT);
 
-    gboolean known = weft_trace_status_from_name (info->status_text, &info->status);
-    if (info->status_text == NULL)
-        info->reason = g_strdup ("/meta has no status");
-    else if (!known)
-        info->reason = g_strdup_printf ("unknown status \"%s\"", info->status_text);
-    else if (info->status == WEFT_TRACE_STATUS_RUNNING)
-        info->reason = g_strdup ("status is \"running\": the writer never closed it (killed, "
-                                 "or still running)");
-    else if (info->status == WEFT_TRACE_STATUS_INTERRUPTED)
-        info->reason = g_strdup ("the run was interrupted (SIGINT or SIGTERM); the trace holds "
-                                 "it up to that point");
-    else if (!weft_trace_status_complete (info->status))
-        info->reason = g_strdup_printf ("the run ended early (%s); the trace holds it up to "
-                                        "that point", info->status_text);
-    else if (complete != 1)
-        info->reason = g_strdup ("/meta complete is not 1: the writer never closed it");
-    else
-        info->complete = TRUE;
+    judge_status (info, complete);
     g_debug ("%s: %s", path, info->complete ? "complete" : info->reason);
     return info;
 }

@@ -17,6 +17,8 @@
 
 #include "sim/trace.h"
 
+/* One short run's worth of rows for every data set, in schema order: a plain list of records
+ * reads best as one function, so it stays long. */
 static void
 fill (WeftTrace *t)
 {
