@@ -22,6 +22,11 @@
  *              configuration rebuilt from the trace's experiment text
  *   clear      frees what configure allocated (called whether or not configure ran)
  *
+ * Teardown: the per-port and per-switch state that setup creates hangs off WeftPort and
+ * WeftSwitch (a pointer each: port->ib, port->pfc, sw->buffer, sw->cc_markers, sw->ecn_rng),
+ * and the port's and switch's own clear frees it with the model, so a build that fails half
+ * way leaks nothing; clear here frees the configuration.
+ *
  * Per-packet behaviour stays in direct calls on the hot path (switch.c, port.c, nic.c), gated
  * by the per-port or per-switch state that setup creates (a NULL pointer or a flag), never by
  * the fabric's kind and never through an indirect call per packet.
