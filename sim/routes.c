@@ -468,11 +468,6 @@ compute_server (Ctx *c, gint32 s, const guint32 *members, guint n_members)
             }
         }
     }
-    for (guint j = 0; j < n_members; j++) {
-        guint32 set = g_array_index (g->gw_set, guint32, members[j]);
-        if (set != WEFT_GRAPH_NONE)
-            r->gw[members[j]] = set;
-    }
     g_free (best);
     g_free (att);
 }
@@ -572,11 +567,6 @@ weft_graph_routes_compute (WeftGraph *g)
         g_free (fill);
         g_free (members);
         g_free (start);
-    }
-    for (guint v = 0; v < nn; v++) {
-        guint32 set = g_array_index (g->gw_set, guint32, v);
-        if (set != WEFT_GRAPH_NONE && node_at (g, v)->server < 0)
-            r->gw[v] = set;
     }
 
     g_free (c.dist);
