@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/run.sh - run weft's benchmarks and print one table row per benchmark.
 #
-# Builds nothing: run `make` (or `make bench`) first.  Run from the build directory, or say
+# Builds nothing: run `make bench` first.  Run from the build directory, or say
 # where things are:
 #   WEFT=path/to/weft     the weft binary (default ./weft)
 #   BENCH_BIN=dir         where evq_hold and evq_hold_heap were built (default: bench/ next to weft)

@@ -128,11 +128,3 @@ weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
     q->len--;
     return TRUE;
 }
-
-weft_time_t
-weft_evq_peek_time (WeftEventQueue *q)
-{
-    if (q->b[0].len == 0 && !refill (q))
-        return WEFT_TIME_NEVER;
-    return q->last;
-}

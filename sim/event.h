@@ -79,7 +79,4 @@ weft_evq_len (const WeftEventQueue *q)
     return q->len;
 }
 
-/* Time of the earliest event, or WEFT_TIME_NEVER. */
-weft_time_t weft_evq_peek_time (WeftEventQueue *q);
-
 #endif /* WEFT_SIM_EVENT_H */

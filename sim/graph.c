@@ -33,7 +33,6 @@ weft_graph_new (void)
     g->links = g_array_new (FALSE, TRUE, sizeof (WeftLink));
     g->endpoints = g_array_new (FALSE, FALSE, sizeof (guint32));
     g->by_name = g_hash_table_new (g_str_hash, g_str_equal);
-    g->gw_set = g_array_new (FALSE, FALSE, sizeof (guint32));
     g->staging = g_array_new (FALSE, FALSE, sizeof (guint32));
     g->gpudirect = TRUE;
     return g;
@@ -53,7 +52,6 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->links);
     g_array_unref (g->endpoints);
     g_hash_table_unref (g->by_name);
-    g_array_unref (g->gw_set);
     g_array_unref (g->staging);
     weft_graph_routes_free (g->routes);
     g_free (g);
@@ -93,7 +91,6 @@ weft_graph_add_node (WeftGraph *g, const char *name, WeftNodeKind kind, guint n_
     for (guint i = 0; i < n_ports; i++)
         g_array_append_val (n.ports, none);
     g_array_append_val (g->nodes, n);
-    g_array_append_val (g->gw_set, none);
     g_array_append_val (g->staging, none);
     WeftNode *stored = &g_array_index (g->nodes, WeftNode, id);
     g_hash_table_insert (g->by_name, stored->name, GUINT_TO_POINTER (id + 1));
@@ -237,23 +234,13 @@ weft_graph_direction (const WeftGraph *g, guint32 node, guint32 port)
     return (l->a == node && l->pa == port) ? 0 : 1;
 }
 
-void
-weft_graph_set_gateway (WeftGraph *g, guint32 node, guint32 gateway)
-{
-    g_return_if_fail (g != NULL && node < g->nodes->len);
-    g_return_if_fail (gateway == WEFT_GRAPH_NONE || gateway < g->nodes->len);
-    g_array_index (g->gw_set, guint32, node) = gateway;
-    invalidate (g);
-}
-
 guint32
 weft_graph_gateway (const WeftGraph *g, guint32 node)
 {
     g_return_val_if_fail (g != NULL && node < g->nodes->len, WEFT_GRAPH_NONE);
     if (g->routes)
         return g->routes->gw[node];
-    guint32 set = g_array_index (g->gw_set, guint32, node);
-    return set != WEFT_GRAPH_NONE ? set : (weft_graph_node (g, node)->server < 0 ? node : set);
+    return weft_graph_node (g, node)->server < 0 ? node : WEFT_GRAPH_NONE;
 }
 
 void

@@ -174,10 +174,9 @@ guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArra
 gsize weft_graph_routes_bytes (const WeftGraph *g);
 
 /* Gateway of a server node: the fabric-attached node (NIC) its fabric traffic leaves and enters
- * through.  Fabric-region nodes are their own gateway.  Set before computing routes; NONE
- * restores the default (the nearest fabric-attached node of the server).  After routes are
- * computed, weft_graph_gateway returns the resolved value (NONE for a server with no NIC). */
-void weft_graph_set_gateway (WeftGraph *g, guint32 node, guint32 gateway);
+ * through, the nearest fabric-attached node of the server.  Fabric-region nodes are their own
+ * gateway.  Before routes are computed a server node's gateway is NONE; after, the resolved
+ * value (NONE for a server with no NIC). */
 guint32 weft_graph_gateway (const WeftGraph *g, guint32 node);
 
 /* GPUDirect RDMA.  The links are the same either way: a GPU's PCIe switch joins GPU, NIC and

@@ -41,7 +41,6 @@ struct _WeftGraph {
     GArray *links;     /* WeftLink */
     GArray *endpoints; /* guint32 node id per endpoint index */
     GHashTable *by_name;
-    GArray *gw_set;    /* guint32 per node: gateway set by weft_graph_set_gateway, or NONE */
     GArray *staging;   /* guint32 per node: staging node, or NONE (the node itself) */
     gboolean gpudirect;
     Routes *routes;

@@ -486,11 +486,6 @@ compute_server (Ctx *c, gint32 s, const guint32 *members, guint n_members)
             }
         }
     }
-    for (guint j = 0; j < n_members; j++) {
-        guint32 set = g_array_index (g->gw_set, guint32, members[j]);
-        if (set != WEFT_GRAPH_NONE)
-            r->gw[members[j]] = set;
-    }
     g_free (best);
     g_free (att);
 }
@@ -622,7 +617,6 @@ weft_graph_routes_compute (WeftGraph *g)
     g_return_if_fail (g != NULL);
     weft_graph_routes_free (g->routes);
     g->routes = NULL;
-    guint nn = g->nodes->len;
     gint32 max_server;
     Routes *r = routes_new (g, &max_server);
     Ctx c;
@@ -632,13 +626,7 @@ weft_graph_routes_compute (WeftGraph *g)
     compute_fabric (&c, cols);
     g_array_unref (cols);
 
-    /* Server tables, then the gateways weft_graph_set_gateway gave fabric nodes. */
     compute_servers (&c, max_server);
-    for (guint v = 0; v < nn; v++) {
-        guint32 set = g_array_index (g->gw_set, guint32, v);
-        if (set != WEFT_GRAPH_NONE && node_at (g, v)->server < 0)
-            r->gw[v] = set;
-    }
 
     g_free (c.dist);
     g_free (c.queue);
