@@ -16,11 +16,11 @@
 #include <string.h>
 
 /* nccl-tests src/common.cu, verbatim. */
-#define FMT_ARGS                                                                                \
-    "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d " \
+#define FMT_ARGS                                                                                   \
+    "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d "    \
     "agg iters: %d validation: %d graph: %d\n"
 #define FMT_DEVICE "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n"
-#define FMT_HEAD1                                                                              \
+#define FMT_HEAD1                                                                                  \
     "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n"
 #define FMT_HEAD2 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n"
 #define FMT_HEAD3 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n"
@@ -36,9 +36,12 @@ static const struct {
     const char *op, *binary;
     int factor; /* 0: 1; 1: (n-1)/n; 2: 2(n-1)/n */
 } ops[] = {
-    { "all_reduce", "all_reduce_perf", 2 }, { "all_gather", "all_gather_perf", 1 },
-    { "reduce_scatter", "reduce_scatter_perf", 1 }, { "alltoall", "alltoall_perf", 1 },
-    { "broadcast", "broadcast_perf", 0 },   { "reduce", "reduce_perf", 0 },
+    { "all_reduce", "all_reduce_perf", 2 },
+    { "all_gather", "all_gather_perf", 1 },
+    { "reduce_scatter", "reduce_scatter_perf", 1 },
+    { "alltoall", "alltoall_perf", 1 },
+    { "broadcast", "broadcast_perf", 0 },
+    { "reduce", "reduce_perf", 0 },
     { "sendrecv", "sendrecv_perf", 0 },
 };
 
@@ -98,8 +101,8 @@ op_of_binary (const char *binary)
 static gboolean
 same_op (const WeftTraceCollective *r, const char *op)
 {
-    return strncmp (r->op, op, WEFT_TRACE_KIND_LEN) == 0
-           && (strlen (op) >= WEFT_TRACE_KIND_LEN || r->op[strlen (op)] == '\0');
+    return strncmp (r->op, op, WEFT_TRACE_KIND_LEN) == 0 &&
+           (strlen (op) >= WEFT_TRACE_KIND_LEN || r->op[strlen (op)] == '\0');
 }
 
 static int
@@ -123,9 +126,9 @@ format_time (char buf[32], double usec)
 
 /* One placement's group; adds its busbw to the running average. */
 static void
-print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char *op,
-             guint64 bytes, guint8 in_place, double factor, const WeftNcclTableInfo *info,
-             double *bw_sum, int *bw_count)
+print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char *op, guint64 bytes,
+             guint8 in_place, double factor, const WeftNcclTableInfo *info, double *bw_sum,
+             int *bw_count)
 {
     double sum_ps = 0.0, ratio_sum = 0.0;
     gsize k = 0;
@@ -155,8 +158,8 @@ print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char 
 }
 
 void
-weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollective *rows,
-                       gsize n, const WeftNcclTableInfo *info)
+weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollective *rows, gsize n,
+                       const WeftNcclTableInfo *info)
 {
     g_return_if_fail (out != NULL && info != NULL && (rows != NULL || n == 0));
     g_return_if_fail (info->ranks != NULL || info->n_ranks == 0);
@@ -381,9 +384,8 @@ weft_nccl_table_print_workloads (GString *out, const WeftTraceCollective *rows, 
         if (workloads->len > 1)
             g_string_append_printf (out, "# weft workload %s\n", w);
         const WeftTraceCollective *sub = (const WeftTraceCollective *) subset->data;
-        WeftNcclTableInfo *info = weft_nccl_table_info_new (sub, subset->len,
-                                                            (const char *const *) gpus,
-                                                            g_strv_length (gpus));
+        WeftNcclTableInfo *info = weft_nccl_table_info_new (
+            sub, subset->len, (const char *const *) gpus, g_strv_length (gpus));
         weft_nccl_table_print (out, NULL, sub, subset->len, info);
         weft_nccl_table_info_free (info);
     }

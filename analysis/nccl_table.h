@@ -66,7 +66,7 @@ typedef struct {
     int n_threads, n_gpus;          /* -t, -g per process (defaults 1, 1) */
     const WeftNcclTableRank *ranks; /* (transfer none) rank order */
     guint n_ranks;
-    const char *device_name;        /* default "NVIDIA H100 80GB HBM3" */
+    const char *device_name; /* default "NVIDIA H100 80GB HBM3" */
 } WeftNcclTableInfo;
 
 /** Fills @info with nccl-tests' defaults and no ranks. */

@@ -15,23 +15,23 @@
 #include <string.h>
 
 /* src/perftest_parameters.h */
-#define RESULT_LINE                                                                            \
+#define RESULT_LINE                                                                                \
     "---------------------------------------------------------------------------------------\n"
-#define RESULT_FMT                                                                             \
+#define RESULT_FMT                                                                                 \
     " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
-#define RESULT_FMT_G                                                                           \
+#define RESULT_FMT_G                                                                               \
     " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
-#define RESULT_FMT_LAT                                                                         \
-    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "     \
-    "t_stdev[usec]   99"                                                                       \
-    "%"                                                                                        \
-    " percentile[usec]   99.9"                                                                 \
-    "%"                                                                                        \
+#define RESULT_FMT_LAT                                                                             \
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "        \
+    "t_stdev[usec]   99"                                                                           \
+    "%"                                                                                            \
+    " percentile[usec]   99.9"                                                                     \
+    "%"                                                                                            \
     " percentile[usec] "
 #define RESULT_EXT "\n"
 #define REPORT_FMT " %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf"
 #define REPORT_FMT_EXT " %-7lu    %lu           %-7.6lf            %-7.6lf            %-7.6lf"
-#define REPORT_FMT_LAT                                                                         \
+#define REPORT_FMT_LAT                                                                             \
     " %-7lu %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f " \
     "\t\t%-7.2f"
 #define REPORT_EXT "\n"
@@ -50,7 +50,7 @@ weft_perftest_table_info_init (WeftPerftestTableInfo *info, gboolean latency)
     info->cq_moderation = 100;          /* DEF_CQ_MOD */
     info->mtu_bytes = 4096;
     info->link_type = "IB";
-    info->gid_index = -1;                  /* DEF_GID_INDEX */
+    info->gid_index = -1;                   /* DEF_GID_INDEX */
     info->inline_bytes = latency ? 220 : 0; /* DEF_INLINE_WRITE for latency; none for bw */
 }
 
@@ -68,8 +68,8 @@ print_test_info (GString *out, const WeftPerftestTableInfo *info, gboolean bw)
                             info->device);
     g_string_append_printf (out, " Number of qps   : %d\t\tTransport type : %s\n", info->n_qps,
                             info->transport);
-    g_string_append_printf (out, " Connection type : %s\t\tUsing SRQ      : %s\n",
-                            info->connection, info->use_srq ? "ON" : "OFF");
+    g_string_append_printf (out, " Connection type : %s\t\tUsing SRQ      : %s\n", info->connection,
+                            info->use_srq ? "ON" : "OFF");
     g_string_append_printf (out, " TX depth        : %d\n", info->tx_depth);
     if (bw)
         g_string_append_printf (out, " CQ Moderation   : %d\n", info->cq_moderation);

@@ -78,8 +78,8 @@ count_rows (hid_t file, const char *path)
     hid_t dset = H5Dopen2 (file, path, H5P_DEFAULT);
     hid_t space = dset >= 0 ? H5Dget_space (dset) : H5I_INVALID_HID;
     hsize_t dims[1];
-    if (space >= 0 && H5Sget_simple_extent_ndims (space) == 1
-        && H5Sget_simple_extent_dims (space, dims, NULL) == 1)
+    if (space >= 0 && H5Sget_simple_extent_ndims (space) == 1 &&
+        H5Sget_simple_extent_dims (space, dims, NULL) == 1)
         n = (gint64) dims[0];
     if (space >= 0)
         H5Sclose (space);
@@ -152,7 +152,8 @@ judge_status (WeftTraceInfo *info, guint8 complete)
                                  "it up to that point");
     else if (!weft_trace_status_complete (info->status))
         info->reason = g_strdup_printf ("the run ended early (%s); the trace holds it up to "
-                                        "that point", info->status_text);
+                                        "that point",
+                                        info->status_text);
     else if (complete != 1)
         info->reason = g_strdup ("/meta complete is not 1: the writer never closed it");
     else
@@ -241,10 +242,9 @@ read_rows (const char *path, const WeftTraceRecord *rec, GError **error)
     gboolean is_hdf5 = H5Fis_hdf5 (path) > 0;
     hid_t file = is_hdf5 ? H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
     hsize_t dims[1] = { 0 };
-    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, rec->dataset, H5P_DEFAULT)) >= 0
-                  && (space = H5Dget_space (dset)) >= 0
-                  && H5Sget_simple_extent_ndims (space) == 1
-                  && H5Sget_simple_extent_dims (space, dims, NULL) == 1;
+    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, rec->dataset, H5P_DEFAULT)) >= 0 &&
+                  (space = H5Dget_space (dset)) >= 0 && H5Sget_simple_extent_ndims (space) == 1 &&
+                  H5Sget_simple_extent_dims (space, dims, NULL) == 1;
     if (ok) {
         mtype = weft_trace_type_record (rec);
         /* zeroed (clear_ = TRUE): HDF5 leaves members absent from the file untouched */
@@ -254,8 +254,8 @@ read_rows (const char *path, const WeftTraceRecord *rec, GError **error)
     }
     if (!ok) {
         char *why = is_hdf5 ? weft_trace_hdf5_reason () : g_strdup ("not an HDF5 file");
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s",
-                     path, rec->dataset, why);
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s", path,
+                     rec->dataset, why);
         g_free (why);
         if (rows != NULL)
             g_array_free (rows, TRUE);
@@ -292,8 +292,8 @@ predates (const char *path, const char *name, guint since)
     gboolean old = FALSE;
     if (H5Lexists (file, name, H5P_DEFAULT) <= 0 && H5Lexists (file, "/meta", H5P_DEFAULT) > 0) {
         hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
-        old = meta >= 0 && attr_number (meta, "schema_version", H5T_NATIVE_UINT, &version)
-              && version < since;
+        old = meta >= 0 && attr_number (meta, "schema_version", H5T_NATIVE_UINT, &version) &&
+              version < since;
         if (meta >= 0)
             H5Gclose (meta);
     }

@@ -33,9 +33,9 @@
 
 typedef struct {
     char *path;
-    gboolean readable;      /* the HDF5 file opened and /meta was read */
-    gboolean complete;      /* closed by the writer (see above) */
-    char *reason;           /* one line: why not readable or not complete; NULL when complete */
+    gboolean readable; /* the HDF5 file opened and /meta was read */
+    gboolean complete; /* closed by the writer (see above) */
+    char *reason;      /* one line: why not readable or not complete; NULL when complete */
     guint schema_version;
     WeftTraceStatus status; /* WEFT_TRACE_STATUS_RUNNING also for an unknown status text */
     char *status_text;      /* as stored ("running", "done", ...); NULL if unreadable */
@@ -46,7 +46,7 @@ typedef struct {
     char *weft_version, *git_revision, *experiment_path, *experiment_text, *message;
     /* Rows per data set; -1 when the data set is absent or unreadable. */
     gint64 n_nodes, n_links, n_flows, n_link_samples, n_ports;
-    gint64 n_collectives;   /* schema 3; -1 in an older file, which has no /collectives */
+    gint64 n_collectives; /* schema 3; -1 in an older file, which has no /collectives */
 } WeftTraceInfo;
 
 /** Opens @path read-only, reads /meta and counts rows, then closes the file.  Returns NULL

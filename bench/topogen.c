@@ -24,14 +24,20 @@ main (int argc, char **argv)
     int n = argc > 1 ? argc - 1 : 2;
     WeftServerParams server;
     weft_params_set_defaults (weft_server_params (), &server);
-    printf ("%-6s %8s %8s %8s %8s %10s %10s %12s\n", "SUs", "GPUs", "switches", "links",
-            "gen_s", "routes_s", "tables_MiB", "peak_RSS_MiB");
+    printf ("%-6s %8s %8s %8s %8s %10s %10s %12s\n", "SUs", "GPUs", "switches", "links", "gen_s",
+            "routes_s", "tables_MiB", "peak_RSS_MiB");
     for (int i = 0; i < n; i++) {
-        WeftRailOptParams p = { .sus = strtoull (sizes[i], NULL, 10), .servers_per_su = 32,
-                                .radix = 64, .tiers = 0, .leaf_oversubscription = 1,
-                                .spine_oversubscription = 1, .spine_link_rate_bps = 400000000000ull,
-                                .core_link_rate_bps = 400000000000ull, .leaf_cable_length_m = 3,
-                                .spine_cable_length_m = 20, .core_cable_length_m = 50 };
+        WeftRailOptParams p = { .sus = strtoull (sizes[i], NULL, 10),
+                                .servers_per_su = 32,
+                                .radix = 64,
+                                .tiers = 0,
+                                .leaf_oversubscription = 1,
+                                .spine_oversubscription = 1,
+                                .spine_link_rate_bps = 400000000000ull,
+                                .core_link_rate_bps = 400000000000ull,
+                                .leaf_cable_length_m = 3,
+                                .spine_cable_length_m = 20,
+                                .core_cable_length_m = 50 };
         GError *err = NULL;
         gint64 t0 = g_get_monotonic_time ();
         WeftGraph *g = weft_topology_railopt (&p, &server, &err);

@@ -31,7 +31,8 @@ wrap (const char *text, guint width)
 int
 weft_cli_params (int argc, char **argv)
 {
-    g_autoptr (GOptionContext) ctx = g_option_context_new ("[GROUP] - list parameters, types, defaults and ranges");
+    g_autoptr (GOptionContext) ctx =
+        g_option_context_new ("[GROUP] - list parameters, types, defaults and ranges");
     g_autofree char *groups = weft_network_group_list ();
     g_autofree char *text = g_strdup_printf (
         "Without GROUP, lists every experiment-file group and its parameters.  GROUP is a "

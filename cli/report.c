@@ -27,7 +27,7 @@ typedef struct {
     double fct_p50_ps, fct_p99_ps, fct_max_ps, slowdown_p99;
     guint64 drops;
     char *mechanisms; /* each mechanism's lines (registry order), or NULL */
-    char *problem; /* a data set that failed to read: one line */
+    char *problem;    /* a data set that failed to read: one line */
 } Summary;
 
 static void
@@ -148,23 +148,29 @@ print_json (const WeftTraceInfo *info, const Summary *s)
     json_string (o, info->experiment_path);
     g_string_append_printf (o, ", \"seed\": %" G_GUINT64_FORMAT ", \"status\": ", info->seed);
     json_string (o, info->status_text);
-    g_string_append_printf (o, ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
+    g_string_append_printf (o,
+                            ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
     json_string (o, info->reason);
     g_string_append (o, ", \"message\": ");
     json_string (o, info->message);
-    g_string_append_printf (o, ", \"sim_time_ps\": %" G_GUINT64_FORMAT ", \"wall_time_s\": %.6f"
+    g_string_append_printf (o,
+                            ", \"sim_time_ps\": %" G_GUINT64_FORMAT ", \"wall_time_s\": %.6f"
                             ", \"events\": %" G_GUINT64_FORMAT,
                             info->sim_time_ps, info->wall_time_s, info->events);
     if (s->have_flows && s->flows_finished > 0)
-        g_string_append_printf (o, ", \"flows_finished\": %" G_GUINT64_FORMAT
-                                ", \"flows_total\": %" G_GUINT64_FORMAT ", \"fct_p50_ps\": %.1f"
-                                ", \"fct_p99_ps\": %.1f, \"fct_max_ps\": %.1f, \"slowdown_p99\": %.6g",
-                                s->flows_finished, s->flows_total, s->fct_p50_ps, s->fct_p99_ps,
-                                s->fct_max_ps, s->slowdown_p99);
+        g_string_append_printf (
+            o,
+            ", \"flows_finished\": %" G_GUINT64_FORMAT ", \"flows_total\": %" G_GUINT64_FORMAT
+            ", \"fct_p50_ps\": %.1f"
+            ", \"fct_p99_ps\": %.1f, \"fct_max_ps\": %.1f, \"slowdown_p99\": %.6g",
+            s->flows_finished, s->flows_total, s->fct_p50_ps, s->fct_p99_ps, s->fct_max_ps,
+            s->slowdown_p99);
     else if (s->have_flows)
-        g_string_append_printf (o, ", \"flows_finished\": 0, \"flows_total\": %" G_GUINT64_FORMAT
+        g_string_append_printf (o,
+                                ", \"flows_finished\": 0, \"flows_total\": %" G_GUINT64_FORMAT
                                 ", \"fct_p50_ps\": null, \"fct_p99_ps\": null, \"fct_max_ps\": null"
-                                ", \"slowdown_p99\": null", s->flows_total);
+                                ", \"slowdown_p99\": null",
+                                s->flows_total);
     if (s->have_ports)
         g_string_append_printf (o, ", \"drops\": %" G_GUINT64_FORMAT, s->drops);
     g_string_append (o, ", \"problem\": ");
@@ -179,14 +185,14 @@ print_text (const WeftTraceInfo *info, const Summary *s)
 {
     printf ("trace:       %s\n", info->path);
     if (info->readable) {
-        printf ("experiment:  %s\n", info->experiment_path && *info->experiment_path
-                                         ? info->experiment_path : "(none)");
+        printf ("experiment:  %s\n",
+                info->experiment_path && *info->experiment_path ? info->experiment_path : "(none)");
         printf ("seed:        %" G_GUINT64_FORMAT "\n", info->seed);
     }
     if (info->complete)
         printf ("status:      complete (%s)\n", info->status_text);
-    else if (info->readable && info->status_text != NULL
-             && info->status != WEFT_TRACE_STATUS_RUNNING)
+    else if (info->readable && info->status_text != NULL &&
+             info->status != WEFT_TRACE_STATUS_RUNNING)
         printf ("status:      incomplete (%s): %s\n", info->status_text, info->reason);
     else
         printf ("status:      INCOMPLETE: %s\n", info->reason);
@@ -233,9 +239,14 @@ port_state_name (guint8 state)
 static const char *
 phys_state_name (guint8 phys)
 {
-    static const char *const names[] = { NULL,     "Sleep",  "Polling",           "Disabled",
-                                         "PortConfigurationTraining", "LinkUp",
-                                         "LinkErrorRecovery", "PhyTest" };
+    static const char *const names[] = { NULL,
+                                         "Sleep",
+                                         "Polling",
+                                         "Disabled",
+                                         "PortConfigurationTraining",
+                                         "LinkUp",
+                                         "LinkErrorRecovery",
+                                         "PhyTest" };
     return phys < G_N_ELEMENTS (names) ? names[phys] : NULL;
 }
 
@@ -296,8 +307,8 @@ port_counters (const WeftTracePort *p, gboolean v2, Counter out[N_COUNTERS])
     memcpy (out, c, sizeof c);
 }
 
-#define PORTS_UNITS                                                                            \
-    "PortXmitData/PortRcvData in 4-byte words (bytes / 4, as IB counts); PortXmitWait in ps "  \
+#define PORTS_UNITS                                                                                \
+    "PortXmitData/PortRcvData in 4-byte words (bytes / 4, as IB counts); PortXmitWait in ps "      \
     "(IB counts implementation-specific ticks)"
 
 static void
@@ -314,7 +325,8 @@ print_ports_text (const WeftTraceInfo *info, GArray *ports, GArray *nodes)
     if (!v2)
         printf ("# schema version %u: port state, rate, link layer, PortXmitWait, "
                 "SymbolErrorCounter, LinkDownedCounter, PortRcvErrors and LosslessDrops "
-                "were not recorded (-)\n", info->schema_version);
+                "were not recorded (-)\n",
+                info->schema_version);
     printf ("# %-*s %4s %-6s %-8s %-11s %-10s counters\n", width - 2, "node", "port", "state",
             "phys", "rate", "link_layer");
     for (guint i = 0; i < ports->len; i++) {
@@ -346,8 +358,8 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
     json_string (o, info->path);
     g_string_append_printf (o, ", \"schema_version\": %u, \"status\": ", info->schema_version);
     json_string (o, info->status_text);
-    g_string_append_printf (o, ", \"complete\": %s, \"reason\": ",
-                            info->complete ? "true" : "false");
+    g_string_append_printf (o,
+                            ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
     json_string (o, info->reason);
     g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", \"PortRcvData\": "
                         "\"4-byte words\", \"PortXmitWait\": \"ps\", \"rate_bps\": \"bit/s\"}"
@@ -368,19 +380,19 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
             if (v2) {
                 g_string_append_printf (o, ", \"state\": %u, \"state_name\": ", p->state);
                 json_string (o, port_state_name (p->state));
-                g_string_append_printf (o, ", \"phys_state\": %u, \"phys_state_name\": ",
-                                        p->phys_state);
+                g_string_append_printf (
+                    o, ", \"phys_state\": %u, \"phys_state_name\": ", p->phys_state);
                 json_string (o, phys_state_name (p->phys_state));
-                g_string_append_printf (o, ", \"rate_bps\": %" G_GUINT64_FORMAT
-                                        ", \"link_layer\": ", p->rate_bps);
+                g_string_append_printf (
+                    o, ", \"rate_bps\": %" G_GUINT64_FORMAT ", \"link_layer\": ", p->rate_bps);
                 json_string (o, layer);
             } else
                 g_string_append (o, ", \"state\": null, \"state_name\": null, \"phys_state\": "
                                     "null, \"phys_state_name\": null, \"rate_bps\": null, "
                                     "\"link_layer\": null");
-            g_string_append_printf (o, ", \"tx_bytes\": %" G_GUINT64_FORMAT
-                                    ", \"rx_bytes\": %" G_GUINT64_FORMAT,
-                                    p->tx_bytes, p->rx_bytes);
+            g_string_append_printf (
+                o, ", \"tx_bytes\": %" G_GUINT64_FORMAT ", \"rx_bytes\": %" G_GUINT64_FORMAT,
+                p->tx_bytes, p->rx_bytes);
             for (guint k = 0; k < N_COUNTERS; k++)
                 if (c[k].recorded)
                     g_string_append_printf (o, ", \"%s\": %" G_GUINT64_FORMAT, c[k].name,

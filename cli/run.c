@@ -181,7 +181,8 @@ weft_cli_run (int argc, char **argv)
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress line on stderr", NULL },
         { NULL }
     };
-    g_autoptr (GOptionContext) ctx = g_option_context_new ("EXPERIMENT.ini - simulate one experiment");
+    g_autoptr (GOptionContext) ctx =
+        g_option_context_new ("EXPERIMENT.ini - simulate one experiment");
     g_option_context_set_summary (
         ctx, "Reads the experiment, builds the fabric, simulates every packet, writes an HDF5\n"
              "trace and prints a summary.\n\n"
@@ -211,7 +212,7 @@ weft_cli_run (int argc, char **argv)
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
-    g_autofree char *out = output ? g_strdup (output)
+    g_autofree char *out = output         ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
     WeftTrace *trace = open_trace (&s, out, &error);

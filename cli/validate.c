@@ -10,12 +10,11 @@ int
 weft_cli_validate (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
-    GOptionEntry entries[] = {
-        { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
-          "GROUP:KEY=VALUE" },
-        { NULL }
-    };
-    g_autoptr (GOptionContext) ctx = g_option_context_new ("EXPERIMENT.ini - check an experiment without running it");
+    GOptionEntry entries[] = { { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+                                 "override a parameter (repeatable)", "GROUP:KEY=VALUE" },
+                               { NULL } };
+    g_autoptr (GOptionContext) ctx =
+        g_option_context_new ("EXPERIMENT.ini - check an experiment without running it");
     g_option_context_set_summary (
         ctx, "Reads the experiment and its includes, applies overrides, checks every group and\n"
              "key, builds the topology, the models and the workload, and stops before\n"
@@ -33,9 +32,8 @@ weft_cli_validate (int argc, char **argv)
     WeftSession s;
     gboolean ok = weft_session_prepare (&s, argv[1], sets, NULL, &error);
     if (ok)
-        printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1],
-                weft_graph_n_nodes (s.graph), weft_graph_n_links (s.graph),
-                weft_network_n_flows (s.net));
+        printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1], weft_graph_n_nodes (s.graph),
+                weft_graph_n_links (s.graph), weft_network_n_flows (s.net));
     else
         g_printerr ("%s\n", error->message);
     weft_session_clear (&s);

@@ -18,8 +18,7 @@ const WeftParamSpec weft_buffer_params[] = {
     WEFT_PARAM_BYTES ("shared_buffer", WeftBufferConfig, total_bytes, "16MiB", "1KiB", "16GiB",
                       "buffer_sharing: the switch's whole packet buffer (Broadcom Tomahawk: "
                       "16 MB; Tomahawk 3: 64 MB)"),
-    WEFT_PARAM_BYTES ("queue_limit", WeftBufferConfig, queue_limit_bytes, "1MiB", "1B",
-                      "16GiB",
+    WEFT_PARAM_BYTES ("queue_limit", WeftBufferConfig, queue_limit_bytes, "1MiB", "1B", "16GiB",
                       "buffer_sharing = static: the most one egress queue (port, class) may hold"),
     WEFT_PARAM_DOUBLE ("alpha", WeftBufferConfig, alpha, "1", "0.0078125", "64",
                        "buffer_sharing = dynamic: a queue may grow while it holds less than alpha "
@@ -33,7 +32,7 @@ const WeftParamSpec weft_buffer_params[] = {
 void
 weft_buffer_init (WeftBuffer *buf, const WeftBufferConfig *cfg, guint n_queues)
 {
-    *buf = (WeftBuffer){.cfg = cfg, .n_queues = n_queues};
+    *buf = (WeftBuffer){ .cfg = cfg, .n_queues = n_queues };
     buf->queue_bytes = g_new0 (guint64, MAX (n_queues, 1));
 }
 
@@ -47,7 +46,7 @@ guint64
 weft_buffer_dynamic_limit (double alpha, guint64 free_bytes)
 {
     /* A double holds every byte count below 2^53 exactly; alpha is at most 64 (the range). */
-    return (guint64)(alpha * (double)free_bytes);
+    return (guint64) (alpha * (double) free_bytes);
 }
 
 WeftBufferVerdict
@@ -62,7 +61,7 @@ weft_buffer_decide (const WeftBufferConfig *cfg, guint64 used, guint64 queue, gu
     case WEFT_BUFFER_DYNAMIC:
         /* The queue may grow while it is below the threshold: the packet that finds it just
          * below may take it up to one packet above (as a chip admits whole packets). */
-        return (double)queue < cfg->alpha * (double)(cfg->total_bytes - used)
+        return (double) queue < cfg->alpha * (double) (cfg->total_bytes - used)
                    ? WEFT_BUFFER_ADMIT
                    : WEFT_BUFFER_DROP_THRESHOLD;
     default:
@@ -184,8 +183,8 @@ buffer_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_RANGE,
                          "%s: [switch] shared_buffer: %" G_GUINT64_FORMAT "B leaves nothing to "
                          "share after the PFC headroom of %s's ports (%" G_GUINT64_FORMAT "B)",
-                         weft_experiment_path (exp), sw->buffer_cfg.total_bytes,
-                         sw->parent.name, headroom);
+                         weft_experiment_path (exp), sw->buffer_cfg.total_bytes, sw->parent.name,
+                         headroom);
             return FALSE;
         }
         weft_buffer_reserve (sw->buffer, headroom);
@@ -250,10 +249,9 @@ buffer_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
         drops += r->drops;
     }
     g_autofree char *p = weft_units_format_bytes (peak);
-    g_string_append_printf (out,
-                            "  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT
-                            " packets refused\n",
-                            p, drops);
+    g_string_append_printf (
+        out, "  shared buf   peak %s (the fullest switch); %" G_GUINT64_FORMAT " packets refused\n",
+        p, drops);
 }
 
 const WeftMechanism weft_buffer_mechanism = {

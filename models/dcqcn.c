@@ -74,61 +74,61 @@ typedef struct {
 #define G25 G_GUINT64_CONSTANT (25000000000)
 
 static const Preset presets[] = {
-    [WEFT_DCQCN_PAPER] = {.cnp_interval = WEFT_US (50),
-                          .alpha_period = WEFT_US (55),
-                          .rate_reduce_period = 0,
-                          .increase_timer = WEFT_US (55),
+    [WEFT_DCQCN_PAPER] = { .cnp_interval = WEFT_US (50),
+                           .alpha_period = WEFT_US (55),
+                           .rate_reduce_period = 0,
+                           .increase_timer = WEFT_US (55),
+                           .g = 1.0 / 256,
+                           .alpha_init = 1.0,
+                           .max_decrease = 1.0,
+                           .min_rate = 1000000,
+                           .byte_counter = 10000000,
+                           .fast_recovery = 5,
+                           .rai = 40000000,
+                           .rhai = 400000000,
+                           .clamp_target = TRUE,
+                           .kmin = 5000,
+                           .kmax = 200000,
+                           .pmax = 0.01 },
+    [WEFT_DCQCN_CONNECTX] = { .cnp_interval = WEFT_US (4),
+                              .alpha_period = WEFT_US (1),
+                              .rate_reduce_period = WEFT_US (4),
+                              .increase_timer = WEFT_US (300),
+                              .g = 5.0 / 1024,
+                              .alpha_init = 1023.0 / 1024,
+                              .max_decrease = 0.5,
+                              .min_rate = 1000000,
+                              .byte_counter = 0,
+                              .fast_recovery = 1,
+                              .rai = 5000000,
+                              .rhai = 50000000,
+                              .clamp_target = FALSE,
+                              .kmin = 150000,
+                              .kmax = 1500000,
+                              .pmax = 1.0 },
+    [WEFT_DCQCN_HPCC] = { .cnp_interval = 0,
+                          .alpha_period = WEFT_US (1),
+                          .rate_reduce_period = WEFT_US (4),
+                          .increase_timer = WEFT_US (300),
                           .g = 1.0 / 256,
                           .alpha_init = 1.0,
                           .max_decrease = 1.0,
-                          .min_rate = 1000000,
-                          .byte_counter = 10000000,
-                          .fast_recovery = 5,
-                          .rai = 40000000,
-                          .rhai = 400000000,
-                          .clamp_target = TRUE,
-                          .kmin = 5000,
-                          .kmax = 200000,
-                          .pmax = 0.01},
-    [WEFT_DCQCN_CONNECTX] = {.cnp_interval = WEFT_US (4),
-                             .alpha_period = WEFT_US (1),
-                             .rate_reduce_period = WEFT_US (4),
-                             .increase_timer = WEFT_US (300),
-                             .g = 5.0 / 1024,
-                             .alpha_init = 1023.0 / 1024,
-                             .max_decrease = 0.5,
-                             .min_rate = 1000000,
-                             .byte_counter = 0,
-                             .fast_recovery = 1,
-                             .rai = 5000000,
-                             .rhai = 50000000,
-                             .clamp_target = FALSE,
-                             .kmin = 150000,
-                             .kmax = 1500000,
-                             .pmax = 1.0},
-    [WEFT_DCQCN_HPCC] = {.cnp_interval = 0,
-                         .alpha_period = WEFT_US (1),
-                         .rate_reduce_period = WEFT_US (4),
-                         .increase_timer = WEFT_US (300),
-                         .g = 1.0 / 256,
-                         .alpha_init = 1.0,
-                         .max_decrease = 1.0,
-                         .min_rate = 1000000000,
-                         .byte_counter = 0,
-                         .fast_recovery = 1,
-                         .rai = 5000000,
-                         .rhai = 50000000,
-                         .clamp_target = FALSE,
-                         .scale_ref_bps = G25,
-                         .kmin = 100000,
-                         .kmax = 400000,
-                         .pmax = 0.2},
+                          .min_rate = 1000000000,
+                          .byte_counter = 0,
+                          .fast_recovery = 1,
+                          .rai = 5000000,
+                          .rhai = 50000000,
+                          .clamp_target = FALSE,
+                          .scale_ref_bps = G25,
+                          .kmin = 100000,
+                          .kmax = 400000,
+                          .pmax = 0.2 },
 };
 
 gboolean
 weft_dcqcn_read (WeftDcqcn *cc, WeftEcn *ecn, const WeftExperiment *exp, GError **error)
 {
-    WeftParamBinding b = {weft_dcqcn_params, cc};
+    WeftParamBinding b = { weft_dcqcn_params, cc };
     if (!weft_params_read (exp, "dcqcn", &b, 1, error))
         return FALSE;
     const Preset *p = &presets[cc->preset];
@@ -174,7 +174,7 @@ scaled (const WeftDcqcn *cc, guint64 v, guint64 line_bps)
 {
     if (!cc->scale_ref_bps)
         return v;
-    return (guint64)((double)v * (double)line_bps / (double)cc->scale_ref_bps + 0.5);
+    return (guint64) ((double) v * (double) line_bps / (double) cc->scale_ref_bps + 0.5);
 }
 
 void
@@ -206,7 +206,7 @@ alpha_decay (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
 {
     guint64 n = (now - s->alpha_at) / cc->alpha_period;
     if (n > 0) {
-        s->alpha *= pow (1 - cc->g, (double)n);
+        s->alpha *= pow (1 - cc->g, (double) n);
         s->alpha_at += n * cc->alpha_period;
     }
 }
@@ -233,7 +233,7 @@ cut (const WeftDcqcn *cc, WeftDcqcnFlow *s, weft_time_t now)
      * fast recovery heads back there; a timer increase since the last cut resets it. */
     if (cc->clamp_target || s->t_stage > 0)
         s->rt_bps = s->rc_bps;
-    s->rc_bps = MAX ((guint64)((double)s->rc_bps * factor), cc->min_rate);
+    s->rc_bps = MAX ((guint64) ((double) s->rc_bps * factor), cc->min_rate);
     s->min_rc_bps = MIN (s->min_rc_bps, s->rc_bps);
     s->last_cut = now;
     s->cuts++;
@@ -360,9 +360,13 @@ dcqcn_sample (const WeftMechEnv *env, weft_time_t now)
     for (guint i = 0; i < tp->active->len; i++) {
         const WeftFlow *f = &tp->flows[g_array_index (tp->active, guint32, i)];
         const WeftDcqcnFlow *d = &f->dcqcn;
-        WeftTraceDcqcnSample row = { .time_ps = now, .flow = f->spec.id, .rate_bps = d->rc_bps,
-                                     .target_bps = d->rt_bps, .alpha = d->alpha,
-                                     .cnps_received = d->cnps_received, .rate_cuts = d->cuts };
+        WeftTraceDcqcnSample row = { .time_ps = now,
+                                     .flow = f->spec.id,
+                                     .rate_bps = d->rc_bps,
+                                     .target_bps = d->rt_bps,
+                                     .alpha = d->alpha,
+                                     .cnps_received = d->cnps_received,
+                                     .rate_cuts = d->cuts };
         weft_trace_append_dcqcn_sample (env->trace, &row);
     }
 }

@@ -27,7 +27,7 @@ gboolean
 weft_ecn_read (WeftEcn *ecn, guint64 kmin, guint64 kmax, double pmax, const WeftExperiment *exp,
                GError **error)
 {
-    WeftParamBinding b = {weft_ecn_params, ecn};
+    WeftParamBinding b = { weft_ecn_params, ecn };
     if (!weft_params_read (exp, "ecn", &b, 1, error))
         return FALSE;
     GKeyFile *kf = weft_experiment_keyfile (exp);
@@ -53,9 +53,9 @@ weft_ecn_clear (WeftEcn *ecn)
 double
 weft_ecn_probability (const WeftEcn *ecn, guint64 queued, guint64 rate_bps)
 {
-    double kmin = (double)ecn->kmin, kmax = (double)ecn->kmax, q = (double)queued;
+    double kmin = (double) ecn->kmin, kmax = (double) ecn->kmax, q = (double) queued;
     if (ecn->scale_ref_bps) {
-        double s = (double)rate_bps / (double)ecn->scale_ref_bps;
+        double s = (double) rate_bps / (double) ecn->scale_ref_bps;
         kmin *= s;
         kmax *= s;
     }
@@ -92,8 +92,8 @@ ecn_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         WeftSwitch *sw = env->switches->pdata[i];
         if (sw->internal)
             continue;
-        sw->ecn_rng = weft_rng_new (env->sim->seed,
-                                    weft_rng_stream_for_name ("ecn") + sw->parent.sched.id);
+        sw->ecn_rng =
+            weft_rng_new (env->sim->seed, weft_rng_stream_for_name ("ecn") + sw->parent.sched.id);
         sw->ecn_dequeue = ecn->mark_on == WEFT_ECN_ON_DEQUEUE;
         if (sw->ecn_dequeue)
             weft_switch_install_depart (sw);

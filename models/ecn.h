@@ -6,9 +6,9 @@
  *            pmax x (q - kmin) / (kmax - kmin)   kmin < q <= kmax
  *            1                                   q > kmax
  * (the RED profile of the DCQCN paper: Zhu et al., SIGCOMM 2015).  The queue is the packet's
- * class at that output (per queue, not per port).  `mark_on = enqueue` decides as the packet joins the queue, with
- * the bytes already waiting ahead of it; `dequeue` decides as it starts leaving, with the
- * bytes left behind it - the newer signal, which reaches the receiver a queueing delay
+ * class at that output (per queue, not per port).  `mark_on = enqueue` decides as the packet joins
+ * the queue, with the bytes already waiting ahead of it; `dequeue` decides as it starts leaving,
+ * with the bytes left behind it - the newer signal, which reaches the receiver a queueing delay
  * sooner.  Each fabric switch draws from its own GSL stream (sim/rng.h), so a run is
  * deterministic for a seed whatever the other switches do.  ACKs, NAKs and CNPs are not
  * ECN-capable and are never marked.  Hosts' and servers' internal nodes do not mark.

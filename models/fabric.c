@@ -6,8 +6,7 @@
 #include "models/switch.h"
 
 const WeftParamSpec weft_fabric_params[] = {
-    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
-                     "ethernet|infiniband|roce",
+    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet", "ethernet|infiniband|roce",
                      "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
                      "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet "
                      "(the [ethernet] packet format) with PFC, ECN and DCQCN"),

@@ -44,12 +44,12 @@ typedef struct {
 } WeftEthernetConfig;
 
 typedef struct {
-    int kind;          /* WeftFabricKind */
-    int routing;       /* WeftRoutingKind */
-    guint64 mtu;       /* largest payload, bytes */
+    int kind;    /* WeftFabricKind */
+    int routing; /* WeftRoutingKind */
+    guint64 mtu; /* largest payload, bytes */
     /* Resolved from the fabric's own group: */
-    guint64 header;    /* wire bytes added to every data packet */
-    guint64 ack_bytes; /* wire bytes of an ACK */
+    guint64 header;                       /* wire bytes added to every data packet */
+    guint64 ack_bytes;                    /* wire bytes of an ACK */
     guint8 data_prio, ack_prio, cnp_prio; /* traffic classes (weft_fabric_data_prio) */
     WeftEthernetConfig eth;
     WeftIbConfig ib;   /* kind == infiniband */

@@ -20,8 +20,9 @@
  * Invariant (checked by weft_network_check_credits): for every link direction and VL,
  * sender avail + credits of its packets on the wire + credits of packets buffered at the
  * receiver + receiver pending + credits in FCPs on the way back = the receiver's advertised
- * buffer: its private buffer plus what the pool has lent it.  A packet that arrives to a full buffer is impossible by that invariant; if one did,
- * it is dropped and counted in lossless_drops, a bug reported at the end of the run.
+ * buffer: its private buffer plus what the pool has lent it.  A packet that arrives to a full
+ * buffer is impossible by that invariant; if one did, it is dropped and counted in lossless_drops,
+ * a bug reported at the end of the run.
  */
 #ifndef WEFT_MODELS_IB_CREDIT_H
 #define WEFT_MODELS_IB_CREDIT_H
@@ -31,19 +32,19 @@
 
 typedef struct {
     const WeftIbConfig *cfg;
-    guint8 sl2vl[WEFT_IB_SLS];  /* the VL a packet of each SL leaves this port on */
+    guint8 sl2vl[WEFT_IB_SLS]; /* the VL a packet of each SL leaves this port on */
     /* sender side */
     guint32 avail[WEFT_IB_MAX_VLS];
-    guint32 limit;              /* the peer's advertised buffer per VL, in credits */
+    guint32 limit; /* the peer's advertised buffer per VL, in credits */
     /* receiver side */
     guint32 used[WEFT_IB_MAX_VLS];
     guint32 pending[WEFT_IB_MAX_VLS];
-    guint32 capacity;           /* this port's private buffer per VL, in credits */
+    guint32 capacity;                 /* this port's private buffer per VL, in credits */
     guint32 granted[WEFT_IB_MAX_VLS]; /* credits lent from the switch's shared pool */
-    guint32 *pool_free;         /* the switch's shared pool, in credits; NULL: none */
-    guint32 grant_unit;         /* credits lent at a time: one largest packet */
-    guint64 loans;              /* times the pool lent to this port */
-    guint32 fcp_queued;         /* bit per VL: an FCP waits in this port's egress */
+    guint32 *pool_free;               /* the switch's shared pool, in credits; NULL: none */
+    guint32 grant_unit;               /* credits lent at a time: one largest packet */
+    guint64 loans;                    /* times the pool lent to this port */
+    guint32 fcp_queued;               /* bit per VL: an FCP waits in this port's egress */
     guint64 lossless_drops;
     guint64 fcps_sent;
     WeftVlArb arb;

@@ -210,8 +210,7 @@ ibcc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
     g_string_append_printf (out,
                             "  ibcc         FECN %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
                             " received; BECN %" G_GUINT64_FORMAT " received; highest CCTI %u\n",
-                            st->fecn_marked, st->fecn_received, st->becn_received,
-                            st->ccti_peak);
+                            st->fecn_marked, st->fecn_received, st->becn_received, st->ccti_peak);
 }
 
 static void

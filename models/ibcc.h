@@ -37,9 +37,9 @@
 typedef struct {
     /* [ibcc] parameters */
     gboolean enabled;
-    guint64 threshold;        /* bytes; 0: 4 packets of mtu + header */
-    guint64 marking_rate;     /* eligible packets left unmarked between two marks */
-    guint64 packet_size;      /* bytes: smaller data packets are never marked */
+    guint64 threshold;    /* bytes; 0: 4 packets of mtu + header */
+    guint64 marking_rate; /* eligible packets left unmarked between two marks */
+    guint64 packet_size;  /* bytes: smaller data packets are never marked */
     gboolean victim_marking;
     guint64 ccti_increase, ccti_min;
     weft_time_t ccti_timer;
@@ -47,8 +47,8 @@ typedef struct {
     char **cct_text;
     /* Resolved */
     guint64 threshold_bytes;
-    weft_time_t *cct_ps;      /* inter-packet delay of each CCT entry */
-    guint n_cct;              /* CCTI limit + 1 */
+    weft_time_t *cct_ps; /* inter-packet delay of each CCT entry */
+    guint n_cct;         /* CCTI limit + 1 */
 } WeftIbcc;
 
 /* A switch output's marking state: eligible packets since the last mark, per VL, and
@@ -61,9 +61,9 @@ typedef struct {
 /* A flow's (queue pair's) source state. */
 typedef struct {
     guint32 ccti;
-    guint32 ccti_peak;        /* highest CCTI reached */
-    WeftTimer timer;          /* the CCTI timer: the caller (models/nic.c) arms it */
-    guint64 becns;            /* BECNs received */
+    guint32 ccti_peak; /* highest CCTI reached */
+    WeftTimer timer;   /* the CCTI timer: the caller (models/nic.c) arms it */
+    guint64 becns;     /* BECNs received */
 } WeftIbccFlow;
 
 extern const WeftParamSpec weft_ibcc_params[];

@@ -186,7 +186,7 @@ sl2vl_line (char **f, guint n, guint line, void *data, GError **error)
 {
     WeftIbConfig *ib = data;
 #define FAIL(...)                                                                                  \
-    weft_records_fail (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, ib->sl2vl_path, line,  \
+    weft_records_fail (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE, ib->sl2vl_path, line,    \
                        __VA_ARGS__)
     if (n != 3)
         return FAIL ("expected 'NODE PORT VL0;VL1;...'");
@@ -217,16 +217,16 @@ static gboolean
 load_sl2vl_file (WeftIbConfig *ib, const WeftExperiment *exp, GError **error)
 {
     g_autofree char *dir = weft_experiment_dir_for (exp, "infiniband", "sl2vl_file");
-    ib->sl2vl_path = g_path_is_absolute (ib->sl2vl_file) ? g_strdup (ib->sl2vl_file)
-                                                         : g_build_filename (dir, ib->sl2vl_file,
-                                                                             NULL);
+    ib->sl2vl_path = g_path_is_absolute (ib->sl2vl_file)
+                         ? g_strdup (ib->sl2vl_file)
+                         : g_build_filename (dir, ib->sl2vl_file, NULL);
     ib->sl2vl_ports = g_array_new (FALSE, TRUE, sizeof (WeftIbSl2VlEntry));
     GError *local = NULL;
     if (weft_records_read (ib->sl2vl_path, sl2vl_line, ib, &local))
         return TRUE;
     if (local->domain == G_FILE_ERROR)
-        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_FILE, "infiniband", "sl2vl_file",
-                              "%s", local->message);
+        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_FILE, "infiniband", "sl2vl_file", "%s",
+                              local->message);
     else
         g_propagate_error (error, g_error_copy (local));
     g_error_free (local);
@@ -307,9 +307,9 @@ infiniband_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
     for (guint i = 0; i < env->ports->len; i++) {
         WeftPort *p = env->ports->pdata[i];
-        p->ib = weft_ib_port_new (&env->fabric->ib,
-                                  buffer_credits (env, p->link.peer, p->link.link_id),
-                                  buffer_credits (env, p->owner, p->link.link_id));
+        p->ib =
+            weft_ib_port_new (&env->fabric->ib, buffer_credits (env, p->link.peer, p->link.link_id),
+                              buffer_credits (env, p->owner, p->link.link_id));
     }
     for (guint i = 0; i < env->switches->len; i++)
         weft_switch_enable_credits (env->switches->pdata[i]);
@@ -321,8 +321,7 @@ static gboolean
 infiniband_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
     if (g_key_file_has_key (weft_experiment_keyfile (exp), "switch", "buffer", NULL))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "switch",
-                                     "buffer",
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "switch", "buffer",
                                      "not used on InfiniBand, whose buffers are per input port "
                                      "and VL: set [infiniband] buffer");
     const WeftSwitch *sw = weft_switch_first_fabric (env->switches);

@@ -16,9 +16,9 @@
  * port it leaves by: `sl2vl` for every port, overridden per port by `sl2vl_file` (lines
  * `NODE PORT VL0;VL1;...`, PORT from 1 or `*` for all of the node's ports; IBA keeps a table
  * per input/output pair on switches - one per output port is modelled).  A packet holds its
- * input buffer on the VL it arrived on and leaves on the VL of its output.  Buffers: `buffer` bytes per VL at each switch
- * input port, `hca_buffer` per VL at a host channel adapter; the receiver advertises them as
- * credits.  Arbitration between VLs at every output: models/vlarb.h.
+ * input buffer on the VL it arrived on and leaves on the VL of its output.  Buffers: `buffer` bytes
+ * per VL at each switch input port, `hca_buffer` per VL at a host channel adapter; the receiver
+ * advertises them as credits.  Arbitration between VLs at every output: models/vlarb.h.
  */
 #ifndef WEFT_MODELS_INFINIBAND_H
 #define WEFT_MODELS_INFINIBAND_H
@@ -37,7 +37,7 @@ typedef struct {
 /* One line of an sl2vl_file: the table of a node's output port (port 0: every port). */
 typedef struct {
     char *node;
-    guint32 port;         /* from 1; 0 for '*' */
+    guint32 port; /* from 1; 0 for '*' */
     guint line;
     guint8 sl2vl[WEFT_IB_SLS];
 } WeftIbSl2VlEntry;
@@ -46,17 +46,18 @@ typedef struct {
     /* [infiniband] parameters */
     guint64 vls;
     guint64 credit_unit;
-    guint64 buffer;       /* per VL per switch input port, bytes */
-    guint64 hca_buffer;   /* per VL at an HCA, bytes */
+    guint64 buffer;          /* per VL per switch input port, bytes */
+    guint64 hca_buffer;      /* per VL at an HCA, bytes */
     guint64 internal_buffer; /* per VL on NVLink and PCIe ports, bytes */
     guint64 shared_buffer;   /* per fabric switch, lent to busy input VLs; 0: none */
     guint64 header, ack_bytes, fc_bytes;
     char **sl2vl_text;
     char *sl2vl_file;
-    char *sl2vl_path;     /* resolved against the experiment file */
-    GArray *sl2vl_ports;  /* WeftIbSl2VlEntry, from sl2vl_file */
+    char *sl2vl_path;    /* resolved against the experiment file */
+    GArray *sl2vl_ports; /* WeftIbSl2VlEntry, from sl2vl_file */
     char **arb_high_text, **arb_low_text;
-    guint64 high_limit;   /* 4 KiB units of high-priority data before a low-priority packet; 255: unlimited */
+    guint64 high_limit; /* 4 KiB units of high-priority data before a low-priority packet; 255:
+                           unlimited */
     /* Resolved */
     guint8 sl2vl[WEFT_IB_SLS];
     WeftIbArbEntry high[WEFT_IB_ARB_ENTRIES], low[WEFT_IB_ARB_ENTRIES];

@@ -24,8 +24,8 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
     /* A cut-through switch forwards once it has the headers, but consumes a packet addressed
      * to its own node (a NIC as an endpoint) whole. */
     if (link->cut_bytes && pkt->size > link->cut_bytes && pkt->dst != link->peer->node)
-        pkt->arrive_at = tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) +
-                         link->delay_ps;
+        pkt->arrive_at =
+            tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) + link->delay_ps;
     gboolean was_empty = link->wire.head == NULL;
     /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
     g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);

@@ -20,16 +20,16 @@
 #include "sim/sim.h"
 
 typedef struct {
-    WeftModel *owner;      /* sending side */
-    WeftSched *sched;      /* the sending port's scheduling identity (arrival events) */
-    WeftModel *peer;       /* receiving model */
-    guint16 peer_port;     /* port index at the receiver */
-    guint8 direction;      /* 0: a -> b of the graph link, 1: b -> a */
-    guint32 link_id;       /* graph link id */
+    WeftModel *owner;  /* sending side */
+    WeftSched *sched;  /* the sending port's scheduling identity (arrival events) */
+    WeftModel *peer;   /* receiving model */
+    guint16 peer_port; /* port index at the receiver */
+    guint8 direction;  /* 0: a -> b of the graph link, 1: b -> a */
+    guint32 link_id;   /* graph link id */
     guint64 rate_bps;
-    weft_time_t delay_ps;  /* propagation + the receiver's forwarding latency */
-    guint32 cut_bytes;     /* receiver forwards after this many bytes (cut-through); 0: whole packet */
-    WeftPacketFifo wire;   /* in flight, in arrival order */
+    weft_time_t delay_ps; /* propagation + the receiver's forwarding latency */
+    guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
+    WeftPacketFifo wire; /* in flight, in arrival order */
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.

@@ -295,8 +295,8 @@ on_port_pace (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
     WeftNicAgent *nic = port->pull_source;
-    if (!weft_timer_fire (sim, &nic->pace_wake[port->index], &nic->owner->sched, on_port_pace,
-                          port, arg))
+    if (!weft_timer_fire (sim, &nic->pace_wake[port->index], &nic->owner->sched, on_port_pace, port,
+                          arg))
         return;
     weft_port_kick (port);
 }
@@ -336,8 +336,8 @@ pull_next (WeftNicAgent *nic, guint port)
         const gboolean paced = fabric_paces (fab);
         if (paced && sim->now < f->pace_next_ps) {
             /* Off the ring until its pace timer expires (make_ready skips it till then). */
-            weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace,
-                               f, 0);
+            weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace, f,
+                               0);
             continue;
         }
         guint64 seq;

@@ -22,23 +22,23 @@
 #include "models/transport.h"
 
 struct WeftNicAgent {
-    WeftModel *owner;      /* borrowed: the model whose ports it sends through */
-    WeftTransport *tp;     /* borrowed: the run's flow table */
+    WeftModel *owner;  /* borrowed: the model whose ports it sends through */
+    WeftTransport *tp; /* borrowed: the run's flow table */
     guint n_ports;
-    WeftPort *ports;       /* borrowed: the owner's, one per port of the node */
+    WeftPort *ports;                   /* borrowed: the owner's, one per port of the node */
     WeftFlow **ring_head, **ring_tail; /* per port: flows that may send now */
-    guint64 misdelivered;  /* packets that reached the wrong host (dropped) */
-    weft_time_t *pace_next;  /* per port: the earliest start of its next collective packet */
-    WeftTimer *pace_wake;    /* per port: the wake-up for when pace_next has passed */
-    gint pulling;            /* the port whose pull is running, or -1 */
-    GHashTable *conns;     /* (dst, connection) -> its last queued message; NULL until used */
+    guint64 misdelivered;              /* packets that reached the wrong host (dropped) */
+    weft_time_t *pace_next; /* per port: the earliest start of its next collective packet */
+    WeftTimer *pace_wake;   /* per port: the wake-up for when pace_next has passed */
+    gint pulling;           /* the port whose pull is running, or -1 */
+    GHashTable *conns;      /* (dst, connection) -> its last queued message; NULL until used */
 };
 
 typedef struct {
     WeftModel parent;
-    WeftTransport *tp;     /* borrowed: set by the builder before init */
+    WeftTransport *tp; /* borrowed: set by the builder before init */
     guint n_ports;
-    WeftPort *ports;       /* one per port of the node; unconnected ones have owner NULL */
+    WeftPort *ports; /* one per port of the node; unconnected ones have owner NULL */
     WeftNicAgent agent;
     guint64 lossless_drops; /* InfiniBand: no HCA buffer for an arriving packet (a bug) */
 } WeftNic;
@@ -51,8 +51,8 @@ void weft_nic_setup_ports (WeftNic *nic, guint n_ports);
 /** Sets up @agent for @owner's @n_ports @ports (already set up: the connected ones get the
  * agent as their pull source).  Everything is borrowed; weft_nic_agent_clear() frees what
  * the agent allocates. */
-void weft_nic_agent_init (WeftNicAgent *agent, WeftModel *owner, WeftTransport *tp,
-                          WeftPort *ports, guint n_ports);
+void weft_nic_agent_init (WeftNicAgent *agent, WeftModel *owner, WeftTransport *tp, WeftPort *ports,
+                          guint n_ports);
 void weft_nic_agent_clear (WeftNicAgent *agent);
 
 /** A packet addressed to the agent's node arrived on @in (its credits, on InfiniBand, are

@@ -26,12 +26,13 @@ const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_BYTES ("xon", WeftPfcConfig, xon, "49920B", "0B", "1GiB",
                       "per (ingress port, priority): bytes at or below which a paused upstream "
                       "is resumed (pause time 0); at most xoff"),
-    WEFT_PARAM_STRING ("headroom", WeftPfcConfig, headroom_str, "auto",
-                       "bytes accepted above xoff before a packet is dropped (a lossless "
-                       "violation); auto, per port: 2 x (cable delay + switch latency) x rate / 8 + "
-                       "3 x (mtu + header) + 84 B (the PAUSE) + response x 64 B (e.g. 400 Gb/s, "
-                       "2 m, no latency: 2 x 10 ns x 50 GB/s + 3 x 4178 + 84 + 905 x 64 = "
-                       "71,538 B)"),
+    WEFT_PARAM_STRING (
+        "headroom", WeftPfcConfig, headroom_str, "auto",
+        "bytes accepted above xoff before a packet is dropped (a lossless "
+        "violation); auto, per port: 2 x (cable delay + switch latency) x rate / 8 + "
+        "3 x (mtu + header) + 84 B (the PAUSE) + response x 64 B (e.g. 400 Gb/s, "
+        "2 m, no latency: 2 x 10 ns x 50 GB/s + 3 x 4178 + 84 + 905 x 64 = "
+        "71,538 B)"),
     WEFT_PARAM_UINT ("quanta", WeftPfcConfig, quanta, "65535", "1", "65535",
                      "pause time carried by a PAUSE, in quanta of 512 bit times at the "
                      "link rate (65535: 83.9 us at 400 Gb/s); refreshed at half that while "
@@ -73,10 +74,9 @@ weft_pfc_config_read (WeftPfcConfig *cfg, const WeftExperiment *exp, GError **er
                                          "used only with xoff = dynamic");
     }
     if (!cfg->xoff_dynamic && cfg->xon > cfg->xoff)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "xon",
-                                     "%" G_GUINT64_FORMAT "B is above xoff (%" G_GUINT64_FORMAT
-                                     "B)",
-                                     cfg->xon, cfg->xoff);
+        return weft_experiment_fail (
+            exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "xon",
+            "%" G_GUINT64_FORMAT "B is above xoff (%" G_GUINT64_FORMAT "B)", cfg->xon, cfg->xoff);
     cfg->headroom_auto = g_strcmp0 (cfg->headroom_str, "auto") == 0;
     if (!cfg->headroom_auto) {
         g_autoptr (GError) local = NULL;
@@ -301,8 +301,8 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
                 continue;
             }
         }
-        gboolean waiting = port->q[weft_port_pfc_class (p)].head ||
-                           (port->pull && p == cfg->rdma_priority);
+        gboolean waiting =
+            port->q[weft_port_pfc_class (p)].head || (port->pull && p == cfg->rdma_priority);
         if (pfc->until[p] > now && waiting) {
             again = TRUE;
             if (++pfc->stuck[p] >= cfg->wd_detect) {
@@ -343,8 +343,7 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
      * earlier expiry's kick is harmless, but a timer that kept one event would schedule fewer
      * and move the port's tie-break counter, and with it every later tie. */
     if (quanta)
-        weft_sim_schedule_at (sim, &port->sched, pfc->until[prio], on_expire, port,
-                              (WeftArg){ 0 });
+        weft_sim_schedule_at (sim, &port->sched, pfc->until[prio], on_expire, port, (WeftArg){ 0 });
     else
         weft_port_kick (port);
     /* The watchdog polls while a priority is paused (arming a pending timer does nothing). */
@@ -390,14 +389,14 @@ pfc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     for (guint i = 0; i < env->ports->len; i++) {
         WeftPort *port = env->ports->pdata[i];
         const WeftLink *l = weft_graph_link (env->graph, port->link.link_id);
-        weft_time_t one_way = l->delay_ps + (env->node_latency[port->owner->node] +
-                                             env->node_latency[port->link.peer->node]) /
-                                                2;
+        weft_time_t one_way =
+            l->delay_ps +
+            (env->node_latency[port->owner->node] + env->node_latency[port->link.peer->node]) / 2;
         port->pfc = g_new0 (WeftPfcPort, 1);
         port->pfc->cfg = &fab->pfc;
         port->pfc->rate_bps = l->rate_bps;
-        port->pfc->headroom = weft_pfc_headroom (&fab->pfc, l->rate_bps, one_way,
-                                                 fab->mtu + fab->header);
+        port->pfc->headroom =
+            weft_pfc_headroom (&fab->pfc, l->rate_bps, one_way, fab->mtu + fab->header);
     }
     for (guint i = 0; fab->pfc.enabled && i < env->switches->len; i++) {
         WeftSwitch *sw = env->switches->pdata[i];

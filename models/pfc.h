@@ -52,18 +52,18 @@
 typedef struct {
     gboolean enabled;
     guint64 rdma_priority, cnp_priority;
-    guint64 xoff, xon;   /* bytes per (ingress port, priority); xoff unused when dynamic */
-    char *xoff_str;      /* a size or "dynamic" */
+    guint64 xoff, xon;     /* bytes per (ingress port, priority); xoff unused when dynamic */
+    char *xoff_str;        /* a size or "dynamic" */
     gboolean xoff_dynamic; /* xoff = alpha x the switch's free shared buffer */
-    double alpha;        /* xoff = dynamic */
-    guint64 headroom;    /* bytes above xoff; 0 with headroom_auto: computed per port */
+    double alpha;          /* xoff = dynamic */
+    guint64 headroom;      /* bytes above xoff; 0 with headroom_auto: computed per port */
     gboolean headroom_auto;
-    char *headroom_str;  /* "auto" or a size */
-    guint64 quanta;      /* pause time sent, in 512-bit-time quanta */
-    guint64 response;    /* sender reaction, quanta */
-    int watchdog;        /* WeftPfcWatchdog */
+    char *headroom_str; /* "auto" or a size */
+    guint64 quanta;     /* pause time sent, in 512-bit-time quanta */
+    guint64 response;   /* sender reaction, quanta */
+    int watchdog;       /* WeftPfcWatchdog */
     weft_time_t wd_poll, wd_restore;
-    guint64 wd_detect;   /* polls */
+    guint64 wd_detect; /* polls */
 } WeftPfcConfig;
 
 typedef enum { WEFT_PFC_WD_OFF, WEFT_PFC_WD_DROP, WEFT_PFC_WD_FORWARD } WeftPfcWatchdog;
@@ -78,24 +78,24 @@ typedef struct {
 typedef struct {
     const WeftPfcConfig *cfg;
     guint64 rate_bps;
-    guint64 headroom;                     /* resolved for this port */
+    guint64 headroom; /* resolved for this port */
     /* receiver side */
     guint64 used[WEFT_PFC_PRIOS];
-    gboolean xoff[WEFT_PFC_PRIOS];        /* a pause is in force upstream */
-    WeftTimer refresh[WEFT_PFC_PRIOS];    /* its refresh: pending while xoff */
+    gboolean xoff[WEFT_PFC_PRIOS];     /* a pause is in force upstream */
+    WeftTimer refresh[WEFT_PFC_PRIOS]; /* its refresh: pending while xoff */
     guint64 max_used[WEFT_PFC_PRIOS];
-    WeftPfcCounts n[WEFT_PFC_PRIOS];      /* frames and violations, both sides */
-    guint64 xoff_at[WEFT_PFC_PRIOS];      /* the threshold the pause in force was sent at */
+    WeftPfcCounts n[WEFT_PFC_PRIOS]; /* frames and violations, both sides */
+    guint64 xoff_at[WEFT_PFC_PRIOS]; /* the threshold the pause in force was sent at */
     /* sender side */
     weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
-    guint64 paused_ps[WEFT_PFC_PRIOS];    /* closed pause intervals */
+    guint64 paused_ps[WEFT_PFC_PRIOS]; /* closed pause intervals */
     /* watchdog (sender side) */
-    WeftTimer wd_poll;                    /* the next poll; pending while a priority is paused */
-    guint8 stuck[WEFT_PFC_PRIOS];         /* consecutive polls paused with data waiting */
-    gboolean storm[WEFT_PFC_PRIOS];       /* pauses ignored (forward) or queue dropped (drop) */
+    WeftTimer wd_poll;              /* the next poll; pending while a priority is paused */
+    guint8 stuck[WEFT_PFC_PRIOS];   /* consecutive polls paused with data waiting */
+    gboolean storm[WEFT_PFC_PRIOS]; /* pauses ignored (forward) or queue dropped (drop) */
     weft_time_t storm_until[WEFT_PFC_PRIOS];
     guint64 storms, wd_dropped;
-    guint64 s_paused_base;                /* paused time (all priorities) at the sample start */
+    guint64 s_paused_base; /* paused time (all priorities) at the sample start */
     /* /pfc samples: the counts and paused time at the sample start, the interval's peak */
     WeftPfcCounts s_n[WEFT_PFC_PRIOS];
     guint64 s_paused[WEFT_PFC_PRIOS], s_max_used[WEFT_PFC_PRIOS];
@@ -142,7 +142,8 @@ WeftPfcCounts weft_pfc_counts_total (const WeftPfcPort *pfc);
 
 /* The /pfc row of @prio for the interval ending at @now (counts since the previous call;
  * the caller names the node, port and link); FALSE when nothing happened at that priority
- * (no frame sent or received, no time paused, no violation: ingress data alone is no news).  Starts the next interval either way. */
+ * (no frame sent or received, no time paused, no violation: ingress data alone is no news).  Starts
+ * the next interval either way. */
 gboolean weft_pfc_sample (WeftPfcPort *pfc, guint prio, weft_time_t now, WeftTracePfcSample *row);
 
 #endif /* WEFT_MODELS_PFC_H */

@@ -3,9 +3,9 @@
 #include "models/port.h"
 
 void
-weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id,
-                guint8 direction, WeftModel *peer, guint16 peer_port, guint64 rate_bps,
-                weft_time_t delay_ps, guint64 cap_bytes)
+weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id, guint8 direction,
+                WeftModel *peer, guint16 peer_port, guint64 rate_bps, weft_time_t delay_ps,
+                guint64 cap_bytes)
 {
     *port = (WeftPort){ 0 };
     port->owner = owner;
@@ -99,7 +99,8 @@ dequeue_plain (WeftPort *port, weft_time_t now)
     const WeftPfcPort *pfc = port->pfc;
     guint classes = pfc ? 1 + WEFT_PFC_PRIOS : 2;
     for (guint c = 0; c < classes; c++)
-        if (port->q[c].head && !(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
+        if (port->q[c].head &&
+            !(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
             return pop_class (port, c, now);
     if (pfc && weft_pfc_paused (pfc, (guint) pfc->cfg->rdma_priority, now))
         return NULL;
@@ -196,9 +197,9 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         return FALSE;
     }
     if (!port->ib && idle (port, now) &&
-        !(port->pfc && (port->q[weft_port_class (port, pkt)].head ||
-                        (pkt->kind != WEFT_PKT_CREDIT &&
-                         weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
+        !(port->pfc &&
+          (port->q[weft_port_class (port, pkt)].head ||
+           (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
         if (port->pull)

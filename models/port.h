@@ -39,31 +39,31 @@ typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 
 typedef struct WeftPort {
     WeftModel *owner;
-    WeftSched sched;            /* the port schedules its own events, so simultaneous events of
-                                   a switch's ports tie-break by port, not by one counter */
-    guint32 index;              /* port index on the owner's node */
+    WeftSched sched; /* the port schedules its own events, so simultaneous events of
+                        a switch's ports tie-break by port, not by one counter */
+    guint32 index;   /* port index on the owner's node */
     WeftLinkTx link;
     WeftPacketFifo q[WEFT_PORT_CLASSES];
-    guint64 q_bytes;            /* waiting bytes, all classes */
-    guint64 cap_bytes;          /* buffer; G_MAXUINT64 for unbounded (host memory) */
-    weft_time_t busy_until;     /* the transmitter is sending until then */
-    WeftTimer tx_free;          /* the "transmitter free" event, at busy_until */
-    WeftPortPull pull;          /* may be NULL */
-    void *pull_source;          /* borrowed: the first argument of pull */
-    WeftIbPort *ib;             /* owned; NULL unless the fabric is InfiniBand */
-    WeftPfcPort *pfc;           /* owned; NULL unless the fabric is RoCE */
-    WeftPacket *staged;         /* InfiniBand: pulled, waiting for credits */
+    guint64 q_bytes;        /* waiting bytes, all classes */
+    guint64 cap_bytes;      /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    weft_time_t busy_until; /* the transmitter is sending until then */
+    WeftTimer tx_free;      /* the "transmitter free" event, at busy_until */
+    WeftPortPull pull;      /* may be NULL */
+    void *pull_source;      /* borrowed: the first argument of pull */
+    WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
+    WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
+    WeftPacket *staged;     /* InfiniBand: pulled, waiting for credits */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
 
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
-    guint64 drops_data;         /* the data packets among the drops */
-    guint64 ecn_marks;          /* packets marked CE at this egress (RoCE switches) */
+    guint64 drops_data; /* the data packets among the drops */
+    guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     /* Current sample interval, for /links. */
     guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks;
-    double s_area;              /* queue bytes x ps */
+    double s_area; /* queue bytes x ps */
     weft_time_t s_start, s_last;
 } WeftPort;
 

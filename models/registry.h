@@ -88,18 +88,18 @@ typedef struct {
  * as it goes, so configure sees sim, graph, exp, fabric and tp only; setup and later hooks
  * see everything.  Fabric switches are the non-internal WeftSwitch models (models/switch.h). */
 typedef struct {
-    WeftSim *sim;             /* borrowed */
-    const WeftGraph *graph;   /* borrowed */
-    WeftFabric *fabric;       /* the run's fabric configuration */
-    WeftTransport *tp;        /* the transport and its flows */
-    WeftModel **node_model;   /* per graph node; NULL for nodes without a model */
+    WeftSim *sim;              /* borrowed */
+    const WeftGraph *graph;    /* borrowed */
+    WeftFabric *fabric;        /* the run's fabric configuration */
+    WeftTransport *tp;         /* the transport and its flows */
+    WeftModel **node_model;    /* per graph node; NULL for nodes without a model */
     weft_time_t *node_latency; /* per graph node: its forwarding latency */
-    GPtrArray *ports;         /* WeftPort *, every connected port */
-    GPtrArray *switches;      /* WeftSwitch *, every switch model (server-internal ones too) */
-    GPtrArray *nics;          /* WeftNic *, every host or GPU model */
-    const GArray *specs;      /* WeftFlowSpec, the workload's flows (from check on) */
+    GPtrArray *ports;          /* WeftPort *, every connected port */
+    GPtrArray *switches;       /* WeftSwitch *, every switch model (server-internal ones too) */
+    GPtrArray *nics;           /* WeftNic *, every host or GPU model */
+    const GArray *specs;       /* WeftFlowSpec, the workload's flows (from check on) */
     const GPtrArray *workload_names; /* names of the [workload.NAME] groups (from check on) */
-    WeftTrace *trace;         /* for sample; NULL when the run writes none */
+    WeftTrace *trace;                /* for sample; NULL when the run writes none */
 } WeftMechEnv;
 
 /* What `weft report` hands a mechanism of a trace: the data sets it could read (NULL when a
@@ -113,7 +113,7 @@ typedef struct {
 
 /* Fabric kinds as bits, for WeftMechanism.fabrics. */
 #define WEFT_FABRIC_BIT(kind) (1u << (kind))
-#define WEFT_FABRICS_ETHERNET_FAMILY                                                             \
+#define WEFT_FABRICS_ETHERNET_FAMILY                                                               \
     (WEFT_FABRIC_BIT (WEFT_FABRIC_ETHERNET) | WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE))
 #define WEFT_FABRICS_ALL 0xFFu
 

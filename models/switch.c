@@ -65,9 +65,9 @@ weft_switch_cut_through (const WeftSwitch *sw)
 static void
 mark_ce (WeftSwitch *self, WeftPort *port, WeftPacket *pkt)
 {
-    guint marked = weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
-                                  port->q[weft_port_class (port, pkt)].bytes, port->link.rate_bps,
-                                  pkt);
+    guint marked =
+        weft_ecn_mark (&self->fabric->ecn, self->ecn_rng,
+                       port->q[weft_port_class (port, pkt)].bytes, port->link.rate_bps, pkt);
     port->ecn_marks += marked;
     port->s_ecn_marks += marked;
 }
@@ -232,8 +232,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         out = weft_routing_choose (self->graph, self->fabric->routing, self->hash_seed, m->node,
                                    pkt->dst_ep, pkt->hash);
     }
-    if (G_UNLIKELY (out == WEFT_GRAPH_NONE || out >= self->n_ports ||
-                    !self->ports[out].owner)) {
+    if (G_UNLIKELY (out == WEFT_GRAPH_NONE || out >= self->n_ports || !self->ports[out].owner)) {
         self->unroutable++;
         drop_at_input (self, in_port, pkt);
         return;
@@ -243,9 +242,9 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
          * output's SL-to-VL table; weft_port_enqueue sets it anyway for every packet). */
         WeftPort *o = &self->ports[out];
         pkt->vl = o->ib->sl2vl[pkt->sl];
-        self->fecn_marked += weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out],
-                                             o->q[1 + pkt->vl].bytes, weft_ib_can_send (o->ib, pkt),
-                                             pkt);
+        self->fecn_marked +=
+            weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out], o->q[1 + pkt->vl].bytes,
+                            weft_ib_can_send (o->ib, pkt), pkt);
     }
     if (self->buffer) {
         if (!buffer_admit (self, in, &self->ports[out], pkt))

@@ -43,34 +43,38 @@
 
 typedef struct {
     WeftModel parent;
-    guint64 buffer_bytes;     /* [switch] buffer: per egress port (no sharing) */
+    guint64 buffer_bytes;        /* [switch] buffer: per egress port (no sharing) */
     WeftBufferConfig buffer_cfg; /* [switch] buffer_sharing, shared_buffer, queue_limit, alpha */
-    WeftBuffer *buffer;       /* owned: the shared pool of a fabric switch with buffer_sharing
-                                 on Ethernet or RoCE; NULL otherwise */
-    weft_time_t latency_ps;   /* [switch] latency: added to every arrival */
-    int forwarding;           /* auto | cut-through | store-and-forward */
-    gboolean internal;        /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless
-                                 on every fabric, no latency of its own */
-    gsl_rng *rng;             /* adaptive routing's tie-breaks; NULL otherwise */
-    const WeftGraph *graph;   /* borrowed */
-    const WeftFabric *fabric; /* borrowed */
+    WeftBuffer *buffer;          /* owned: the shared pool of a fabric switch with buffer_sharing
+                                    on Ethernet or RoCE; NULL otherwise */
+    weft_time_t latency_ps;      /* [switch] latency: added to every arrival */
+    int forwarding;              /* auto | cut-through | store-and-forward */
+    gboolean internal;           /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless
+                                    on every fabric, no latency of its own */
+    gsl_rng *rng;                /* adaptive routing's tie-breaks; NULL otherwise */
+    const WeftGraph *graph;      /* borrowed */
+    const WeftFabric *fabric;    /* borrowed */
     guint64 hash_seed;
     guint n_ports;
-    WeftPort *ports;          /* n_ports; unconnected ones have owner NULL */
-    guint64 unroutable;       /* packets with no route (dropped) */
-    guint64 lossless_drops;   /* InfiniBand: no input buffer for an arriving packet (a bug) */
-    guint32 pool_free;        /* InfiniBand: credits left in the shared pool ([infiniband]
-                                 shared_buffer), lent to its input ports' VLs */
+    WeftPort *ports;            /* n_ports; unconnected ones have owner NULL */
+    guint64 unroutable;         /* packets with no route (dropped) */
+    guint64 lossless_drops;     /* InfiniBand: no input buffer for an arriving packet (a bug) */
+    guint32 pool_free;          /* InfiniBand: credits left in the shared pool ([infiniband]
+                                   shared_buffer), lent to its input ports' VLs */
     WeftIbccMarker *cc_markers; /* per port when [ibcc] is on (fabric switches only); else NULL */
-    guint64 fecn_marked;      /* data packets this switch marked with FECN */
-    gboolean pfc_ingress;     /* RoCE: PFC ingress accounting on this switch's ports */
-    gboolean ecn_dequeue;     /* ECN marks as packets leave (else as they are queued) */
-    gsl_rng *ecn_rng;         /* RoCE with [ecn] on (fabric switches only): marking draws */
-    WeftNicAgent *agent;      /* owned: the transport of flows starting or ending here; NULL
-                                 unless a workload addresses this node */
+    guint64 fecn_marked;        /* data packets this switch marked with FECN */
+    gboolean pfc_ingress;       /* RoCE: PFC ingress accounting on this switch's ports */
+    gboolean ecn_dequeue;       /* ECN marks as packets leave (else as they are queued) */
+    gsl_rng *ecn_rng;           /* RoCE with [ecn] on (fabric switches only): marking draws */
+    WeftNicAgent *agent;        /* owned: the transport of flows starting or ending here; NULL
+                                   unless a workload addresses this node */
 } WeftSwitch;
 
-typedef enum { WEFT_FORWARDING_AUTO, WEFT_FORWARDING_CUT_THROUGH, WEFT_FORWARDING_STORE } WeftForwarding;
+typedef enum {
+    WEFT_FORWARDING_AUTO,
+    WEFT_FORWARDING_CUT_THROUGH,
+    WEFT_FORWARDING_STORE
+} WeftForwarding;
 
 extern const WeftModelClass weft_switch_class;
 

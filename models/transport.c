@@ -9,11 +9,12 @@
 #include "sim/rng.h"
 
 const WeftParamSpec weft_transport_params[] = {
-    WEFT_PARAM_BYTES ("window", WeftTransport, window_bytes, "0B", "0B", "1GiB",
-                      "unacknowledged payload a sender may have out; 0: the flow's own "
-                      "bandwidth-delay product plus one packet (line rate for a lone flow) on "
-                      "Ethernet, and no limit on InfiniBand, where link credits pace senders, nor on "
-                      "RoCE (PFC pauses, or losses and go-back-N, do)"),
+    WEFT_PARAM_BYTES (
+        "window", WeftTransport, window_bytes, "0B", "0B", "1GiB",
+        "unacknowledged payload a sender may have out; 0: the flow's own "
+        "bandwidth-delay product plus one packet (line rate for a lone flow) on "
+        "Ethernet, and no limit on InfiniBand, where link credits pace senders, nor on "
+        "RoCE (PFC pauses, or losses and go-back-N, do)"),
     WEFT_PARAM_UINT ("ack_every", WeftTransport, ack_every, "1", "1", "1024",
                      "the receiver acknowledges every Nth in-order packet and a message's last "
                      "packet; out-of-order and duplicate arrivals (and FECN-marked ones on "
@@ -27,8 +28,7 @@ const WeftParamSpec weft_transport_params[] = {
                      "retransmission timeout before the first RTT sample (at least rto_min)"),
     WEFT_PARAM_TIME ("rto_max", WeftTransport, rto_max, "100ms", "1us", "100s",
                      "upper clamp of the timeout after exponential backoff"),
-    WEFT_PARAM_ENUM ("recovery", WeftTransport, recovery, "go-back-n",
-                     "go-back-n|selective-repeat",
+    WEFT_PARAM_ENUM ("recovery", WeftTransport, recovery, "go-back-n", "go-back-n|selective-repeat",
                      "loss recovery: go-back-n discards what arrives after a gap and resends "
                      "everything from the first missing packet (RoCE RC's classic behaviour); "
                      "selective-repeat places packets beyond a gap, NAKs the first missing one "
@@ -39,8 +39,8 @@ const WeftParamSpec weft_transport_params[] = {
 typedef struct {
     const WeftTransport *tp;
     const WeftPathEnv *env;
-    guint32 first_wire;     /* wire bytes of the first packet */
-    weft_time_t latency;    /* first packet: serialization + propagation + forwarding, all hops */
+    guint32 first_wire;  /* wire bytes of the first packet */
+    weft_time_t latency; /* first packet: serialization + propagation + forwarding, all hops */
     guint64 min_rate;
 } PathAcc;
 
@@ -60,8 +60,7 @@ acc_visit (guint32 node, guint32 port, void *data)
 }
 
 guint32
-weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node,
-                          guint32 to_ep)
+weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node, guint32 to_ep)
 {
     const WeftGraph *g = tp->graph;
     guint n;
@@ -69,8 +68,8 @@ weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 no
     if (n > 0) {
         /* Static routing follows the table; otherwise the flow's hash picks among equal
          * first hops (adaptive routing is a switch's decision, per packet). */
-        int routing = tp->fabric->routing == WEFT_ROUTING_STATIC ? WEFT_ROUTING_STATIC
-                                                                 : WEFT_ROUTING_ECMP;
+        int routing =
+            tp->fabric->routing == WEFT_ROUTING_STATIC ? WEFT_ROUTING_STATIC : WEFT_ROUTING_ECMP;
         guint32 p = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
                                          to_ep, f->hash);
         if (p != WEFT_GRAPH_NONE)
@@ -85,9 +84,9 @@ weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 no
 }
 
 guint
-weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
-                     guint32 to_ep, gboolean minimal,
-                     void (*visit) (guint32 node, guint32 port, void *data), void *data)
+weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node, guint32 to_ep,
+                     gboolean minimal, void (*visit) (guint32 node, guint32 port, void *data),
+                     void *data)
 {
     const WeftGraph *g = tp->graph;
     guint32 node = from_node;
@@ -98,8 +97,8 @@ weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_no
         guint32 port;
         if (n->forwards) {
             int routing = minimal ? WEFT_ROUTING_ECMP : tp->fabric->routing;
-            port = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
-                                        to_ep, f->hash);
+            port = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node, to_ep,
+                                        f->hash);
         } else {
             if (hops > 0)
                 return G_MAXUINT; /* an endpoint never carries transit traffic */
@@ -131,8 +130,7 @@ path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f
 
 /* Dependents of every flow as compressed rows, waiting counts, and the collectives' gates. */
 static void
-setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls,
-                    const GArray *gates)
+setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls, const GArray *gates)
 {
     guint n = tp->n_flows;
     tp->dep_first = g_new0 (guint32, n + 1);
@@ -326,10 +324,10 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
         weft_time_t back = path_latency (tp, env, f, f->spec.dst, f->src_ep,
                                          (guint32) tp->fabric->ack_bytes, NULL);
         if (fwd == WEFT_TIME_NEVER || back == WEFT_TIME_NEVER)
-            return weft_experiment_fail (
-                exp, error, WEFT_CONFIG_ERROR_NODE, "topology", NULL,
-                "flow %u from %s to %s has no route in one direction", i,
-                weft_graph_node (g, f->spec.src)->name, weft_graph_node (g, f->spec.dst)->name);
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, "topology", NULL,
+                                         "flow %u from %s to %s has no route in one direction", i,
+                                         weft_graph_node (g, f->spec.src)->name,
+                                         weft_graph_node (g, f->spec.dst)->name);
         /* Ideal: the first packet crosses every hop, the rest stream at the bottleneck. */
         guint64 wire_total = f->spec.size_bytes + n * hdr;
         if (f->spec.efficiency > 0) /* paced where it leaves (models/nic.c) */
@@ -354,8 +352,8 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
             unsigned __int128 bits = (unsigned __int128) f->base_rtt_ps * min_rate;
             guint64 bdp_bytes = (guint64) (bits / (8 * WEFT_PS_PER_S));
             /* Coalesced ACKs come up to ack_every - 1 packets later. */
-            f->window_pkts = (guint32) MIN (G_MAXUINT32,
-                                            bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
+            f->window_pkts =
+                (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
         }
         f->rto = MAX (tp->rto_initial, tp->rto_min);
         f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
@@ -391,7 +389,10 @@ trace_hop (guint32 node, guint32 port, void *data)
 {
     TraceHop *th = data;
     const WeftNode *n = weft_graph_node (th->tp->graph, node);
-    WeftTracePathHop row = { .flow = th->flow, .hop = th->hop++, .node = node, .port = port + 1,
+    WeftTracePathHop row = { .flow = th->flow,
+                             .hop = th->hop++,
+                             .node = node,
+                             .port = port + 1,
                              .link = g_array_index (n->ports, guint32, port) };
     weft_trace_append_path_hop (th->tp->trace, &row);
 }
@@ -471,10 +472,10 @@ transport_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *o
     for (guint i = 0; t->flows && i < t->flows->len; i++)
         max = MAX (max, g_array_index (t->flows, WeftTraceFlow, i).reorder_max);
     if (max)
-        g_string_append_printf (out,
-                                "  reordering   packets placed out of order, at most %" G_GUINT64_FORMAT
-                                " ahead\n",
-                                max);
+        g_string_append_printf (
+            out,
+            "  reordering   packets placed out of order, at most %" G_GUINT64_FORMAT " ahead\n",
+            max);
 }
 
 static void

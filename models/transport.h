@@ -5,19 +5,19 @@
  * of at most `mtu` payload; every data packet is acknowledged with a cumulative ACK; the sender
  * keeps at most `window` packets unacknowledged (no congestion control) - by default one
  * bandwidth-delay product of the flow's own path plus one packet (plus ack_every - 1), so a
- * lone flow runs at line rate; the receiver accepts packets in order only and discards the rest (go-back-N),
- * answering the first out-of-order packet of a gap with a NAK that sends the sender back to
- * the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298 style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff,
- * clamped to [rto_min, rto_max]), sends everything from the first unacknowledged packet again.
- * With `recovery = selective-repeat` the receiver places packets beyond a gap (as with
- * adaptive routing), NAKs the first missing packet once per gap - on the first arrival beyond
- * it, or as soon as the gap before it heals and placed packets wait beyond the next one - and
- * the sender resends that packet alone; a timeout resends the first unacknowledged packet
- * alone.
- * ACK coalescing (`ack_every` = N, default 1): the receiver acknowledges every Nth in-order
- * packet and the last packet of a message; an out-of-order or duplicate arrival, and on
- * InfiniBand a packet marked FECN (its ACK carries the BECN, models/ibcc.h), is answered at
- * once.  There is no delayed-ACK timer, so a window must hold at least N packets.
+ * lone flow runs at line rate; the receiver accepts packets in order only and discards the rest
+ * (go-back-N), answering the first out-of-order packet of a gap with a NAK that sends the sender
+ * back to the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298
+ * style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff, clamped to [rto_min, rto_max]), sends
+ * everything from the first unacknowledged packet again. With `recovery = selective-repeat` the
+ * receiver places packets beyond a gap (as with adaptive routing), NAKs the first missing packet
+ * once per gap - on the first arrival beyond it, or as soon as the gap before it heals and placed
+ * packets wait beyond the next one - and the sender resends that packet alone; a timeout resends
+ * the first unacknowledged packet alone. ACK coalescing (`ack_every` = N, default 1): the receiver
+ * acknowledges every Nth in-order packet and the last packet of a message; an out-of-order or
+ * duplicate arrival, and on InfiniBand a packet marked FECN (its ACK carries the BECN,
+ * models/ibcc.h), is answered at once.  There is no delayed-ACK timer, so a window must hold at
+ * least N packets.
  *
  * Each flow's sender half is touched only by its source's agent (models/nic.h) and its receiver
  * half only by its destination's.
@@ -48,41 +48,41 @@ typedef struct WeftNicAgent WeftNicAgent; /* models/nic.h: an endpoint's transpo
  * step's first bucket is ready at an absolute time).  Without gates it starts at spec.gap_ps. */
 typedef struct {
     WeftCollInstance spec;
-    guint32 remaining;        /* flows not yet delivered */
-    guint32 waiting;          /* gates not yet completed */
-    weft_time_t ready_ps;     /* the latest start its completed gates (and time floor) allow */
+    guint32 remaining;    /* flows not yet delivered */
+    guint32 waiting;      /* gates not yet completed */
+    weft_time_t ready_ps; /* the latest start its completed gates (and time floor) allow */
     weft_time_t start_ps, finish_ps;
     gboolean started, finished;
 } WeftCollRun;
 struct WeftFlow {
     WeftFlowSpec spec;
     guint32 src_ep, dst_ep;
-    guint32 hash;             /* 5-tuple entropy (per-flow UDP source port) */
+    guint32 hash; /* 5-tuple entropy (per-flow UDP source port) */
     guint32 n_pkts;
-    guint32 last_payload;     /* payload of the last packet */
+    guint32 last_payload; /* payload of the last packet */
     guint32 window_pkts;
-    guint8 vl;                /* InfiniBand virtual lane of its service level */
-    guint16 tx_port;          /* the source's port of the first hop */
-    guint16 ack_port;         /* the destination's port toward the source (ACKs) */
+    guint8 vl;        /* InfiniBand virtual lane of its service level */
+    guint16 tx_port;  /* the source's port of the first hop */
+    guint16 ack_port; /* the destination's port toward the source (ACKs) */
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
 
-    guint32 waiting;          /* predecessors (flows, or its collective's gate) not yet met */
-    gboolean gated;           /* waits for its collective's gate */
+    guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
+    gboolean gated;  /* waits for its collective's gate */
 
     /* Sender half (source NIC). */
     guint64 snd_una, snd_nxt, snd_max;
     weft_time_t srtt, rttvar, rto;
-    WeftTimer rto_timer;      /* retransmission deadline: pending while data is outstanding */
+    WeftTimer rto_timer; /* retransmission deadline: pending while data is outstanding */
     gboolean started, in_ring;
     WeftFlow *ring_next;
-    WeftNicAgent *sender;     /* the source's agent (set when the start is scheduled) */
-    WeftFlow *conn_next;      /* the next message of its connection, waiting for this one */
+    WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
+    WeftFlow *conn_next;  /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
-    guint64 resend_seq;       /* selective repeat: the one packet to send again next */
+    guint64 resend_seq; /* selective repeat: the one packet to send again next */
     gboolean resend;
-    WeftIbccFlow cc;          /* [ibcc]: CCT index (models/ibcc.h) */
-    WeftDcqcnFlow dcqcn;      /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
+    WeftIbccFlow cc;     /* [ibcc]: CCT index (models/ibcc.h) */
+    WeftDcqcnFlow dcqcn; /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
      * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
      * is pending, and its expiry wakes it. */
@@ -92,24 +92,24 @@ struct WeftFlow {
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
     guint64 ooo_discards, dup_discards;
-    guint8 *ooo_bits;         /* accept_ooo: packets beyond rcv_nxt already placed */
-    guint64 ooo_high;         /* one past the highest packet placed out of order */
+    guint8 *ooo_bits; /* accept_ooo: packets beyond rcv_nxt already placed */
+    guint64 ooo_high; /* one past the highest packet placed out of order */
     guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
-    gboolean nak_sent;        /* a NAK for the current gap is out: stay silent until it heals */
-    guint32 unacked;          /* in-order packets since the last ACK (ack_every) */
-    guint64 acks_sent;        /* ACKs and NAKs sent */
-    guint64 fecn_received;    /* data packets that arrived marked FECN */
-    weft_time_t start_ps;     /* when it actually started (its dependencies may delay it) */
+    gboolean nak_sent;     /* a NAK for the current gap is out: stay silent until it heals */
+    guint32 unacked;       /* in-order packets since the last ACK (ack_every) */
+    guint64 acks_sent;     /* ACKs and NAKs sent */
+    guint64 fecn_received; /* data packets that arrived marked FECN */
+    weft_time_t start_ps;  /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
     gboolean finished;
-    guint32 active_slot;      /* its index in WeftTransport.active while under way */
+    guint32 active_slot; /* its index in WeftTransport.active while under way */
 };
 
 typedef struct {
-    guint64 window_bytes;     /* [transport] window; 0: automatic */
-    guint64 ack_every;        /* [transport] ack_every: ACK every Nth in-order packet */
+    guint64 window_bytes; /* [transport] window; 0: automatic */
+    guint64 ack_every;    /* [transport] ack_every: ACK every Nth in-order packet */
     weft_time_t rto_min, rto_initial, rto_max;
-    int recovery;              /* WeftRecovery: [transport] recovery */
+    int recovery; /* WeftRecovery: [transport] recovery */
 
     const WeftFabric *fabric; /* borrowed */
     const WeftGraph *graph;   /* borrowed */
@@ -119,9 +119,9 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
-    GArray *active;            /* guint32 ids of the flows under way (started, not finished),
-                                  in no particular order: what per-interval samples visit */
-    gboolean accept_ooo;       /* receivers place out-of-order packets (adaptive routing) */
+    GArray *active;      /* guint32 ids of the flows under way (started, not finished),
+                            in no particular order: what per-interval samples visit */
+    gboolean accept_ooo; /* receivers place out-of-order packets (adaptive routing) */
 
     /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
     guint32 *dep_first, *dep_list;

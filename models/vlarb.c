@@ -70,9 +70,9 @@ weft_vlarb_pick (WeftVlArb *a, guint32 eligible, gboolean *high)
         return -1;
     gboolean hi_ready = table_ready (c->high, c->n_high, eligible);
     gboolean lo_ready = table_ready (c->low, c->n_low, eligible);
-    gboolean hi_allowed = c->high_limit == 255 || !lo_ready ||
-                          (c->high_limit == 0 ? a->hi_sent == 0
-                                              : a->hi_sent < c->high_limit * 4096);
+    gboolean hi_allowed =
+        c->high_limit == 255 || !lo_ready ||
+        (c->high_limit == 0 ? a->hi_sent == 0 : a->hi_sent < c->high_limit * 4096);
     if (hi_ready && hi_allowed) {
         *high = TRUE;
         return scan (c->high, c->n_high, &a->hi_idx, &a->hi_left, eligible);

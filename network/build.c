@@ -152,8 +152,7 @@ endpoint_agent (WeftNetwork *net, guint32 node)
 }
 
 WeftNetwork *
-weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
-                    GError **error)
+weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim, GError **error)
 {
     WeftNetwork *net = g_new0 (WeftNetwork, 1);
     net->sim = sim;
@@ -170,10 +169,15 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->node_latency = g_new0 (weft_time_t, MAX (n_nodes, 1));
     net->switches = g_ptr_array_new ();
     net->nics = g_ptr_array_new ();
-    net->env = (WeftMechEnv){ .sim = sim, .graph = graph, .fabric = &net->fabric,
-                              .tp = &net->tp, .node_model = net->node_model,
-                              .node_latency = net->node_latency, .ports = net->ports,
-                              .switches = net->switches, .nics = net->nics };
+    net->env = (WeftMechEnv){ .sim = sim,
+                              .graph = graph,
+                              .fabric = &net->fabric,
+                              .tp = &net->tp,
+                              .node_model = net->node_model,
+                              .node_latency = net->node_latency,
+                              .ports = net->ports,
+                              .switches = net->switches,
+                              .nics = net->nics };
 
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
         !configure_mechanisms (net, exp, error) || !build_models (net, exp, error) ||

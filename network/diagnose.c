@@ -35,7 +35,8 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
         if (shown >= max)
             continue;
         shown++;
-        g_string_append_printf (out, "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+        g_string_append_printf (out,
+                                "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
                                 " bytes delivered%s; path",
                                 f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
                                 weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
@@ -99,9 +100,10 @@ weft_network_pfc_deadlock (const WeftNetwork *net, GString *report)
             while (i != G_MAXUINT && mark[i] == 0) {
                 mark[i] = 1;
                 const WeftPort *p = net->ports->pdata[i];
-                WeftPort *next = p->pfc && weft_pfc_paused (p->pfc, prio, now) && p->q[8 - prio].head
-                                     ? paused_successor (net, p, prio, now)
-                                     : NULL;
+                WeftPort *next =
+                    p->pfc && weft_pfc_paused (p->pfc, prio, now) && p->q[8 - prio].head
+                        ? paused_successor (net, p, prio, now)
+                        : NULL;
                 i = next ? GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1 : G_MAXUINT;
             }
             if (i != G_MAXUINT && mark[i] == 1) {
@@ -177,9 +179,10 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                 if (report)
                     g_string_append_printf (
                         report,
-                        "%s:%u VL %u: avail %u + wire %" G_GUINT64_FORMAT " + buffered %"
-                        G_GUINT64_FORMAT " (counted %u) + pending %u + returning %"
-                        G_GUINT64_FORMAT " != %" G_GUINT64_FORMAT "\n",
+                        "%s:%u VL %u: avail %u + wire %" G_GUINT64_FORMAT
+                        " + buffered %" G_GUINT64_FORMAT
+                        " (counted %u) + pending %u + returning %" G_GUINT64_FORMAT
+                        " != %" G_GUINT64_FORMAT "\n",
                         tx->owner->name, tx->index + 1, v, tx->ib->avail[v], wire, buffered,
                         rx->ib->used[v], rx->ib->pending[v], returning, advertised);
             }

@@ -21,9 +21,21 @@ typedef struct {
     const WeftParamSpec *(*params) (void);
 } EngineGroup;
 
-static const WeftParamSpec *experiment_params (void) { return weft_experiment_params; }
-static const WeftParamSpec *trace_params (void) { return weft_trace_params; }
-static const WeftParamSpec *fabric_params (void) { return weft_fabric_params; }
+static const WeftParamSpec *
+experiment_params (void)
+{
+    return weft_experiment_params;
+}
+static const WeftParamSpec *
+trace_params (void)
+{
+    return weft_trace_params;
+}
+static const WeftParamSpec *
+fabric_params (void)
+{
+    return weft_fabric_params;
+}
 
 static const EngineGroup engine_first[] = {
     { "experiment",

@@ -19,29 +19,29 @@
 #include "sim/trace.h"
 
 typedef struct {
-    WeftSim *sim;            /* borrowed */
-    const WeftGraph *graph;  /* borrowed; must outlive the network */
+    WeftSim *sim;           /* borrowed */
+    const WeftGraph *graph; /* borrowed; must outlive the network */
     WeftFabric fabric;
     WeftTransport tp;
-    GArray *specs;           /* WeftFlowSpec */
-    GArray *deps;            /* WeftFlowDep */
-    GArray *colls;           /* WeftCollInstance */
-    GArray *coll_ranks;      /* guint32 node ids, indexed by the instances' rank_first */
-    GArray *coll_gates;      /* WeftCollGate: the collectives' further gates */
+    GArray *specs;      /* WeftFlowSpec */
+    GArray *deps;       /* WeftFlowDep */
+    GArray *colls;      /* WeftCollInstance */
+    GArray *coll_ranks; /* guint32 node ids, indexed by the instances' rank_first */
+    GArray *coll_gates; /* WeftCollGate: the collectives' further gates */
     GPtrArray *workload_names;
-    WeftModel **node_model;  /* per node id; NULL for nodes without a model */
-    GPtrArray *ports;        /* WeftPort *, borrowed from the models, every connected port */
+    WeftModel **node_model;    /* per node id; NULL for nodes without a model */
+    GPtrArray *ports;          /* WeftPort *, borrowed from the models, every connected port */
     weft_time_t *node_latency; /* per node id */
-    GPtrArray *switches;     /* WeftSwitch *, every switch model, in model order */
-    GPtrArray *nics;         /* WeftNic *, every host or GPU model, in model order */
-    WeftMechEnv env;         /* what the mechanisms' hooks see: points at the above */
-    WeftTrace *trace;        /* borrowed, may be NULL */
+    GPtrArray *switches;       /* WeftSwitch *, every switch model, in model order */
+    GPtrArray *nics;           /* WeftNic *, every host or GPU model, in model order */
+    WeftMechEnv env;           /* what the mechanisms' hooks see: points at the above */
+    WeftTrace *trace;          /* borrowed, may be NULL */
 } WeftNetwork;
 
 /** Instantiates models for @graph in @sim and schedules the workload.  Errors name the file,
  * group and key (WEFT_CONFIG_ERROR).  (transfer full) */
-WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *graph,
-                                 WeftSim *sim, GError **error);
+WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
+                                 GError **error);
 void weft_network_free (WeftNetwork *net);
 
 /* Checks the experiment's groups against everything weft knows: the engine's own groups and
@@ -62,8 +62,8 @@ char *weft_network_group_list (void);
  * (its /meta copy) from the data sets in @t, in registry order.  FALSE when the text no longer
  * configures (a trace of an older weft, a file it named that is gone): @out then holds what
  * came before. */
-gboolean weft_network_report (const char *experiment_text, const WeftTraceTables *t,
-                              GString *out, GError **error);
+gboolean weft_network_report (const char *experiment_text, const WeftTraceTables *t, GString *out,
+                              GError **error);
 
 /* The run summary's body, from @st (weft_network_stats): the engine's lines (flows, FCT,
  * queues, drops, retransmits), then each mechanism's of this fabric in registry order, then

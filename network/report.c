@@ -10,8 +10,8 @@ gboolean
 weft_network_report (const char *experiment_text, const WeftTraceTables *t, GString *out,
                      GError **error)
 {
-    g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (experiment_text, "trace",
-                                                                    error);
+    g_autoptr (WeftExperiment) exp =
+        weft_experiment_new_from_data (experiment_text, "trace", error);
     if (!exp)
         return FALSE;
     WeftFabric fabric = { 0 };

@@ -84,9 +84,9 @@ print_perftest (const WeftNetwork *net, const WeftPerftestSpec *spec, GArray *re
         info.link_type = "Ethernet";
         info.gid_index = 3; /* RoCE v2 */
     }
-    g_autoptr (GArray) rows = g_array_new (FALSE, TRUE, spec->latency
-                                                          ? sizeof (WeftPerftestTableLatRow)
-                                                          : sizeof (WeftPerftestTableBwRow));
+    g_autoptr (GArray) rows = g_array_new (FALSE, TRUE,
+                                           spec->latency ? sizeof (WeftPerftestTableLatRow)
+                                                         : sizeof (WeftPerftestTableBwRow));
     for (guint i = 0; i < res->len; i++) {
         const WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, i);
         WeftPerftestTableBwRow bw = { r->bytes, r->iterations, r->peak_bps, r->avg_bps,
@@ -98,13 +98,11 @@ print_perftest (const WeftNetwork *net, const WeftPerftestSpec *spec, GArray *re
         weft_perftest_table_print_lat (out, (WeftPerftestTableLatRow *) rows->data, rows->len,
                                        &info);
     else
-        weft_perftest_table_print_bw (out, (WeftPerftestTableBwRow *) rows->data, rows->len,
-                                      &info);
+        weft_perftest_table_print_bw (out, (WeftPerftestTableBwRow *) rows->data, rows->len, &info);
 }
 
 void
-weft_network_print_perftest_tables (const WeftNetwork *net, const WeftExperiment *exp,
-                                    GString *out)
+weft_network_print_perftest_tables (const WeftNetwork *net, const WeftExperiment *exp, GString *out)
 {
     for (guint g = 0; g < net->workload_names->len; g++) {
         WeftPerftestSpec spec;
@@ -128,8 +126,8 @@ weft_network_print_training_steps (const WeftNetwork *net, GString *out)
         if (steps->len == 0)
             continue;
         g_string_append_printf (out, "[workload.%s] training steps\n", workload_name (net, g));
-        g_string_append_printf (out, "  %6s %14s %14s %14s\n", "step", "time (us)",
-                                "compute (us)", "exposed (us)");
+        g_string_append_printf (out, "  %6s %14s %14s %14s\n", "step", "time (us)", "compute (us)",
+                                "exposed (us)");
         double sum = 0, exposed = 0;
         for (guint i = 0; i < steps->len; i++) {
             const WeftTrainStep *st = &g_array_index (steps, WeftTrainStep, i);

@@ -48,9 +48,13 @@ weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t inter
     WeftTraceLink *links = g_new0 (WeftTraceLink, MAX (nl, 1));
     for (guint i = 0; i < nl; i++) {
         const WeftLink *l = weft_graph_link (g, i);
-        links[i] = (WeftTraceLink){ .id = i, .node_a = l->a, .port_a = l->pa + 1,
-                                    .node_b = l->b, .port_b = l->pb + 1,
-                                    .rate_bps = l->rate_bps, .delay_ps = l->delay_ps };
+        links[i] = (WeftTraceLink){ .id = i,
+                                    .node_a = l->a,
+                                    .port_a = l->pa + 1,
+                                    .node_b = l->b,
+                                    .port_b = l->pb + 1,
+                                    .rate_bps = l->rate_bps,
+                                    .delay_ps = l->delay_ps };
         g_strlcpy (links[i].kind, weft_link_kind_name (l->kind), sizeof links[i].kind);
     }
     weft_trace_write_links (trace, links, nl);
@@ -76,14 +80,21 @@ weft_network_finish_trace (WeftNetwork *net)
     WeftTracePort *rows = g_new0 (WeftTracePort, MAX (net->ports->len, 1));
     for (guint i = 0; i < net->ports->len; i++) {
         const WeftPort *p = net->ports->pdata[i];
-        rows[i] = (WeftTracePort){ .node = p->owner->node, .port = p->index + 1,
-                                   .link = p->link.link_id, .tx_bytes = p->tx_bytes,
-                                   .rx_bytes = p->rx_bytes, .tx_packets = p->tx_packets,
-                                   .rx_packets = p->rx_packets, .drops = p->drops,
-                                   .max_queue_bytes = p->max_q, .busy_ps = p->busy_ps,
-                                   .rate_bps = p->link.rate_bps, .ecn_marks = p->ecn_marks,
+        rows[i] = (WeftTracePort){ .node = p->owner->node,
+                                   .port = p->index + 1,
+                                   .link = p->link.link_id,
+                                   .tx_bytes = p->tx_bytes,
+                                   .rx_bytes = p->rx_bytes,
+                                   .tx_packets = p->tx_packets,
+                                   .rx_packets = p->rx_packets,
+                                   .drops = p->drops,
+                                   .max_queue_bytes = p->max_q,
+                                   .busy_ps = p->busy_ps,
+                                   .rate_bps = p->link.rate_bps,
+                                   .ecn_marks = p->ecn_marks,
                                    /* Faults do not exist yet: every port is up. */
-                                   .state = 4 /* Active */, .phys_state = 5 /* LinkUp */ };
+                                   .state = 4 /* Active */,
+                                   .phys_state = 5 /* LinkUp */ };
         g_strlcpy (rows[i].link_layer, "Ethernet", sizeof rows[i].link_layer);
         for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
             if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->port_row)
@@ -93,7 +104,6 @@ weft_network_finish_trace (WeftNetwork *net)
     g_free (rows);
     weft_trace_flush (net->trace);
 }
-
 
 
 static void

@@ -13,7 +13,6 @@
 #include "workloads/workload.h"
 
 
-
 void
 weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
 {
@@ -82,12 +81,12 @@ weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GStrin
                                 st->jain);
     }
     g_string_append_printf (out, "  max queue    %s\n", maxq);
-    g_string_append_printf (out, "  drops        %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " data)\n",
-                            st->drops, st->data_drops);
     g_string_append_printf (out,
-                            "  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
-                            " timeouts)\n",
-                            st->retransmits, st->timeouts);
+                            "  drops        %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " data)\n",
+                            st->drops, st->data_drops);
+    g_string_append_printf (
+        out, "  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
+        st->retransmits, st->timeouts);
     for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
         if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->summary)
             (*mech)->summary (&net->env, st, out);
@@ -172,8 +171,8 @@ gboolean
 weft_network_perftest (const WeftNetwork *net, const WeftExperiment *exp, guint group,
                        WeftPerftestSpec *spec, GArray *results)
 {
-    g_autofree char *name = g_strconcat ("workload.", (char *) net->workload_names->pdata[group],
-                                         NULL);
+    g_autofree char *name =
+        g_strconcat ("workload.", (char *) net->workload_names->pdata[group], NULL);
     if (!weft_workload_perftest_spec (exp, net->graph, name, spec, NULL))
         return FALSE;
     /* The group's flows share one start, so id order is their generation order. */

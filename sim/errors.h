@@ -19,11 +19,11 @@ typedef enum {
     WEFT_CONFIG_ERROR_INCLUDE_CYCLE, /* include = ... comes back to itself */
     WEFT_CONFIG_ERROR_UNKNOWN_GROUP,
     WEFT_CONFIG_ERROR_UNKNOWN_KEY,
-    WEFT_CONFIG_ERROR_MISSING, /* a required key is absent */
-    WEFT_CONFIG_ERROR_UNIT,    /* missing or wrong unit */
-    WEFT_CONFIG_ERROR_RANGE,   /* value outside the declared range */
-    WEFT_CONFIG_ERROR_VALUE,   /* malformed value, unknown choice */
-    WEFT_CONFIG_ERROR_NODE,    /* unknown node name */
+    WEFT_CONFIG_ERROR_MISSING,     /* a required key is absent */
+    WEFT_CONFIG_ERROR_UNIT,        /* missing or wrong unit */
+    WEFT_CONFIG_ERROR_RANGE,       /* value outside the declared range */
+    WEFT_CONFIG_ERROR_VALUE,       /* malformed value, unknown choice */
+    WEFT_CONFIG_ERROR_NODE,        /* unknown node name */
     WEFT_CONFIG_ERROR_UNSUPPORTED, /* a feature that is reserved but not implemented yet */
     WEFT_CONFIG_ERROR_OVERRIDE,    /* malformed --set GROUP:KEY=VALUE */
 } WeftConfigError;

@@ -46,10 +46,10 @@ typedef struct {
 
 typedef struct {
     weft_time_t at;
-    guint64 key;        /* (object id << 32) | object's counter */
+    guint64 key; /* (object id << 32) | object's counter */
     WeftHandler fn;
-    void *target;       /* borrowed: a model instance or engine object */
-    WeftArg arg;        /* events never own packets: queues and wires do */
+    void *target; /* borrowed: a model instance or engine object */
+    WeftArg arg;  /* events never own packets: queues and wires do */
 } WeftEvent;
 
 typedef struct {
@@ -61,8 +61,8 @@ typedef struct {
 
 typedef struct {
     WeftEvqBucket b[WEFT_EVQ_BUCKETS]; /* b[0]: at == last, a binary heap on key */
-    guint64 nonempty;  /* bit i - 1 set when bucket i > 0 holds events */
-    weft_time_t last;  /* time of the last event popped (0 before any) */
+    guint64 nonempty;                  /* bit i - 1 set when bucket i > 0 holds events */
+    weft_time_t last;                  /* time of the last event popped (0 before any) */
     gsize len;
 } WeftEventQueue;
 

@@ -69,7 +69,7 @@ note_group (WeftExperiment *exp, const char *group, const char *origin)
         return;
     char *name = g_strdup (group);
     g_ptr_array_add (exp->groups, name);
-    g_hash_table_insert (exp->group_origin, name, (gpointer)origin);
+    g_hash_table_insert (exp->group_origin, name, (gpointer) origin);
 }
 
 static void
@@ -78,7 +78,7 @@ set_raw (WeftExperiment *exp, const char *group, const char *key, const char *ra
 {
     note_group (exp, group, origin);
     g_key_file_set_value (exp->kf, group, key, raw);
-    g_hash_table_insert (exp->key_origin, origin_key (group, key), (gpointer)origin);
+    g_hash_table_insert (exp->key_origin, origin_key (group, key), (gpointer) origin);
 }
 
 /* Reads a whole file, with the OS's reason on failure (g_file_get_contents wraps it in a
@@ -95,7 +95,7 @@ read_text (const char *path, gsize *len, int *err)
     char buf[8192];
     size_t n;
     while ((n = fread (buf, 1, sizeof buf, f)) > 0)
-        g_string_append_len (s, buf, (gssize)n);
+        g_string_append_len (s, buf, (gssize) n);
     int failed = ferror (f);
     int saved = errno;
     fclose (f);
@@ -136,10 +136,10 @@ merge_file (WeftExperiment *exp, const char *shown, const char *includer, Chain 
             continue;
         GString *msg = g_string_new (NULL);
         for (guint j = 0; j < chain->shown->len; j++)
-            g_string_append_printf (msg, "%s -> ", (char *)chain->shown->pdata[j]);
+            g_string_append_printf (msg, "%s -> ", (char *) chain->shown->pdata[j]);
         g_string_append (msg, shown);
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_INCLUDE_CYCLE,
-                     "%s: [experiment] include: include cycle: %s", (char *)chain->shown->pdata[i],
+                     "%s: [experiment] include: include cycle: %s", (char *) chain->shown->pdata[i],
                      msg->str);
         g_string_free (msg, TRUE);
         return FALSE;
@@ -213,8 +213,8 @@ load (const char *name, const char *text, gsize len, GError **error)
     g_return_val_if_fail (name != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
     WeftExperiment *exp = experiment_new (name);
-    Chain chain = {g_ptr_array_new_with_free_func (g_free),
-                   g_ptr_array_new_with_free_func (g_free)};
+    Chain chain = { g_ptr_array_new_with_free_func (g_free),
+                    g_ptr_array_new_with_free_func (g_free) };
     gboolean ok;
     if (text) {
         g_ptr_array_add (chain.canon, g_canonicalize_filename (name, NULL));
@@ -252,8 +252,8 @@ weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error
     const char *colon = strchr (assignment, ':');
     const char *eq = colon ? strchr (colon + 1, '=') : NULL;
     g_autofree char *group =
-        colon ? g_strstrip (g_strndup (assignment, (gsize)(colon - assignment))) : NULL;
-    g_autofree char *key = eq ? g_strstrip (g_strndup (colon + 1, (gsize)(eq - colon - 1))) : NULL;
+        colon ? g_strstrip (g_strndup (assignment, (gsize) (colon - assignment))) : NULL;
+    g_autofree char *key = eq ? g_strstrip (g_strndup (colon + 1, (gsize) (eq - colon - 1))) : NULL;
     if (!colon || !eq || group[0] == '\0' || key[0] == '\0' || strpbrk (group, "=[]") ||
         strpbrk (key, "[]")) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE,
@@ -273,7 +273,7 @@ weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error
     g_autofree char *value = g_strstrip (g_strdup (eq + 1));
     note_group (exp, group, SET_ORIGIN);
     g_key_file_set_string (exp->kf, group, key, value);
-    g_hash_table_insert (exp->key_origin, origin_key (group, key), (gpointer)SET_ORIGIN);
+    g_hash_table_insert (exp->key_origin, origin_key (group, key), (gpointer) SET_ORIGIN);
     g_ptr_array_add (exp->overrides, g_strdup (assignment));
     return TRUE;
 }
@@ -331,7 +331,7 @@ weft_experiment_groups (const WeftExperiment *exp)
     for (guint i = 0; i < exp->groups->len; i++)
         g_ptr_array_add (out, g_strdup (exp->groups->pdata[i]));
     g_ptr_array_add (out, NULL);
-    return (char **)g_ptr_array_free (out, FALSE);
+    return (char **) g_ptr_array_free (out, FALSE);
 }
 
 char **
@@ -346,7 +346,7 @@ weft_experiment_groups_with_prefix (const WeftExperiment *exp, const char *prefi
             g_ptr_array_add (out, g_strdup (g));
     }
     g_ptr_array_add (out, NULL);
-    return (char **)g_ptr_array_free (out, FALSE);
+    return (char **) g_ptr_array_free (out, FALSE);
 }
 
 /* A header comment line must stay one line. */
@@ -416,7 +416,7 @@ weft_experiment_check_groups (const WeftExperiment *exp, const char *const *know
     for (guint i = 0; i < exp->groups->len; i++) {
         const char *g = exp->groups->pdata[i];
         const char *dot = strchr (g, '.');
-        g_autofree char *head = dot ? g_strndup (g, (gsize)(dot - g)) : g_strdup (g);
+        g_autofree char *head = dot ? g_strndup (g, (gsize) (dot - g)) : g_strdup (g);
         if (in_list (g, known) || (dot && dot[1] != '\0' && in_list (head, known_prefixes)))
             continue;
 

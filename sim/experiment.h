@@ -71,7 +71,8 @@ char *weft_experiment_to_data (const WeftExperiment *exp);
  * weft_experiment_fail:
  * Sets @error (domain WEFT_CONFIG_ERROR, @code) to "ORIGIN: [group] key: MESSAGE", where ORIGIN
  * is weft_experiment_origin (exp, group, key); with @key NULL the form is "ORIGIN: [group]:
- * MESSAGE", and with @group NULL too "ORIGIN: MESSAGE" (the top file).  Returns FALSE so callers can `return weft_experiment_fail (...)`.
+ * MESSAGE", and with @group NULL too "ORIGIN: MESSAGE" (the top file).  Returns FALSE so callers
+ * can `return weft_experiment_fail (...)`.
  */
 gboolean weft_experiment_fail (const WeftExperiment *exp, GError **error, WeftConfigError code,
                                const char *group, const char *key, const char *format, ...)

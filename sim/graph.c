@@ -67,8 +67,8 @@ invalidate (WeftGraph *g)
 static gboolean
 kind_forwards (WeftNodeKind kind)
 {
-    return kind == WEFT_NODE_SWITCH || kind == WEFT_NODE_NVSWITCH || kind == WEFT_NODE_PCIE_SWITCH ||
-           kind == WEFT_NODE_NIC;
+    return kind == WEFT_NODE_SWITCH || kind == WEFT_NODE_NVSWITCH ||
+           kind == WEFT_NODE_PCIE_SWITCH || kind == WEFT_NODE_NIC;
 }
 
 guint32
@@ -147,8 +147,14 @@ weft_graph_connect (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, 
         pb = first_empty_port (nb);
 
     guint32 id = g->links->len;
-    WeftLink l = { .a = a, .b = b, .pa = pa, .pb = pb, .rate_bps = rate_bps,
-                   .delay_ps = delay_ps, .length_m = 0, .kind = kind };
+    WeftLink l = { .a = a,
+                   .b = b,
+                   .pa = pa,
+                   .pb = pb,
+                   .rate_bps = rate_bps,
+                   .delay_ps = delay_ps,
+                   .length_m = 0,
+                   .kind = kind };
     g_array_append_val (g->links, l);
     g_array_index (na->ports, guint32, pa) = id;
     g_array_index (nb->ports, guint32, pb) = id;

@@ -60,13 +60,13 @@
 #define WEFT_GRAPH_NONE G_MAXUINT32
 
 typedef enum {
-    WEFT_NODE_HOST,        /* a plain host with one NIC port (non-AI topologies) */
-    WEFT_NODE_SWITCH,      /* a fabric switch (leaf, spine, core) */
+    WEFT_NODE_HOST,   /* a plain host with one NIC port (non-AI topologies) */
+    WEFT_NODE_SWITCH, /* a fabric switch (leaf, spine, core) */
     WEFT_NODE_GPU,
-    WEFT_NODE_NIC,         /* a server's NIC: PCIe on one side, the fabric on the other */
+    WEFT_NODE_NIC, /* a server's NIC: PCIe on one side, the fabric on the other */
     WEFT_NODE_PCIE_SWITCH,
     WEFT_NODE_NVSWITCH,
-    WEFT_NODE_CPU,         /* host memory / root complex */
+    WEFT_NODE_CPU, /* host memory / root complex */
     WEFT_NODE_KIND_COUNT
 } WeftNodeKind;
 
@@ -78,25 +78,25 @@ typedef enum {
 } WeftLinkKind;
 
 typedef struct {
-    char *name;            /* unique, e.g. "host3", "leaf0", "dgx-1/gpu0", "su0-rail3-leaf" */
+    char *name; /* unique, e.g. "host3", "leaf0", "dgx-1/gpu0", "su0-rail3-leaf" */
     WeftNodeKind kind;
-    gint32 tier;           /* switches: 1 leaf, 2 spine, 3 core; 0 for the rest */
+    gint32 tier;             /* switches: 1 leaf, 2 spine, 3 core; 0 for the rest */
     gint32 server, su, rail; /* -1 where not meaningful */
-    gboolean forwards;     /* carries transit traffic */
-    guint32 endpoint;      /* dense endpoint index, or WEFT_GRAPH_NONE */
-    GArray *ports;         /* guint32 link id per port, WEFT_GRAPH_NONE when empty */
-    guint32 down_ports;    /* switches: ports 0..down_ports-1 are meant for the tier below,
-                            * cabled or not (a partial scalable unit leaves some empty), so a
-                            * tier's designed oversubscription can be told from its populated
-                            * one; 0 when the generator does not say (count the cabled ones) */
+    gboolean forwards;       /* carries transit traffic */
+    guint32 endpoint;        /* dense endpoint index, or WEFT_GRAPH_NONE */
+    GArray *ports;           /* guint32 link id per port, WEFT_GRAPH_NONE when empty */
+    guint32 down_ports;      /* switches: ports 0..down_ports-1 are meant for the tier below,
+                              * cabled or not (a partial scalable unit leaves some empty), so a
+                              * tier's designed oversubscription can be told from its populated
+                              * one; 0 when the generator does not say (count the cabled ones) */
 } WeftNode;
 
 typedef struct {
-    guint32 a, b;          /* node ids */
-    guint32 pa, pb;        /* port indices (0-based) on a and b */
+    guint32 a, b;   /* node ids */
+    guint32 pa, pb; /* port indices (0-based) on a and b */
     guint64 rate_bps;
-    weft_time_t delay_ps;  /* propagation, each way */
-    double length_m;       /* cable length if known, else 0 */
+    weft_time_t delay_ps; /* propagation, each way */
+    double length_m;      /* cable length if known, else 0 */
     WeftLinkKind kind;
 } WeftLink;
 

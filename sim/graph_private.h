@@ -9,29 +9,29 @@
 #define NO_OVERRIDE 0xFFFFu
 
 typedef struct {
-    guint32 *cells;  /* set id per (row, col), rows * cols */
-    guint16 *over;   /* static overrides (port), NO_OVERRIDE = none; NULL until the first */
+    guint32 *cells; /* set id per (row, col), rows * cols */
+    guint16 *over;  /* static overrides (port), NO_OVERRIDE = none; NULL until the first */
     guint32 n_rows, n_cols;
 } Table;
 
 typedef struct {
     /* flattened adjacency, built at compute time */
-    guint32 *port_off;  /* per node: index of its port 0 in peer[] */
-    guint32 *peer;      /* peer node per (node, port), NONE when empty */
-    guint32 *prank;     /* rank of this port among the node's ports to the same peer */
-    guint32 *row;       /* per node: row in its region's table */
-    guint32 *col;       /* per node: fabric column (fabric region and fabric-attached nodes) */
-    guint32 *scol;      /* per node: column in its server's table (server endpoints) */
-    guint32 *gw;        /* per node: fabric-attached node that carries its fabric traffic */
-    guint32 *div;       /* per node: D-mod-k divisor */
-    guint32 *fports;    /* per node: set id of its fabric ports (fabric-attached server nodes) */
+    guint32 *port_off; /* per node: index of its port 0 in peer[] */
+    guint32 *peer;     /* peer node per (node, port), NONE when empty */
+    guint32 *prank;    /* rank of this port among the node's ports to the same peer */
+    guint32 *row;      /* per node: row in its region's table */
+    guint32 *col;      /* per node: fabric column (fabric region and fabric-attached nodes) */
+    guint32 *scol;     /* per node: column in its server's table (server endpoints) */
+    guint32 *gw;       /* per node: fabric-attached node that carries its fabric traffic */
+    guint32 *div;      /* per node: D-mod-k divisor */
+    guint32 *fports;   /* per node: set id of its fabric ports (fabric-attached server nodes) */
     Table fabric;
-    Table *servers;     /* indexed by server id */
+    Table *servers; /* indexed by server id */
     guint n_servers;
     /* interned port sets: set_off[id] indexes set_data, where set_data[off] = n, then ports */
     GArray *set_off;
     GArray *set_data;
-    guint32 *ht;        /* open addressing, set ids */
+    guint32 *ht; /* open addressing, set ids */
     guint32 ht_cap, ht_used;
     GHashTable *extra_over; /* (node << 32 | dst_ep) -> port + 1, for cells outside tables */
 } Routes;
@@ -41,7 +41,7 @@ struct _WeftGraph {
     GArray *links;     /* WeftLink */
     GArray *endpoints; /* guint32 node id per endpoint index */
     GHashTable *by_name;
-    GArray *staging;   /* guint32 per node: staging node, or NONE (the node itself) */
+    GArray *staging; /* guint32 per node: staging node, or NONE (the node itself) */
     gboolean gpudirect;
     Routes *routes;
 };

@@ -26,9 +26,9 @@ typedef struct {
     const char *help;            /* one line for `weft params` */
     gsize instance_size;         /* sizeof the subtype; its first member is WeftModel */
     const WeftParamSpec *params; /* {NULL}-terminated, or NULL for none */
-    gboolean (*init) (WeftModel *self, GError **error);         /* after params are set */
+    gboolean (*init) (WeftModel *self, GError **error);             /* after params are set */
     void (*receive) (WeftModel *self, guint port, WeftPacket *pkt); /* takes ownership */
-    void (*clear) (WeftModel *self);                            /* free owned memory; may be NULL */
+    void (*clear) (WeftModel *self); /* free owned memory; may be NULL */
 } WeftModelClass;
 
 struct WeftModel {

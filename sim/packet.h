@@ -18,8 +18,8 @@ typedef enum {
     WEFT_PKT_DATA = 1,
     WEFT_PKT_ACK,
     WEFT_PKT_NACK,
-    WEFT_PKT_CREDIT, /* InfiniBand flow-control packet: seq carries the credits returned */
-    WEFT_PKT_CNP,    /* RoCE congestion notification, receiver to sender (models/dcqcn.h) */
+    WEFT_PKT_CREDIT,       /* InfiniBand flow-control packet: seq carries the credits returned */
+    WEFT_PKT_CNP,          /* RoCE congestion notification, receiver to sender (models/dcqcn.h) */
     WEFT_PKT_FREED = 0xff, /* poison: a released packet */
 } WeftPacketKind;
 
@@ -28,33 +28,33 @@ typedef enum {
  * aligns its slabs), so forwarding a packet that has gone cold costs one cache miss, not the
  * two or three of an unaligned 88-byte packet.  The endpoints' fields follow. */
 typedef struct WeftPacket {
-    _Alignas (64) struct WeftPacket *next; /* intrusive link: the pool free list or one FIFO,
-                                              never both */
-    weft_time_t arrive_at;   /* on a wire: when it is handed to the receiver (its last bit, or
-                                its header for a cut-through switch, plus forwarding latency) */
-    weft_time_t tail_at;     /* when its last bit has arrived there (cut-through: a switch
-                                cannot finish sending it earlier) */
-    guint32 size;            /* bytes on the wire: payload + headers */
-    guint32 dst_ep;          /* destination endpoint index (route lookups) */
-    guint32 hash;            /* flow entropy for ECMP (the 5-tuple's hash) */
-    guint32 dst;             /* node id of the destination */
-    guint16 in_port;         /* set by the link: port of the receiver it arrives on */
+    _Alignas(64) struct WeftPacket *next; /* intrusive link: the pool free list or one FIFO,
+                                             never both */
+    weft_time_t arrive_at; /* on a wire: when it is handed to the receiver (its last bit, or
+                              its header for a cut-through switch, plus forwarding latency) */
+    weft_time_t tail_at;   /* when its last bit has arrived there (cut-through: a switch
+                              cannot finish sending it earlier) */
+    guint32 size;          /* bytes on the wire: payload + headers */
+    guint32 dst_ep;        /* destination endpoint index (route lookups) */
+    guint32 hash;          /* flow entropy for ECMP (the 5-tuple's hash) */
+    guint32 dst;           /* node id of the destination */
+    guint16 in_port;       /* set by the link: port of the receiver it arrives on */
     guint8 kind;
-    guint8 prio;             /* traffic class: 0 is served first */
-    guint8 retransmit : 1;   /* 1 for a retransmitted copy */
-    guint8 fecn : 1;         /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
-    guint8 becn : 1;         /* InfiniBand ACK/NAK: the data it answers carried FECN */
-    guint8 ce : 1;           /* RoCE DATA: ECN Congestion Experienced (models/ecn.h) */
-    guint8 hop;              /* links crossed so far */
-    guint8 vl;               /* InfiniBand virtual lane it travels on now (0 elsewhere) */
-    guint8 in_vl;            /* the VL it arrived on at the node holding it (its buffer) */
-    guint8 sl;               /* InfiniBand service level of its flow */
+    guint8 prio;           /* traffic class: 0 is served first */
+    guint8 retransmit : 1; /* 1 for a retransmitted copy */
+    guint8 fecn : 1;       /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
+    guint8 becn : 1;       /* InfiniBand ACK/NAK: the data it answers carried FECN */
+    guint8 ce : 1;         /* RoCE DATA: ECN Congestion Experienced (models/ecn.h) */
+    guint8 hop;            /* links crossed so far */
+    guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
+    guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
+    guint8 sl;             /* InfiniBand service level of its flow */
     /* -- read at the endpoints -- */
-    guint32 flow;            /* flow index in the run's flow table */
-    guint32 src;             /* node id of the source */
-    guint32 payload;         /* application bytes carried */
-    guint64 seq;             /* DATA: packet sequence number; ACK: cumulative next expected */
-    weft_time_t sent_at;     /* DATA: when the sender's transport emitted it (RTT samples) */
+    guint32 flow;        /* flow index in the run's flow table */
+    guint32 src;         /* node id of the source */
+    guint32 payload;     /* application bytes carried */
+    guint64 seq;         /* DATA: packet sequence number; ACK: cumulative next expected */
+    weft_time_t sent_at; /* DATA: when the sender's transport emitted it (RTT samples) */
 } WeftPacket;
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, sl) < 64);

@@ -106,7 +106,7 @@ parse_ratio (const char *text, double *out, GError **error)
     const char *colon = strchr (text, ':');
     if (!colon)
         return value_error (error, "'%s' is not a ratio: expected A:B such as 3:1 or 1:1", text);
-    g_autofree char *a_text = g_strstrip (g_strndup (text, (gsize)(colon - text)));
+    g_autofree char *a_text = g_strstrip (g_strndup (text, (gsize) (colon - text)));
     g_autofree char *b_text = g_strstrip (g_strdup (colon + 1));
     double a, b;
     if (!parse_double (a_text, &a) || !parse_double (b_text, &b))
@@ -167,21 +167,21 @@ store_scalar (WeftParamType type, void *field, const Value *v)
 {
     switch (type) {
     case WEFT_PARAM_TYPE_BOOL:
-        *(gboolean *)field = v->b;
+        *(gboolean *) field = v->b;
         break;
     case WEFT_PARAM_TYPE_INT:
-        *(gint64 *)field = v->i;
+        *(gint64 *) field = v->i;
         break;
     case WEFT_PARAM_TYPE_UINT:
     case WEFT_PARAM_TYPE_TIME:
     case WEFT_PARAM_TYPE_RATE:
     case WEFT_PARAM_TYPE_BYTES:
-        *(guint64 *)field = v->u;
+        *(guint64 *) field = v->u;
         break;
     case WEFT_PARAM_TYPE_DOUBLE:
     case WEFT_PARAM_TYPE_LENGTH:
     case WEFT_PARAM_TYPE_RATIO:
-        *(double *)field = v->d;
+        *(double *) field = v->d;
         break;
     case WEFT_PARAM_TYPE_STRING:
     case WEFT_PARAM_TYPE_ENUM:
@@ -243,8 +243,8 @@ parse_bound (const WeftParamSpec *p, const char *text)
 static char *
 range_problem (const WeftParamSpec *p, const char *text, const Value *v)
 {
-    gboolean low = p->min && compare (p->type, v, (Value[]){parse_bound (p, p->min)}) < 0;
-    gboolean high = p->max && compare (p->type, v, (Value[]){parse_bound (p, p->max)}) > 0;
+    gboolean low = p->min && compare (p->type, v, (Value[]){ parse_bound (p, p->min) }) < 0;
+    gboolean high = p->max && compare (p->type, v, (Value[]){ parse_bound (p, p->max) }) > 0;
     if (!low && !high)
         return NULL;
     if (p->min && p->max)
@@ -284,7 +284,7 @@ split_list (const char *text)
     }
     g_strfreev (parts);
     g_ptr_array_add (out, NULL);
-    return (char **)g_ptr_array_free (out, FALSE);
+    return (char **) g_ptr_array_free (out, FALSE);
 }
 
 static void
@@ -292,9 +292,9 @@ clear_one (const WeftParamSpec *p, void *obj)
 {
     void *field = G_STRUCT_MEMBER_P (obj, p->offset);
     if (p->type == WEFT_PARAM_TYPE_STRING)
-        g_clear_pointer ((char **)field, g_free);
+        g_clear_pointer ((char **) field, g_free);
     else if (p->type == WEFT_PARAM_TYPE_LIST)
-        g_clear_pointer ((char ***)field, g_strfreev);
+        g_clear_pointer ((char ***) field, g_strfreev);
 }
 
 void
@@ -316,17 +316,17 @@ weft_params_set_defaults (const WeftParamSpec *spec, void *obj)
             continue; /* required: left zero until the file sets it */
         switch (p->type) {
         case WEFT_PARAM_TYPE_STRING:
-            *(char **)field = g_strdup (p->def);
+            *(char **) field = g_strdup (p->def);
             break;
         case WEFT_PARAM_TYPE_LIST:
-            *(char ***)field = split_list (p->def);
+            *(char ***) field = split_list (p->def);
             break;
         case WEFT_PARAM_TYPE_ENUM: {
             int i = enum_index (p->choices, p->def, NULL);
             if (i < 0)
                 g_error ("parameter '%s': default '%s' is not among '%s'", p->name, p->def,
                          p->choices);
-            *(int *)field = i;
+            *(int *) field = i;
             break;
         }
         default: {
@@ -363,22 +363,22 @@ read_one (const WeftExperiment *exp, const char *group, const WeftParamSpec *p, 
 
     switch (p->type) {
     case WEFT_PARAM_TYPE_STRING:
-        g_free (*(char **)field);
-        *(char **)field = g_strdup (text);
+        g_free (*(char **) field);
+        *(char **) field = g_strdup (text);
         return TRUE;
     case WEFT_PARAM_TYPE_LIST:
-        g_strfreev (*(char ***)field);
-        *(char ***)field = split_list (text);
+        g_strfreev (*(char ***) field);
+        *(char ***) field = split_list (text);
         return TRUE;
     case WEFT_PARAM_TYPE_ENUM: {
         g_auto (GStrv) choices = NULL;
         int i = enum_index (p->choices, text, &choices);
         if (i >= 0) {
-            *(int *)field = i;
+            *(int *) field = i;
             return TRUE;
         }
         g_autofree char *all = g_strjoinv (", ", choices);
-        const char *s = weft_suggest (text, (const char *const *)choices);
+        const char *s = weft_suggest (text, (const char *const *) choices);
         if (s)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, p->name,
                                          "'%s' is not a valid choice, did you mean '%s'? "
@@ -393,8 +393,8 @@ read_one (const WeftExperiment *exp, const char *group, const WeftParamSpec *p, 
 
     Value v;
     if (!parse_scalar (p->type, text, &v, &local))
-        return weft_experiment_fail (exp, error, (WeftConfigError)local->code, group, p->name, "%s",
-                                     local->message);
+        return weft_experiment_fail (exp, error, (WeftConfigError) local->code, group, p->name,
+                                     "%s", local->message);
     g_autofree char *problem = range_problem (p, text, &v);
     if (problem)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, p->name, "%s",
@@ -458,14 +458,14 @@ weft_params_read (const WeftExperiment *exp, const char *group, const WeftParamB
         g_autoptr (GPtrArray) names = g_ptr_array_new ();
         for (guint b = 0; b < n_bindings; b++)
             for (const WeftParamSpec *p = bindings[b].spec; p->name; p++)
-                g_ptr_array_add (names, (gpointer)p->name);
+                g_ptr_array_add (names, (gpointer) p->name);
         g_ptr_array_add (names, NULL);
-        const char *const *cands = (const char *const *)names->pdata;
+        const char *const *cands = (const char *const *) names->pdata;
         const char *s = weft_suggest (keys[k], cands);
         if (s)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, keys[k],
                                          "unknown key, did you mean '%s'?", s);
-        g_autofree char *all = g_strjoinv (", ", (char **)names->pdata);
+        g_autofree char *all = g_strjoinv (", ", (char **) names->pdata);
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, keys[k],
                                      "unknown key: expected one of: %s",
                                      all[0] ? all : "(none: this group takes no keys)");

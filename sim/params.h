@@ -33,16 +33,18 @@ typedef enum {
 } WeftParamType;
 
 typedef struct {
-    const char *name;    /* key name in the group */
+    const char *name; /* key name in the group */
     WeftParamType type;
-    gsize offset;        /* of the field in the struct */
-    const char *def;     /* default, as file text; NULL: the key is required */
-    const char *min;     /* inclusive bounds as file text; NULL: unbounded (not for ENUM etc.) */
+    gsize offset;    /* of the field in the struct */
+    const char *def; /* default, as file text; NULL: the key is required */
+    const char *min; /* inclusive bounds as file text; NULL: unbounded (not for ENUM etc.) */
     const char *max;
     const char *choices; /* ENUM only: "static|ecmp|adaptive" */
     const char *help;    /* one line, shown by `weft params` */
 } WeftParamSpec;
 
+/* One line per type reads as a table. */
+/* clang-format off */
 #define WEFT_PARAM_(nm, ty, T, field, def, min, max, choices, help)                              \
     { nm, WEFT_PARAM_TYPE_##ty, G_STRUCT_OFFSET (T, field), def, min, max, choices, help }
 #define WEFT_PARAM_BOOL(nm, T, f, def, help) WEFT_PARAM_ (nm, BOOL, T, f, def, NULL, NULL, NULL, help)
@@ -58,6 +60,7 @@ typedef struct {
 #define WEFT_PARAM_RATIO(nm, T, f, def, min, max, help) WEFT_PARAM_ (nm, RATIO, T, f, def, min, max, NULL, help)
 #define WEFT_PARAM_LIST(nm, T, f, def, help) WEFT_PARAM_ (nm, LIST, T, f, def, NULL, NULL, NULL, help)
 #define WEFT_PARAM_END { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL }
+/* clang-format on */
 
 typedef struct {
     const WeftParamSpec *spec; /* {NULL}-terminated */

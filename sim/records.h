@@ -11,15 +11,14 @@
 #include <glib.h>
 
 /* @fields: (transfer none) NULL-terminated, @n of them; FALSE with @error set stops reading. */
-typedef gboolean (*WeftRecordFn) (char **fields, guint n, guint line, void *data,
-                                  GError **error);
+typedef gboolean (*WeftRecordFn) (char **fields, guint n, guint line, void *data, GError **error);
 
 /** Reads @path and calls @fn for every record.  An unreadable file is G_FILE_ERROR, left for
  * the caller to put in context; otherwise the first error @fn sets. */
 gboolean weft_records_read (const char *path, WeftRecordFn fn, void *data, GError **error);
 
 /* Sets @error to "PATH:LINE: MESSAGE" in @domain / @code; returns FALSE. */
-gboolean weft_records_fail (GError **error, GQuark domain, gint code, const char *path,
-                            guint line, const char *format, ...) G_GNUC_PRINTF (6, 7);
+gboolean weft_records_fail (GError **error, GQuark domain, gint code, const char *path, guint line,
+                            const char *format, ...) G_GNUC_PRINTF (6, 7);
 
 #endif /* WEFT_SIM_RECORDS_H */

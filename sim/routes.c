@@ -115,10 +115,10 @@ set_intern (Routes *r, const guint32 *ports, guint n)
 typedef struct {
     const WeftGraph *g;
     Routes *r;
-    guint32 *dist;   /* per node, NONE = unvisited */
-    guint32 *queue;  /* BFS queue; also the list of visited nodes to reset */
+    guint32 *dist;  /* per node, NONE = unvisited */
+    guint32 *queue; /* BFS queue; also the list of visited nodes to reset */
     guint32 n_queue;
-    guint32 *buf;    /* scratch port list */
+    guint32 *buf; /* scratch port list */
 } Ctx;
 
 static inline WeftNode *
@@ -288,9 +288,8 @@ compute_divisors (const WeftGraph *g, Routes *r)
     r->div = g_new (guint32, nn ? nn : 1);
     for (guint v = 0; v < nn; v++) {
         WeftNode *n = node_at (g, v);
-        r->div[v] = (n->kind == WEFT_NODE_SWITCH && n->tier > 0 && n->tier < 8)
-                        ? div_of_tier[n->tier]
-                        : 1;
+        r->div[v] =
+            (n->kind == WEFT_NODE_SWITCH && n->tier > 0 && n->tier < 8) ? div_of_tier[n->tier] : 1;
     }
 }
 
@@ -366,8 +365,7 @@ bfs_from_server_node (Ctx *c, guint32 x)
     guint32 off = r->port_off[x], np = n_ports_of (r, x);
     for (guint32 p = 0; p < np; p++) {
         guint32 u = r->peer[off + p];
-        if (u != WEFT_GRAPH_NONE && node_at (g, u)->server < 0 &&
-            c->dist[u] == WEFT_GRAPH_NONE) {
+        if (u != WEFT_GRAPH_NONE && node_at (g, u)->server < 0 && c->dist[u] == WEFT_GRAPH_NONE) {
             c->dist[u] = 1;
             c->queue[c->n_queue++] = u;
         }
@@ -530,7 +528,7 @@ static void
 ctx_init (Ctx *c, const WeftGraph *g, Routes *r)
 {
     guint nn = g->nodes->len;
-    *c = (Ctx) { .g = g, .r = r };
+    *c = (Ctx){ .g = g, .r = r };
     c->dist = g_new (guint32, nn + 1);
     memset (c->dist, 0xff, sizeof (guint32) * (nn + 1));
     c->queue = g_new (guint32, nn + 1);
@@ -640,9 +638,9 @@ weft_graph_routes_compute (WeftGraph *g)
 
 typedef struct {
     guint32 set;
-    Table *table;   /* NULL when the cell is structural (a NIC's fabric ports) */
+    Table *table; /* NULL when the cell is structural (a NIC's fabric ports) */
     gsize cell;
-    guint32 key;    /* D-mod-k destination key */
+    guint32 key; /* D-mod-k destination key */
     guint32 div;
 } Cell;
 

@@ -18,16 +18,16 @@ typedef struct {
 } WeftExperimentConfig;
 
 typedef struct {
-    char *output;             /* "" : NAME.h5 in the current directory */
-    weft_time_t interval;     /* /links sample interval; 0: no samples */
+    char *output;         /* "" : NAME.h5 in the current directory */
+    weft_time_t interval; /* /links sample interval; 0: no samples */
 } WeftTraceConfig;
 
 extern const WeftParamSpec weft_experiment_params[];
 extern const WeftParamSpec weft_trace_params[];
 
 /* Reads both groups; the name defaults to the experiment file's base name without ".ini". */
-gboolean weft_runcfg_read (const WeftExperiment *exp, WeftExperimentConfig *ec,
-                           WeftTraceConfig *tc, GError **error);
+gboolean weft_runcfg_read (const WeftExperiment *exp, WeftExperimentConfig *ec, WeftTraceConfig *tc,
+                           GError **error);
 void weft_runcfg_clear (WeftExperimentConfig *ec, WeftTraceConfig *tc);
 
 #endif /* WEFT_SIM_RUNCFG_H */

@@ -41,16 +41,17 @@ struct _WeftSim {
     WeftEventQueue evq;
     WeftPacketPool pool;
     guint64 seed;
-    guint64 events;           /* events executed */
-    GPtrArray *models;        /* WeftModel *, owned, in creation order */
-    WeftSched engine;         /* the engine's own scheduling identity (id 0) */
-    guint32 next_sched_id;    /* last scheduling id handed out */
+    guint64 events;        /* events executed */
+    GPtrArray *models;     /* WeftModel *, owned, in creation order */
+    WeftSched engine;      /* the engine's own scheduling identity (id 0) */
+    guint32 next_sched_id; /* last scheduling id handed out */
 
-    weft_time_t duration;     /* 0: unlimited */
-    weft_time_t hang_timeout; /* 0: watchdog off (a dry queue with work pending still ends the run) */
+    weft_time_t duration; /* 0: unlimited */
+    weft_time_t
+        hang_timeout; /* 0: watchdog off (a dry queue with work pending still ends the run) */
     guint64 work_pending;
     weft_time_t last_progress;
-    WeftTimer watchdog;       /* pending while the watchdog watches */
+    WeftTimer watchdog; /* pending while the watchdog watches */
     WeftSimStatus status;
     const volatile sig_atomic_t *interrupt; /* borrowed; may be NULL */
 
@@ -89,8 +90,8 @@ weft_sim_sched_new (WeftSim *sim)
 /* Schedules fn(sim, target, arg) @delay after now (or at absolute time @at), keyed by the
  * scheduling object @from (NULL: the engine). */
 static inline void
-weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler fn,
-                      void *target, WeftArg arg)
+weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler fn, void *target,
+                      WeftArg arg)
 {
     if (!from)
         from = &sim->engine;
@@ -99,8 +100,8 @@ weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler
 }
 
 static inline void
-weft_sim_schedule (WeftSim *sim, WeftSched *from, weft_time_t delay, WeftHandler fn,
-                   void *target, WeftArg arg)
+weft_sim_schedule (WeftSim *sim, WeftSched *from, weft_time_t delay, WeftHandler fn, void *target,
+                   WeftArg arg)
 {
     weft_sim_schedule_at (sim, from, sim->now + delay, fn, target, arg);
 }

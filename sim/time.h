@@ -13,10 +13,13 @@ typedef guint64 weft_time_t;
 
 #define WEFT_TIME_NEVER G_MAXUINT64
 #define WEFT_PS(n) ((weft_time_t) (n))
+/* clang-format would read these casts as multiplications. */
+/* clang-format off */
 #define WEFT_NS(n) ((weft_time_t) (n) * G_GUINT64_CONSTANT (1000))
 #define WEFT_US(n) ((weft_time_t) (n) * G_GUINT64_CONSTANT (1000000))
 #define WEFT_MS(n) ((weft_time_t) (n) * G_GUINT64_CONSTANT (1000000000))
 #define WEFT_S(n) ((weft_time_t) (n) * G_GUINT64_CONSTANT (1000000000000))
+/* clang-format on */
 
 /* Picoseconds per second, for rate arithmetic. */
 #define WEFT_PS_PER_S G_GUINT64_CONSTANT (1000000000000)

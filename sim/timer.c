@@ -5,8 +5,8 @@
 /* Out of line: the paths not taken once per event or per ACK. */
 
 void
-weft_timer_rearm_other (WeftSim *sim, WeftTimer *t, WeftSched *from, weft_time_t at,
-                        WeftHandler fn, void *target, guint32 data)
+weft_timer_rearm_other (WeftSim *sim, WeftTimer *t, WeftSched *from, weft_time_t at, WeftHandler fn,
+                        void *target, guint32 data)
 {
     if (t->pending) {
         weft_time_t event_at = t->gen & WEFT_TIMER_MOVED ? t->event_at : t->at;

@@ -143,8 +143,8 @@ weft_timer_cancel (WeftTimer *t)
 /** weft_timer_fire()'s path for an event that is not @t's live one as it stands: a stale event
  * (nothing to do), or the live event of a deadline that moved later (scheduled again for it).
  * The handler's own arguments come first, in its order, so its fast path moves nothing. */
-void weft_timer_fire_other (WeftSim *sim, void *target, WeftArg arg, WeftTimer *t,
-                            WeftSched *from, WeftHandler fn);
+void weft_timer_fire_other (WeftSim *sim, void *target, WeftArg arg, WeftTimer *t, WeftSched *from,
+                            WeftHandler fn);
 
 /** The first call of @t's handler, with the handler's own @arg and the @from, @fn and @target it
  * was armed with.  TRUE when @t expires now: it is idle again and the handler goes on.  FALSE

@@ -38,10 +38,10 @@ enum { WEFT_TRACE_RECORDS (TABLE_INDEX) N_TABLES };
 struct _WeftTrace {
     char *path;
     hid_t file;
-    hid_t meta;            /* the /meta group */
+    hid_t meta; /* the /meta group */
     Table tables[N_TABLES];
-    GError *write_error;   /* the first write failure, returned by weft_trace_close() */
-    gint64 flushed_at;     /* monotonic wall clock of the last flush, us */
+    GError *write_error; /* the first write failure, returned by weft_trace_close() */
+    gint64 flushed_at;   /* monotonic wall clock of the last flush, us */
 };
 
 /* Keeps the first write failure; later ones are consequences. */
@@ -68,8 +68,8 @@ table_create (WeftTrace *trace, Table *t, GError **error)
     H5Pset_shuffle (dcpl);
     H5Pset_deflate (dcpl, 4);
     H5Pset_obj_track_times (dcpl, FALSE);
-    t->dset = H5Dcreate2 (trace->file, rec->dataset, file_type, space, H5P_DEFAULT, dcpl,
-                          H5P_DEFAULT);
+    t->dset =
+        H5Dcreate2 (trace->file, rec->dataset, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     t->buf = g_array_sized_new (FALSE, FALSE, rec->row_size, rec->chunk_rows);
     H5Pclose (dcpl);
     H5Sclose (space);
@@ -94,11 +94,10 @@ table_write (WeftTrace *trace, Table *t)
     hsize_t start[1] = { t->rows_on_disk }, count[1] = { t->buf->len };
     hsize_t extent[1] = { t->rows_on_disk + t->buf->len };
     hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-    gboolean ok = H5Dset_extent (t->dset, extent) >= 0
-                  && (fspace = H5Dget_space (t->dset)) >= 0
-                  && H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0
-                  && (mspace = H5Screate_simple (1, count, NULL)) >= 0
-                  && H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, t->buf->data) >= 0;
+    gboolean ok = H5Dset_extent (t->dset, extent) >= 0 && (fspace = H5Dget_space (t->dset)) >= 0 &&
+                  H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                  (mspace = H5Screate_simple (1, count, NULL)) >= 0 &&
+                  H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, t->buf->data) >= 0;
     if (ok)
         t->rows_on_disk += t->buf->len;
     else
@@ -156,28 +155,26 @@ write_meta_start (WeftTrace *trace, const WeftTraceMeta *meta)
     double zero_s = 0.0;
     unsigned h5_major = 0, h5_minor = 0, h5_release = 0;
     H5get_libversion (&h5_major, &h5_minor, &h5_release);
-    char *glib_v = g_strdup_printf ("%u.%u.%u", glib_major_version, glib_minor_version,
-                                    glib_micro_version);
+    char *glib_v =
+        g_strdup_printf ("%u.%u.%u", glib_major_version, glib_minor_version, glib_micro_version);
     char *hdf5_v = g_strdup_printf ("%u.%u.%u", h5_major, h5_minor, h5_release);
     hid_t m = trace->meta;
-    gboolean ok = set_attr (m, "schema_version", H5T_NATIVE_UINT, &schema)
-                  && set_attr_string (m, "weft_version",
-                                      meta->weft_version ? meta->weft_version : PACKAGE_VERSION)
-                  && set_attr_string (m, "git_revision",
-                                      meta->git_revision ? meta->git_revision : "unknown")
-                  && set_attr_string (m, "experiment", meta->experiment_text)
-                  && set_attr_string (m, "experiment_path", meta->experiment_path)
-                  && set_attr (m, "seed", H5T_NATIVE_UINT64, &meta->seed)
-                  && set_attr_string (m, "glib_version", meta->glib_version ? meta->glib_version : glib_v)
-                  && set_attr_string (m, "hdf5_version", meta->hdf5_version ? meta->hdf5_version : hdf5_v)
-                  && set_attr_string (m, "gsl_version", meta->gsl_version ? meta->gsl_version : gsl_version)
-                  && set_attr_string (m, "status",
-                                      weft_trace_status_name (WEFT_TRACE_STATUS_RUNNING))
-                  && set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)
-                  && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero)
-                  && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s)
-                  && set_attr (m, "events", H5T_NATIVE_UINT64, &zero)
-                  && set_attr_string (m, "message", "");
+    gboolean ok =
+        set_attr (m, "schema_version", H5T_NATIVE_UINT, &schema) &&
+        set_attr_string (m, "weft_version",
+                         meta->weft_version ? meta->weft_version : PACKAGE_VERSION) &&
+        set_attr_string (m, "git_revision", meta->git_revision ? meta->git_revision : "unknown") &&
+        set_attr_string (m, "experiment", meta->experiment_text) &&
+        set_attr_string (m, "experiment_path", meta->experiment_path) &&
+        set_attr (m, "seed", H5T_NATIVE_UINT64, &meta->seed) &&
+        set_attr_string (m, "glib_version", meta->glib_version ? meta->glib_version : glib_v) &&
+        set_attr_string (m, "hdf5_version", meta->hdf5_version ? meta->hdf5_version : hdf5_v) &&
+        set_attr_string (m, "gsl_version", meta->gsl_version ? meta->gsl_version : gsl_version) &&
+        set_attr_string (m, "status", weft_trace_status_name (WEFT_TRACE_STATUS_RUNNING)) &&
+        set_attr (m, "complete", H5T_NATIVE_UINT8, &complete) &&
+        set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero) &&
+        set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s) &&
+        set_attr (m, "events", H5T_NATIVE_UINT64, &zero) && set_attr_string (m, "message", "");
     g_free (glib_v);
     g_free (hdf5_v);
     return ok;
@@ -252,8 +249,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     gboolean ok = trace->meta >= 0 && topo >= 0;
     if (!ok) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
-                     "%s: cannot create groups: %s", path, reason);
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN, "%s: cannot create groups: %s",
+                     path, reason);
         g_free (reason);
     }
     for (int i = 0; ok && i < N_TABLES; i++)
@@ -262,8 +259,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         H5Gclose (topo);
     if (ok && !write_meta_start (trace, meta)) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
-                     "%s: cannot write /meta: %s", path, reason);
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN, "%s: cannot write /meta: %s",
+                     path, reason);
         g_free (reason);
         ok = FALSE;
     }
@@ -353,12 +350,12 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
         table_write (trace, &trace->tables[i]);
     guint8 complete = weft_trace_status_complete (end->status) ? 1 : 0;
     hid_t m = trace->meta;
-    if (!(set_attr_string (m, "status", weft_trace_status_name (end->status))
-          && set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps)
-          && set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s)
-          && set_attr (m, "events", H5T_NATIVE_UINT64, &end->events)
-          && set_attr_string (m, "message", end->message)
-          && set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)))
+    if (!(set_attr_string (m, "status", weft_trace_status_name (end->status)) &&
+          set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps) &&
+          set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s) &&
+          set_attr (m, "events", H5T_NATIVE_UINT64, &end->events) &&
+          set_attr_string (m, "message", end->message) &&
+          set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)))
         write_failed (trace, "/meta");
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];

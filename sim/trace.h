@@ -59,8 +59,9 @@ void weft_trace_flush (WeftTrace *trace);
 void weft_trace_flush_due (WeftTrace *trace);
 
 /** Flushes, writes the end attributes of /meta (status, sim time, wall time, events, message,
- * and complete: 1 for done, duration and hang, 0 for interrupted and failed), closes and frees.  Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the
- * run or now.  Safe to call from the interrupt path (after the run loop has stopped). */
+ * and complete: 1 for done, duration and hang, 0 for interrupted and failed), closes and frees.
+ * Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the run or now.  Safe to
+ * call from the interrupt path (after the run loop has stopped). */
 gboolean weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error);
 
 /* Closes and frees without writing the end (the file stays "running"); for error paths. */

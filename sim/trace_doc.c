@@ -21,14 +21,22 @@ static char *
 type_name (WeftTraceFieldKind kind)
 {
     switch (kind) {
-    case WEFT_TRACE_FIELD_U8: return g_strdup ("u8");
-    case WEFT_TRACE_FIELD_U32: return g_strdup ("u32");
-    case WEFT_TRACE_FIELD_I32: return g_strdup ("i32");
-    case WEFT_TRACE_FIELD_U64: return g_strdup ("u64");
-    case WEFT_TRACE_FIELD_F64: return g_strdup ("f64");
-    case WEFT_TRACE_FIELD_NAME: return g_strdup_printf ("string[%d]", WEFT_TRACE_NAME_LEN);
-    case WEFT_TRACE_FIELD_KIND: return g_strdup_printf ("string[%d]", WEFT_TRACE_KIND_LEN);
-    case WEFT_TRACE_FIELD_SHORT: return g_strdup_printf ("string[%d]", WEFT_TRACE_SHORT_LEN);
+    case WEFT_TRACE_FIELD_U8:
+        return g_strdup ("u8");
+    case WEFT_TRACE_FIELD_U32:
+        return g_strdup ("u32");
+    case WEFT_TRACE_FIELD_I32:
+        return g_strdup ("i32");
+    case WEFT_TRACE_FIELD_U64:
+        return g_strdup ("u64");
+    case WEFT_TRACE_FIELD_F64:
+        return g_strdup ("f64");
+    case WEFT_TRACE_FIELD_NAME:
+        return g_strdup_printf ("string[%d]", WEFT_TRACE_NAME_LEN);
+    case WEFT_TRACE_FIELD_KIND:
+        return g_strdup_printf ("string[%d]", WEFT_TRACE_KIND_LEN);
+    case WEFT_TRACE_FIELD_SHORT:
+        return g_strdup_printf ("string[%d]", WEFT_TRACE_SHORT_LEN);
     }
     g_return_val_if_reached (g_strdup ("?"));
 }
@@ -101,8 +109,8 @@ weft_trace_doc_update (const char *text, GError **error)
         while (rec != NULL && weft_trace_records[r] != rec)
             r++;
         if (rec == NULL || seen[r]) {
-            g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ,
-                         "line %u: %s: \"%s\"", i + 1,
+            g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "line %u: %s: \"%s\"",
+                         i + 1,
                          rec == NULL ? "a marker that names no record (or is misspelt)"
                                      : "a second marker for the same record",
                          lines[i]);

@@ -50,6 +50,8 @@ static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_
 #undef ROW
 #undef FIELD
 
+/* The initializer reads in the order of WeftTraceRecord's members. */
+/* clang-format off */
 #define RECORD(one, many, Struct, dataset, chunk_rows, since)                                      \
     const WeftTraceRecord weft_trace_record_##one = {                                              \
         dataset, #Struct, sizeof (Struct), chunk_rows, since,                                      \
@@ -57,6 +59,7 @@ static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_
     };
 WEFT_TRACE_RECORDS (RECORD)
 #undef RECORD
+/* clang-format on */
 
 #define RECORD_REF(one, ...) &weft_trace_record_##one,
 const WeftTraceRecord *const weft_trace_records[] = { WEFT_TRACE_RECORDS (RECORD_REF) NULL };
@@ -79,11 +82,21 @@ weft_trace_type_record (const WeftTraceRecord *record)
         const WeftTraceField *f = &record->fields[i];
         hid_t member = H5I_INVALID_HID, owned = H5I_INVALID_HID;
         switch (f->kind) {
-        case WEFT_TRACE_FIELD_U8: member = H5T_NATIVE_UINT8; break;
-        case WEFT_TRACE_FIELD_U32: member = H5T_NATIVE_UINT32; break;
-        case WEFT_TRACE_FIELD_I32: member = H5T_NATIVE_INT32; break;
-        case WEFT_TRACE_FIELD_U64: member = H5T_NATIVE_UINT64; break;
-        case WEFT_TRACE_FIELD_F64: member = H5T_NATIVE_DOUBLE; break;
+        case WEFT_TRACE_FIELD_U8:
+            member = H5T_NATIVE_UINT8;
+            break;
+        case WEFT_TRACE_FIELD_U32:
+            member = H5T_NATIVE_UINT32;
+            break;
+        case WEFT_TRACE_FIELD_I32:
+            member = H5T_NATIVE_INT32;
+            break;
+        case WEFT_TRACE_FIELD_U64:
+            member = H5T_NATIVE_UINT64;
+            break;
+        case WEFT_TRACE_FIELD_F64:
+            member = H5T_NATIVE_DOUBLE;
+            break;
         case WEFT_TRACE_FIELD_NAME:
             member = owned = weft_trace_type_string (WEFT_TRACE_NAME_LEN);
             break;
@@ -110,10 +123,14 @@ file_member (hid_t native)
     case H5T_INTEGER: {
         gboolean sign = H5Tget_sign (native) == H5T_SGN_2;
         switch (size) {
-        case 1: return H5Tcopy (sign ? H5T_STD_I8LE : H5T_STD_U8LE);
-        case 2: return H5Tcopy (sign ? H5T_STD_I16LE : H5T_STD_U16LE);
-        case 4: return H5Tcopy (sign ? H5T_STD_I32LE : H5T_STD_U32LE);
-        case 8: return H5Tcopy (sign ? H5T_STD_I64LE : H5T_STD_U64LE);
+        case 1:
+            return H5Tcopy (sign ? H5T_STD_I8LE : H5T_STD_U8LE);
+        case 2:
+            return H5Tcopy (sign ? H5T_STD_I16LE : H5T_STD_U16LE);
+        case 4:
+            return H5Tcopy (sign ? H5T_STD_I32LE : H5T_STD_U32LE);
+        case 8:
+            return H5Tcopy (sign ? H5T_STD_I64LE : H5T_STD_U64LE);
         }
         break;
     }
@@ -165,6 +182,7 @@ weft_trace_hdf5_reason (void)
     return desc != NULL ? desc : g_strdup ("HDF5 error");
 }
 
+/* clang-format off */
 static const char *const status_names[] = {
     [WEFT_TRACE_STATUS_RUNNING] = "running",
     [WEFT_TRACE_STATUS_DONE] = "done",
@@ -173,6 +191,7 @@ static const char *const status_names[] = {
     [WEFT_TRACE_STATUS_INTERRUPTED] = "interrupted",
     [WEFT_TRACE_STATUS_FAILED] = "failed",
 };
+/* clang-format on */
 
 const char *
 weft_trace_status_name (WeftTraceStatus status)
@@ -183,8 +202,8 @@ weft_trace_status_name (WeftTraceStatus status)
 gboolean
 weft_trace_status_complete (WeftTraceStatus status)
 {
-    return status == WEFT_TRACE_STATUS_DONE || status == WEFT_TRACE_STATUS_DURATION
-           || status == WEFT_TRACE_STATUS_HANG;
+    return status == WEFT_TRACE_STATUS_DONE || status == WEFT_TRACE_STATUS_DURATION ||
+           status == WEFT_TRACE_STATUS_HANG;
 }
 
 gboolean

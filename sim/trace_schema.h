@@ -95,8 +95,7 @@ typedef struct {
     X (U32, dst, "", "receiver's node id")                                                         \
     X (U64, size_bytes, "B", "application payload")                                                \
     X (U64, start_ps, "ps", "first byte handed to the sender's transport")                         \
-    X (U64, finish_ps, "ps",                                                                       \
-       "last byte delivered to the receiving application; 0 if unfinished")                        \
+    X (U64, finish_ps, "ps", "last byte delivered to the receiving application; 0 if unfinished")  \
     X (U64, fct_ps, "ps", "`finish_ps - start_ps`; 0 if unfinished")                               \
     X (U64, ideal_fct_ps, "ps",                                                                    \
        "alone on an idle fabric: wire bytes / bottleneck rate + path latency")                     \
@@ -140,8 +139,7 @@ typedef struct {
        "pause is Ethernet's analogue: the time that egress was paused by PAUSE frames in the "     \
        "interval, summed over priorities (only the RDMA priority is paused today). 0 on "          \
        "fabrics without link-level flow control")                                                  \
-    X (U64, ecn_marks, "",                                                                         \
-       "*(schema 4)* packets marked CE (ECN) at that egress in the interval")
+    X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at that egress in the interval")
 typedef struct {
     WEFT_TRACE_LINK_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceLinkSample;
@@ -176,8 +174,8 @@ typedef struct {
     X (U64, tx_packets, "", "packets sent (perfquery `PortXmitPkts`)")                             \
     X (U64, rx_packets, "", "packets received (perfquery `PortRcvPkts`)")                          \
     X (U64, drops, "",                                                                             \
-       "packets bound for this egress queue and dropped: tail drops, shared-buffer refusals "    \
-       "(`/buffers`), PFC watchdog discards (perfquery `PortXmitDiscards`)")                      \
+       "packets bound for this egress queue and dropped: tail drops, shared-buffer refusals "      \
+       "(`/buffers`), PFC watchdog discards (perfquery `PortXmitDiscards`)")                       \
     X (U64, max_queue_bytes, "B", "largest egress queue depth")                                    \
     X (U64, busy_ps, "ps", "time the transmitter was sending")                                     \
     X (U64, xmit_wait_ps, "ps",                                                                    \
@@ -235,8 +233,7 @@ typedef struct {
     X (U32, node, "", "node id")                                                                   \
     X (U32, port, "", "port number (1-based)")                                                     \
     X (U32, link, "", "link id on this port")                                                      \
-    X (U8, priority, "",                                                                           \
-       "802.1p priority 0-7 (RDMA on `[pfc] rdma_priority`, 3 by default)")                        \
+    X (U8, priority, "", "802.1p priority 0-7 (RDMA on `[pfc] rdma_priority`, 3 by default)")      \
     X (U64, pauses_sent, "",                                                                       \
        "PAUSE frames with a pause time sent upstream (crossing xoff, and refreshes while "         \
        "above it)")                                                                                \
@@ -301,7 +298,7 @@ typedef struct {
     X (F64, algbw_gbs, "GB/s",                                                                     \
        "`bytes / time`, GB = 10^9 bytes, as nccl-tests (this iteration alone)")                    \
     X (F64, busbw_gbs, "GB/s",                                                                     \
-       "`algbw_gbs` × the op's bus factor: all-reduce 2(n-1)/n; all-gather, reduce-scatter "       \
+       "`algbw_gbs` × the op's bus factor: all-reduce 2(n-1)/n; all-gather, reduce-scatter "      \
        "and all-to-all (n-1)/n; broadcast, reduce and sendrecv 1 (nccl-tests' definitions)")
 typedef struct {
     WEFT_TRACE_COLLECTIVE_FIELDS (WEFT_TRACE_MEMBER)
@@ -336,9 +333,9 @@ typedef struct {
 
 /* A record, from its R (...) line; built in sim/trace_schema.c. */
 typedef struct {
-    const char *dataset;          /* "/flows" */
-    const char *struct_name;      /* "WeftTraceFlow" */
-    gsize row_size;               /* sizeof the struct */
+    const char *dataset;     /* "/flows" */
+    const char *struct_name; /* "WeftTraceFlow" */
+    gsize row_size;          /* sizeof the struct */
     guint chunk_rows;
     guint since;                  /* schema version that added the data set */
     const WeftTraceField *fields; /* in file order */
@@ -366,12 +363,13 @@ typedef struct {
 /* /meta attributes written at the end (and by the interrupt path).  Whether the closed trace
  * is complete follows from the status: see weft_trace_status_complete(). */
 typedef enum {
-    WEFT_TRACE_STATUS_RUNNING = 0,   /* on disk while the run goes on; a file still saying this was killed */
-    WEFT_TRACE_STATUS_DONE = 1,      /* workload completed */
-    WEFT_TRACE_STATUS_DURATION = 2,  /* stopped at [experiment] duration */
-    WEFT_TRACE_STATUS_HANG = 3,      /* watchdog saw no progress for hang_timeout */
+    WEFT_TRACE_STATUS_RUNNING =
+        0, /* on disk while the run goes on; a file still saying this was killed */
+    WEFT_TRACE_STATUS_DONE = 1,        /* workload completed */
+    WEFT_TRACE_STATUS_DURATION = 2,    /* stopped at [experiment] duration */
+    WEFT_TRACE_STATUS_HANG = 3,        /* watchdog saw no progress for hang_timeout */
     WEFT_TRACE_STATUS_INTERRUPTED = 4, /* SIGINT / SIGTERM */
-    WEFT_TRACE_STATUS_FAILED = 5,    /* runtime failure */
+    WEFT_TRACE_STATUS_FAILED = 5,      /* runtime failure */
 } WeftTraceStatus;
 
 typedef struct {

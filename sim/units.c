@@ -25,49 +25,49 @@ typedef struct {
 } Kind;
 
 static const Unit time_units[] = {
-    {"ps", 1},
-    {"ns", G_GUINT64_CONSTANT (1000)},
-    {"us", G_GUINT64_CONSTANT (1000000)},
-    {"ms", G_GUINT64_CONSTANT (1000000000)},
-    {"s", G_GUINT64_CONSTANT (1000000000000)},
-    {NULL, 0},
+    { "ps", 1 },
+    { "ns", G_GUINT64_CONSTANT (1000) },
+    { "us", G_GUINT64_CONSTANT (1000000) },
+    { "ms", G_GUINT64_CONSTANT (1000000000) },
+    { "s", G_GUINT64_CONSTANT (1000000000000) },
+    { NULL, 0 },
 };
 
 static const Unit rate_units[] = {
-    {"bps", 1},
-    {"Kbps", G_GUINT64_CONSTANT (1000)},
-    {"Mbps", G_GUINT64_CONSTANT (1000000)},
-    {"Gbps", G_GUINT64_CONSTANT (1000000000)},
-    {"Tbps", G_GUINT64_CONSTANT (1000000000000)},
-    {"MB/s", G_GUINT64_CONSTANT (8000000)},
-    {"GB/s", G_GUINT64_CONSTANT (8000000000)},
-    {NULL, 0},
+    { "bps", 1 },
+    { "Kbps", G_GUINT64_CONSTANT (1000) },
+    { "Mbps", G_GUINT64_CONSTANT (1000000) },
+    { "Gbps", G_GUINT64_CONSTANT (1000000000) },
+    { "Tbps", G_GUINT64_CONSTANT (1000000000000) },
+    { "MB/s", G_GUINT64_CONSTANT (8000000) },
+    { "GB/s", G_GUINT64_CONSTANT (8000000000) },
+    { NULL, 0 },
 };
 
 static const Unit byte_units[] = {
-    {"B", 1},
-    {"KB", G_GUINT64_CONSTANT (1000)},
-    {"MB", G_GUINT64_CONSTANT (1000000)},
-    {"GB", G_GUINT64_CONSTANT (1000000000)},
-    {"TB", G_GUINT64_CONSTANT (1000000000000)},
-    {"KiB", G_GUINT64_CONSTANT (1) << 10},
-    {"MiB", G_GUINT64_CONSTANT (1) << 20},
-    {"GiB", G_GUINT64_CONSTANT (1) << 30},
-    {"TiB", G_GUINT64_CONSTANT (1) << 40},
-    {NULL, 0},
+    { "B", 1 },
+    { "KB", G_GUINT64_CONSTANT (1000) },
+    { "MB", G_GUINT64_CONSTANT (1000000) },
+    { "GB", G_GUINT64_CONSTANT (1000000000) },
+    { "TB", G_GUINT64_CONSTANT (1000000000000) },
+    { "KiB", G_GUINT64_CONSTANT (1) << 10 },
+    { "MiB", G_GUINT64_CONSTANT (1) << 20 },
+    { "GiB", G_GUINT64_CONSTANT (1) << 30 },
+    { "TiB", G_GUINT64_CONSTANT (1) << 40 },
+    { NULL, 0 },
 };
 
 static const Unit length_units[] = {
-    {"m", 1},
-    {NULL, 0},
+    { "m", 1 },
+    { NULL, 0 },
 };
 
-static const Kind kind_time = {"time", "1.5us", "picoseconds", time_units};
-static const Kind kind_rate = {"rate", "400Gbps", "bits per second", rate_units};
-static const Kind kind_bytes = {"size", "64KiB", "bytes", byte_units};
-static const Kind kind_length = {"length", "2.5m", "metres", length_units};
+static const Kind kind_time = { "time", "1.5us", "picoseconds", time_units };
+static const Kind kind_rate = { "rate", "400Gbps", "bits per second", rate_units };
+static const Kind kind_bytes = { "size", "64KiB", "bytes", byte_units };
+static const Kind kind_length = { "length", "2.5m", "metres", length_units };
 
-static const Kind *const all_kinds[] = {&kind_time, &kind_rate, &kind_bytes, &kind_length, NULL};
+static const Kind *const all_kinds[] = { &kind_time, &kind_rate, &kind_bytes, &kind_length, NULL };
 
 /* "expected a time such as 1.5us (ps, ns, us, ms, s)" */
 static char *
@@ -129,13 +129,13 @@ lex (const char *text, const Kind *kind, Lexed *lx, GError **error)
     lx->int_start = p;
     while (g_ascii_isdigit (*p))
         p++;
-    lx->n_int = (gsize)(p - lx->int_start);
+    lx->n_int = (gsize) (p - lx->int_start);
     if (*p == '.') {
         p++;
         lx->frac_start = p;
         while (g_ascii_isdigit (*p))
             p++;
-        lx->n_frac = (gsize)(p - lx->frac_start);
+        lx->n_frac = (gsize) (p - lx->frac_start);
         if (lx->n_frac == 0)
             return fail (error, WEFT_CONFIG_ERROR_VALUE, kind, "'%s' is not a number", text);
     }
@@ -196,7 +196,7 @@ parse_exact (const char *text, const Kind *kind, guint64 *out, GError **error)
 
     unsigned __int128 ip = 0;
     for (gsize i = 0; i < lx.n_int; i++) {
-        ip = ip * 10 + (unsigned)(lx.int_start[i] - '0');
+        ip = ip * 10 + (unsigned) (lx.int_start[i] - '0');
         if (ip > G_MAXUINT64)
             return fail (error, WEFT_CONFIG_ERROR_VALUE, kind, "'%s' is too large", text);
     }
@@ -208,7 +208,7 @@ parse_exact (const char *text, const Kind *kind, guint64 *out, GError **error)
                      kind->base);
     unsigned __int128 fp = 0, scale = 1;
     for (gsize i = 0; i < n_frac; i++) {
-        fp = fp * 10 + (unsigned)(lx.frac_start[i] - '0');
+        fp = fp * 10 + (unsigned) (lx.frac_start[i] - '0');
         scale *= 10;
     }
     unsigned __int128 frac_base = fp * u->mult;
@@ -218,7 +218,7 @@ parse_exact (const char *text, const Kind *kind, guint64 *out, GError **error)
     unsigned __int128 total = ip * u->mult + frac_base / scale;
     if (total > G_MAXUINT64)
         return fail (error, WEFT_CONFIG_ERROR_VALUE, kind, "'%s' is too large", text);
-    *out = (guint64)total;
+    *out = (guint64) total;
     return TRUE;
 }
 
@@ -253,8 +253,8 @@ weft_units_parse_length (const char *text, double *out_m, GError **error)
         return FALSE;
     /* The lexer has checked the digits, so strtod reads exactly the number part. */
     const char *end = lx.n_frac ? lx.frac_start + lx.n_frac : lx.int_start + lx.n_int;
-    g_autofree char *num = g_strndup (lx.int_start, (gsize)(end - lx.int_start));
-    *out_m = g_ascii_strtod (num, NULL) * (double)u->mult;
+    g_autofree char *num = g_strndup (lx.int_start, (gsize) (end - lx.int_start));
+    *out_m = g_ascii_strtod (num, NULL) * (double) u->mult;
     return TRUE;
 }
 
@@ -268,10 +268,10 @@ format_in (GString *out, guint64 v, const Unit *units, guint n, guint *unit_inde
         guint64 m = units[i].mult;
         if (v < m && i > 0)
             continue;
-        if (((unsigned __int128)v * 10000) % m != 0)
+        if (((unsigned __int128) v * 10000) % m != 0)
             continue;
         guint64 whole = v / m;
-        guint64 frac = (guint64)(((unsigned __int128)(v % m) * 10000) / m);
+        guint64 frac = (guint64) (((unsigned __int128) (v % m) * 10000) / m);
         guint decimals = 4;
         while (decimals > 0 && frac % 10 == 0) {
             frac /= 10;
@@ -279,7 +279,7 @@ format_in (GString *out, guint64 v, const Unit *units, guint n, guint *unit_inde
         }
         g_string_append_printf (out, "%" G_GUINT64_FORMAT, whole);
         if (decimals > 0)
-            g_string_append_printf (out, ".%0*" G_GUINT64_FORMAT, (int)decimals, frac);
+            g_string_append_printf (out, ".%0*" G_GUINT64_FORMAT, (int) decimals, frac);
         g_string_append (out, units[i].name);
         *unit_index = i;
         return decimals;
@@ -310,11 +310,11 @@ weft_units_format_bytes (guint64 bytes)
 {
     /* Binary when a binary unit above B says it with no more decimals than decimal units do:
      * 64MiB, 1.5KiB; else decimal: 1.5MB, 1KB. */
-    static const Unit binary[] = {{"B", 1},
-                                  {"KiB", G_GUINT64_CONSTANT (1) << 10},
-                                  {"MiB", G_GUINT64_CONSTANT (1) << 20},
-                                  {"GiB", G_GUINT64_CONSTANT (1) << 30},
-                                  {"TiB", G_GUINT64_CONSTANT (1) << 40}};
+    static const Unit binary[] = { { "B", 1 },
+                                   { "KiB", G_GUINT64_CONSTANT (1) << 10 },
+                                   { "MiB", G_GUINT64_CONSTANT (1) << 20 },
+                                   { "GiB", G_GUINT64_CONSTANT (1) << 30 },
+                                   { "TiB", G_GUINT64_CONSTANT (1) << 40 } };
     GString *bin = g_string_new (NULL);
     GString *dec = g_string_new (NULL);
     guint bin_unit, dec_unit;

@@ -48,8 +48,9 @@
 
 START_TEST (test_buffer_static_decisions)
 {
-    WeftBufferConfig cfg = {
-        .sharing = WEFT_BUFFER_STATIC, .total_bytes = 100000, .queue_limit_bytes = 30000};
+    WeftBufferConfig cfg = { .sharing = WEFT_BUFFER_STATIC,
+                             .total_bytes = 100000,
+                             .queue_limit_bytes = 30000 };
     ck_assert_int_eq (weft_buffer_decide (&cfg, 0, 0, PKT), WEFT_BUFFER_ADMIT);
     ck_assert_int_eq (weft_buffer_decide (&cfg, 26000, 26000, 4000), WEFT_BUFFER_ADMIT);
     ck_assert_int_eq (weft_buffer_decide (&cfg, 26001, 26001, 4000), WEFT_BUFFER_DROP_THRESHOLD);
@@ -63,7 +64,7 @@ END_TEST
 
 START_TEST (test_buffer_dynamic_decisions)
 {
-    WeftBufferConfig cfg = {.sharing = WEFT_BUFFER_DYNAMIC, .total_bytes = 1000000, .alpha = 1};
+    WeftBufferConfig cfg = { .sharing = WEFT_BUFFER_DYNAMIC, .total_bytes = 1000000, .alpha = 1 };
     /* alpha = 1, alone: free 600000 > 400000. */
     ck_assert_int_eq (weft_buffer_decide (&cfg, 400000, 400000, PKT), WEFT_BUFFER_ADMIT);
     /* 499999 < 500001 admits; 500000 < 500000 does not. */
@@ -94,10 +95,11 @@ END_TEST
  * alpha B / (1 + alpha): the fixed point of q = alpha (B - q). */
 START_TEST (test_buffer_dynamic_fixed_point)
 {
-    const double alphas[] = {0.125, 0.5, 1, 2, 8};
+    const double alphas[] = { 0.125, 0.5, 1, 2, 8 };
     for (guint i = 0; i < G_N_ELEMENTS (alphas); i++) {
-        WeftBufferConfig cfg = {
-            .sharing = WEFT_BUFFER_DYNAMIC, .total_bytes = 1 << 20, .alpha = alphas[i]};
+        WeftBufferConfig cfg = { .sharing = WEFT_BUFFER_DYNAMIC,
+                                 .total_bytes = 1 << 20,
+                                 .alpha = alphas[i] };
         WeftBuffer buf;
         weft_buffer_init (&buf, &cfg, 4);
         while (weft_buffer_admit (&buf, 2, PKT) == WEFT_BUFFER_ADMIT)
@@ -114,8 +116,9 @@ END_TEST
 
 START_TEST (test_buffer_counters)
 {
-    WeftBufferConfig cfg = {
-        .sharing = WEFT_BUFFER_STATIC, .total_bytes = 10000, .queue_limit_bytes = 6000};
+    WeftBufferConfig cfg = { .sharing = WEFT_BUFFER_STATIC,
+                             .total_bytes = 10000,
+                             .queue_limit_bytes = 6000 };
     WeftBuffer buf;
     weft_buffer_init (&buf, &cfg, 3);
     ck_assert_int_eq (weft_buffer_admit (&buf, 0, 5000), WEFT_BUFFER_ADMIT);
@@ -150,9 +153,9 @@ check_books (WeftSim *sim, void *data)
     book_samples++;
     for (guint i = 0; i < sim->models->len; i++) {
         const WeftModel *m = sim->models->pdata[i];
-        if (m->klass != &weft_switch_class || !((const WeftSwitch *)m)->buffer)
+        if (m->klass != &weft_switch_class || !((const WeftSwitch *) m)->buffer)
             continue;
-        const WeftSwitch *sw = (const WeftSwitch *)m;
+        const WeftSwitch *sw = (const WeftSwitch *) m;
         const WeftBuffer *buf = sw->buffer;
         guint64 held = 0, queues = 0, ingress = 0, headroom = 0;
         for (guint o = 0; sim->now <= early_until && o < MIN (sw->n_ports, MAX_PORTS); o++) {
@@ -222,8 +225,8 @@ pool_of (const WeftSession *s)
 {
     for (guint i = 0; i < s->sim->models->len; i++) {
         const WeftModel *m = s->sim->models->pdata[i];
-        if (m->klass == &weft_switch_class && ((const WeftSwitch *)m)->buffer)
-            return ((const WeftSwitch *)m)->buffer;
+        if (m->klass == &weft_switch_class && ((const WeftSwitch *) m)->buffer)
+            return ((const WeftSwitch *) m)->buffer;
     }
     ck_abort_msg ("no switch with a shared buffer");
     return NULL;
@@ -264,7 +267,7 @@ run_checked (WeftSession *s, guint flows, weft_time_t early)
 
 START_TEST (test_buffer_dynamic_one_congested_queue)
 {
-    const double alphas[] = {0.5, 1, 2};
+    const double alphas[] = { 0.5, 1, 2 };
     const guint64 B = 1 << 20;
     for (guint i = 0; i < G_N_ELEMENTS (alphas); i++) {
         g_autofree char *sw = g_strdup_printf ("buffer_sharing = dynamic\nshared_buffer = 1MiB\n"
@@ -419,15 +422,19 @@ START_TEST (test_buffer_trace_samples)
     WeftSession s;
     harness_prepare (&s, text);
     g_autofree char *path = g_build_filename (harness_tmp, "buffers.h5", NULL);
-    const WeftTraceMeta meta = { .weft_version = "test", .git_revision = "test",
-                                 .experiment_text = "", .experiment_path = "t.ini" };
+    const WeftTraceMeta meta = { .weft_version = "test",
+                                 .git_revision = "test",
+                                 .experiment_text = "",
+                                 .experiment_path = "t.ini" };
     g_autoptr (GError) error = NULL;
     WeftTrace *trace = weft_trace_create (path, &meta, &error);
     ck_assert_msg (trace != NULL, "%s", error ? error->message : "?");
     weft_network_attach_trace (s.net, trace, WEFT_US (1));
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     weft_network_finish_trace (s.net);
-    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE, .sim_time_ps = s.sim->now, .message = "" };
+    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE,
+                         .sim_time_ps = s.sim->now,
+                         .message = "" };
     ck_assert (weft_trace_close (trace, &end, &error));
     const WeftBuffer *buf = pool_of (&s);
     guint32 node = weft_graph_lookup (s.graph, "sw0");
@@ -470,7 +477,7 @@ refused (const char *text, const char *group, const char *key)
 }
 
 #define FLOW "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n"
-#define TWO  "[topology]\ngenerator = single_switch\nhosts = 2\n"
+#define TWO "[topology]\ngenerator = single_switch\nhosts = 2\n"
 
 START_TEST (test_buffer_keys_checked)
 {

@@ -186,24 +186,25 @@ static WeftCollSpec
 spec_of (WeftCollOp op, guint n, const guint32 *ranks, guint64 bytes, guint channels, guint64 chunk,
          const WeftGraph *g)
 {
-    return (WeftCollSpec){.op = op,
-                          .algo = WEFT_COLL_RING,
-                          .bytes = bytes,
-                          .n_ranks = n,
-                          .ranks = ranks,
-                          .root = 0,
-                          .channels = channels,
-                          .chunk_bytes = chunk,
-                          .step_latency_ps = LAT,
-                          .pxn = FALSE,
-                          .graph = g};
+    return (WeftCollSpec){ .op = op,
+                           .algo = WEFT_COLL_RING,
+                           .bytes = bytes,
+                           .n_ranks = n,
+                           .ranks = ranks,
+                           .root = 0,
+                           .channels = channels,
+                           .chunk_bytes = chunk,
+                           .step_latency_ps = LAT,
+                           .pxn = FALSE,
+                           .graph = g };
 }
 
 /* ---- bytes -------------------------------------------------------------------------------- */
 
-static const WeftCollOp all_ops[] = {
-    WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER, WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_BROADCAST,
-    WEFT_COLL_REDUCE,     WEFT_COLL_ALL_TO_ALL, WEFT_COLL_SEND_RECV};
+static const WeftCollOp all_ops[] = { WEFT_COLL_ALL_REDUCE,     WEFT_COLL_ALL_GATHER,
+                                      WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_BROADCAST,
+                                      WEFT_COLL_REDUCE,         WEFT_COLL_ALL_TO_ALL,
+                                      WEFT_COLL_SEND_RECV };
 
 /* Analytic bytes rank i (caller's order; hosts, so ring order = caller order) sends and
  * receives; root given. */
@@ -259,8 +260,8 @@ stepped (WeftCollOp op)
 
 START_TEST (test_collective_bytes_per_rank)
 {
-    static const guint ns[] = {2, 3, 5, 8};
-    static const guint chans[] = {1, 3};
+    static const guint ns[] = { 2, 3, 5, 8 };
+    static const guint chans[] = { 1, 3 };
     for (guint a = 0; a < G_N_ELEMENTS (ns); a++)
         for (guint b = 0; b < G_N_ELEMENTS (chans); b++)
             for (guint o = 0; o < G_N_ELEMENTS (all_ops); o++) {
@@ -298,8 +299,8 @@ END_TEST
 
 START_TEST (test_collective_bytes_total_uneven)
 {
-    static const guint ns[] = {2, 3, 7};
-    static const guint64 sizes[] = {1, 5, 999983, 1000003};
+    static const guint ns[] = { 2, 3, 7 };
+    static const guint64 sizes[] = { 1, 5, 999983, 1000003 };
     for (guint a = 0; a < G_N_ELEMENTS (ns); a++)
         for (guint z = 0; z < G_N_ELEMENTS (sizes); z++)
             for (guint o = 0; o < G_N_ELEMENTS (all_ops) + 1; o++) {
@@ -331,9 +332,9 @@ END_TEST
  * its sender by the ring predecessor; the DAG has `steps` layers of n x slices x C. */
 START_TEST (test_collective_ring_dependencies)
 {
-    static const WeftCollOp ops[] = {WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER,
-                                     WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_BROADCAST,
-                                     WEFT_COLL_REDUCE};
+    static const WeftCollOp ops[] = { WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER,
+                                      WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_BROADCAST,
+                                      WEFT_COLL_REDUCE };
     for (guint o = 0; o < G_N_ELEMENTS (ops); o++)
         for (guint n = 2; n <= 6; n++) {
             guint32 ranks[6];
@@ -397,7 +398,7 @@ END_TEST
 
 START_TEST (test_collective_ring_allreduce_critical_path)
 {
-    static const guint ns[] = {2, 3, 4, 8, 16, 32};
+    static const guint ns[] = { 2, 3, 4, 8, 16, 32 };
     for (guint a = 0; a < G_N_ELEMENTS (ns); a++)
         for (guint pxn = 0; pxn < 2; pxn++) {
             guint n = ns[a];
@@ -451,18 +452,18 @@ END_TEST
 /* The same on a generated rail-optimised fabric: channel c's fabric legs stay on rail c. */
 START_TEST (test_collective_rail_aligned_railopt)
 {
-    WeftServerParams server = {0};
+    WeftServerParams server = { 0 };
     weft_params_set_defaults (weft_server_params (), &server);
-    WeftRailOptParams p = {.sus = 1,
-                           .servers_per_su = 4,
-                           .servers = 4,
-                           .radix = 8,
-                           .tiers = 0,
-                           .spine_grouping = WEFT_SPINE_FULL_MESH,
-                           .leaf_oversubscription = 1,
-                           .spine_oversubscription = 1,
-                           .spine_link_rate_bps = 400000000000ull,
-                           .core_link_rate_bps = 400000000000ull};
+    WeftRailOptParams p = { .sus = 1,
+                            .servers_per_su = 4,
+                            .servers = 4,
+                            .radix = 8,
+                            .tiers = 0,
+                            .spine_grouping = WEFT_SPINE_FULL_MESH,
+                            .leaf_oversubscription = 1,
+                            .spine_oversubscription = 1,
+                            .spine_link_rate_bps = 400000000000ull,
+                            .core_link_rate_bps = 400000000000ull };
     GError *error = NULL;
     WeftGraph *g = weft_topology_railopt (&p, &server, &error);
     ck_assert_msg (g != NULL, "%s", error ? error->message : "");
@@ -605,7 +606,7 @@ check_everyone_gets_everything (const Dag *D, const guint32 *ranks, guint n)
 
 START_TEST (test_collective_tree_allreduce_reaches_all)
 {
-    static const guint ns[] = {2, 3, 4, 5, 7, 8, 13, 16, 33};
+    static const guint ns[] = { 2, 3, 4, 5, 7, 8, 13, 16, 33 };
     for (guint a = 0; a < G_N_ELEMENTS (ns); a++)
         for (guint C = 1; C <= 2; C++) {
             guint n = ns[a];
@@ -649,7 +650,7 @@ START_TEST (test_collective_errors)
     bad[2].channels = 0;
     bad[3].chunk_bytes = 0;
     bad[4].algo = WEFT_COLL_TREE;
-    guint32 dup[4] = {ranks[0], ranks[1], ranks[1], ranks[2]};
+    guint32 dup[4] = { ranks[0], ranks[1], ranks[1], ranks[2] };
     bad[5].ranks = dup;
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
         GError *error = NULL;
@@ -687,8 +688,8 @@ START_TEST (test_collective_names_and_bus_factor)
         ck_assert (weft_collective_op_from_name (weft_collective_op_name (i), &op));
         ck_assert_int_eq (op, i);
     }
-    static const char *names[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
-                                  "reduce",     "alltoall",   "sendrecv"};
+    static const char *names[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                   "reduce",     "alltoall",   "sendrecv" };
     for (guint i = 0; i < G_N_ELEMENTS (names); i++)
         ck_assert_str_eq (weft_collective_op_name (i), names[i]);
     WeftCollOp op;

@@ -133,8 +133,8 @@ START_TEST (test_collective_every_op_alpha_beta)
         /* At least the busiest link's bytes at line rate; at most that plus the steps. */
         ck_assert_double_ge (got, stream * 0.999);
         double extra = ops[i].steps * (1e-6 + 2 * 64 * 1024 / B);
-        ck_assert_msg (got <= (stream + extra) * 1.01, "%s: %g s, expected at most %g s",
-                       ops[i].op, got, (stream + extra) * 1.01);
+        ck_assert_msg (got <= (stream + extra) * 1.01, "%s: %g s, expected at most %g s", ops[i].op,
+                       got, (stream + extra) * 1.01);
         weft_session_clear (&s);
     }
 }
@@ -206,8 +206,8 @@ START_TEST (test_collective_gpudirect_off_shares_the_pcie_uplink)
                      "maxbytes = 128MB\niters = 1\nwarmup_iters = 0\n";
     double busbw[2];
     for (guint off = 0; off < 2; off++) {
-        g_autofree char *extra = g_strconcat ("[server]\ngpudirect = ", off ? "false" : "true",
-                                              "\n", wl, NULL);
+        g_autofree char *extra =
+            g_strconcat ("[server]\ngpudirect = ", off ? "false" : "true", "\n", wl, NULL);
         g_autofree char *text = dgx (2, extra);
         WeftSession s;
         run (&s, text);

@@ -43,7 +43,7 @@ marks_at (const WeftEcn *ecn, gsl_rng *rng, guint64 depth, guint64 rate, guint n
 {
     guint64 k = 0;
     for (guint i = 0; i < n; i++) {
-        WeftPacket p = {.kind = kind, .size = 4178};
+        WeftPacket p = { .kind = kind, .size = 4178 };
         k += weft_ecn_mark (ecn, rng, depth, rate, &p);
         ck_assert_uint_eq (p.ce, k > 0 && p.ce); /* ce set exactly when counted */
     }
@@ -58,7 +58,7 @@ check_line (const WeftEcn *ecn, gsl_rng *rng, guint64 depth, guint64 rate, doubl
     double mean = expect * n, sd = sqrt (n * expect * (1 - expect));
     printf ("# depth %" G_GUINT64_FORMAT " B: marked %" G_GUINT64_FORMAT " of %u, expected %.1f\n",
             depth, k, n, mean);
-    ck_assert_msg (fabs ((double)k - mean) <= 5 * sd + 0.5,
+    ck_assert_msg (fabs ((double) k - mean) <= 5 * sd + 0.5,
                    "depth %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT
                    " marks, expected %.1f +- %.1f",
                    depth, k, mean, 5 * sd);
@@ -69,7 +69,7 @@ START_TEST (test_ecn_red_line)
     gsl_rng *rng = weft_rng_new (1, 7);
     const guint64 rate = 400000000000;
     for (guint c = 0; c < 2; c++) {
-        WeftEcn ecn = {.enabled = TRUE, .kmin = 5000, .kmax = 200000, .pmax = c ? 0.2 : 0.01};
+        WeftEcn ecn = { .enabled = TRUE, .kmin = 5000, .kmax = 200000, .pmax = c ? 0.2 : 0.01 };
         check_line (&ecn, rng, 0, rate, 0);
         check_line (&ecn, rng, ecn.kmin, rate, 0);
         for (guint j = 1; j <= 4; j++) {
@@ -84,7 +84,8 @@ START_TEST (test_ecn_red_line)
     /* hpcc's profile scales with the egress rate: 100 KB..400 KB at 25 Gb/s is 1.6..6.4 MB at
      * 400 Gb/s. */
     WeftEcn h = {
-        .enabled = TRUE, .kmin = 100000, .kmax = 400000, .pmax = 0.2, .scale_ref_bps = 25000000000};
+        .enabled = TRUE, .kmin = 100000, .kmax = 400000, .pmax = 0.2, .scale_ref_bps = 25000000000
+    };
     ck_assert_double_eq (weft_ecn_probability (&h, 1600000, rate), 0);
     ck_assert_double_eq_tol (weft_ecn_probability (&h, 4000000, rate), 0.1, 1e-9);
     ck_assert_double_eq_tol (weft_ecn_probability (&h, 250000, 25000000000), 0.1, 1e-9);
@@ -103,7 +104,7 @@ END_TEST
     "[workload.pair]\nkind = flows\n"                                                              \
     "flows = host0>host2 %s 0us; host1>host2 %s %s\n"
 
-#define PROBE_PS   WEFT_US (10)
+#define PROBE_PS WEFT_US (10)
 #define MAX_PROBES 4096
 
 typedef struct {
@@ -130,7 +131,7 @@ probe (WeftSim *sim, void *data)
     p->q[p->n] = p->bottleneck->q_bytes;
     guint64 pauses = 0, ingress = 0;
     for (guint i = 0; i < p->pfc_ports->len; i++) {
-        const WeftPfcPort *pfc = ((const WeftPort *)p->pfc_ports->pdata[i])->pfc;
+        const WeftPfcPort *pfc = ((const WeftPort *) p->pfc_ports->pdata[i])->pfc;
         pauses += weft_pfc_counts_total (pfc).pauses_sent;
         ingress = MAX (ingress, pfc->used[p->prio]);
     }
@@ -158,7 +159,7 @@ typedef struct {
 static double
 gbps (const Probe *p, const guint64 *d, guint i, guint j)
 {
-    return (double)(d[j] - d[i]) * 8 / weft_time_to_s (p->t[j] - p->t[i]) / 1e9;
+    return (double) (d[j] - d[i]) * 8 / weft_time_to_s (p->t[j] - p->t[i]) / 1e9;
 }
 
 /* A table of 100 us windows from the second flow's start (WEFT_DCQCN_SERIES set: for the issue
@@ -168,7 +169,7 @@ print_series (const char *label, const Probe *p, weft_time_t from, weft_time_t t
 {
     if (!g_getenv ("WEFT_DCQCN_SERIES"))
         return;
-    const guint w = (guint)(WEFT_US (100) / PROBE_PS);
+    const guint w = (guint) (WEFT_US (100) / PROBE_PS);
     printf ("# series %s: 100 us windows (Gb/s delivered; queue and fullest PFC ingress at the "
             "window's end)\n#   t_us  flow0  flow1   queue_KB  ingress_KB  pauses\n",
             label);
@@ -187,7 +188,7 @@ print_series (const char *label, const Probe *p, weft_time_t from, weft_time_t t
 static double
 converge (const Probe *p, const Fair *r, weft_time_t win_ps, guint *first)
 {
-    const guint w = (guint)(win_ps / PROBE_PS);
+    const guint w = (guint) (win_ps / PROBE_PS);
     guint from = 0;
     gboolean ok_run = FALSE;
     for (guint i = 0; i + w < p->n; i++) {
@@ -222,17 +223,17 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
     Probe *p = g_new0 (Probe, 1);
     p->s = &s;
     p->pfc_ports = g_ptr_array_new ();
-    p->prio = (guint)s.net->fabric.pfc.rdma_priority;
+    p->prio = (guint) s.net->fabric.pfc.rdma_priority;
     for (guint i = 0; i < s.sim->models->len; i++) {
         const WeftModel *m = s.sim->models->pdata[i];
         if (m->klass != &weft_switch_class)
             continue;
-        const WeftSwitch *sw = (const WeftSwitch *)m;
+        const WeftSwitch *sw = (const WeftSwitch *) m;
         for (guint k = 0; k < sw->n_ports; k++) {
             if (!sw->ports[k].owner || !sw->ports[k].link.peer)
                 continue;
             if (sw->ports[k].pfc)
-                g_ptr_array_add (p->pfc_ports, (gpointer)&sw->ports[k]);
+                g_ptr_array_add (p->pfc_ports, (gpointer) &sw->ports[k]);
             if (sw->ports[k].link.peer->node == weft_graph_lookup (s.graph, "host2"))
                 p->bottleneck = &sw->ports[k];
         }
@@ -242,7 +243,7 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
     s.sim->sample_data = p;
     s.sim->sample_interval = PROBE_PS;
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
-    Fair r = {0};
+    Fair r = { 0 };
     weft_network_stats (s.net, &r.st);
     const WeftEcn *ecn = &s.net->fabric.ecn;
     const guint64 rate = 400000000000;
@@ -251,11 +252,11 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
     r.pmax = ecn->pmax;
     r.cc = s.net->fabric.dcqcn;
     if (p->pfc_ports->len > 0) {
-        const WeftPfcPort *pp0 = ((const WeftPort *)p->pfc_ports->pdata[0])->pfc;
+        const WeftPfcPort *pp0 = ((const WeftPort *) p->pfc_ports->pdata[0])->pfc;
         r.xoff = pp0->cfg->xoff;
         r.headroom = pp0->headroom;
         for (guint i = 0; i < p->pfc_ports->len; i++) {
-            const WeftPfcPort *q = ((const WeftPort *)p->pfc_ports->pdata[i])->pfc;
+            const WeftPfcPort *q = ((const WeftPort *) p->pfc_ports->pdata[i])->pfc;
             r.headroom = MIN (r.headroom, q->headroom);
             r.ingress_peak = MAX (r.ingress_peak, q->max_used[p->prio]);
         }
@@ -282,11 +283,11 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
         double qsum = 0;
         for (guint i = first; i < p->n && p->t[i] <= r.end; i++) {
             r.q_peak = MAX (r.q_peak, p->q[i]);
-            qsum += (double)p->q[i];
+            qsum += (double) p->q[i];
             nq++;
             last = i;
         }
-        r.q_mean = (guint64)(qsum / MAX (nq, 1));
+        r.q_mean = (guint64) (qsum / MAX (nq, 1));
         r.share0 = gbps (p, p->d0, first, last);
         r.share1 = gbps (p, p->d1, first, last);
     }
@@ -305,7 +306,7 @@ static guint64
 overshoot (const Fair *r)
 {
     weft_time_t loop = r->cc.cnp_interval + r->cc.rate_reduce_period + WEFT_US (2);
-    return (guint64)(400e9 / 8 * weft_time_to_s (loop));
+    return (guint64) (400e9 / 8 * weft_time_to_s (loop));
 }
 
 static void
@@ -429,11 +430,11 @@ START_TEST (test_dcqcn_config)
         const char *extra;
         int code;
     } cases[] = {
-        {"[dcqcn]\nenabled = true\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
-        {"[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
-        {"[fabric]\nkind = infiniband\n[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP},
-        {"[fabric]\nkind = roce\n[ecn]\nkmin = 100KB\nkmax = 50KB\n", WEFT_CONFIG_ERROR_RANGE},
-        {"[fabric]\nkind = roce\n[dcqcn]\npreset = dctcp\n", WEFT_CONFIG_ERROR_VALUE},
+        { "[dcqcn]\nenabled = true\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
+        { "[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
+        { "[fabric]\nkind = infiniband\n[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
+        { "[fabric]\nkind = roce\n[ecn]\nkmin = 100KB\nkmax = 50KB\n", WEFT_CONFIG_ERROR_RANGE },
+        { "[fabric]\nkind = roce\n[dcqcn]\npreset = dctcp\n", WEFT_CONFIG_ERROR_VALUE },
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         WeftSession s;
@@ -480,19 +481,19 @@ END_TEST
 
 START_TEST (test_dcqcn_reaction_point)
 {
-    WeftDcqcn cc = {.enabled = TRUE,
-                    .g = 1.0 / 256,
-                    .alpha_init = 1,
-                    .alpha_period = WEFT_US (55),
-                    .max_decrease = 1,
-                    .min_rate = 1000000,
-                    .clamp_target = TRUE,
-                    .increase_timer = WEFT_US (55),
-                    .byte_counter = 10000000,
-                    .fast_recovery = 5,
-                    .rai = 40000000,
-                    .rhai = 400000000};
-    WeftDcqcnFlow s = {0};
+    WeftDcqcn cc = { .enabled = TRUE,
+                     .g = 1.0 / 256,
+                     .alpha_init = 1,
+                     .alpha_period = WEFT_US (55),
+                     .max_decrease = 1,
+                     .min_rate = 1000000,
+                     .clamp_target = TRUE,
+                     .increase_timer = WEFT_US (55),
+                     .byte_counter = 10000000,
+                     .fast_recovery = 5,
+                     .rai = 40000000,
+                     .rhai = 400000000 };
+    WeftDcqcnFlow s = { 0 };
     weft_dcqcn_flow_init (&cc, &s, 40000000000);
     /* First CNP: Rt = 40G, Rc = 40G x (1 - 1/2) = 20G, alpha = (1 - g) + g = 1. */
     ck_assert_int_eq (weft_dcqcn_on_cnp (&cc, &s, WEFT_US (100)), WEFT_DCQCN_CUT);
@@ -504,7 +505,7 @@ START_TEST (test_dcqcn_reaction_point)
                       WEFT_DCQCN_CUT);
     double a = pow (1 - cc.g, 2);
     ck_assert_uint_eq (s.rt_bps, 20000000000);
-    ck_assert_uint_eq (s.rc_bps, (guint64)(20e9 * (1 - a / 2)));
+    ck_assert_uint_eq (s.rc_bps, (guint64) (20e9 * (1 - a / 2)));
     ck_assert_double_eq_tol (s.alpha, (1 - cc.g) * a + cc.g, 1e-12);
     /* Fast recovery: the first F = 5 increase events halve the gap to Rt each, Rt unchanged
      * (QCN's and HPCC's count: F events, not F - 1). */
@@ -533,8 +534,8 @@ START_TEST (test_dcqcn_reaction_point)
     ck_assert (!s.active);
     ck_assert_uint_eq (s.rc_bps, 40000000000);
     /* The notification point: one CNP per interval. */
-    WeftDcqcn np = {.cnp_interval = WEFT_US (50)};
-    WeftDcqcnFlow n = {0};
+    WeftDcqcn np = { .cnp_interval = WEFT_US (50) };
+    WeftDcqcnFlow n = { 0 };
     ck_assert (weft_dcqcn_np_on_ce (&np, &n, WEFT_US (1)));
     ck_assert (!weft_dcqcn_np_on_ce (&np, &n, WEFT_US (50)));
     ck_assert (weft_dcqcn_np_on_ce (&np, &n, WEFT_US (51)));
@@ -581,18 +582,18 @@ run_check (WeftSim *sim, const WeftDcqcn *cc)
  * after a timer increase, the timer alone raising the rate. */
 START_TEST (test_dcqcn_reaction_point_firmware)
 {
-    WeftDcqcn cc = {.enabled = TRUE,
-                    .g = 1.0 / 256,
-                    .alpha_init = 1,
-                    .alpha_period = WEFT_US (1),
-                    .rate_reduce_period = WEFT_US (4),
-                    .max_decrease = 1,
-                    .min_rate = 1000000,
-                    .increase_timer = WEFT_US (300),
-                    .fast_recovery = 1,
-                    .rai = 5000000,
-                    .rhai = 50000000};
-    WeftDcqcnFlow s = {0};
+    WeftDcqcn cc = { .enabled = TRUE,
+                     .g = 1.0 / 256,
+                     .alpha_init = 1,
+                     .alpha_period = WEFT_US (1),
+                     .rate_reduce_period = WEFT_US (4),
+                     .max_decrease = 1,
+                     .min_rate = 1000000,
+                     .increase_timer = WEFT_US (300),
+                     .fast_recovery = 1,
+                     .rai = 5000000,
+                     .rhai = 50000000 };
+    WeftDcqcnFlow s = { 0 };
     WeftSim *sim = weft_sim_new (1);
     const guint64 line = 400000000000;
     weft_dcqcn_flow_init (&cc, &s, line);
@@ -610,7 +611,7 @@ START_TEST (test_dcqcn_reaction_point_firmware)
     const double g = cc.g;
     double a = (pow (1 - g, 3) + g) * (1 - g);
     ck_assert_double_eq_tol (s.alpha, a, 1e-12);
-    ck_assert_uint_eq (s.rc_bps, (guint64)(line * (1 - a / 2)));
+    ck_assert_uint_eq (s.rc_bps, (guint64) (line * (1 - a / 2)));
     /* No timer increase yet: the target stays at line rate (no clamping). */
     ck_assert_uint_eq (s.rt_bps, line);
     /* A CNP 1 us into the next period is cut at its end, t0 + 8 us; the target still holds. */
@@ -667,10 +668,10 @@ test_suite (void)
         const char *name;
         const TTest *test;
     } fair[] = {
-        {"fair_connectx", test_dcqcn_fair_connectx},
-        {"fair_paper", test_dcqcn_fair_paper},
-        {"fair_hpcc", test_dcqcn_fair_hpcc},
-        {"pfc", test_dcqcn_off_pfc_pauses},
+        { "fair_connectx", test_dcqcn_fair_connectx },
+        { "fair_paper", test_dcqcn_fair_paper },
+        { "fair_hpcc", test_dcqcn_fair_hpcc },
+        { "pfc", test_dcqcn_off_pfc_pauses },
     };
     for (guint i = 0; i < G_N_ELEMENTS (fair); i++) {
         TCase *f = tcase_create (fair[i].name);

@@ -91,7 +91,8 @@ tick (WeftSim *sim, void *target, WeftArg arg)
 {
     if (arg.u > 0)
         weft_sim_progress (sim);
-    weft_sim_schedule (sim, &((WeftModel *) target)->sched, WEFT_US (1), tick, target, (WeftArg){ .u = arg.u ? arg.u - 1 : 0 });
+    weft_sim_schedule (sim, &((WeftModel *) target)->sched, WEFT_US (1), tick, target,
+                       (WeftArg){ .u = arg.u ? arg.u - 1 : 0 });
 }
 
 START_TEST (test_event_watchdog_counts_progress_not_events)

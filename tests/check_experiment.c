@@ -188,7 +188,7 @@ START_TEST (test_experiment_set_overrides)
     ck_assert (!weft_experiment_set (exp, "experiment:include=x.ini", &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE));
 
-    const char *bad[] = {"foo=bar", "switch:buffer", ":k=v", "switch:=v", "a=b:c=d", NULL};
+    const char *bad[] = { "foo=bar", "switch:buffer", ":k=v", "switch:=v", "a=b:c=d", NULL };
     for (guint i = 0; bad[i]; i++) {
         g_clear_error (&err);
         ck_assert_msg (!weft_experiment_set (exp, bad[i], &err), "accepted %s", bad[i]);
@@ -216,7 +216,7 @@ START_TEST (test_experiment_errors_name_the_origin)
     write_file ("run.ini", "[experiment]\ninclude = inc/base.ini\n");
     g_autoptr (WeftExperiment) exp = load_ok ("run.ini");
     Sw sw;
-    WeftParamBinding b[] = {{sw_params, &sw}};
+    WeftParamBinding b[] = { { sw_params, &sw } };
     g_autoptr (GError) err = NULL;
     ck_assert (!weft_params_read (exp, "switch", b, 1, &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNIT));
@@ -286,7 +286,7 @@ START_TEST (test_experiment_to_data_round_trip)
         !g_key_file_has_key (weft_experiment_keyfile (again), "experiment", "include", NULL));
     g_auto (GStrv) g1 = weft_experiment_groups (exp);
     g_auto (GStrv) g2 = weft_experiment_groups (again);
-    ck_assert (g_strv_equal ((const char *const *)g1, (const char *const *)g2));
+    ck_assert (g_strv_equal ((const char *const *) g1, (const char *const *) g2));
     ck_assert (weft_experiment_has_group (again, "empty"));
     g_autofree char *note = get (again, "workload.incast", "note");
     ck_assert_str_eq (note, " leading space");
@@ -306,8 +306,8 @@ END_TEST
 
 START_TEST (test_experiment_check_groups_suggests)
 {
-    const char *known[] = {"experiment", "topology", "switch", NULL};
-    const char *prefixes[] = {"workload", "fault", NULL};
+    const char *known[] = { "experiment", "topology", "switch", NULL };
+    const char *prefixes[] = { "workload", "fault", NULL };
     g_autoptr (GError) err = NULL;
     g_autoptr (WeftExperiment) good = weft_experiment_new_from_data (
         "[experiment]\n[switch]\n[workload.incast]\n[fault.link.a]\n", "g.ini", NULL);
@@ -361,12 +361,12 @@ END_TEST
 
 START_TEST (test_experiment_suggest)
 {
-    const char *words[] = {"buffer", "kmin", "kmax", "link_rate", NULL};
+    const char *words[] = { "buffer", "kmin", "kmax", "link_rate", NULL };
     ck_assert_str_eq (weft_suggest ("bufer", words), "buffer");
     ck_assert_str_eq (weft_suggest ("kmix", words), "kmin");
     ck_assert_str_eq (weft_suggest ("linkrate", words), "link_rate");
     ck_assert_ptr_null (weft_suggest ("completely_different", words));
-    ck_assert_ptr_null (weft_suggest ("x", (const char *[]){NULL}));
+    ck_assert_ptr_null (weft_suggest ("x", (const char *[]){ NULL }));
 }
 END_TEST
 

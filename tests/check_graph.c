@@ -29,8 +29,8 @@ START_TEST (test_graph_connect_peer_direction)
 
     guint32 l0 = weft_graph_connect (g, h0, 0, sw, 2, 100000000000ull, 1000, WEFT_LINK_FABRIC);
     /* host1 has no port: connecting grows it; the switch gives its first empty port (0) */
-    guint32 l1 = weft_graph_connect (g, sw, WEFT_GRAPH_NONE, h1, WEFT_GRAPH_NONE, 1, 2,
-                                     WEFT_LINK_FABRIC);
+    guint32 l1 =
+        weft_graph_connect (g, sw, WEFT_GRAPH_NONE, h1, WEFT_GRAPH_NONE, 1, 2, WEFT_LINK_FABRIC);
     ck_assert_uint_eq (weft_graph_n_links (g), 2);
     ck_assert_uint_eq (weft_graph_node (g, h1)->ports->len, 1);
     WeftLink *l = weft_graph_link (g, l1);
@@ -61,9 +61,13 @@ END_TEST
 static WeftGraph *
 small_leafspine (guint64 leaves, guint64 spines, guint64 hpl, guint64 lps)
 {
-    WeftLeafSpineParams p = { .leaves = leaves, .spines = spines, .hosts_per_leaf = hpl,
-                              .links_per_spine = lps, .link_rate_bps = 100000000000ull,
-                              .uplink_rate_bps = 100000000000ull, .cable_length_m = 2,
+    WeftLeafSpineParams p = { .leaves = leaves,
+                              .spines = spines,
+                              .hosts_per_leaf = hpl,
+                              .links_per_spine = lps,
+                              .link_rate_bps = 100000000000ull,
+                              .uplink_rate_bps = 100000000000ull,
+                              .cable_length_m = 2,
                               .uplink_cable_length_m = 20 };
     GError *err = NULL;
     WeftGraph *g = weft_topology_leafspine (&p, &err);

@@ -31,7 +31,6 @@
 #include "tests/harness.h"
 
 
-
 static double
 flow_gbps (const WeftFlow *f)
 {
@@ -66,7 +65,7 @@ static const char *incast = "[workload.incast]\nkind = incast\nsenders = host0;h
 
 typedef struct {
     double victim_gbps;
-    guint32 incast_ccti_min_peak; /* lowest peak CCTI among the incast senders */
+    guint32 incast_ccti_min_peak;               /* lowest peak CCTI among the incast senders */
     guint64 incast_ccti_peaks, incast_ccti_end; /* sums over the incast senders */
     WeftNetworkStats st;
 } Outcome;
@@ -146,9 +145,9 @@ START_TEST (test_ibcc_marking_rate_and_threshold)
     guint64 marks[2], eligible[2];
     const guint64 rates[2] = { 0, 3 };
     for (guint r = 0; r < 2; r++) {
-        g_autofree char *text = g_strdup_printf (
-            "%s%s[ibcc]\nenabled = true\nmarking_rate = %" G_GUINT64_FORMAT "\n", spreading,
-            incast, rates[r]);
+        g_autofree char *text =
+            g_strdup_printf ("%s%s[ibcc]\nenabled = true\nmarking_rate = %" G_GUINT64_FORMAT "\n",
+                             spreading, incast, rates[r]);
         WeftSession s;
         harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
@@ -167,8 +166,8 @@ START_TEST (test_ibcc_marking_rate_and_threshold)
     ck_assert_uint_le (marks[1], eligible[1] / 4);
 
     /* A threshold above any queue the input buffers allow (3 inputs x 32 KiB): no marks. */
-    g_autofree char *high = g_strconcat (spreading, incast,
-                                         "[ibcc]\nenabled = true\nthreshold = 1MiB\n", NULL);
+    g_autofree char *high =
+        g_strconcat (spreading, incast, "[ibcc]\nenabled = true\nthreshold = 1MiB\n", NULL);
     WeftSession s;
     harness_prepare (&s, high);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);

@@ -30,7 +30,6 @@
 #include "tests/harness.h"
 
 
-
 static double
 flow_gbps (const WeftFlow *f)
 {
@@ -43,9 +42,10 @@ flow_gbps (const WeftFlow *f)
 START_TEST (test_infiniband_line_rate_with_enough_credits)
 {
     WeftSession s;
-    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n"
-                 "cable_length = 2m\n[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 256KiB\n"
-                 "[workload.w]\nkind = flows\nflows = host0>host1 64MiB\n");
+    harness_prepare (
+        &s, "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n"
+            "cable_length = 2m\n[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 256KiB\n"
+            "[workload.w]\nkind = flows\nflows = host0>host1 64MiB\n");
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     double expect = RATE / 1e9 * 4096 / WIRE;
     ck_assert_double_eq_tol (flow_gbps (&s.net->tp.flows[0]), expect, expect * 0.01);
@@ -89,9 +89,9 @@ START_TEST (test_infiniband_incast_lossless_fair_and_conserves_credits)
 {
     WeftSession s;
     harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"
-                 "[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 32KiB\n"
-                 "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\n"
-                 "flow_size = 2MiB\n");
+                         "[fabric]\nkind = infiniband\n[infiniband]\nbuffer = 32KiB\n"
+                         "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\n"
+                         "flow_size = 2MiB\n");
     credit_violations = credit_samples = 0;
     credit_report = g_string_new (NULL);
     s.sim->sample = check_credits_sample;
@@ -116,7 +116,8 @@ START_TEST (test_infiniband_incast_lossless_fair_and_conserves_credits)
     /* Every sender's port waited for credits. */
     for (guint i = 0; i < s.net->ports->len; i++) {
         const WeftPort *p = s.net->ports->pdata[i];
-        if (p->owner->klass == &weft_nic_class && p->owner->node != weft_graph_lookup (s.graph, "host0"))
+        if (p->owner->klass == &weft_nic_class &&
+            p->owner->node != weft_graph_lookup (s.graph, "host0"))
             ck_assert_uint_gt (p->ib->xmit_wait_ps, 0);
     }
     weft_session_clear (&s);
@@ -141,9 +142,11 @@ START_TEST (test_infiniband_congestion_spreads_to_a_victim)
     double alone_gbps = flow_gbps (&alone.net->tp.flows[0]);
     weft_session_clear (&alone);
 
-    g_autofree char *text = g_strconcat (
-        spreading, "[workload.incast]\nkind = incast\nsenders = host0;host1;host5;host6\n"
-                   "receiver = host4\nflow_size = 8MiB\n", NULL);
+    g_autofree char *text =
+        g_strconcat (spreading,
+                     "[workload.incast]\nkind = incast\nsenders = host0;host1;host5;host6\n"
+                     "receiver = host4\nflow_size = 8MiB\n",
+                     NULL);
     WeftSession s;
     harness_prepare (&s, text);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
@@ -154,7 +157,8 @@ START_TEST (test_infiniband_congestion_spreads_to_a_victim)
     ck_assert_ptr_nonnull (victim);
     ck_assert_double_lt (flow_gbps (victim), 0.5 * alone_gbps);
     /* Where it waits: the spine's port toward leaf1 ran out of credits. */
-    guint32 spine = weft_graph_lookup (s.graph, "spine0"), leaf1 = weft_graph_lookup (s.graph, "leaf1");
+    guint32 spine = weft_graph_lookup (s.graph, "spine0"),
+            leaf1 = weft_graph_lookup (s.graph, "leaf1");
     ck_assert_uint_ne (spine, WEFT_GRAPH_NONE);
     gboolean found = FALSE;
     for (guint i = 0; i < s.net->ports->len; i++) {
@@ -178,10 +182,10 @@ START_TEST (test_infiniband_vl_arbitration_weights)
      * gives VL 1 three times VL 0's weight, so it gets ~3/4 of the link while both send. */
     WeftSession s;
     harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
-                 "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
-                 "vlarb_low = 0:65;1:195\n"
-                 "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
-                 "[workload.b]\nkind = flows\nflows = host1>host2 16MiB\nsl = 1\n");
+                         "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
+                         "vlarb_low = 0:65;1:195\n"
+                         "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
+                         "[workload.b]\nkind = flows\nflows = host1>host2 16MiB\nsl = 1\n");
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     const WeftFlow *a = &s.net->tp.flows[0], *b = &s.net->tp.flows[1];
     ck_assert_uint_eq (a->vl, 0);
@@ -201,13 +205,13 @@ START_TEST (test_infiniband_per_port_sl2vl)
      * although packets leave on another VL than they arrived on. */
     g_autofree char *lft = g_build_filename (harness_tmp, "sl2vl.txt", NULL);
     ck_assert (g_file_set_contents (lft, "# node port vl-of-sl0;vl-of-sl1\nsw0 3 1;0\n", -1, NULL));
-    g_autofree char *text = g_strdup_printf (
-        "[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
-        "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
-        "vlarb_low = 0:65;1:195\nsl2vl_file = %s\nbuffer = 32KiB\n"
-        "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
-        "[workload.b]\nkind = flows\nflows = host1>host2 16MiB\nsl = 1\n",
-        lft);
+    g_autofree char *text =
+        g_strdup_printf ("[topology]\ngenerator = single_switch\nhosts = 3\nlink_rate = 400Gbps\n"
+                         "[fabric]\nkind = infiniband\n[infiniband]\nvls = 2\nsl2vl = 0;1\n"
+                         "vlarb_low = 0:65;1:195\nsl2vl_file = %s\nbuffer = 32KiB\n"
+                         "[workload.a]\nkind = flows\nflows = host0>host2 16MiB\nsl = 0\n"
+                         "[workload.b]\nkind = flows\nflows = host1>host2 16MiB\nsl = 1\n",
+                         lft);
     WeftSession s;
     harness_prepare (&s, text);
     credit_violations = credit_samples = 0;
@@ -301,10 +305,10 @@ fct_quantiles (const WeftSession *s, double *p50, double *p99)
 START_TEST (test_infiniband_adaptive_routing_beats_static_in_the_tail)
 {
 #define BASE                                                                                       \
-    "[experiment]\nseed = 3\n"                                                                    \
-    "[topology]\ngenerator = leafspine\nleaves = 8\nspines = 8\n"                                \
-    "hosts_per_leaf = 8\nlink_rate = 400Gbps\nuplink_rate = 400Gbps\n"                           \
-    "[fabric]\nkind = infiniband\nrouting = %s\n"                                                \
+    "[experiment]\nseed = 3\n"                                                                     \
+    "[topology]\ngenerator = leafspine\nleaves = 8\nspines = 8\n"                                  \
+    "hosts_per_leaf = 8\nlink_rate = 400Gbps\nuplink_rate = 400Gbps\n"                             \
+    "[fabric]\nkind = infiniband\nrouting = %s\n"                                                  \
     "[workload.p]\nkind = permutation\nflow_size = 4MiB\n"
     double p50[2], p99[2];
     const char *routing[] = { "static", "adaptive" };
@@ -357,7 +361,8 @@ START_TEST (test_infiniband_railopt_shift_permutation_at_line_rate)
     g_autofree char *gpus = leaf_major_gpus ();
     g_autofree char *extra = g_strdup_printf (
         "routing = static\n[workload.s]\nkind = permutation\npattern = shift\nshift = 5\n"
-        "hosts = %s\nflow_size = 32MiB\n", gpus);
+        "hosts = %s\nflow_size = 32MiB\n",
+        gpus);
     g_autofree char *text = dgx4_text (extra);
     WeftSession s;
     harness_prepare (&s, text);
@@ -378,9 +383,10 @@ START_TEST (test_infiniband_railopt_random_permutation_static_vs_adaptive)
     double p50[2], p99[2], slowest[2];
     const char *routing[] = { "static", "adaptive" };
     for (guint r = 0; r < 2; r++) {
-        g_autofree char *extra = g_strdup_printf (
-            "routing = %s\n[experiment]\nseed = 7\n[topology]\nservers = 32\n"
-            "[workload.p]\nkind = permutation\nflow_size = 4MiB\n", routing[r]);
+        g_autofree char *extra =
+            g_strdup_printf ("routing = %s\n[experiment]\nseed = 7\n[topology]\nservers = 32\n"
+                             "[workload.p]\nkind = permutation\nflow_size = 4MiB\n",
+                             routing[r]);
         g_autofree char *text = dgx4_text (extra);
         WeftSession s;
         harness_prepare (&s, text);

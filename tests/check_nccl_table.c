@@ -24,7 +24,8 @@
  *                "#\n", "# Using devices\n",
  *                "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n"
  *                "#\n"
- *                "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n"
+ *                "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place
+ * \n"
  *                "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n"
  *                "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n"
  *   TimeTest():  sprintf(rootName, "%6i", root); "%12li  %12li  %8s  %6s  %6s", then "\n"
@@ -45,11 +46,11 @@
 #include "analysis/nccl_table.h"
 #include "tests/harness.h"
 
-#define US(x) ((guint64) ((x) * 1000000.0 + 0.5)) /* microseconds to ps */
+#define US(x) ((guint64) ((x) *1000000.0 + 0.5)) /* microseconds to ps */
 
 static WeftTraceCollective
-row (const char *op, guint64 bytes, guint64 count, const char *type, const char *redop,
-     gint32 root, guint32 n_ranks, guint8 in_place, guint8 warmup, guint64 time_ps)
+row (const char *op, guint64 bytes, guint64 count, const char *type, const char *redop, gint32 root,
+     guint32 n_ranks, guint8 in_place, guint8 warmup, guint64 time_ps)
 {
     WeftTraceCollective r;
     memset (&r, 0, sizeof r);
@@ -83,12 +84,12 @@ assert_text_eq (const char *got, const char *want)
     }
 }
 
-#define HEAD_COLUMNS                                                                           \
-    "#                                                              out-of-place              " \
-    "         in-place          \n"                                                            \
-    "#       size         count      type   redop    root     time   algbw   busbw #wrong     " \
-    "time   algbw   busbw #wrong\n"                                                            \
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            " \
+#define HEAD_COLUMNS                                                                               \
+    "#                                                              out-of-place              "    \
+    "         in-place          \n"                                                                \
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     "    \
+    "time   algbw   busbw #wrong\n"                                                                \
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "    \
     "(us)  (GB/s)  (GB/s)       \n"
 
 /* 8-rank all-reduce, three sizes, two timed iterations per placement; bus factor 1.75. */
@@ -122,14 +123,14 @@ START_TEST (test_nccl_table_all_reduce)
                                          "sum", -1, 8, p, 1, US (99999));
             g_array_append_val (rows, w);
             for (guint i = 0; i < 2; i++) {
-                WeftTraceCollective r = row ("all_reduce", sizes[s].bytes, sizes[s].count,
-                                             "float", "sum", -1, 8, p, 0, US (sizes[s].us[p][i]));
+                WeftTraceCollective r = row ("all_reduce", sizes[s].bytes, sizes[s].count, "float",
+                                             "sum", -1, 8, p, 0, US (sizes[s].us[p][i]));
                 g_array_append_val (rows, r);
             }
         }
     /* another op's row in the same array is not this test's */
-    WeftTraceCollective other = row ("reduce_scatter", 1048576, 32768, "float", "sum", -1, 8, 0,
-                                     0, US (1));
+    WeftTraceCollective other =
+        row ("reduce_scatter", 1048576, 32768, "float", "sum", -1, 8, 0, 0, US (1));
     g_array_append_val (rows, other);
 
     /* 1 MiB: out-of-place mean (40+60)/2 = 50 us: algbw 1048576/1e9/50e-6 = 20.97152,
@@ -138,29 +139,29 @@ START_TEST (test_nccl_table_all_reduce)
      * 256 MiB: 12345.6 us ("%7.0f" -> 12346): 21.74341, 38.05097; 10000 us: 26.84355, 46.97620.
      * Avg bus bandwidth: (36.70016 + 45.8752 + 117.2061 + 117.440512 + 38.05097 + 46.97620) / 6
      *   = 67.0415 ("%g"). */
-    const char *want
-        = "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 268435456 step: 16(factor) warmup "
-          "iters: 5 iters: 2 agg iters: 1 validation: 1 graph: 0\n"
-          "#\n"
-          "# Using devices\n"
-          "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  2 [0x3a] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  3 Group  0 Pid  10003 on      dgx-1 device  3 [0x5d] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  4 Group  0 Pid  10004 on      dgx-2 device  4 [0x9a] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  5 Group  0 Pid  10005 on      dgx-2 device  5 [0xab] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  6 Group  0 Pid  10006 on      dgx-2 device  6 [0xba] NVIDIA H100 80GB HBM3\n"
-          "#  Rank  7 Group  0 Pid  10007 on      dgx-2 device  7 [0xdb] NVIDIA H100 80GB HBM3\n"
-          "#\n" HEAD_COLUMNS
-          "     1048576        262144     float     sum      -1    50.00   20.97   36.70      0"
-          "    40.00   26.21   45.88      0\n"
-          "    16777216       4194304     float     sum      -1    250.5   66.97  117.21      0"
-          "    250.0   67.11  117.44      0\n"
-          "   268435456      67108864     float     sum      -1    12346   21.74   38.05      0"
-          "    10000   26.84   46.98      0\n"
-          "# Out of bounds values : 0 OK\n"
-          "# Avg bus bandwidth    : 67.0415 \n"
-          "#\n";
+    const char *want =
+        "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 268435456 step: 16(factor) warmup "
+        "iters: 5 iters: 2 agg iters: 1 validation: 1 graph: 0\n"
+        "#\n"
+        "# Using devices\n"
+        "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  2 [0x3a] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  3 Group  0 Pid  10003 on      dgx-1 device  3 [0x5d] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  4 Group  0 Pid  10004 on      dgx-2 device  4 [0x9a] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  5 Group  0 Pid  10005 on      dgx-2 device  5 [0xab] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  6 Group  0 Pid  10006 on      dgx-2 device  6 [0xba] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  7 Group  0 Pid  10007 on      dgx-2 device  7 [0xdb] NVIDIA H100 80GB HBM3\n"
+        "#\n" HEAD_COLUMNS
+        "     1048576        262144     float     sum      -1    50.00   20.97   36.70      0"
+        "    40.00   26.21   45.88      0\n"
+        "    16777216       4194304     float     sum      -1    250.5   66.97  117.21      0"
+        "    250.0   67.11  117.44      0\n"
+        "   268435456      67108864     float     sum      -1    12346   21.74   38.05      0"
+        "    10000   26.84   46.98      0\n"
+        "# Out of bounds values : 0 OK\n"
+        "# Avg bus bandwidth    : 67.0415 \n"
+        "#\n";
     GString *out = g_string_new (NULL);
     weft_nccl_table_print (out, "all_reduce_perf", (WeftTraceCollective *) rows->data, rows->len,
                            &info);
@@ -181,7 +182,10 @@ END_TEST
 START_TEST (test_nccl_table_all_gather_na_and_missing_group)
 {
     static const WeftNcclTableRank ranks[4] = {
-        { "a-long-hostname", 0 }, { "h", 1 }, { "h", 2 }, { "h", 9 },
+        { "a-long-hostname", 0 },
+        { "h", 1 },
+        { "h", 2 },
+        { "h", 9 },
     };
     WeftNcclTableInfo info;
     weft_nccl_table_info_init (&info);
@@ -202,23 +206,23 @@ START_TEST (test_nccl_table_all_gather_na_and_missing_group)
     /* 1024 B / 10 us = 0.1024 GB/s, busbw x 0.75 = 0.0768; 11 us: 0.0930909, 0.0698182;
      * 2048 B / 12 us = 0.1706667, 0.128.  Avg (0.0768 + 0.0698182 + 0.128) / 3 = 0.0915394.
      * Bus id of device 9: 9 mod 8 = 1, 0x2a.  A host longer than %10s is printed whole. */
-    const char *want
-        = "# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 1024(bytes) warmup iters: 0 "
-          "iters: 1 agg iters: 1 validation: 0 graph: 0\n"
-          "#\n"
-          "# Using devices\n"
-          "#  Rank  0 Group  0 Pid  10000 on a-long-hostname device  0 [0x18] GPU\n"
-          "#  Rank  1 Group  0 Pid  10001 on          h device  1 [0x2a] GPU\n"
-          "#  Rank  2 Group  0 Pid  10002 on          h device  2 [0x3a] GPU\n"
-          "#  Rank  3 Group  0 Pid  10003 on          h device  9 [0x2a] GPU\n"
-          "#\n" HEAD_COLUMNS
-          "        1024            64  bfloat16    none      -1    10.00    0.10    0.08    N/A"
-          "    11.00    0.09    0.07    N/A\n"
-          "        2048           128  bfloat16    none      -1    12.00    0.17    0.13    N/A"
-          "                                \n"
-          "# Out of bounds values : 0 OK\n"
-          "# Avg bus bandwidth    : 0.0915394 \n"
-          "#\n";
+    const char *want =
+        "# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 1024(bytes) warmup iters: 0 "
+        "iters: 1 agg iters: 1 validation: 0 graph: 0\n"
+        "#\n"
+        "# Using devices\n"
+        "#  Rank  0 Group  0 Pid  10000 on a-long-hostname device  0 [0x18] GPU\n"
+        "#  Rank  1 Group  0 Pid  10001 on          h device  1 [0x2a] GPU\n"
+        "#  Rank  2 Group  0 Pid  10002 on          h device  2 [0x3a] GPU\n"
+        "#  Rank  3 Group  0 Pid  10003 on          h device  9 [0x2a] GPU\n"
+        "#\n" HEAD_COLUMNS
+        "        1024            64  bfloat16    none      -1    10.00    0.10    0.08    N/A"
+        "    11.00    0.09    0.07    N/A\n"
+        "        2048           128  bfloat16    none      -1    12.00    0.17    0.13    N/A"
+        "                                \n"
+        "# Out of bounds values : 0 OK\n"
+        "# Avg bus bandwidth    : 0.0915394 \n"
+        "#\n";
     GString *out = g_string_new (NULL);
     weft_nccl_table_print (out, "all_gather_perf", rows, G_N_ELEMENTS (rows), &info);
     assert_text_eq (out->str, want);
@@ -241,9 +245,10 @@ START_TEST (test_nccl_table_broadcast_root)
     GString *out = g_string_new (NULL);
     weft_nccl_table_print (out, "broadcast_perf", rows, G_N_ELEMENTS (rows), &info);
     /* 4096 B / 2 us = 2.048 GB/s for algbw and busbw alike */
-    ck_assert_ptr_nonnull (strstr (out->str, "\n        4096          1024     float    none       3"
-                                             "     2.00    2.05    2.05      0     2.00    2.05"
-                                             "    2.05      0\n"));
+    ck_assert_ptr_nonnull (strstr (out->str,
+                                   "\n        4096          1024     float    none       3"
+                                   "     2.00    2.05    2.05      0     2.00    2.05"
+                                   "    2.05      0\n"));
     ck_assert_ptr_nonnull (strstr (out->str, "# nThread 1 nGpus 1 minBytes 33554432 maxBytes "
                                              "33554432 step: 1048576(bytes) warmup iters: 5 "
                                              "iters: 20 agg iters: 1"));
@@ -279,11 +284,16 @@ START_TEST (test_nccl_table_rank_parse)
         gboolean named;
         guint device;
     } cases[] = {
-        { "dgx-1/gpu3", "dgx-1", TRUE, 3 },  { "dgx-12/gpu15", "dgx-12", TRUE, 15 },
-        { "a/b/gpu2", "a/b", TRUE, 2 },      { "/gpu4", "", TRUE, 4 },
-        { "srv/7", "srv", TRUE, 7 },         { "host7", "host7", FALSE, 0 },
-        { "srv/gpu", "srv", FALSE, 0 },      { "srv/", "srv", FALSE, 0 },
-        { "srv/g1x", "srv", FALSE, 0 },      { "", "", FALSE, 0 },
+        { "dgx-1/gpu3", "dgx-1", TRUE, 3 },
+        { "dgx-12/gpu15", "dgx-12", TRUE, 15 },
+        { "a/b/gpu2", "a/b", TRUE, 2 },
+        { "/gpu4", "", TRUE, 4 },
+        { "srv/7", "srv", TRUE, 7 },
+        { "host7", "host7", FALSE, 0 },
+        { "srv/gpu", "srv", FALSE, 0 },
+        { "srv/", "srv", FALSE, 0 },
+        { "srv/g1x", "srv", FALSE, 0 },
+        { "", "", FALSE, 0 },
         { "srv/gpu99999999999", "srv", FALSE, 0 }, /* beyond an int: not a device */
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -306,8 +316,8 @@ sweep (const char *workload, const guint64 *sizes, guint n_sizes, guint warmup, 
     GArray *rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
     for (guint s = 0; s < n_sizes; s++)
         for (guint k = 0; k < warmup + 2 * iters; k++) {
-            WeftTraceCollective r = row ("all_reduce", sizes[s], sizes[s] / 4, "float", "sum",
-                                         -1, n_ranks, k >= warmup + iters, k < warmup, US (10));
+            WeftTraceCollective r = row ("all_reduce", sizes[s], sizes[s] / 4, "float", "sum", -1,
+                                         n_ranks, k >= warmup + iters, k < warmup, US (10));
             g_strlcpy (r.workload, workload, sizeof r.workload);
             g_array_append_val (rows, r);
         }
@@ -421,7 +431,7 @@ END_TEST
  * how many lower ranks share its host (host "?" for a missing name). */
 START_TEST (test_nccl_table_info_odd_names)
 {
-    static const char *const names[] = { "hostA", "hostA", "hostB",   "srv/gpu7",
+    static const char *const names[] = { "hostA",   "hostA",   "hostB", "srv/gpu7",
                                          "srv/gpu", "srv/gpu", NULL };
     static const guint64 size[] = { 64 };
     GArray *rows = sweep ("w", size, 1, 0, 1, 9);
@@ -431,8 +441,7 @@ START_TEST (test_nccl_table_info_odd_names)
         guint device;
     } want[9] = {
         { "hostA", 0 }, { "hostA", 1 }, /* a host of its own: one device per rank */
-        { "hostB", 0 },
-        { "srv", 7 },                   /* named */
+        { "hostB", 0 }, { "srv", 7 },   /* named */
         { "srv", 1 },   { "srv", 2 },   /* srv/gpu7 is a lower rank on srv */
         { "?", 0 },                     /* a NULL name */
         { "?", 1 },     { "?", 2 },     /* past the names */
@@ -463,9 +472,8 @@ node (guint32 id, const char *name, const char *kind)
 START_TEST (test_nccl_table_gpu_names_and_workloads)
 {
     WeftTraceNode nodes[] = {
-        node (0, "leaf0", "switch"),    node (1, "dgx-1/gpu1", "gpu"),
-        node (2, "dgx-1/nic1", "nic"),  node (3, "dgx-1/gpu0", "gpu"),
-        node (4, "dgx-2/gpu", "gpu"),
+        node (0, "leaf0", "switch"),   node (1, "dgx-1/gpu1", "gpu"), node (2, "dgx-1/nic1", "nic"),
+        node (3, "dgx-1/gpu0", "gpu"), node (4, "dgx-2/gpu", "gpu"),
     };
     char **gpus = weft_nccl_table_gpu_names (nodes, G_N_ELEMENTS (nodes));
     ck_assert_uint_eq (g_strv_length (gpus), 3);

@@ -82,7 +82,7 @@ read_all (const char *body, GError **error)
     g_autofree char *text = g_strdup_printf ("[t]\ngenerator = fattree\n%s", body);
     g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (text, "t.ini", NULL);
     ck_assert_ptr_nonnull (exp);
-    WeftParamBinding b[] = {{all_params, &all}};
+    WeftParamBinding b[] = { { all_params, &all } };
     return weft_params_read (exp, "t", b, 1, error);
 }
 
@@ -161,7 +161,7 @@ START_TEST (test_params_missing_required)
 {
     g_autoptr (WeftExperiment) exp =
         weft_experiment_new_from_data ("[t]\npfc = true\n", "t.ini", NULL);
-    WeftParamBinding b[] = {{all_params, &all}};
+    WeftParamBinding b[] = { { all_params, &all } };
     g_autoptr (GError) err = NULL;
     ck_assert (!weft_params_read (exp, "t", b, 1, &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_MISSING));
@@ -172,7 +172,7 @@ END_TEST
 START_TEST (test_params_missing_group_is_empty)
 {
     g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data ("[u]\nx = 1\n", "t.ini", NULL);
-    WeftParamBinding b[] = {{extra_params, &extra}};
+    WeftParamBinding b[] = { { extra_params, &extra } };
     g_autoptr (GError) err = NULL;
     ck_assert (weft_params_read (exp, "t", b, 1, &err));
     ck_assert_uint_eq (extra.flow_size, 1u << 20);
@@ -233,14 +233,14 @@ START_TEST (test_params_two_bindings_share_group)
 {
     g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (
         "[t]\ngenerator = x\nsenders = 7\nflow_size = 2MiB\n", "t.ini", NULL);
-    WeftParamBinding b[] = {{all_params, &all}, {extra_params, &extra}};
+    WeftParamBinding b[] = { { all_params, &all }, { extra_params, &extra } };
     g_autoptr (GError) err = NULL;
     ck_assert_msg (weft_params_read (exp, "t", b, 2, &err), "%s", err ? err->message : "");
     ck_assert_uint_eq (all.senders, 7);
     ck_assert_uint_eq (extra.senders, 7);
     ck_assert_uint_eq (extra.flow_size, 2u << 20);
     /* With only one binding, the other's key is unknown. */
-    WeftParamBinding only[] = {{all_params, &all}};
+    WeftParamBinding only[] = { { all_params, &all } };
     ck_assert (!weft_params_read (exp, "t", only, 1, &err));
     ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNKNOWN_KEY));
     ck_assert_ptr_nonnull (strstr (err->message, "[t] flow_size: unknown key"));

@@ -145,8 +145,7 @@ START_TEST (test_perftest_lat_is_half_the_round_trip_of_the_path)
     /* The first ping has nothing ahead of it; every later sample is the steady round trip. */
     for (gsize k = 1; k < r.n_samples; k++)
         ck_assert_double_eq_tol (r.samples_ps[k] / 1e12, half_rtt, 4e-12);
-    ck_assert_double_eq_tol (r.samples_ps[0] / 1e12, half_rtt - ahead / 2,
-                             4e-12);
+    ck_assert_double_eq_tol (r.samples_ps[0] / 1e12, half_rtt - ahead / 2, 4e-12);
     weft_workload_perftest_result_clear (&r);
     weft_session_clear (&s);
 }
@@ -161,8 +160,8 @@ expect_config_error (const char *workload, int code, const char *key)
     ck_assert (!harness_try_prepare (&s, text, &error));
     ck_assert_msg (g_error_matches (error, WEFT_CONFIG_ERROR, code), "%s", error->message);
     g_autofree char *named = g_strdup_printf ("%s:", key);
-    ck_assert_msg (strstr (error->message, "[workload.p]") && strstr (error->message, named),
-                   "%s", error->message);
+    ck_assert_msg (strstr (error->message, "[workload.p]") && strstr (error->message, named), "%s",
+                   error->message);
     weft_session_clear (&s);
 }
 

@@ -10,11 +10,12 @@
  *
  * The expected text is derived from linux-rdma/perftest, not from weft's output.  Verbatim:
  *   perftest_parameters.h:
- *     RESULT_LINE  "---------------------------------------------------------------------------------------\n"
- *     RESULT_FMT_G " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
- *     RESULT_FMT   " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
- *     RESULT_FMT_LAT " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]
- *                  t_stdev[usec]   99""%"" percentile[usec]   99.9""%"" percentile[usec] "  (one line)
+ *     RESULT_LINE
+ * "---------------------------------------------------------------------------------------\n"
+ *     RESULT_FMT_G " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec] MsgRate[Mpps]"
+ *     RESULT_FMT   " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec] MsgRate[Mpps]"
+ *     RESULT_FMT_LAT " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]
+ * t_avg[usec] t_stdev[usec]   99""%"" percentile[usec]   99.9""%"" percentile[usec] "  (one line)
  *     RESULT_EXT "\n", REPORT_EXT "\n"
  *     REPORT_FMT     " %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf"
  *     REPORT_FMT_EXT " %-7lu    %lu           %-7.6lf            %-7.6lf            %-7.6lf"
@@ -45,7 +46,8 @@
 #include "analysis/perftest_table.h"
 #include "tests/harness.h"
 
-#define DASHES "---------------------------------------------------------------------------------------\n"
+#define DASHES                                                                                     \
+    "---------------------------------------------------------------------------------------\n"
 
 static void
 assert_text_eq (const char *got, const char *want)
@@ -60,17 +62,17 @@ assert_text_eq (const char *got, const char *want)
     }
 }
 
-#define BW_INFO                                                                                \
-    DASHES "                    RDMA_Write BW Test\n"                                           \
-           " Dual-port       : OFF\t\tDevice         : mlx5_3\n"                                \
-           " Number of qps   : 1\t\tTransport type : IB\n"                                      \
-           " Connection type : RC\t\tUsing SRQ      : OFF\n"                                    \
-           " TX depth        : 128\n"                                                          \
-           " CQ Moderation   : 100\n"                                                          \
-           " Mtu             : 4096[B]\n"                                                      \
-           " Link type       : IB\n"                                                           \
-           " Max inline data : 0[B]\n"                                                         \
-           " rdma_cm QPs\t : OFF\n"                                                            \
+#define BW_INFO                                                                                    \
+    DASHES "                    RDMA_Write BW Test\n"                                              \
+           " Dual-port       : OFF\t\tDevice         : mlx5_3\n"                                   \
+           " Number of qps   : 1\t\tTransport type : IB\n"                                         \
+           " Connection type : RC\t\tUsing SRQ      : OFF\n"                                       \
+           " TX depth        : 128\n"                                                              \
+           " CQ Moderation   : 100\n"                                                              \
+           " Mtu             : 4096[B]\n"                                                          \
+           " Link type       : IB\n"                                                               \
+           " Max inline data : 0[B]\n"                                                             \
+           " rdma_cm QPs\t : OFF\n"                                                                \
            " Data ex. method : Ethernet\n" DASHES
 
 START_TEST (test_perftest_table_write_bw)
@@ -100,10 +102,10 @@ START_TEST (test_perftest_table_write_bw)
     info.mb_per_sec = TRUE;
     g_string_truncate (out, 0);
     weft_perftest_table_print_bw (out, &rows[1], 1, &info);
-    assert_text_eq (out->str,
-                    BW_INFO DASHES
-                    " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
-                    " 65536      5000             11773.11            11770.73\t\t   0.188331\n" DASHES);
+    assert_text_eq (
+        out->str, BW_INFO DASHES
+        " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+        " 65536      5000             11773.11            11770.73\t\t   0.188331\n" DASHES);
     g_string_free (out, TRUE);
 }
 END_TEST
@@ -130,24 +132,24 @@ START_TEST (test_perftest_table_write_lat)
         { 2, 11, s2, G_N_ELEMENTS (s2) },
         { 65536, 12, s64k, G_N_ELEMENTS (s64k) },
     };
-    const char *want
-        = DASHES "                    RDMA_Write Latency Test\n"
-                 " Dual-port       : OFF\t\tDevice         : mlx5_1\n"
-                 " Number of qps   : 1\t\tTransport type : IB\n"
-                 " Connection type : RC\t\tUsing SRQ      : OFF\n"
-                 " TX depth        : 1\n"
-                 " Mtu             : 4096[B]\n"
-                 " Link type       : Ethernet\n"
-                 " GID index       : 3\n"
-                 " Max inline data : 220[B]\n"
-                 " rdma_cm QPs\t : OFF\n"
-                 " Data ex. method : Ethernet\n" DASHES DASHES
-                 " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
-                 "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
-                 " 2       11          1.49           5.00         1.50     \t       1.52        "
-                 "\t0.03   \t\t5.00    \t\t5.00   \n"
-                 " 65536   12          2.00           2.90         2.40     \t       2.40        "
-                 "\t0.26   \t\t2.90    \t\t2.90   \n" DASHES;
+    const char *want =
+        DASHES "                    RDMA_Write Latency Test\n"
+               " Dual-port       : OFF\t\tDevice         : mlx5_1\n"
+               " Number of qps   : 1\t\tTransport type : IB\n"
+               " Connection type : RC\t\tUsing SRQ      : OFF\n"
+               " TX depth        : 1\n"
+               " Mtu             : 4096[B]\n"
+               " Link type       : Ethernet\n"
+               " GID index       : 3\n"
+               " Max inline data : 220[B]\n"
+               " rdma_cm QPs\t : OFF\n"
+               " Data ex. method : Ethernet\n" DASHES DASHES
+               " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+               "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+               " 2       11          1.49           5.00         1.50     \t       1.52        "
+               "\t0.03   \t\t5.00    \t\t5.00   \n"
+               " 65536   12          2.00           2.90         2.40     \t       2.40        "
+               "\t0.26   \t\t2.90    \t\t2.90   \n" DASHES;
     GString *out = g_string_new (NULL);
     weft_perftest_table_print_lat (out, rows, G_N_ELEMENTS (rows), &info);
     assert_text_eq (out->str, want);

@@ -33,12 +33,13 @@
 #include "models/switch.h"
 #include "tests/harness.h"
 
-/* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  Long RTOs: queues of up to 16 x (xoff + headroom) take tens of us to drain, and a spurious
- * timeout would count as a retransmission. */
-#define INCAST_WITH(transport)                                                                   \
-    "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                 \
+/* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  Long RTOs: queues of up
+ * to 16 x (xoff + headroom) take tens of us to drain, and a spurious timeout would count as a
+ * retransmission. */
+#define INCAST_WITH(transport)                                                                     \
+    "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                     \
     "cable_length = 2m\n[fabric]\nkind = roce\n[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n" \
-    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n" transport                \
+    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n" transport                     \
     "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\nflow_size = 2MiB\n"
 #define INCAST INCAST_WITH ("")
 
@@ -164,9 +165,9 @@ START_TEST (test_roce_selective_repeat_resends_only_losses)
     WeftNetworkStats gbn, sr;
     WeftNetworkStats *out[] = { &gbn, &sr };
     for (guint k = 0; k < 2; k++) {
-        g_autofree char *text = g_strdup_printf (
-            "%s[pfc]\nenabled = false\n",
-            k == 0 ? INCAST : INCAST_WITH ("recovery = selective-repeat\n"));
+        g_autofree char *text =
+            g_strdup_printf ("%s[pfc]\nenabled = false\n",
+                             k == 0 ? INCAST : INCAST_WITH ("recovery = selective-repeat\n"));
         WeftSession s;
         harness_prepare (&s, text);
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
@@ -179,9 +180,11 @@ START_TEST (test_roce_selective_repeat_resends_only_losses)
                            out[k]->data_drops + out[k]->ooo_discards + out[k]->dup_discards);
         weft_session_clear (&s);
     }
-    fprintf (stderr, "incast, PFC off: go-back-N %" G_GUINT64_FORMAT " drops, %" G_GUINT64_FORMAT
+    fprintf (stderr,
+             "incast, PFC off: go-back-N %" G_GUINT64_FORMAT " drops, %" G_GUINT64_FORMAT
              " retransmits; selective repeat %" G_GUINT64_FORMAT " drops, %" G_GUINT64_FORMAT
-             " retransmits\n", gbn.data_drops, gbn.retransmits, sr.data_drops, sr.retransmits);
+             " retransmits\n",
+             gbn.data_drops, gbn.retransmits, sr.data_drops, sr.retransmits);
     ck_assert_uint_gt (gbn.retransmits, gbn.data_drops);
     ck_assert_uint_gt (gbn.ooo_discards, 0);
     ck_assert_uint_eq (sr.ooo_discards, 0);
@@ -347,8 +350,9 @@ START_TEST (test_pfc_watchdog_breaks_the_deadlock)
         ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
         WeftNetworkStats st;
         weft_network_stats (s.net, &st);
-        fprintf (stderr, "watchdog %s: done at %.1f us, %" G_GUINT64_FORMAT " storms, %"
-                 G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " violations\n",
+        fprintf (stderr,
+                 "watchdog %s: done at %.1f us, %" G_GUINT64_FORMAT " storms, %" G_GUINT64_FORMAT
+                 " dropped, %" G_GUINT64_FORMAT " violations\n",
                  actions[a], s.sim->now / 1e6, st.pfc_storms, st.pfc_wd_dropped, st.pfc_violations);
         ck_assert_uint_eq (st.finished, 3);
         ck_assert_uint_eq (st.bytes_delivered, 3u * 1024 * 1024);
@@ -378,15 +382,17 @@ START_TEST (test_pfc_group_only_on_roce)
 {
     WeftSession s;
     g_autoptr (GError) error = NULL;
-    ck_assert (!harness_try_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\n"
-                                         "[pfc]\nxoff = 10KiB\n"
-                                         "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
+    ck_assert (!harness_try_prepare (&s,
+                                     "[topology]\ngenerator = single_switch\nhosts = 2\n"
+                                     "[pfc]\nxoff = 10KiB\n"
+                                     "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
                                      &error));
     ck_assert (strstr (error->message, "[pfc]") != NULL);
     g_clear_error (&error);
-    ck_assert (!harness_try_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\n"
-                                         "[fabric]\nkind = roce\n[pfc]\nxoff = 10KiB\nxon = 20KiB\n"
-                                         "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
+    ck_assert (!harness_try_prepare (&s,
+                                     "[topology]\ngenerator = single_switch\nhosts = 2\n"
+                                     "[fabric]\nkind = roce\n[pfc]\nxoff = 10KiB\nxon = 20KiB\n"
+                                     "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
                                      &error));
     ck_assert (strstr (error->message, "xon") != NULL);
 }

@@ -35,12 +35,19 @@ teardown (void)
 static WeftRailOptParams
 superpod (guint64 sus, guint64 servers)
 {
-    WeftRailOptParams p = { .sus = sus, .servers_per_su = 32, .servers = servers, .radix = 64,
-                            .tiers = 0, .spine_grouping = WEFT_SPINE_FULL_MESH,
-                            .leaf_oversubscription = 1, .spine_oversubscription = 1,
+    WeftRailOptParams p = { .sus = sus,
+                            .servers_per_su = 32,
+                            .servers = servers,
+                            .radix = 64,
+                            .tiers = 0,
+                            .spine_grouping = WEFT_SPINE_FULL_MESH,
+                            .leaf_oversubscription = 1,
+                            .spine_oversubscription = 1,
                             .spine_link_rate_bps = 400000000000ull,
-                            .core_link_rate_bps = 400000000000ull, .leaf_cable_length_m = 3,
-                            .spine_cable_length_m = 20, .core_cable_length_m = 50 };
+                            .core_link_rate_bps = 400000000000ull,
+                            .leaf_cable_length_m = 3,
+                            .spine_cable_length_m = 20,
+                            .core_cable_length_m = 50 };
     return p;
 }
 
@@ -86,7 +93,7 @@ build (const WeftRailOptParams *p)
 static const struct {
     guint64 sus, servers, leaves, spines, cores;
 } sizes[] = {
-    { 1, 31, 8, 4, 0 },  { 2, 63, 16, 8, 0 },  { 4, 127, 32, 16, 0 },
+    { 1, 31, 8, 4, 0 },    { 2, 63, 16, 8, 0 },       { 4, 127, 32, 16, 0 },
     { 8, 256, 64, 32, 0 }, { 16, 512, 128, 128, 64 },
 };
 
@@ -230,8 +237,8 @@ START_TEST (test_railopt_dmodk_balanced)
         guint n = 256 * sus[i];
         guint shifts[] = { 1, 7, 31, 32, 33, 255, n / 2, n - 1 };
         for (guint k = 0; k < G_N_ELEMENTS (shifts); k++)
-            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "%u SU shift %u",
-                           (guint) sus[i], shifts[k]);
+            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "%u SU shift %u", (guint) sus[i],
+                           shifts[k]);
     }
 }
 END_TEST
@@ -305,8 +312,8 @@ START_TEST (test_railopt_dmodk_balanced_three_tier)
         weft_graph_routes_compute (g);
         guint shifts[] = { 1, 32, 100, 256, 1000, 2048, 4095 };
         for (guint k = 0; k < G_N_ELEMENTS (shifts); k++)
-            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "grouping %d shift %u",
-                           grouping, shifts[k]);
+            ck_assert_msg (max_nic_shift_load (g, shifts[k]) <= 1, "grouping %d shift %u", grouping,
+                           shifts[k]);
     }
 }
 END_TEST

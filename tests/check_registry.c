@@ -24,8 +24,8 @@
 #include "network/network.h"
 #include "tests/harness.h"
 
-static const char *const engine_groups[] = { "experiment", "trace", "fabric", "server",
-                                             "topology", NULL };
+static const char *const engine_groups[] = { "experiment", "trace",    "fabric",
+                                             "server",     "topology", NULL };
 
 static gboolean
 is_registry_group (const char *g)
@@ -117,9 +117,9 @@ START_TEST (test_registry_groups_accepted_are_registry_or_engine)
                 ck_assert_msg (e == NULL, "[%s] on %s: %s", (*m)->group, fabrics[k],
                                e ? e->message : "");
             } else {
-                ck_assert_msg (g_error_matches (e, WEFT_CONFIG_ERROR,
-                                                WEFT_CONFIG_ERROR_UNKNOWN_GROUP),
-                               "[%s] accepted on %s", (*m)->group, fabrics[k]);
+                ck_assert_msg (
+                    g_error_matches (e, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNKNOWN_GROUP),
+                    "[%s] accepted on %s", (*m)->group, fabrics[k]);
                 ck_assert (strstr (e->message, " only"));
             }
         }
@@ -139,8 +139,8 @@ START_TEST (test_registry_groups_accepted_are_registry_or_engine)
     g_autoptr (GError) fault = prepare_with_group ("ethernet", "fault.x");
     ck_assert (g_error_matches (fault, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_UNSUPPORTED));
     /* anything else is unknown: mechanism names that are not groups, near misses */
-    static const char *const unknown[] = { "vlarb", "buffer", "pfcs", "transports", "mechanism",
-                                           NULL };
+    static const char *const unknown[] = { "vlarb",      "buffer",    "pfcs",
+                                           "transports", "mechanism", NULL };
     for (guint i = 0; unknown[i]; i++) {
         ck_assert (!is_registry_group (unknown[i]));
         g_autoptr (GError) e = prepare_with_group ("roce", unknown[i]);

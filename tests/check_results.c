@@ -37,12 +37,11 @@ assert_has (const char *text, const char *part)
     ck_assert_msg (strstr (text, part) != NULL, "missing [%s] in:\n%s", part, text);
 }
 
-#define SWITCH4                                                                                \
-    "[topology]\ngenerator = single_switch\nhosts = 4\nlink_rate = 100Gbps\n"
+#define SWITCH4 "[topology]\ngenerator = single_switch\nhosts = 4\nlink_rate = 100Gbps\n"
 
-#define NCCL4                                                                                  \
-    SWITCH4 "[workload.c]\nkind = nccl-test\nop = all_reduce\nminbytes = 1KiB\n"              \
-            "maxbytes = 4KiB\nstepfactor = 4\niters = 2\nwarmup_iters = 1\n"                   \
+#define NCCL4                                                                                      \
+    SWITCH4 "[workload.c]\nkind = nccl-test\nop = all_reduce\nminbytes = 1KiB\n"                   \
+            "maxbytes = 4KiB\nstepfactor = 4\niters = 2\nwarmup_iters = 1\n"                       \
             "gpus = host2;host0;host3;host1\n"
 
 START_TEST (test_results_progress_and_nccl_hosts)
@@ -109,10 +108,10 @@ two_dgx (const char *fabric, const char *extra)
 
 START_TEST (test_results_nccl_dgx_ranks)
 {
-    g_autofree char *text = two_dgx ("infiniband",
-                                     "[workload.ar]\nkind = nccl-test\nminbytes = 64KiB\n"
-                                     "maxbytes = 64KiB\niters = 1\nwarmup_iters = 0\n"
-                                     "gpus = dgx-2/gpu3;dgx-1/gpu0;dgx-1/gpu6\n");
+    g_autofree char *text =
+        two_dgx ("infiniband", "[workload.ar]\nkind = nccl-test\nminbytes = 64KiB\n"
+                               "maxbytes = 64KiB\niters = 1\nwarmup_iters = 0\n"
+                               "gpus = dgx-2/gpu3;dgx-1/gpu0;dgx-1/gpu6\n");
     WeftSession s;
     run (&s, text);
     GString *out = g_string_new (NULL);

@@ -32,7 +32,7 @@ typedef struct {
     weft_time_t expired_at; /* the last expiry */
     guint32 data;           /* its data */
     gboolean pending_in_handler;
-    guint periodic;         /* > 0: re-arm from the handler, 10 ps on, this many more times */
+    guint periodic; /* > 0: re-arm from the handler, 10 ps on, this many more times */
 } Probe;
 
 static WeftSim *sim;

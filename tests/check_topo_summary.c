@@ -27,7 +27,7 @@
 #include "topologies/server.h"
 #include "topologies/summary.h"
 
-#define GBPS(x) ((guint64) (x) * 1000000000ull)
+#define GBPS(x) ((guint64) (x) *1000000000ull)
 
 static char *
 summary_text (const WeftGraph *g)
@@ -45,9 +45,13 @@ assert_has (const char *text, const char *line)
 
 START_TEST (test_topo_summary_leafspine)
 {
-    WeftLeafSpineParams p = { .leaves = 4, .spines = 2, .hosts_per_leaf = 6,
-                              .links_per_spine = 1, .link_rate_bps = GBPS (100),
-                              .uplink_rate_bps = GBPS (200), .link_delay_ps = 1000 };
+    WeftLeafSpineParams p = { .leaves = 4,
+                              .spines = 2,
+                              .hosts_per_leaf = 6,
+                              .links_per_spine = 1,
+                              .link_rate_bps = GBPS (100),
+                              .uplink_rate_bps = GBPS (200),
+                              .link_delay_ps = 1000 };
     g_autoptr (WeftGraph) g = weft_topology_leafspine (&p, NULL);
     ck_assert_ptr_nonnull (g);
     weft_graph_routes_compute (g);
@@ -157,11 +161,18 @@ START_TEST (test_topo_summary_railopt_hops)
 {
     WeftServerParams server = { 0 };
     weft_params_set_defaults (weft_server_params (), &server);
-    WeftRailOptParams p = { .sus = 1, .servers_per_su = 32, .servers = 4, .radix = 64,
-                            .spine_grouping = WEFT_SPINE_FULL_MESH, .leaf_oversubscription = 1,
-                            .spine_oversubscription = 1, .spine_link_rate_bps = GBPS (400),
-                            .core_link_rate_bps = GBPS (400), .leaf_cable_length_m = 3,
-                            .spine_cable_length_m = 20, .core_cable_length_m = 50 };
+    WeftRailOptParams p = { .sus = 1,
+                            .servers_per_su = 32,
+                            .servers = 4,
+                            .radix = 64,
+                            .spine_grouping = WEFT_SPINE_FULL_MESH,
+                            .leaf_oversubscription = 1,
+                            .spine_oversubscription = 1,
+                            .spine_link_rate_bps = GBPS (400),
+                            .core_link_rate_bps = GBPS (400),
+                            .leaf_cable_length_m = 3,
+                            .spine_cable_length_m = 20,
+                            .core_cable_length_m = 50 };
     GError *err = NULL;
     g_autoptr (WeftGraph) g = weft_topology_railopt (&p, &server, &err);
     ck_assert_msg (g != NULL, "%s", err ? err->message : "?");

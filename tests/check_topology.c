@@ -22,8 +22,9 @@ count_kind (const WeftGraph *g, WeftNodeKind kind)
 
 START_TEST (test_topology_single_switch)
 {
-    WeftSingleSwitchParams p = { .hosts = 8, .link_rate_bps = 400000000000ull,
-                                 .link_delay_ps = 1000, .cable_length_m = 3 };
+    WeftSingleSwitchParams p = {
+        .hosts = 8, .link_rate_bps = 400000000000ull, .link_delay_ps = 1000, .cable_length_m = 3
+    };
     g_autoptr (WeftGraph) g = weft_topology_single_switch (&p, NULL);
     ck_assert_uint_eq (weft_graph_n_nodes (g), 9);
     ck_assert_uint_eq (weft_graph_n_links (g), 8);
@@ -43,8 +44,11 @@ END_TEST
 
 START_TEST (test_topology_dumbbell)
 {
-    WeftDumbbellParams p = { .left_hosts = 3, .right_hosts = 2, .link_rate_bps = 100,
-                             .bottleneck_rate_bps = 10, .bottleneck_cable_length_m = 10 };
+    WeftDumbbellParams p = { .left_hosts = 3,
+                             .right_hosts = 2,
+                             .link_rate_bps = 100,
+                             .bottleneck_rate_bps = 10,
+                             .bottleneck_cable_length_m = 10 };
     g_autoptr (WeftGraph) g = weft_topology_dumbbell (&p, NULL);
     ck_assert_uint_eq (weft_graph_n_nodes (g), 7);
     ck_assert_uint_eq (weft_graph_n_links (g), 6);
@@ -58,16 +62,20 @@ START_TEST (test_topology_dumbbell)
     ck_assert_uint_eq (b->rate_bps, 10);
     ck_assert_uint_eq (b->delay_ps, 50000);
     weft_graph_routes_compute (g);
-    ck_assert_uint_eq (weft_graph_route_hops (g, weft_graph_lookup (g, "host0"),
-                                              weft_graph_lookup (g, "host4")),
-                       3);
+    ck_assert_uint_eq (
+        weft_graph_route_hops (g, weft_graph_lookup (g, "host0"), weft_graph_lookup (g, "host4")),
+        3);
 }
 END_TEST
 
 START_TEST (test_topology_leafspine_counts)
 {
-    WeftLeafSpineParams p = { .leaves = 8, .spines = 4, .hosts_per_leaf = 16,
-                              .links_per_spine = 2, .link_rate_bps = 100, .uplink_rate_bps = 400 };
+    WeftLeafSpineParams p = { .leaves = 8,
+                              .spines = 4,
+                              .hosts_per_leaf = 16,
+                              .links_per_spine = 2,
+                              .link_rate_bps = 100,
+                              .uplink_rate_bps = 400 };
     g_autoptr (WeftGraph) g = weft_topology_leafspine (&p, NULL);
     ck_assert_uint_eq (count_kind (g, WEFT_NODE_HOST), 128);
     ck_assert_uint_eq (count_kind (g, WEFT_NODE_SWITCH), 12);

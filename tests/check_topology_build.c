@@ -24,7 +24,8 @@ count_tier (const WeftGraph *g, gint32 tier)
 {
     guint n = 0;
     for (guint i = 0; i < weft_graph_n_nodes (g); i++)
-        n += weft_graph_node (g, i)->kind == WEFT_NODE_SWITCH && weft_graph_node (g, i)->tier == tier;
+        n += weft_graph_node (g, i)->kind == WEFT_NODE_SWITCH &&
+             weft_graph_node (g, i)->tier == tier;
     return n;
 }
 
@@ -66,11 +67,9 @@ assert_fails (const char *text, const char *needle)
     GError *err = NULL;
     WeftGraph *g = build_text (text, &err);
     ck_assert_msg (g == NULL, "built: %s", text);
-    ck_assert_msg (strstr (err->message, needle) != NULL, "'%s' not in '%s'", needle,
-                   err->message);
+    ck_assert_msg (strstr (err->message, needle) != NULL, "'%s' not in '%s'", needle, err->message);
     ck_assert_msg (strchr (err->message, '\n') == NULL, "more than one line");
-    ck_assert_msg (g_str_has_prefix (err->message, "t.ini: ["), "no file prefix: %s",
-                   err->message);
+    ck_assert_msg (g_str_has_prefix (err->message, "t.ini: ["), "no file prefix: %s", err->message);
     g_error_free (err);
 }
 
@@ -108,9 +107,8 @@ START_TEST (test_topology_build_file)
     ck_assert (weft_graph_peer (g, weft_graph_lookup (g, "a"), 0, &peer, &pp));
     ck_assert_uint_eq (pp, 2);
     ck_assert_uint_eq (weft_graph_link (g, 0)->delay_ps, 1000000);
-    ck_assert_uint_eq (weft_graph_route_hops (g, weft_graph_lookup (g, "a"),
-                                              weft_graph_lookup (g, "b")),
-                       2);
+    ck_assert_uint_eq (
+        weft_graph_route_hops (g, weft_graph_lookup (g, "a"), weft_graph_lookup (g, "b")), 2);
     ck_assert (g_file_set_contents (topo, "node x host\nlink x y 1Gbps\n", -1, NULL));
     WeftGraph *bad = build_text (ini, &err);
     ck_assert_ptr_null (bad);

@@ -1,11 +1,11 @@
 /* tests/check_trace.c - the HDF5 trace writer (sim/trace.c) read back by analysis/trace_reader.c.
  *
- * Invariants checked: every field of every record type (/collectives, /paths, /pfc, /dcqcn included) survives a write and a read (rows
- * at chunk boundaries included, for data sets larger than one chunk); row counts; /meta
- * start and end attributes; a trace reads as incomplete ("running") after creation and a
- * flush, and after weft_trace_abandon(); closed, it reads as complete for done, duration and
- * hang, and as incomplete (rows kept) for interrupted and failed; data sets
- * with no rows exist with 0 rows; creating in a missing directory fails with
+ * Invariants checked: every field of every record type (/collectives, /paths, /pfc, /dcqcn
+ * included) survives a write and a read (rows at chunk boundaries included, for data sets larger
+ * than one chunk); row counts; /meta start and end attributes; a trace reads as incomplete
+ * ("running") after creation and a flush, and after weft_trace_abandon(); closed, it reads as
+ * complete for done, duration and hang, and as incomplete (rows kept) for interrupted and failed;
+ * data sets with no rows exist with 0 rows; creating in a missing directory fails with
  * WEFT_TRACE_ERROR_OPEN; a truncated copy and a non-HDF5 file are reported without a crash.
  * Unchecked here: compression ratios, chunk layout, a file killed by a signal mid-write (the
  * truncated copy stands in for it); byte-level determinism across runs is checked with
@@ -162,8 +162,13 @@ make_port (guint i)
     r.state = (guint8) (1 + i % 4);
     r.phys_state = (guint8) (2 + i % 4);
     /* exactly WEFT_TRACE_KIND_LEN characters for one row: no NUL */
-    memcpy (r.link_layer, i % 3 == 0 ? "InfiniBand" : i % 3 == 1 ? "Ethernet" : "Ethernet-16chars",
-            i % 3 == 0 ? 10 : i % 3 == 1 ? 8 : 16);
+    memcpy (r.link_layer,
+            i % 3 == 0   ? "InfiniBand"
+            : i % 3 == 1 ? "Ethernet"
+                         : "Ethernet-16chars",
+            i % 3 == 0   ? 10
+            : i % 3 == 1 ? 8
+                         : 16);
     r.ecn_marks = i + 13;
     return r;
 }
@@ -276,8 +281,11 @@ static void
 close_ok (WeftTrace *t, WeftTraceStatus status, const char *message)
 {
     GError *error = NULL;
-    WeftTraceEnd end = { .status = status, .sim_time_ps = G_GUINT64_CONSTANT (5000000000),
-                         .wall_time_s = 1.5, .events = 123456789, .message = message };
+    WeftTraceEnd end = { .status = status,
+                         .sim_time_ps = G_GUINT64_CONSTANT (5000000000),
+                         .wall_time_s = 1.5,
+                         .events = 123456789,
+                         .message = message };
     gboolean ok = weft_trace_close (t, &end, &error);
     ck_assert_msg (ok, "%s", error ? error->message : "?");
 }
@@ -458,8 +466,9 @@ END_TEST
 static WeftTracePathHop
 make_hop (guint i)
 {
-    WeftTracePathHop r = { .flow = i / 5, .hop = i % 5, .node = 100 + i, .port = 1 + i % 64,
-                           .link = 7 * i };
+    WeftTracePathHop r = {
+        .flow = i / 5, .hop = i % 5, .node = 100 + i, .port = 1 + i % 64, .link = 7 * i
+    };
     return r;
 }
 
@@ -773,12 +782,12 @@ START_TEST (test_trace_schema4_sets_absent_before_schema_4)
     static const char *names[] = { "/paths", "/pfc", "/dcqcn" };
     for (guint k = 0; k < G_N_ELEMENTS (readers); k++) {
         write_meta_only (path, 3);
-        GArray *rows = readers[k] (path, &error);
+        GArray *rows = readers[k](path, &error);
         ck_assert_msg (rows != NULL, "%s", error ? error->message : "?");
         ck_assert_uint_eq (rows->len, 0);
         g_array_free (rows, TRUE);
         write_meta_only (path, 4);
-        rows = readers[k] (path, &error);
+        rows = readers[k](path, &error);
         ck_assert_ptr_null (rows);
         ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
         ck_assert_ptr_nonnull (strstr (error->message, names[k]));

@@ -25,7 +25,6 @@
 #include "tests/harness.h"
 
 
-
 static void
 run (WeftSession *s, const char *text)
 {
@@ -35,8 +34,8 @@ run (WeftSession *s, const char *text)
 
 #define B (100e9 / 8) /* bytes per second of every link */
 #define N 4           /* ranks */
-#define PKT 4096.0       /* the fabric's MTU */
-#define S (N * PKT)       /* a bucket: one packet per rank, so one per ring step */
+#define PKT 4096.0    /* the fabric's MTU */
+#define S (N * PKT)   /* a bucket: one packet per rank, so one per ring step */
 #define CHUNK PKT
 #define BUCKETS 4
 #define STEPS 3
@@ -207,10 +206,10 @@ START_TEST (test_training_bad_parameters_name_the_key)
         { "minbytes = 1MiB\n", "minbytes" },
     };
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-        g_autofree char *text = g_strdup_printf (
-            "[topology]\ngenerator = single_switch\nhosts = 4\n[workload.train]\n"
-            "kind = training\n%s",
-            bad[i].extra);
+        g_autofree char *text =
+            g_strdup_printf ("[topology]\ngenerator = single_switch\nhosts = 4\n[workload.train]\n"
+                             "kind = training\n%s",
+                             bad[i].extra);
         WeftSession s;
         g_autoptr (GError) error = NULL;
         ck_assert (!harness_try_prepare (&s, text, &error));

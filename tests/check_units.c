@@ -163,20 +163,20 @@ START_TEST (test_units_format_examples)
         guint64 v;
         const char *want;
     } cases[] = {
-        {weft_units_format_time, 40960, "40.96ns"},
-        {weft_units_format_time, 1500000, "1.5us"},
-        {weft_units_format_time, 0, "0ps"},
-        {weft_units_format_time, WEFT_S (3), "3s"},
-        {weft_units_format_time, 1234567, "1234.567ns"},
-        {weft_units_format_rate, G_GUINT64_CONSTANT (400000000000), "400Gbps"},
-        {weft_units_format_rate, G_GUINT64_CONSTANT (3200000000000), "3.2Tbps"},
-        {weft_units_format_bytes, 64u << 20, "64MiB"},
-        {weft_units_format_bytes, 1536, "1.5KiB"},
-        {weft_units_format_bytes, 1500000, "1.5MB"},
-        {weft_units_format_bytes, 1000, "1KB"},
-        {weft_units_format_bytes, 1500, "1.5KB"},
-        {weft_units_format_bytes, 1000000, "1MB"},
-        {weft_units_format_bytes, 17, "17B"},
+        { weft_units_format_time, 40960, "40.96ns" },
+        { weft_units_format_time, 1500000, "1.5us" },
+        { weft_units_format_time, 0, "0ps" },
+        { weft_units_format_time, WEFT_S (3), "3s" },
+        { weft_units_format_time, 1234567, "1234.567ns" },
+        { weft_units_format_rate, G_GUINT64_CONSTANT (400000000000), "400Gbps" },
+        { weft_units_format_rate, G_GUINT64_CONSTANT (3200000000000), "3.2Tbps" },
+        { weft_units_format_bytes, 64u << 20, "64MiB" },
+        { weft_units_format_bytes, 1536, "1.5KiB" },
+        { weft_units_format_bytes, 1500000, "1.5MB" },
+        { weft_units_format_bytes, 1000, "1KB" },
+        { weft_units_format_bytes, 1500, "1.5KB" },
+        { weft_units_format_bytes, 1000000, "1MB" },
+        { weft_units_format_bytes, 17, "17B" },
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         g_autofree char *s = cases[i].fmt (cases[i].v);
@@ -187,19 +187,19 @@ END_TEST
 
 START_TEST (test_units_format_parse_round_trip)
 {
-    guint64 samples[] = {0,
-                         1,
-                         7,
-                         999,
-                         1000,
-                         1023,
-                         1024,
-                         1536,
-                         40960,
-                         123456789,
-                         G_GUINT64_CONSTANT (400000000000),
-                         G_GUINT64_CONSTANT (1) << 40,
-                         G_GUINT64_CONSTANT (18446744073709551615)};
+    guint64 samples[] = { 0,
+                          1,
+                          7,
+                          999,
+                          1000,
+                          1023,
+                          1024,
+                          1536,
+                          40960,
+                          123456789,
+                          G_GUINT64_CONSTANT (400000000000),
+                          G_GUINT64_CONSTANT (1) << 40,
+                          G_GUINT64_CONSTANT (18446744073709551615) };
     for (guint i = 0; i < G_N_ELEMENTS (samples); i++) {
         guint64 v = samples[i];
         g_autofree char *t = weft_units_format_time (v);

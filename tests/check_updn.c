@@ -182,7 +182,7 @@ array_unref0 (gpointer a)
 static Turns
 turns (const WeftGraph *g)
 {
-    Turns t = {0};
+    Turns t = { 0 };
     g_autofree guint32 *rank = weft_updn_ranks (g);
     guint n_ch = 2 * weft_graph_n_links (g);
     g_autoptr (GPtrArray) deps = g_ptr_array_new_with_free_func (array_unref0);
@@ -214,7 +214,7 @@ turns (const WeftGraph *g)
                                     g_array_index (path, guint32, i + 2));
                 if (g_ptr_array_index (deps, c0) == NULL)
                     deps->pdata[c0] = g_array_new (FALSE, FALSE, sizeof (guint));
-                g_array_append_val ((GArray *)g_ptr_array_index (deps, c0), c1);
+                g_array_append_val ((GArray *) g_ptr_array_index (deps, c0), c1);
             }
         }
     g_autofree guint8 *colour = g_new0 (guint8, n_ch);
@@ -229,7 +229,7 @@ START_TEST (test_updn_no_down_up_turns_on_cycles)
     static const struct {
         guint w, h;
         gboolean wrap;
-    } shapes[] = {{6, 1, TRUE}, {3, 3, TRUE}, {4, 4, TRUE}, {4, 3, FALSE}};
+    } shapes[] = { { 6, 1, TRUE }, { 3, 3, TRUE }, { 4, 4, TRUE }, { 4, 3, FALSE } };
     guint minhop_down_up = 0;
     for (guint i = 0; i < G_N_ELEMENTS (shapes); i++) {
         g_autoptr (WeftGraph) mh = grid (shapes[i].w, shapes[i].h, shapes[i].wrap, FALSE);

@@ -26,7 +26,7 @@
 #include "sim/rng.h"
 #include "tests/harness.h"
 
-#define N_HOSTS  8
+#define N_HOSTS 8
 #define RATE_BPS G_GUINT64_CONSTANT (100000000000) /* 100 Gb/s */
 
 static WeftGraph *g;
@@ -109,7 +109,7 @@ assert_fails (const char *text, WeftConfigError code, const char *needle)
     GError *error = NULL;
     GArray *flows = try_gen (text, 1, &error);
     ck_assert_ptr_null (flows);
-    ck_assert_msg (g_error_matches (error, WEFT_CONFIG_ERROR, (gint)code),
+    ck_assert_msg (g_error_matches (error, WEFT_CONFIG_ERROR, (gint) code),
                    "expected code %d, got %s %d: %s", code, g_quark_to_string (error->domain),
                    error->code, error->message);
     ck_assert_msg (strstr (error->message, needle), "'%s' not in: %s", needle, error->message);
@@ -140,7 +140,7 @@ static const char *perm_text = "[workload.perm]\nkind = permutation\nflow_size =
 static void
 assert_derangement (GArray *flows)
 {
-    gboolean sent[N_HOSTS] = {FALSE}, got[N_HOSTS] = {FALSE};
+    gboolean sent[N_HOSTS] = { FALSE }, got[N_HOSTS] = { FALSE };
     ck_assert_uint_eq (flows->len, N_HOSTS);
     for (guint i = 0; i < flows->len; i++) {
         guint s = host_index (FLOW (flows, i)->src), d = host_index (FLOW (flows, i)->dst);
@@ -212,7 +212,7 @@ START_TEST (test_workload_incast_count)
 {
     g_autoptr (GArray) flows =
         gen ("[workload.in]\nkind = incast\nreceiver = host2\nsenders = 5\nflow_size = 64KiB\n", 5);
-    gboolean seen[N_HOSTS] = {FALSE};
+    gboolean seen[N_HOSTS] = { FALSE };
     ck_assert_uint_eq (flows->len, 5);
     for (guint i = 0; i < flows->len; i++) {
         guint s = host_index (FLOW (flows, i)->src);
@@ -253,7 +253,7 @@ END_TEST
 START_TEST (test_workload_all_to_all)
 {
     g_autoptr (GArray) flows = gen ("[workload.a]\nkind = all_to_all\nflow_size = 4KiB\n", 1);
-    gboolean pair[N_HOSTS][N_HOSTS] = {{FALSE}};
+    gboolean pair[N_HOSTS][N_HOSTS] = { { FALSE } };
     ck_assert_uint_eq (flows->len, N_HOSTS * (N_HOSTS - 1));
     for (guint i = 0; i < flows->len; i++) {
         guint s = host_index (FLOW (flows, i)->src), d = host_index (FLOW (flows, i)->dst);
@@ -403,7 +403,7 @@ sample_mean (WeftFlowsize *fs, guint n, guint64 *min, guint64 *max)
     *max = 0;
     for (guint i = 0; i < n; i++) {
         guint64 s = weft_flowsize_sample (fs, r);
-        sum += (double)s;
+        sum += (double) s;
         *min = MIN (*min, s);
         *max = MAX (*max, s);
     }
@@ -435,7 +435,7 @@ START_TEST (test_workload_distribution_means)
                                     1);
     double sum = 0;
     for (guint i = 0; i < flows->len; i++)
-        sum += (double)FLOW (flows, i)->size_bytes;
+        sum += (double) FLOW (flows, i)->size_bytes;
     ck_assert_uint_eq (flows->len, 40000);
     ck_assert_double_eq_tol (sum / flows->len, 100000, 2500);
 }
@@ -457,7 +457,7 @@ START_TEST (test_workload_cdf_quantiles)
     double sum = 0;
     for (guint i = 0; i < n; i++) {
         s[i] = weft_flowsize_sample (fs, r);
-        sum += (double)s[i];
+        sum += (double) s[i];
     }
     gsl_rng_free (r);
     double mean_file = 0, pb = 0, pp = 0;
@@ -471,9 +471,9 @@ START_TEST (test_workload_cdf_quantiles)
         pp = p;
         guint below = 0;
         for (guint i = 0; i < n; i++)
-            below += (double)s[i] <= b;
+            below += (double) s[i] <= b;
         /* Binomial standard error <= 0.0011 at 200k draws: 0.006 is over 5 sigma. */
-        ck_assert_double_eq_tol ((double)below / n, p / 100, 0.006);
+        ck_assert_double_eq_tol ((double) below / n, p / 100, 0.006);
         ck_assert_double_eq_tol (weft_flowsize_cdf_at (fs, b), p / 100, 1e-12);
         points++;
     }
@@ -493,11 +493,11 @@ START_TEST (test_workload_cdf_malformed)
     struct {
         const char *text, *where;
     } bad[] = {
-        {"# sizes\n0 0\n2000 50\n1000 60\n5000 100\n", "x.txt:4:"}, /* size goes down */
-        {"0 0\n1000 60\n\n2000 50\n5000 100\n", "x.txt:4:"},        /* percent goes down */
-        {"0 0\n1000 60\n2000 90 # no end\n", "x.txt:3:"},           /* never reaches 100 */
-        {"0 0\n1000 sixty\n", "x.txt:2:"},
-        {"0 0\n1000 160\n", "x.txt:2:"},
+        { "# sizes\n0 0\n2000 50\n1000 60\n5000 100\n", "x.txt:4:" }, /* size goes down */
+        { "0 0\n1000 60\n\n2000 50\n5000 100\n", "x.txt:4:" },        /* percent goes down */
+        { "0 0\n1000 60\n2000 90 # no end\n", "x.txt:3:" },           /* never reaches 100 */
+        { "0 0\n1000 sixty\n", "x.txt:2:" },
+        { "0 0\n1000 160\n", "x.txt:2:" },
     };
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
         ck_assert_ptr_null (weft_flowsize_new_cdf_from_data (bad[i].text, "x.txt", &error));
@@ -543,8 +543,8 @@ START_TEST (test_workload_poisson_load)
                                     "arrival = poisson\nload = 0.5\ncount = 8000\n",
                                     11);
     ck_assert_uint_eq (flows->len, 8000);
-    guint n[N_HOSTS] = {0};
-    weft_time_t last[N_HOSTS] = {0};
+    guint n[N_HOSTS] = { 0 };
+    weft_time_t last[N_HOSTS] = { 0 };
     guint32 dst[N_HOSTS];
     for (guint i = 0; i < flows->len; i++) {
         guint s = host_index (FLOW (flows, i)->src);
@@ -558,7 +558,7 @@ START_TEST (test_workload_poisson_load)
     double span = 0;
     for (guint s = 0; s < N_HOSTS; s++) {
         ck_assert_uint_gt (n[s], 0);
-        span += (double)last[s];
+        span += (double) last[s];
     }
     ck_assert_double_eq_tol (span / flows->len, 160e6, 0.05 * 160e6);
 }

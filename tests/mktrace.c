@@ -89,7 +89,7 @@ fill (WeftTrace *t)
         p->node = i / 2;
         p->port = i % 2 + 1;
         p->link = i / 2;
-        p->tx_bytes = 1000 * k;     /* PortXmitData 250 i */
+        p->tx_bytes = 1000 * k;      /* PortXmitData 250 i */
         p->rx_bytes = 1000 * k + 36; /* PortRcvData 250 i + 9 */
         p->tx_packets = 10 * k + 2;
         p->rx_packets = 10 * k + 3;
@@ -146,14 +146,16 @@ fill (WeftTrace *t)
 int
 main (int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp (argv[2], "done") != 0
-                                 && strcmp (argv[2], "running") != 0)) {
+    if (argc < 2 || argc > 3 ||
+        (argc == 3 && strcmp (argv[2], "done") != 0 && strcmp (argv[2], "running") != 0)) {
         fprintf (stderr, "usage: mktrace OUT.h5 [done|running]\n");
         return 2;
     }
-    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION, .git_revision = "test",
+    WeftTraceMeta meta = { .weft_version = PACKAGE_VERSION,
+                           .git_revision = "test",
                            .experiment_text = "[experiment]\nname = mktrace\nseed = 7\n",
-                           .experiment_path = "experiments/mktrace.ini", .seed = 7 };
+                           .experiment_path = "experiments/mktrace.ini",
+                           .seed = 7 };
     GError *error = NULL;
     WeftTrace *t = weft_trace_create (argv[1], &meta, &error);
     if (t == NULL) {
@@ -167,8 +169,11 @@ main (int argc, char **argv)
         weft_trace_abandon (t);
         return 0;
     }
-    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE, .sim_time_ps = G_GUINT64_CONSTANT (5100000000),
-                         .wall_time_s = 0.25, .events = 1000000, .message = NULL };
+    WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE,
+                         .sim_time_ps = G_GUINT64_CONSTANT (5100000000),
+                         .wall_time_s = 0.25,
+                         .events = 1000000,
+                         .message = NULL };
     if (!weft_trace_close (t, &end, &error)) {
         fprintf (stderr, "mktrace: %s\n", error->message);
         g_error_free (error);

@@ -21,10 +21,9 @@ main (int argc, char **argv)
     }
     GError *error = NULL;
     char *text = NULL, *updated = NULL;
-    if (!g_file_get_contents (argv[1], &text, NULL, &error)
-        || (updated = weft_trace_doc_update (text, &error)) == NULL
-        || (strcmp (text, updated) != 0
-            && !g_file_set_contents (argv[1], updated, -1, &error))) {
+    if (!g_file_get_contents (argv[1], &text, NULL, &error) ||
+        (updated = weft_trace_doc_update (text, &error)) == NULL ||
+        (strcmp (text, updated) != 0 && !g_file_set_contents (argv[1], updated, -1, &error))) {
         fprintf (stderr, "schemadoc: %s: %s\n", argv[1], error->message);
         g_error_free (error);
         g_free (text);

@@ -8,8 +8,8 @@
 
 #include "sim/units.h"
 
-static gboolean
-ferr (GError **error, const char *path, guint line, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+static gboolean ferr (GError **error, const char *path, guint line, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
 
 static gboolean
 ferr (GError **error, const char *path, guint line, const char *fmt, ...)
@@ -173,8 +173,7 @@ weft_topology_load_file (const char *path, GError **error)
     g_autofree char *text = NULL;
     GError *local = NULL;
     if (!g_file_get_contents (path, &text, NULL, &local)) {
-        g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, "%s: %s", path,
-                     local->message);
+        g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, "%s: %s", path, local->message);
         g_error_free (local);
         return NULL;
     }

@@ -67,8 +67,8 @@ weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error)
     guint32 sw[2] = { add_switch (g, "sw0", p->left_hosts + 1, 1),
                       add_switch (g, "sw1", p->right_hosts + 1, 1) };
     for (guint64 i = 0; i < p->left_hosts + p->right_hosts; i++)
-        link (g, add_host (g, i), sw[i < p->left_hosts ? 0 : 1], p->link_rate_bps,
-              p->link_delay_ps, p->cable_length_m);
+        link (g, add_host (g, i), sw[i < p->left_hosts ? 0 : 1], p->link_rate_bps, p->link_delay_ps,
+              p->cable_length_m);
     link (g, sw[0], sw[1], p->bottleneck_rate_bps, p->bottleneck_delay_ps,
           p->bottleneck_cable_length_m);
     return g;
@@ -77,13 +77,13 @@ weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error)
 WeftGraph *
 weft_topology_leafspine (const WeftLeafSpineParams *p, GError **error)
 {
-    const char *bad = p->leaves < 1                 ? "leaves"
-                      : p->spines < 1               ? "spines"
-                      : p->hosts_per_leaf < 1       ? "hosts_per_leaf"
-                      : p->links_per_spine < 1      ? "links_per_spine"
-                      : TOO_MANY (p->leaves * p->hosts_per_leaf) ? "hosts_per_leaf"
+    const char *bad = p->leaves < 1                                           ? "leaves"
+                      : p->spines < 1                                         ? "spines"
+                      : p->hosts_per_leaf < 1                                 ? "hosts_per_leaf"
+                      : p->links_per_spine < 1                                ? "links_per_spine"
+                      : TOO_MANY (p->leaves * p->hosts_per_leaf)              ? "hosts_per_leaf"
                       : TOO_MANY (p->leaves * p->spines * p->links_per_spine) ? "links_per_spine"
-                                                                : NULL;
+                                                                              : NULL;
     if (bad) {
         g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM,
                      "[topology] %s: expected at least 1 (and at most a million hosts or links)",

@@ -14,7 +14,8 @@ route_line (char **w, guint n, guint line, void *data, GError **error)
 {
     Load *ld = data;
     WeftGraph *g = ld->g;
-#define FAIL(...) weft_records_fail (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, ld->path, line, __VA_ARGS__)
+#define FAIL(...)                                                                                  \
+    weft_records_fail (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, ld->path, line, __VA_ARGS__)
     if (n != 3)
         return FAIL ("expected 'SWITCH DESTINATION PORT'%s", n > 3 ? ", got more fields" : "");
     guint32 sw = weft_graph_lookup (g, w[0]);

@@ -7,8 +7,8 @@
 
 #include "topologies/leafspine.h"
 
-static gboolean
-fail (GError **error, const char *group, const char *key, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+static gboolean fail (GError **error, const char *group, const char *key, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
 
 static gboolean
 fail (GError **error, const char *group, const char *key, const char *fmt, ...)
@@ -68,7 +68,8 @@ weft_topology_taper (double ratio, guint64 down, guint64 radix, const char *key,
     guint64 up_fit = ratio > 0 ? (guint64) floor ((double) radix / (ratio + 1)) : 0;
     double down_fit = (double) up_fit * ratio;
     if (up_fit >= 1 && fabs (down_fit - llround (down_fit)) < 1e-9)
-        g_string_append_printf (near, "; a %g:1 switch of %" G_GUINT64_FORMAT " ports is %lld down "
+        g_string_append_printf (near,
+                                "; a %g:1 switch of %" G_GUINT64_FORMAT " ports is %lld down "
                                 "and %" G_GUINT64_FORMAT " up",
                                 ratio, radix, (long long) llround (down_fit), up_fit);
     fail (error, "topology", key,
@@ -80,8 +81,8 @@ weft_topology_taper (double ratio, guint64 down, guint64 radix, const char *key,
 }
 
 static void
-cable (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, guint64 rate,
-       weft_time_t extra, double len)
+cable (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, guint64 rate, weft_time_t extra,
+       double len)
 {
     guint32 l = weft_graph_connect (g, a, pa, b, pb, rate, weft_topology_cable_delay (extra, len),
                                     WEFT_LINK_FABRIC);
@@ -104,9 +105,9 @@ typedef struct {
     guint64 R, S, radix;     /* rails (NICs per server), server slots per SU, switch ports */
     guint64 n_servers, U, L; /* servers, uplinks per leaf, leaves */
     guint64 tiers;
-    guint64 sp2;             /* two tiers: spines */
+    guint64 sp2;                                                /* two tiers: spines */
     guint64 pods, pod_leaves, sp_pod, D2, U2, cores, per_group; /* three tiers */
-    gboolean rail_major;     /* three tiers, per_rail: leaves created rail by rail */
+    gboolean rail_major; /* three tiers, per_rail: leaves created rail by rail */
     guint64 n_spines;
 } Plan;
 
@@ -221,8 +222,8 @@ plan_three_tiers (const WeftRailOptParams *p, Plan *P, GError **error)
                      pods, sp_pod, radix);
     guint64 cores = pods * sp_pod * U2 / radix, per_group = cores / sp_pod;
     if (pods * (U2 / per_group) > radix)
-        return fail (error, "topology", "sus",
-                     "too many pods for %" G_GUINT64_FORMAT "-port cores", radix);
+        return fail (error, "topology", "sus", "too many pods for %" G_GUINT64_FORMAT "-port cores",
+                     radix);
     P->pods = pods;
     P->pod_leaves = pod_leaves;
     P->sp_pod = sp_pod;
@@ -244,8 +245,8 @@ add_switches (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, Switches 
     guint32 *leaf = sws->leaf = g_new (guint32, P->L); /* indexed su * R + rail */
     for (guint64 i = 0; i < P->L; i++) {
         guint64 su = rail_major ? i % p->sus : i / R, rail = rail_major ? i / p->sus : i % R;
-        g_snprintf (name, sizeof name, "su%" G_GUINT64_FORMAT "-rail%" G_GUINT64_FORMAT "-leaf",
-                    su, rail);
+        g_snprintf (name, sizeof name, "su%" G_GUINT64_FORMAT "-rail%" G_GUINT64_FORMAT "-leaf", su,
+                    rail);
         leaf[su * R + rail] = sw (g, name, radix, 1, su, rail);
         /* slot k on port k */
         weft_graph_node (g, leaf[su * R + rail])->down_ports = (guint32) P->S;
@@ -317,8 +318,8 @@ cable_pods (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, const Switc
             for (guint64 s = 0; s < sp_pod; s++)
                 for (guint64 k = 0; k < c; k++)
                     cable (g, lf, S + s * c + k, sws->spine[pod * sp_pod + s],
-                           next[pod * sp_pod + s]++, p->spine_link_rate_bps,
-                           p->link_delay_ps, p->spine_cable_length_m);
+                           next[pod * sp_pod + s]++, p->spine_link_rate_bps, p->link_delay_ps,
+                           p->spine_cable_length_m);
         }
     g_free (next);
 }
@@ -385,15 +386,18 @@ weft_topology_fattree (const WeftFatTreeParams *p, GError **error)
                NULL;
     WeftGraph *g = weft_graph_new ();
     char name[64];
-    guint32 *edge = g_new (guint32, k * h), *agg = g_new (guint32, k * h), *core = g_new (guint32, h * h);
+    guint32 *edge = g_new (guint32, k * h), *agg = g_new (guint32, k * h),
+            *core = g_new (guint32, h * h);
     for (guint64 pod = 0; pod < k; pod++)
         for (guint64 e = 0; e < h; e++) {
-            g_snprintf (name, sizeof name, "pod%" G_GUINT64_FORMAT "-edge%" G_GUINT64_FORMAT, pod, e);
+            g_snprintf (name, sizeof name, "pod%" G_GUINT64_FORMAT "-edge%" G_GUINT64_FORMAT, pod,
+                        e);
             edge[pod * h + e] = sw (g, name, k, 1, (gint32) pod, -1);
         }
     for (guint64 pod = 0; pod < k; pod++)
         for (guint64 a = 0; a < h; a++) {
-            g_snprintf (name, sizeof name, "pod%" G_GUINT64_FORMAT "-agg%" G_GUINT64_FORMAT, pod, a);
+            g_snprintf (name, sizeof name, "pod%" G_GUINT64_FORMAT "-agg%" G_GUINT64_FORMAT, pod,
+                        a);
             agg[pod * h + a] = sw (g, name, k, 2, (gint32) pod, -1);
         }
     for (guint64 c = 0; c < h * h; c++) {

@@ -86,8 +86,8 @@ static void
 hop_pairs (const WeftGraph *g, WeftTopoSummary *s)
 {
     static const char *const labels[WEFT_TOPO_HOP_PAIRS] = {
-        "same server:", "same rail, same SU:", "cross rail, same SU:", "same rail, other SU:",
-        "cross rail, other SU:",
+        "same server:",         "same rail, same SU:",   "cross rail, same SU:",
+        "same rail, other SU:", "cross rail, other SU:",
     };
     guint32 a = find_gpu (g, 0, 0, WEFT_GRAPH_NONE, -1), b[WEFT_TOPO_HOP_PAIRS];
     for (guint k = 0; k < WEFT_TOPO_HOP_PAIRS; k++)
@@ -172,8 +172,8 @@ print_counts (GString *out, const WeftTopoSummary *s)
     if (s->servers > 0)
         g_string_append_printf (
             out, "  servers %d, GPUs %u, NICs %u, NVSwitches %u, PCIe switches %u, GPUDirect %s\n",
-            (int) s->servers, kinds[WEFT_NODE_GPU], kinds[WEFT_NODE_NIC],
-            kinds[WEFT_NODE_NVSWITCH], kinds[WEFT_NODE_PCIE_SWITCH], s->gpudirect ? "on" : "off");
+            (int) s->servers, kinds[WEFT_NODE_GPU], kinds[WEFT_NODE_NIC], kinds[WEFT_NODE_NVSWITCH],
+            kinds[WEFT_NODE_PCIE_SWITCH], s->gpudirect ? "on" : "off");
     if (kinds[WEFT_NODE_HOST])
         g_string_append_printf (out, "  hosts %u\n", kinds[WEFT_NODE_HOST]);
     g_string_append_printf (out, "  switches %u:", kinds[WEFT_NODE_SWITCH]);
@@ -193,10 +193,10 @@ print_counts (GString *out, const WeftTopoSummary *s)
     g_string_append (out, "\n  radix use:");
     for (gint32 t = 1; t < WEFT_TOPO_TIERS; t++)
         if (s->switches[t])
-            g_string_append_printf (out, " %s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-                                         " ports (%.0f%%)",
-                                    tier_names[t], s->ports_used[t], s->ports[t],
-                                    100.0 * s->ports_used[t] / MAX (s->ports[t], 1));
+            g_string_append_printf (
+                out, " %s %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ports (%.0f%%)",
+                tier_names[t], s->ports_used[t], s->ports[t],
+                100.0 * s->ports_used[t] / MAX (s->ports[t], 1));
     g_string_append_c (out, '\n');
 }
 
@@ -206,8 +206,8 @@ print_counts (GString *out, const WeftTopoSummary *s)
 static void
 print_oversubscription (GString *out, const WeftTopoSummary *s)
 {
-    g_string_append (out,
-                     "  oversubscription (down:up bandwidth per tier, as designed, from the ports):");
+    g_string_append (
+        out, "  oversubscription (down:up bandwidth per tier, as designed, from the ports):");
     const char *sep = " ";
     for (gint32 t = 1; t < WEFT_TOPO_TIERS; t++) {
         const WeftTopoTier *tp = &s->tier[t];
@@ -228,13 +228,13 @@ print_oversubscription (GString *out, const WeftTopoSummary *s)
             continue;
         g_string_append_printf (out, " (populated %.3g:1", tp->populated_ratio);
         if (tp->uniform)
-            g_string_append_printf (out, ": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                                         " down ports used per %s)",
-                                    tp->first_cabled, tp->first_designed, tier_names[t]);
+            g_string_append_printf (
+                out, ": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used per %s)",
+                tp->first_cabled, tp->first_designed, tier_names[t]);
         else
-            g_string_append_printf (out, ": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                                         " down ports used on %u %s)",
-                                    tp->cabled, tp->designed, s->switches[t], tier_plural[t]);
+            g_string_append_printf (
+                out, ": %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " down ports used on %u %s)",
+                tp->cabled, tp->designed, s->switches[t], tier_plural[t]);
     }
     g_string_append_c (out, '\n');
 }
@@ -265,7 +265,7 @@ weft_topo_summary_print (GString *out, const WeftGraph *g, const char *title)
         if (p->switch_hops == G_MAXUINT)
             g_string_append_printf (out, "  %-26s %s -> %s: unreachable\n", p->label, a, b);
         else
-            g_string_append_printf (out, "  %-26s %s -> %s: %u switch hops (%u links)\n",
-                                    p->label, a, b, p->switch_hops, p->links);
+            g_string_append_printf (out, "  %-26s %s -> %s: %u switch hops (%u links)\n", p->label,
+                                    a, b, p->switch_hops, p->links);
     }
 }

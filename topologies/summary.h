@@ -25,16 +25,16 @@
 
 #include "sim/graph.h"
 
-#define WEFT_TOPO_TIERS 4     /* 0 endpoints, 1 leaves, 2 spines, 3 cores */
+#define WEFT_TOPO_TIERS 4 /* 0 endpoints, 1 leaves, 2 spines, 3 cores */
 #define WEFT_TOPO_HOP_PAIRS 5
 
 /* One switch tier's ports toward the tier below and its bandwidth up and down. */
 typedef struct {
-    guint64 designed;       /* ports meant for the tier below, cabled or not */
-    guint64 cabled;         /* of those, cabled */
-    double down_bps, up_bps; /* fabric bandwidth toward the tiers below and above */
+    guint64 designed;                     /* ports meant for the tier below, cabled or not */
+    guint64 cabled;                       /* of those, cabled */
+    double down_bps, up_bps;              /* fabric bandwidth toward the tiers below and above */
     guint64 first_designed, first_cabled; /* the tier's first switch's counts */
-    gboolean uniform;       /* every switch of the tier has the first one's counts */
+    gboolean uniform;                     /* every switch of the tier has the first one's counts */
     /* down:up as designed and as populated; 0 when the tier has no uplinks (the top) or no
      * cabled down port */
     double designed_ratio, populated_ratio;
@@ -42,24 +42,24 @@ typedef struct {
 
 /* The static path between two GPUs of a typical placement. */
 typedef struct {
-    const char *label;  /* "same server:", "same rail, same SU:", ... */
-    guint32 a, b;       /* node ids; WEFT_GRAPH_NONE when the fabric has no such pair */
-    guint switch_hops;  /* fabric switches crossed; G_MAXUINT when unreachable */
-    guint links;        /* links crossed */
+    const char *label; /* "same server:", "same rail, same SU:", ... */
+    guint32 a, b;      /* node ids; WEFT_GRAPH_NONE when the fabric has no such pair */
+    guint switch_hops; /* fabric switches crossed; G_MAXUINT when unreachable */
+    guint links;       /* links crossed */
 } WeftTopoHopPair;
 
 typedef struct {
     guint nodes_of_kind[WEFT_NODE_KIND_COUNT];
-    guint servers;                        /* highest server index + 1; 0 without servers */
+    guint servers; /* highest server index + 1; 0 without servers */
     gboolean gpudirect;
-    guint switches[WEFT_TOPO_TIERS];      /* per tier (0 unused) */
-    guint64 ports[WEFT_TOPO_TIERS];       /* the tier's switch ports, empty ones included */
-    guint64 ports_used[WEFT_TOPO_TIERS];  /* of those, cabled */
+    guint switches[WEFT_TOPO_TIERS];     /* per tier (0 unused) */
+    guint64 ports[WEFT_TOPO_TIERS];      /* the tier's switch ports, empty ones included */
+    guint64 ports_used[WEFT_TOPO_TIERS]; /* of those, cabled */
     WeftTopoTier tier[WEFT_TOPO_TIERS];
     guint n_links, links_of_kind[WEFT_LINK_KIND_COUNT];
     guint cables[WEFT_TOPO_TIERS][WEFT_TOPO_TIERS]; /* fabric links between tiers a <= b */
-    double cross_bps[WEFT_TOPO_TIERS];    /* fabric bandwidth between tiers t and t + 1 */
-    double bisection_bps;                 /* 0 without any tier boundary */
+    double cross_bps[WEFT_TOPO_TIERS];              /* fabric bandwidth between tiers t and t + 1 */
+    double bisection_bps;                           /* 0 without any tier boundary */
     gsize routes_bytes;
     WeftTopoHopPair pairs[WEFT_TOPO_HOP_PAIRS]; /* meaningful when nodes_of_kind[GPU] > 0 */
 } WeftTopoSummary;

@@ -66,8 +66,8 @@ static const WeftParamSpec dumbbell_params[] = {
                      "fixed delay added to every host link"),
     WEFT_PARAM_LENGTH ("cable_length", WeftDumbbellParams, cable_length_m, "2m", "0m", "100000m",
                        "host cable length (5 ns/m)"),
-    WEFT_PARAM_RATE ("bottleneck_rate", WeftDumbbellParams, bottleneck_rate_bps, "100Gbps",
-                     "1Mbps", "3.2Tbps", "rate of the sw0-sw1 link"),
+    WEFT_PARAM_RATE ("bottleneck_rate", WeftDumbbellParams, bottleneck_rate_bps, "100Gbps", "1Mbps",
+                     "3.2Tbps", "rate of the sw0-sw1 link"),
     WEFT_PARAM_TIME ("bottleneck_delay", WeftDumbbellParams, bottleneck_delay_ps, "0ps", "0ps",
                      "1s", "fixed delay added to the sw0-sw1 link"),
     WEFT_PARAM_LENGTH ("bottleneck_cable_length", WeftDumbbellParams, bottleneck_cable_length_m,
@@ -82,8 +82,8 @@ static const WeftParamSpec leafspine_params[] = {
                      "hosts on each leaf"),
     WEFT_PARAM_UINT ("links_per_spine", WeftLeafSpineParams, links_per_spine, "1", "1", "1024",
                      "parallel cables between each leaf and each spine"),
-    WEFT_PARAM_RATE ("link_rate", WeftLeafSpineParams, link_rate_bps, "100Gbps", "1Mbps",
-                     "3.2Tbps", "host-leaf link rate"),
+    WEFT_PARAM_RATE ("link_rate", WeftLeafSpineParams, link_rate_bps, "100Gbps", "1Mbps", "3.2Tbps",
+                     "host-leaf link rate"),
     WEFT_PARAM_RATE ("uplink_rate", WeftLeafSpineParams, uplink_rate_bps, "100Gbps", "1Mbps",
                      "3.2Tbps", "leaf-spine link rate"),
     WEFT_PARAM_TIME ("link_delay", WeftLeafSpineParams, link_delay_ps, "0ps", "0ps", "1s",
@@ -112,16 +112,16 @@ static const WeftParamSpec railopt_params[] = {
                       "1:1", "64:1", "leaf down:up ports (fewer uplinks for the same downlinks)"),
     WEFT_PARAM_RATIO ("spine_oversubscription", WeftRailOptParams, spine_oversubscription, "1:1",
                       "1:1", "64:1", "spine down:up ports (three tiers)"),
-    WEFT_PARAM_RATE ("spine_link_rate", WeftRailOptParams, spine_link_rate_bps, "400Gbps",
-                     "1Gbps", "10Tbps", "leaf-spine link rate"),
+    WEFT_PARAM_RATE ("spine_link_rate", WeftRailOptParams, spine_link_rate_bps, "400Gbps", "1Gbps",
+                     "10Tbps", "leaf-spine link rate"),
     WEFT_PARAM_RATE ("core_link_rate", WeftRailOptParams, core_link_rate_bps, "400Gbps", "1Gbps",
                      "10Tbps", "spine-core link rate"),
     WEFT_PARAM_TIME ("link_delay", WeftRailOptParams, link_delay_ps, "0ps", "0ps", "1s",
                      "fixed delay added to every fabric link's cable delay"),
     WEFT_PARAM_LENGTH ("leaf_cable_length", WeftRailOptParams, leaf_cable_length_m, "3m", "0m",
                        "100000m", "NIC-leaf cable length (5 ns/m)"),
-    WEFT_PARAM_LENGTH ("spine_cable_length", WeftRailOptParams, spine_cable_length_m, "20m",
-                       "0m", "100000m", "leaf-spine cable length (5 ns/m)"),
+    WEFT_PARAM_LENGTH ("spine_cable_length", WeftRailOptParams, spine_cable_length_m, "20m", "0m",
+                       "100000m", "leaf-spine cable length (5 ns/m)"),
     WEFT_PARAM_LENGTH ("core_cable_length", WeftRailOptParams, core_cable_length_m, "50m", "0m",
                        "100000m", "spine-core cable length (5 ns/m)"),
     WEFT_PARAM_END,
@@ -155,7 +155,7 @@ gen_file (const void *p, const void *server, const char *dir, GError **error)
 {
     const FileParams *fp = p;
     g_autofree char *path = g_path_is_absolute (fp->file) ? g_strdup (fp->file)
-                                                           : g_build_filename (dir, fp->file, NULL);
+                                                          : g_build_filename (dir, fp->file, NULL);
     return weft_topology_load_file (path, error);
 }
 
@@ -190,39 +190,42 @@ gen_leafspine (const void *p, const void *server, const char *dir, GError **erro
 }
 
 static const WeftTopologyGenerator gen_dumbbell_def = {
-    "dumbbell", "two switches joined by one bottleneck link, hosts split left and right",
-    dumbbell_params, sizeof (WeftDumbbellParams), FALSE, gen_dumbbell,
+    "dumbbell",      "two switches joined by one bottleneck link, hosts split left and right",
+    dumbbell_params, sizeof (WeftDumbbellParams),
+    FALSE,           gen_dumbbell,
 };
 static const WeftTopologyGenerator gen_leafspine_def = {
-    "leafspine", "two-tier leaf-spine with hosts on the leaves, ECMP over the spines",
-    leafspine_params, sizeof (WeftLeafSpineParams), FALSE, gen_leafspine,
+    "leafspine",
+    "two-tier leaf-spine with hosts on the leaves, ECMP over the spines",
+    leafspine_params,
+    sizeof (WeftLeafSpineParams),
+    FALSE,
+    gen_leafspine,
 };
 static const WeftTopologyGenerator gen_railopt_def = {
-    "railopt", "rail-optimised fat tree of DGX-class servers in scalable units (2 or 3 tiers)",
-    railopt_params, sizeof (WeftRailOptParams), TRUE, gen_railopt,
+    "railopt",      "rail-optimised fat tree of DGX-class servers in scalable units (2 or 3 tiers)",
+    railopt_params, sizeof (WeftRailOptParams),
+    TRUE,           gen_railopt,
 };
 static const WeftTopologyGenerator gen_file_def = {
-    "file", "nodes and links listed in a file, for anything the generators do not cover",
-    file_params, sizeof (FileParams), FALSE, gen_file,
+    "file",      "nodes and links listed in a file, for anything the generators do not cover",
+    file_params, sizeof (FileParams),
+    FALSE,       gen_file,
 };
 static const WeftTopologyGenerator gen_fattree_def = {
-    "fattree", "k-ary three-tier fat tree of plain hosts", fattree_params,
-    sizeof (WeftFatTreeParams), FALSE, gen_fattree,
+    "fattree",      "k-ary three-tier fat tree of plain hosts",
+    fattree_params, sizeof (WeftFatTreeParams),
+    FALSE,          gen_fattree,
 };
 static const WeftTopologyGenerator gen_single_switch_def = {
-    "single_switch", "N hosts on one switch", single_switch_params,
-    sizeof (WeftSingleSwitchParams), FALSE, gen_single_switch,
+    "single_switch", "N hosts on one switch", single_switch_params, sizeof (WeftSingleSwitchParams),
+    FALSE,           gen_single_switch,
 };
 
 /* One sorted array (STYLE B4): grep finds every generator here. */
 static const WeftTopologyGenerator *const generators[] = {
-    &gen_dumbbell_def,
-    &gen_fattree_def,
-    &gen_file_def,
-    &gen_leafspine_def,
-    &gen_railopt_def,
-    &gen_single_switch_def,
-    NULL,
+    &gen_dumbbell_def, &gen_fattree_def,       &gen_file_def, &gen_leafspine_def,
+    &gen_railopt_def,  &gen_single_switch_def, NULL,
 };
 
 const WeftTopologyGenerator *const *
@@ -306,8 +309,9 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
                                    ? g_strdup (common.forwarding_table)
                                    : g_build_filename (lft_dir, common.forwarding_table, NULL);
         if (!weft_lft_load (g, lft, &local)) {
-            g_propagate_prefixed_error (error, local, "%s: [topology] forwarding_table: ",
-                                        weft_experiment_origin (exp, "topology", "forwarding_table"));
+            g_propagate_prefixed_error (
+                error, local, "%s: [topology] forwarding_table: ",
+                weft_experiment_origin (exp, "topology", "forwarding_table"));
             g_clear_pointer (&g, weft_graph_free);
             goto out;
         }

@@ -22,11 +22,11 @@
 #include "sim/params.h"
 
 typedef struct {
-    const char *name;          /* the value of [topology] generator */
-    const char *help;          /* one line for `weft params` */
+    const char *name;            /* the value of [topology] generator */
+    const char *help;            /* one line for `weft params` */
     const WeftParamSpec *params; /* its [topology] keys, {NULL}-terminated (not the common ones) */
-    gsize params_size;         /* sizeof its params struct */
-    gboolean uses_server;      /* also reads [server] */
+    gsize params_size;           /* sizeof its params struct */
+    gboolean uses_server;        /* also reads [server] */
     /* @params: the struct @spec describes; @server: the [server] struct or NULL.  Returns a
      * graph without routes, or NULL with an error (WEFT_TOPO_ERROR_PARAM, message starting
      * "[group] key: "). */

@@ -128,7 +128,7 @@ static int
 cmp_rank (gconstpointer a, gconstpointer b, gpointer data)
 {
     const guint32 *rank = data;
-    guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+    guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
     if (rank[x] != rank[y])
         return rank[x] < rank[y] ? -1 : 1;
     return x < y ? -1 : x > y;
@@ -203,15 +203,15 @@ static void
 ctx_init (Ctx *c, WeftGraph *g)
 {
     guint n = weft_graph_n_nodes (g);
-    *c = (Ctx) {.g = g, .rank = weft_updn_ranks (g)};
+    *c = (Ctx){ .g = g, .rank = weft_updn_ranks (g) };
     c->index = g_new (guint32, n);
     GArray *sws = g_array_new (FALSE, FALSE, sizeof (guint32));
     for (guint32 v = 0; v < n; v++)
         if (c->rank[v] != WEFT_GRAPH_NONE)
             g_array_append_val (sws, v);
-    g_array_sort_with_data (sws, cmp_rank, (gpointer)c->rank);
+    g_array_sort_with_data (sws, cmp_rank, (gpointer) c->rank);
     c->n_sw = sws->len;
-    c->sw = (guint32 *)g_array_free (sws, FALSE);
+    c->sw = (guint32 *) g_array_free (sws, FALSE);
     c->queue = g_new (guint32, c->n_sw + 1);
     c->load_off = g_new (guint, c->n_sw + 1);
     for (guint32 v = 0; v < n; v++)
@@ -233,7 +233,7 @@ ctx_clear (Ctx *c)
     g_free (c->queue);
     g_free (c->sw);
     g_free (c->index);
-    g_free ((gpointer)c->rank);
+    g_free ((gpointer) c->rank);
 }
 
 /* The distinct switches (dense indices) cabled to destination node @d, in port order. */

@@ -21,7 +21,7 @@ typedef struct {
     guint32 head, tail;
 } Emit;
 
-static const Emit emit_none = {NONE, NONE};
+static const Emit emit_none = { NONE, NONE };
 
 typedef struct {
     const WeftCollSpec *spec;
@@ -53,7 +53,8 @@ static guint32
 append_xfer (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_t delay)
 {
     WeftCollXfer t = {
-        .src = src, .dst = dst, .bytes = bytes, .channel = channel, .delay_ps = delay};
+        .src = src, .dst = dst, .bytes = bytes, .channel = channel, .delay_ps = delay
+    };
     g_array_append_val (x->xfers, t);
     return x->xfers->len - 1 - x->base;
 }
@@ -63,7 +64,7 @@ depend (Ctx *x, Emit before, Emit after)
 {
     if (before.tail == NONE || after.head == NONE)
         return;
-    WeftCollDep d = {.before = before.tail, .after = after.head};
+    WeftCollDep d = { .before = before.tail, .after = after.head };
     g_array_append_val (x->deps, d);
 }
 
@@ -92,12 +93,12 @@ emit (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_
     guint32 relay = pxn_relay (x, src, dst);
     if (relay == NONE) {
         guint32 i = append_xfer (x, src, dst, bytes, channel, delay);
-        return (Emit){i, i};
+        return (Emit){ i, i };
     }
     Emit e;
     e.head = append_xfer (x, src, relay, bytes, channel, delay);
     e.tail = append_xfer (x, relay, dst, bytes, channel, 0);
-    depend (x, (Emit){e.head, e.head}, (Emit){e.tail, e.tail});
+    depend (x, (Emit){ e.head, e.head }, (Emit){ e.tail, e.tail });
     return e;
 }
 
@@ -166,7 +167,7 @@ ring_groups (const WeftCollSpec *spec, Member *members, guint *group_start)
             if (placed[k] || (k != i && (server < 0 || !nk || nk->server != server)))
                 continue;
             placed[k] = TRUE;
-            members[filled++] = (Member){spec->ranks[k], nk ? nk->rail : -1};
+            members[filled++] = (Member){ spec->ranks[k], nk ? nk->rail : -1 };
             if (server < 0)
                 break;
         }
@@ -479,7 +480,7 @@ weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, G
     if (n < 2 || spec->bytes == 0)
         return TRUE; /* nothing crosses a link */
 
-    Ctx x = {.spec = spec, .xfers = xfers, .deps = deps, .base = xfers->len};
+    Ctx x = { .spec = spec, .xfers = xfers, .deps = deps, .base = xfers->len };
     if (spec->pxn && spec->graph)
         build_relay (&x);
     guint xfers0 = xfers->len, deps0 = deps->len;

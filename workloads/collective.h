@@ -97,27 +97,27 @@ typedef enum { WEFT_COLL_RING, WEFT_COLL_TREE } WeftCollAlgo;
 typedef struct {
     WeftCollOp op;
     WeftCollAlgo algo;
-    guint64 bytes;            /* nccl-tests' size: the per-rank buffer (all-gather: the
-                                 output buffer; see weft_collective_bus_factor) */
+    guint64 bytes; /* nccl-tests' size: the per-rank buffer (all-gather: the
+                      output buffer; see weft_collective_bus_factor) */
     guint n_ranks;
-    const guint32 *ranks;     /* node ids, in the caller's order (ring order is derived) */
-    guint root;               /* broadcast / reduce: index into ranks */
-    guint channels;           /* >= 1 */
-    guint64 chunk_bytes;      /* pipelining slice, >= 1 */
+    const guint32 *ranks;        /* node ids, in the caller's order (ring order is derived) */
+    guint root;                  /* broadcast / reduce: index into ranks */
+    guint channels;              /* >= 1 */
+    guint64 chunk_bytes;         /* pipelining slice, >= 1 */
     weft_time_t step_latency_ps; /* added before every step's transfers start */
     gboolean pxn;
-    const WeftGraph *graph;   /* node server / rail for ring order and PXN; borrowed */
+    const WeftGraph *graph; /* node server / rail for ring order and PXN; borrowed */
 } WeftCollSpec;
 
 typedef struct {
-    guint32 src, dst;         /* node ids */
+    guint32 src, dst; /* node ids */
     guint64 bytes;
     guint32 channel;
-    weft_time_t delay_ps;     /* after its dependencies (or the collective's start) */
+    weft_time_t delay_ps; /* after its dependencies (or the collective's start) */
 } WeftCollXfer;
 
 typedef struct {
-    guint32 before, after;    /* indices into the transfers array */
+    guint32 before, after; /* indices into the transfers array */
 } WeftCollDep;
 
 /**

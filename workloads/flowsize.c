@@ -38,7 +38,7 @@ WeftFlowsize *
 weft_flowsize_new_fixed (guint64 bytes)
 {
     g_return_val_if_fail (bytes >= 1, NULL);
-    return fs_new (FS_FIXED, (double)bytes, 0, (double)bytes);
+    return fs_new (FS_FIXED, (double) bytes, 0, (double) bytes);
 }
 
 WeftFlowsize *
@@ -67,8 +67,8 @@ WeftFlowsize *
 weft_flowsize_new_uniform (guint64 min_bytes, guint64 max_bytes)
 {
     g_return_val_if_fail (min_bytes >= 1 && min_bytes <= max_bytes, NULL);
-    return fs_new (FS_UNIFORM, (double)min_bytes, (double)max_bytes,
-                   ((double)min_bytes + (double)max_bytes) / 2);
+    return fs_new (FS_UNIFORM, (double) min_bytes, (double) max_bytes,
+                   ((double) min_bytes + (double) max_bytes) / 2);
 }
 
 static WeftFlowsize *
@@ -106,7 +106,7 @@ weft_flowsize_new_cdf_from_data (const char *text, const char *name, GError **er
         if (hash)
             *hash = '\0';
         g_auto (GStrv) tok = g_strsplit_set (g_strstrip (lines[i]), " \t\r", -1);
-        const char *t[3] = {NULL, NULL, NULL};
+        const char *t[3] = { NULL, NULL, NULL };
         guint nt = 0;
         for (guint k = 0; tok[k]; k++) {
             if (*tok[k] == '\0')
@@ -155,8 +155,8 @@ weft_flowsize_new_cdf_from_data (const char *text, const char *name, GError **er
 
     WeftFlowsize *fs = fs_new (FS_CDF, 0, 0, 0);
     fs->n = bytes->len;
-    fs->bytes = (double *)g_array_free (g_steal_pointer (&bytes), FALSE);
-    fs->pct = (double *)g_array_free (g_steal_pointer (&pct), FALSE);
+    fs->bytes = (double *) g_array_free (g_steal_pointer (&bytes), FALSE);
+    fs->pct = (double *) g_array_free (g_steal_pointer (&pct), FALSE);
     /* Mean of the piecewise-linear CDF: a point mass pct[0] at bytes[0], then each segment
      * uniform between its ends. */
     double mean = fs->bytes[0] * fs->pct[0] / 100;
@@ -196,8 +196,8 @@ to_bytes (double x)
     if (!(x >= 1)) /* also catches NaN */
         return 1;
     if (x >= FS_MAX_BYTES)
-        return (guint64)FS_MAX_BYTES;
-    return (guint64)llround (x);
+        return (guint64) FS_MAX_BYTES;
+    return (guint64) llround (x);
 }
 
 static double
@@ -224,7 +224,7 @@ weft_flowsize_sample (const WeftFlowsize *fs, gsl_rng *rng)
 {
     switch (fs->kind) {
     case FS_FIXED:
-        return (guint64)fs->a;
+        return (guint64) fs->a;
     case FS_EXPONENTIAL:
         return to_bytes (gsl_ran_exponential (rng, fs->a));
     case FS_LOGNORMAL:
@@ -234,7 +234,7 @@ weft_flowsize_sample (const WeftFlowsize *fs, gsl_rng *rng)
     case FS_UNIFORM: {
         /* Whole bytes, each equally likely: floor of a flat draw on [min, max + 1). */
         double x = floor (gsl_ran_flat (rng, fs->a, fs->b + 1));
-        return (guint64)MIN (x, fs->b);
+        return (guint64) MIN (x, fs->b);
     }
     case FS_CDF:
         return to_bytes (cdf_sample (fs, rng));

@@ -13,10 +13,11 @@
 
 /* ---- parameter tables ------------------------------------------------------------------- */
 
-static const char *const kind_names[] = {"flows",       "permutation",  "incast",
-                                         "all_to_all",  "nccl-test",    "training",
-                                         "ib_write_bw", "ib_write_lat", NULL};
-static const char *const dist_names[] = {"fixed", "exponential", "lognormal", "pareto", "uniform"};
+static const char *const kind_names[] = { "flows",       "permutation",  "incast",
+                                          "all_to_all",  "nccl-test",    "training",
+                                          "ib_write_bw", "ib_write_lat", NULL };
+static const char *const dist_names[] = { "fixed", "exponential", "lognormal", "pareto",
+                                          "uniform" };
 
 static const WeftParamSpec common_params[] = {
     WEFT_PARAM_ENUM ("kind", Common, kind, NULL, KIND_CHOICES,
@@ -93,26 +94,30 @@ static const WeftParamSpec all_to_all_params[] = {
 };
 
 static const WeftWorkloadKind kinds[] = {
-    {"flows", "explicit flows, inline or from a CSV file", flows_params},
-    {"permutation", "each host sends to exactly one other and receives from exactly one",
-     perm_params},
-    {"incast", "N senders to one receiver", incast_params},
-    {"all_to_all", "every host to every other (poisson: a random other host per flow)",
-     all_to_all_params},
-    {"nccl-test", "an nccl-tests sweep: a collective over GPUs (or hosts) at each size, "
-                  "warm-up, out-of-place and in-place iterations, one after another",
-     weft_workload_nccl_params},
-    {"training", "data-parallel training steps: each gradient bucket is all-reduced as the "
-                 "backward pass makes it ready (one stream, in order); optionally a "
-                 "tensor-parallel all-reduce per server; step and exposed communication times",
-     weft_workload_train_params},
-    {"ib_write_bw", "perftest's RDMA write bandwidth between a device and a peer (a NIC, host "
-                    "or GPU): BW peak, BW average, message rate per size",
-     weft_workload_perf_bw_params},
-    {"ib_write_lat", "perftest's RDMA write latency: ping-pong between a device and a peer, "
-                     "half the round trip per sample",
-     weft_workload_perf_lat_params},
-    {NULL, NULL, NULL},
+    { "flows", "explicit flows, inline or from a CSV file", flows_params },
+    { "permutation", "each host sends to exactly one other and receives from exactly one",
+      perm_params },
+    { "incast", "N senders to one receiver", incast_params },
+    { "all_to_all", "every host to every other (poisson: a random other host per flow)",
+      all_to_all_params },
+    { "nccl-test",
+      "an nccl-tests sweep: a collective over GPUs (or hosts) at each size, "
+      "warm-up, out-of-place and in-place iterations, one after another",
+      weft_workload_nccl_params },
+    { "training",
+      "data-parallel training steps: each gradient bucket is all-reduced as the "
+      "backward pass makes it ready (one stream, in order); optionally a "
+      "tensor-parallel all-reduce per server; step and exposed communication times",
+      weft_workload_train_params },
+    { "ib_write_bw",
+      "perftest's RDMA write bandwidth between a device and a peer (a NIC, host "
+      "or GPU): BW peak, BW average, message rate per size",
+      weft_workload_perf_bw_params },
+    { "ib_write_lat",
+      "perftest's RDMA write latency: ping-pong between a device and a peer, "
+      "half the round trip per sample",
+      weft_workload_perf_lat_params },
+    { NULL, NULL, NULL },
 };
 
 const WeftWorkloadKind *
@@ -185,7 +190,7 @@ make_size (Ctx *x, GError **error)
         GError *local = NULL;
         x->size = weft_flowsize_new_cdf_load (path, &local);
         if (!x->size) {
-            gboolean r = weft_experiment_fail (x->exp, error, (WeftConfigError)local->code,
+            gboolean r = weft_experiment_fail (x->exp, error, (WeftConfigError) local->code,
                                                x->group, "size_cdf", "%s", local->message);
             g_error_free (local);
             return r;
@@ -197,18 +202,18 @@ make_size (Ctx *x, GError **error)
         x->size = weft_flowsize_new_fixed (c->flow_size);
         break;
     case DIST_EXPONENTIAL:
-        x->size = weft_flowsize_new_exponential ((double)c->size_mean);
+        x->size = weft_flowsize_new_exponential ((double) c->size_mean);
         break;
     case DIST_LOGNORMAL: {
         /* From the mean: E[X] = exp(mu + sigma^2 / 2). */
         double mu = weft_workload_has_key (x, "size_mu")
                         ? c->size_mu
-                        : log ((double)c->size_mean) - c->size_sigma * c->size_sigma / 2;
+                        : log ((double) c->size_mean) - c->size_sigma * c->size_sigma / 2;
         x->size = weft_flowsize_new_lognormal (mu, c->size_sigma);
         break;
     }
     case DIST_PARETO:
-        x->size = weft_flowsize_new_pareto ((double)c->size_mean, c->size_shape);
+        x->size = weft_flowsize_new_pareto ((double) c->size_mean, c->size_shape);
         break;
     case DIST_UNIFORM:
         if (c->size_min > c->size_max)
@@ -272,8 +277,8 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
     gboolean perf = c->kind == KIND_IB_WRITE_BW || c->kind == KIND_IB_WRITE_LAT;
     gboolean coll = c->kind == KIND_NCCL_TEST || c->kind == KIND_TRAINING;
     if (c->kind == KIND_FLOWS || coll || perf) {
-        const char *why = coll ? "not used by collective kinds (the collective sets sizes and "
-                                 "timing; `gpus` picks the ranks)"
+        const char *why = coll   ? "not used by collective kinds (the collective sets sizes and "
+                                   "timing; `gpus` picks the ranks)"
                           : perf ? "not used by perftest kinds (device and peer are the "
                                    "endpoints; size or all the sizes)"
                                  : "not used by kind = flows (the list gives endpoints, sizes "
@@ -296,25 +301,25 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
         gboolean used;
         const char *why;
     } rules[] = {
-        {"flow_size", !cdf && d == DIST_FIXED, cdf ? "not used with size_cdf" : dist_why},
-        {"size_dist", !cdf, "cannot be combined with size_cdf"},
-        {"size_mean",
-         !cdf && (d == DIST_EXPONENTIAL || d == DIST_PARETO ||
-                  (d == DIST_LOGNORMAL && !weft_workload_has_key (x, "size_mu"))),
-         cdf                   ? "not used with size_cdf"
-         : d == DIST_LOGNORMAL ? "give size_mean or size_mu, not both"
-                               : dist_why},
-        {"size_sigma", !cdf && d == DIST_LOGNORMAL, cdf ? "not used with size_cdf" : dist_why},
-        {"size_mu", !cdf && d == DIST_LOGNORMAL, cdf ? "not used with size_cdf" : dist_why},
-        {"size_shape", !cdf && d == DIST_PARETO, cdf ? "not used with size_cdf" : dist_why},
-        {"size_min", !cdf && d == DIST_UNIFORM, cdf ? "not used with size_cdf" : dist_why},
-        {"size_max", !cdf && d == DIST_UNIFORM, cdf ? "not used with size_cdf" : dist_why},
-        {"jitter", c->arrival == ARRIVAL_FIXED, arr_why},
-        {"load", c->arrival == ARRIVAL_POISSON, arr_why},
-        {"count", c->arrival == ARRIVAL_POISSON, arr_why},
-        {"duration", c->arrival == ARRIVAL_POISSON, arr_why},
-        {"shift", c->kind != KIND_PERMUTATION || perm->pattern == PATTERN_SHIFT,
-         "only used with pattern = shift"},
+        { "flow_size", !cdf && d == DIST_FIXED, cdf ? "not used with size_cdf" : dist_why },
+        { "size_dist", !cdf, "cannot be combined with size_cdf" },
+        { "size_mean",
+          !cdf && (d == DIST_EXPONENTIAL || d == DIST_PARETO ||
+                   (d == DIST_LOGNORMAL && !weft_workload_has_key (x, "size_mu"))),
+          cdf                   ? "not used with size_cdf"
+          : d == DIST_LOGNORMAL ? "give size_mean or size_mu, not both"
+                                : dist_why },
+        { "size_sigma", !cdf && d == DIST_LOGNORMAL, cdf ? "not used with size_cdf" : dist_why },
+        { "size_mu", !cdf && d == DIST_LOGNORMAL, cdf ? "not used with size_cdf" : dist_why },
+        { "size_shape", !cdf && d == DIST_PARETO, cdf ? "not used with size_cdf" : dist_why },
+        { "size_min", !cdf && d == DIST_UNIFORM, cdf ? "not used with size_cdf" : dist_why },
+        { "size_max", !cdf && d == DIST_UNIFORM, cdf ? "not used with size_cdf" : dist_why },
+        { "jitter", c->arrival == ARRIVAL_FIXED, arr_why },
+        { "load", c->arrival == ARRIVAL_POISSON, arr_why },
+        { "count", c->arrival == ARRIVAL_POISSON, arr_why },
+        { "duration", c->arrival == ARRIVAL_POISSON, arr_why },
+        { "shift", c->kind != KIND_PERMUTATION || perm->pattern == PATTERN_SHIFT,
+          "only used with pattern = shift" },
     };
     for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
         if (!rules[i].used && weft_workload_has_key (x, rules[i].key))
@@ -330,14 +335,14 @@ check_applicable (Ctx *x, const PermParams *perm, GError **error)
 static gboolean
 generate_group (Ctx *x, guint64 seed, WeftPerftestSpec *perf_only, GError **error)
 {
-    FlowsParams fp = {0};
-    PermParams pp = {0};
-    IncastParams ip = {0};
-    AllToAllParams ap = {0};
-    NcclParams np = {0};
-    TrainParams tp = {0};
-    PerfParams bw = {0}, lat = {0};
-    void *objs[N_KINDS] = {&fp, &pp, &ip, &ap, &np, &tp, &bw, &lat};
+    FlowsParams fp = { 0 };
+    PermParams pp = { 0 };
+    IncastParams ip = { 0 };
+    AllToAllParams ap = { 0 };
+    NcclParams np = { 0 };
+    TrainParams tp = { 0 };
+    PerfParams bw = { 0 }, lat = { 0 };
+    void *objs[N_KINDS] = { &fp, &pp, &ip, &ap, &np, &tp, &bw, &lat };
     WeftParamBinding b[1 + N_KINDS];
     guint nb = 0;
     int kind;
@@ -346,11 +351,11 @@ generate_group (Ctx *x, guint64 seed, WeftPerftestSpec *perf_only, GError **erro
 
     if (!check_kind_keys (x->exp, x->group, &kind, error))
         return FALSE;
-    b[nb++] = (WeftParamBinding){common_params, &x->c};
+    b[nb++] = (WeftParamBinding){ common_params, &x->c };
     /* With the kind unknown, bind every table so the kind's own error is what gets reported. */
     for (int k = 0; k < N_KINDS; k++)
         if (kind < 0 || k == kind)
-            b[nb++] = (WeftParamBinding){kinds[k].spec, objs[k]};
+            b[nb++] = (WeftParamBinding){ kinds[k].spec, objs[k] };
     if (!weft_params_read (x->exp, x->group, b, nb, error) || !check_applicable (x, &pp, error))
         goto out;
 
@@ -422,8 +427,9 @@ weft_workload_perftest_spec (const WeftExperiment *exp, const WeftGraph *g, cons
     g_autoptr (GPtrArray) ep_names = endpoint_names (g);
     g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Gen));
     guint64 seq = 0;
-    Ctx x = {.exp = exp, .g = g, .group = group, .out = out, .seq = &seq,
-             .endpoint_names = ep_names};
+    Ctx x = {
+        .exp = exp, .g = g, .group = group, .out = out, .seq = &seq, .endpoint_names = ep_names
+    };
     return generate_group (&x, 0, spec, error);
 }
 
@@ -453,17 +459,17 @@ generate_groups (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, ch
     g_autoptr (GPtrArray) ep_names = endpoint_names (g);
     guint64 seq = 0;
     for (guint i = 0; groups[i]; i++) {
-        Ctx x = {.exp = exp,
-                 .g = g,
-                 .group = groups[i],
-                 .group_index = first_index + i,
-                 .out = gen->out,
-                 .seq = &seq,
-                 .deps = gen->deps,
-                 .colls = gen->colls,
-                 .gates = gen->gates,
-                 .ranks = gen->ranks,
-                 .endpoint_names = ep_names};
+        Ctx x = { .exp = exp,
+                  .g = g,
+                  .group = groups[i],
+                  .group_index = first_index + i,
+                  .out = gen->out,
+                  .seq = &seq,
+                  .deps = gen->deps,
+                  .colls = gen->colls,
+                  .gates = gen->gates,
+                  .ranks = gen->ranks,
+                  .endpoint_names = ep_names };
         gboolean ok = generate_group (&x, seed, NULL, error);
         if (x.rng)
             gsl_rng_free (x.rng);
@@ -552,14 +558,12 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     }
 
     g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (Gen));
-    Generated gen = {.out = out,
-                     .deps = gen_deps,
-                     .colls = gen_colls,
-                     .gates = gen_gates,
-                     .ranks = gen_ranks};
+    Generated gen = {
+        .out = out, .deps = gen_deps, .colls = gen_colls, .gates = gen_gates, .ranks = gen_ranks
+    };
     if (!generate_groups (exp, g, seed, groups, names->len, &gen, error))
         return FALSE;
-    if ((guint64)flows->len + out->len > MAX_FLOWS)
+    if ((guint64) flows->len + out->len > MAX_FLOWS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[0], NULL,
                                      "more than %u flows in all", MAX_FLOWS);
     if ((gen_colls->len > 0 || gen_deps->len > 0) &&

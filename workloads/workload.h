@@ -44,18 +44,18 @@
 #include "sim/time.h"
 
 typedef struct {
-    guint32 id;          /* dense: its index in the output array */
-    guint32 src, dst;    /* node ids (endpoints) */
-    guint64 size_bytes;  /* application payload, >= 1 */
+    guint32 id;         /* dense: its index in the output array */
+    guint32 src, dst;   /* node ids (endpoints) */
+    guint64 size_bytes; /* application payload, >= 1 */
     weft_time_t start_ps;
-    guint32 group;       /* index into the workload names array */
-    guint8 sl;           /* InfiniBand service level (workload key `sl`) */
+    guint32 group;        /* index into the workload names array */
+    guint8 sl;            /* InfiniBand service level (workload key `sl`) */
     weft_time_t delay_ps; /* after its dependencies are met (collective step latency) */
-    guint32 coll;        /* collective instance it belongs to, or G_MAXUINT32 */
-    double efficiency;   /* 0, or the fraction of its path's bottleneck rate it is paced at */
-    guint32 conn;        /* 0, or a connection: flows of one connection and destination leave
-                            their source one after another, in start order (a queue pair's
-                            messages; NCCL's slices on a channel) */
+    guint32 coll;         /* collective instance it belongs to, or G_MAXUINT32 */
+    double efficiency;    /* 0, or the fraction of its path's bottleneck rate it is paced at */
+    guint32 conn;         /* 0, or a connection: flows of one connection and destination leave
+                             their source one after another, in start order (a queue pair's
+                             messages; NCCL's slices on a channel) */
 } WeftFlowSpec;
 
 /* Flow @after may start only once flow @before has been delivered (ids index the flows). */
@@ -75,23 +75,23 @@ typedef enum { WEFT_COLL_ROLE_BENCH, WEFT_COLL_ROLE_DP_BUCKET, WEFT_COLL_ROLE_TP
  * has completed. */
 typedef struct {
     guint32 group;
-    int op;               /* WeftCollOp */
+    int op; /* WeftCollOp */
     guint64 bytes, count;
     char type[8], redop[8];
     gint32 root;
     guint32 n_ranks;
-    guint32 rank_first;   /* its ranks' node ids: coll_ranks[rank_first .. + n_ranks) */
+    guint32 rank_first; /* its ranks' node ids: coll_ranks[rank_first .. + n_ranks) */
     guint8 in_place, warmup;
     guint32 iteration;
     double bus_factor;
     guint32 first_flow, n_flows;
     guint32 gate;
     weft_time_t gap_ps;
-    guint8 role;          /* WeftCollRole */
+    guint8 role; /* WeftCollRole */
     /* Training only (role != BENCH): */
-    guint32 step;         /* the step, from 0 (iteration holds it too) */
-    guint32 index;        /* a bucket: its number (0 is ready first); TP: its group */
-    guint32 dp_group;     /* a bucket: its data-parallel group (the ranks' TP index) */
+    guint32 step;           /* the step, from 0 (iteration holds it too) */
+    guint32 index;          /* a bucket: its number (0 is ready first); TP: its group */
+    guint32 dp_group;       /* a bucket: its data-parallel group (the ranks' TP index) */
     weft_time_t compute_ps; /* the step's compute (forward + backward) time */
     weft_time_t ready_ps;   /* a bucket: when its gradients are ready, after the compute
                                starts (TP: 0) */

@@ -20,7 +20,7 @@
 static const struct {
     const char *name;
     guint size;
-} types[] = { { "float", 4 }, { "half", 2 }, { "bfloat16", 2 }, { "double", 8 },
+} types[] = { { "float", 4 }, { "half", 2 },  { "bfloat16", 2 }, { "double", 8 },
               { "int8", 1 },  { "int32", 4 }, { "int64", 8 } };
 
 const WeftParamSpec weft_workload_nccl_params[] = {
@@ -123,7 +123,8 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
             /* One connection per workload and channel (and peer): slices go in order. */
             f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
             f->coll = coll;
-            const WeftNode *a = weft_graph_node (x->g, hops[k]), *b = weft_graph_node (x->g, hops[k + 1]);
+            const WeftNode *a = weft_graph_node (x->g, hops[k]),
+                           *b = weft_graph_node (x->g, hops[k + 1]);
             /* The protocol efficiency of NVLink applies between two GPUs of one server;
              * everything else (the fabric, PCIe staging) takes net_efficiency. */
             f->efficiency = a->kind == WEFT_NODE_GPU && b->kind == WEFT_NODE_GPU &&
@@ -191,8 +192,8 @@ weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, WeftC
                             .n_ranks = n,
                             .ranks = r,
                             .root = (guint) p->root,
-                            .channels = p->channels ? (guint) p->channels
-                                                    : default_channels (x->g, r, n),
+                            .channels =
+                                p->channels ? (guint) p->channels : default_channels (x->g, r, n),
                             .chunk_bytes = p->chunk,
                             .step_latency_ps = p->step_latency,
                             .pxn = p->pxn,
@@ -234,8 +235,8 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
                                      "rank %" G_GUINT64_FORMAT " of %u ranks: expected 0 to %u",
                                      p->root, n, n - 1);
     if (p->minbytes > p->maxbytes)
-        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
-                                     "minbytes", "larger than maxbytes");
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "minbytes",
+                                     "larger than maxbytes");
     guint esize = types[p->type].size;
     gboolean split = p->op == WEFT_COLL_ALL_GATHER || p->op == WEFT_COLL_REDUCE_SCATTER ||
                      p->op == WEFT_COLL_ALL_TO_ALL;
@@ -260,13 +261,13 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
             weft_workload_coll_instance (x, p, bytes, n, rank_first, &inst);
             inst.warmup = k < p->warmup_iters;
             inst.in_place = k >= p->warmup_iters + p->iters;
-            inst.iteration = (guint32) (inst.warmup ? k
+            inst.iteration = (guint32) (inst.warmup     ? k
                                         : inst.in_place ? k - p->warmup_iters - p->iters
                                                         : k - p->warmup_iters);
             inst.gate = prev;
             inst.gap_ps = prev == G_MAXUINT32 ? x->c.start : 0;
-            if (!weft_workload_emit_collective (x, &spec, &inst, p->efficiency,
-                                                p->net_efficiency, error))
+            if (!weft_workload_emit_collective (x, &spec, &inst, p->efficiency, p->net_efficiency,
+                                                error))
                 return FALSE;
             prev = x->colls->len - 1;
         }

@@ -21,7 +21,7 @@ resolve_node (Ctx *x, const char *key, const char *where, const char *name, guin
     g_autofree char *at = where ? g_strdup_printf ("%s: ", where) : g_strdup ("");
     guint32 id = weft_graph_lookup (x->g, name);
     if (id == WEFT_GRAPH_NONE) {
-        const char *s = weft_suggest (name, (const char *const *)x->endpoint_names->pdata);
+        const char *s = weft_suggest (name, (const char *const *) x->endpoint_names->pdata);
         if (s)
             return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_NODE, x->group, key,
                                          "%sunknown node '%s', did you mean '%s'?", at, name, s);
@@ -30,7 +30,7 @@ resolve_node (Ctx *x, const char *key, const char *where, const char *name, guin
             "%sunknown node '%s': expected an endpoint of the "
             "topology (%u of them, e.g. '%s')",
             at, name, x->endpoint_names->len - 1,
-            x->endpoint_names->len > 1 ? (const char *)x->endpoint_names->pdata[0] : "none");
+            x->endpoint_names->len > 1 ? (const char *) x->endpoint_names->pdata[0] : "none");
     }
     const WeftNode *n = weft_graph_node (x->g, id);
     if (n->endpoint == WEFT_GRAPH_NONE)
@@ -52,7 +52,7 @@ split_index (const char *name, GString *prefix, guint64 *index)
     if (i == len || len - i > 9)
         return FALSE;
     g_string_assign (prefix, "");
-    g_string_append_len (prefix, name, (gssize)i);
+    g_string_append_len (prefix, name, (gssize) i);
     *index = g_ascii_strtoull (name + i, NULL, 10);
     return TRUE;
 }
@@ -60,8 +60,7 @@ split_index (const char *name, GString *prefix, guint64 *index)
 /* Appends the node ids named by @items (names or ranges "host0..host7") to @ids, refusing
  * duplicates. */
 gboolean
-weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids,
-                             GError **error)
+weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids, GError **error)
 {
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     g_autoptr (GString) p0 = g_string_new (NULL);
@@ -71,7 +70,7 @@ weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *
         const char *dots = strstr (item, "..");
         g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
         if (dots) {
-            g_autofree char *a = g_strstrip (g_strndup (item, (gsize)(dots - item)));
+            g_autofree char *a = g_strstrip (g_strndup (item, (gsize) (dots - item)));
             g_autofree char *b = g_strstrip (g_strdup (dots + 2));
             guint64 lo, hi;
             /* "dgx-1/gpu0..7": the last index alone repeats the first name's prefix. */
@@ -84,7 +83,8 @@ weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *
                 return weft_experiment_fail (
                     x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
                     "bad range '%s': expected NAME<first>..NAME<last> or NAME<first>..<last>, "
-                    "e.g. host0..host7 or dgx-1/gpu0..7", item);
+                    "e.g. host0..host7 or dgx-1/gpu0..7",
+                    item);
             for (guint64 k = lo; k <= hi; k++)
                 g_ptr_array_add (names, g_strdup_printf ("%s%" G_GUINT64_FORMAT, p0->str, k));
         } else {
@@ -96,7 +96,8 @@ weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *
                 return FALSE;
             if (g_hash_table_contains (seen, GUINT_TO_POINTER (id)))
                 return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
-                                             "'%s' is listed twice", (const char *)names->pdata[k]);
+                                             "'%s' is listed twice",
+                                             (const char *) names->pdata[k]);
             g_hash_table_add (seen, GUINT_TO_POINTER (id));
             g_array_append_val (ids, id);
         }
@@ -148,7 +149,7 @@ list_flow (Ctx *x, const char *key, const char *where, const char *src, const ch
                                      "%s: source and destination are both '%s'", where, src);
     if (!weft_units_parse_bytes (size, &bytes, &local) ||
         (start && !weft_units_parse_time (start, &t, &local))) {
-        gboolean r = weft_experiment_fail (x->exp, error, (WeftConfigError)local->code, x->group,
+        gboolean r = weft_experiment_fail (x->exp, error, (WeftConfigError) local->code, x->group,
                                            key, "%s: %s", where, local->message);
         g_error_free (local);
         return r;
@@ -166,9 +167,9 @@ gen_inline (Ctx *x, GPtrArray *entries, GError **error)
         const char *e = entries->pdata[i];
         g_autofree char *where = g_strdup_printf ("entry %u '%s'", i + 1, e);
         const char *gt = strchr (e, '>');
-        g_autofree char *src = g_strstrip (g_strndup (e, gt ? (gsize)(gt - e) : 0));
+        g_autofree char *src = g_strstrip (g_strndup (e, gt ? (gsize) (gt - e) : 0));
         g_auto (GStrv) rest = g_strsplit_set (gt ? gt + 1 : "", " \t", -1);
-        const char *f[4] = {NULL, NULL, NULL, NULL};
+        const char *f[4] = { NULL, NULL, NULL, NULL };
         guint nf = 0;
         gboolean extra = FALSE;
         for (guint k = 0; rest[k]; k++) {
@@ -257,8 +258,8 @@ fixed_start (Ctx *x)
     if (x->c.jitter == 0)
         return x->c.start;
     /* Uniform over the whole picoseconds of [0, jitter]. */
-    double j = floor (gsl_rng_uniform (x->rng) * ((double)x->c.jitter + 1));
-    return x->c.start + MIN ((weft_time_t)j, x->c.jitter);
+    double j = floor (gsl_rng_uniform (x->rng) * ((double) x->c.jitter + 1));
+    return x->c.start + MIN ((weft_time_t) j, x->c.jitter);
 }
 
 /* One round of flows, src[i] -> dst[i], in order; the size is drawn before the start. */
@@ -343,13 +344,14 @@ gen_poisson (Ctx *x, const guint32 *src, const guint32 *dst, guint n, GError **e
             return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_NODE, x->group, "load",
                                          "'%s' has no link, so no rate to load",
                                          weft_graph_node (x->g, src[s])->name);
-        gap_ps[s] = mean_bits / (c->load * (double)rate) * (double)WEFT_PS_PER_S;
+        gap_ps[s] = mean_bits / (c->load * (double) rate) * (double) WEFT_PS_PER_S;
     }
     /* Far beyond any run; keeps start + gaps clear of 64-bit overflow. */
-    const double horizon = (double)WEFT_S (3600) * 24 * 30;
+    const double horizon = (double) WEFT_S (3600) * 24 * 30;
     for (guint s = 0; s < n; s++)
         h[s] =
-            (Arrival){c->start + (weft_time_t)llround (gsl_ran_exponential (x->rng, gap_ps[s])), s};
+            (Arrival){ c->start + (weft_time_t) llround (gsl_ran_exponential (x->rng, gap_ps[s])),
+                       s };
     for (guint i = n / 2; i-- > 0;)
         heap_down (h, n, i);
     weft_time_t stop = c->duration ? c->start + c->duration : WEFT_TIME_NEVER;
@@ -365,12 +367,12 @@ gen_poisson (Ctx *x, const guint32 *src, const guint32 *dst, guint n, GError **e
         if (!weft_workload_emit (x, src[s], d, size, h[0].t, error))
             return FALSE;
         made++;
-        double next = (double)h[0].t + round (gsl_ran_exponential (x->rng, gap_ps[s]));
+        double next = (double) h[0].t + round (gsl_ran_exponential (x->rng, gap_ps[s]));
         if (next > horizon)
             return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "count",
                                          "arrivals run past 30 days of simulated time: lower "
                                          "count or set duration");
-        h[0].t = (weft_time_t)next;
+        h[0].t = (weft_time_t) next;
         heap_down (h, n, 0);
     }
     return TRUE;
@@ -389,7 +391,7 @@ gboolean
 weft_workload_gen_permutation (Ctx *x, const PermParams *p, GArray *hosts, GError **error)
 {
     guint n = hosts->len;
-    const guint32 *src = (const guint32 *)hosts->data;
+    const guint32 *src = (const guint32 *) hosts->data;
     if (n < 2)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "hosts",
                                      "a permutation needs at least 2 hosts, found %u", n);
@@ -459,10 +461,10 @@ weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError *
                                          "senders",
                                          "%s senders: expected 1 to %u (the hosts other than "
                                          "the receiver)",
-                                         (const char *)items->pdata[0], pool->len);
-        g_array_set_size (snd, (guint)want);
+                                         (const char *) items->pdata[0], pool->len);
+        g_array_set_size (snd, (guint) want);
         /* gsl_ran_choose keeps the pool's order: senders stay in endpoint order. */
-        gsl_ran_choose (x->rng, snd->data, (size_t)want, pool->data, pool->len, sizeof (guint32));
+        gsl_ran_choose (x->rng, snd->data, (size_t) want, pool->data, pool->len, sizeof (guint32));
     } else if (items->len > 0) {
         if (weft_workload_has_key (x, "hosts"))
             return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
@@ -485,14 +487,14 @@ weft_workload_gen_incast (Ctx *x, const IncastParams *p, GArray *hosts, GError *
     g_autofree guint32 *dst = g_new (guint32, snd->len);
     for (guint i = 0; i < snd->len; i++)
         dst[i] = rcv;
-    return gen_round (x, (const guint32 *)snd->data, dst, snd->len, error);
+    return gen_round (x, (const guint32 *) snd->data, dst, snd->len, error);
 }
 
 gboolean
 weft_workload_gen_all_to_all (Ctx *x, GArray *hosts, GError **error)
 {
     guint n = hosts->len;
-    const guint32 *h = (const guint32 *)hosts->data;
+    const guint32 *h = (const guint32 *) hosts->data;
     if (n < 2)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "hosts",
                                      "all_to_all needs at least 2 hosts, found %u", n);
@@ -502,11 +504,11 @@ weft_workload_gen_all_to_all (Ctx *x, GArray *hosts, GError **error)
             dst[i] = WEFT_GRAPH_NONE;
         return gen_poisson (x, h, dst, n, error);
     }
-    if ((guint64)n * (n - 1) > MAX_FLOWS)
+    if ((guint64) n * (n - 1) > MAX_FLOWS)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "hosts",
                                      "%u hosts make %" G_GUINT64_FORMAT
                                      " all-to-all flows, more than %u",
-                                     n, (guint64)n * (n - 1), MAX_FLOWS);
+                                     n, (guint64) n * (n - 1), MAX_FLOWS);
     for (guint i = 0; i < n; i++)
         for (guint j = 0; j < n; j++)
             if (i != j && !gen_fixed (x, &h[i], &h[j], 1, error))

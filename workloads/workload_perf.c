@@ -104,8 +104,7 @@ weft_workload_perf_spec (Ctx *x, const PerfParams *p, gboolean latency, WeftPerf
         return FALSE;
     if (spec->device == spec->peer)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "peer",
-                                     "'%s' is the device itself: expected another node",
-                                     p->peer);
+                                     "'%s' is the device itself: expected another node", p->peer);
     if (p->all && weft_workload_has_key (x, "size"))
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "size",
                                      "give size or all = true, not both");

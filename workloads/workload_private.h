@@ -90,6 +90,7 @@ typedef struct {
 /* The keys that describe how one collective runs, shared by kind = nccl-test and kind =
  * training (whose TrainParams embeds an NcclParams as `coll`: pass M = coll.).  One list, so
  * the two kinds parse, default and document them alike. */
+/* clang-format off */
 #define WEFT_WORKLOAD_COLL_PARAMS(T, M)                                                            \
     WEFT_PARAM_ENUM ("algo", T, M algo, "ring", "ring|tree",                                     \
                      "NCCL algorithm: ring, or tree (double binary tree, all_reduce only)"),     \
@@ -116,6 +117,7 @@ typedef struct {
                      "destination's rail first"),                                                \
     WEFT_PARAM_ENUM ("type", T, M type, "float", "float|half|bfloat16|double|int8|int32|int64",  \
                      "element type (nccl-tests -d)")
+/* clang-format on */
 
 /* kind = training (workloads/workload_train.c): the collective keys of nccl-test that apply to
  * one all-reduce (embedded, so the two kinds share them and their parsing), and its own. */
@@ -183,8 +185,7 @@ extern const WeftParamSpec weft_workload_nccl_params[];
  * of it appended (its flows, their dependencies, the instance). */
 gboolean weft_workload_coll_ranks (Ctx *x, const NcclParams *p, GArray *ranks, GError **error);
 guint64 weft_workload_coll_type_bytes (int type); /* element size of `type` (its index) */
-void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks,
-                              WeftCollSpec *spec);
+void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, WeftCollSpec *spec);
 void weft_workload_coll_instance (Ctx *x, const NcclParams *p, guint64 bytes, guint32 n_ranks,
                                   guint32 rank_first, WeftCollInstance *inst);
 gboolean weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst,

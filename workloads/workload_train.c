@@ -70,7 +70,7 @@ gate (Ctx *x, guint32 before, guint32 after, weft_time_t gap_ps)
 }
 
 typedef struct {
-    GArray *ranks;    /* guint32 node ids of this group */
+    GArray *ranks; /* guint32 node ids of this group */
     guint32 rank_first;
     WeftCollSpec spec;
 } Group;
@@ -91,8 +91,8 @@ check_params (Ctx *x, const TrainParams *p, guint n, GError **error)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, x->group,
                                      "tp_bytes", "only used with tp_size > 1");
     if (p->tp_size > 1 && p->tp_bytes == 0)
-        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
-                                     "tp_bytes", "0B: tp_size > 1 needs the bytes its "
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "tp_bytes",
+                                     "0B: tp_size > 1 needs the bytes its "
                                      "all-reduce carries per step");
     if (n % p->tp_size != 0 || n / p->tp_size < 2)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "tp_size",
@@ -103,8 +103,8 @@ check_params (Ctx *x, const TrainParams *p, guint n, GError **error)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
                                      "bucket_size", "less than one element of the type");
     if (p->tp_size > 1 && p->tp_bytes < weft_workload_coll_type_bytes (p->coll.type))
-        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
-                                     "tp_bytes", "less than one element of the type");
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "tp_bytes",
+                                     "less than one element of the type");
     return TRUE;
 }
 
@@ -112,8 +112,8 @@ check_params (Ctx *x, const TrainParams *p, guint n, GError **error)
 typedef struct {
     Ctx *x;
     const TrainParams *tp;
-    NcclParams p;           /* every all-reduce's keys */
-    guint t, n_tp, n_dp;    /* TP group size; TP groups (0 without TP); DP groups */
+    NcclParams p;        /* every all-reduce's keys */
+    guint t, n_tp, n_dp; /* TP group size; TP groups (0 without TP); DP groups */
     Group *tpg, *dpg;
     weft_time_t fwd, bwd;   /* the compute's forward and backward parts */
     guint32 base, per_step; /* the first instance id, and instances per step */
@@ -207,8 +207,8 @@ emit_bucket (Train *s, guint64 k, guint64 i, GError **error)
     Ctx *x = s->x;
     const TrainParams *tp = s->tp;
     guint n_tp = s->n_tp, n_dp = s->n_dp;
-    weft_time_t ready = s->fwd + (weft_time_t) ((double) s->bwd * (double) (i + 1) /
-                                                (double) tp->buckets);
+    weft_time_t ready =
+        s->fwd + (weft_time_t) ((double) s->bwd * (double) (i + 1) / (double) tp->buckets);
     if (i + 1 == tp->buckets)
         ready = tp->compute; /* exactly, whatever the rounding */
     gboolean ok = TRUE;
@@ -252,7 +252,7 @@ groups_free (Group *gr, guint n)
 gboolean
 weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
 {
-    Train s = {.x = x, .tp = tp, .p = tp->coll};
+    Train s = { .x = x, .tp = tp, .p = tp->coll };
     s.p.op = WEFT_COLL_ALL_REDUCE; /* DDP and TP reduce with all-reduce */
     s.p.root = 0;
     g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
