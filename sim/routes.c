@@ -118,7 +118,8 @@ typedef struct {
     guint32 *dist;  /* per node, NONE = unvisited */
     guint32 *queue; /* BFS queue; also the list of visited nodes to reset */
     guint32 n_queue;
-    guint32 *buf; /* scratch port list */
+    guint32 *buf;  /* scratch port list */
+    int only_kind; /* a WeftLinkKind: BFS and sets use only links of that kind; -1: any */
 } Ctx;
 
 static inline WeftNode *
@@ -131,6 +132,16 @@ static inline guint32
 n_ports_of (const Routes *r, guint32 v)
 {
     return r->port_off[v + 1] - r->port_off[v];
+}
+
+/* Whether port @p of @v may carry the search (Ctx.only_kind). */
+static inline gboolean
+port_allowed (const Ctx *c, guint32 v, guint32 p)
+{
+    if (c->only_kind < 0)
+        return TRUE;
+    guint32 lid = g_array_index (node_at (c->g, v)->ports, guint32, p);
+    return (int) g_array_index (c->g->links, WeftLink, lid).kind == c->only_kind;
 }
 
 static void
@@ -160,7 +171,7 @@ bfs (Ctx *c, const guint32 *starts, guint n_starts, gint32 region)
             guint32 u = c->r->peer[off + p];
             if (u == WEFT_GRAPH_NONE || c->dist[u] != WEFT_GRAPH_NONE)
                 continue;
-            if (node_at (c->g, u)->server != region)
+            if (node_at (c->g, u)->server != region || !port_allowed (c, v, p))
                 continue;
             c->dist[u] = c->dist[v] + 1;
             c->queue[c->n_queue++] = u;
@@ -201,7 +212,7 @@ set_from_dist (Ctx *c, guint32 v)
     guint n = 0;
     for (guint32 p = 0; p < np; p++) {
         guint32 u = c->r->peer[off + p];
-        if (u == WEFT_GRAPH_NONE || c->dist[u] != dv - 1)
+        if (u == WEFT_GRAPH_NONE || c->dist[u] != dv - 1 || !port_allowed (c, v, p))
             continue;
         if (c->dist[u] != 0 && !node_at (c->g, u)->forwards)
             continue;
@@ -455,9 +466,22 @@ compute_server (Ctx *c, gint32 s, const guint32 *members, guint n_members)
         guint32 dst = members[i];
         if (r->scol[dst] == WEFT_GRAPH_NONE)
             continue;
+        guint32 *col = &t->cells[r->scol[dst]];
+        /* GPU to GPU inside a server goes over NVLink whenever NVLink reaches: a PCIe path
+         * of as many hops (two GPUs under one PCIe switch) is no alternative, as in
+         * hardware, where peer-to-peer copies take NVLink.  Nodes NVLink does not reach
+         * (PCIe switches, NICs, the CPU) take the shortest path of any links. */
+        if (node_at (g, dst)->kind == WEFT_NODE_GPU) {
+            c->only_kind = WEFT_LINK_NVLINK;
+            bfs (c, &dst, 1, s);
+            for (guint j = 0; j < n_members; j++)
+                col[(gsize) j * t->n_cols] = set_from_dist (c, members[j]);
+            c->only_kind = -1;
+        }
         bfs (c, &dst, 1, s);
         for (guint j = 0; j < n_members; j++)
-            t->cells[(gsize) j * t->n_cols + r->scol[dst]] = set_from_dist (c, members[j]);
+            if (col[(gsize) j * t->n_cols] == 0)
+                col[(gsize) j * t->n_cols] = set_from_dist (c, members[j]);
     }
 
     /* outside: toward the nearest fabric-attached node; gateways: the nearest one too */
@@ -528,7 +552,7 @@ static void
 ctx_init (Ctx *c, const WeftGraph *g, Routes *r)
 {
     guint nn = g->nodes->len;
-    *c = (Ctx){ .g = g, .r = r };
+    *c = (Ctx){ .g = g, .r = r, .only_kind = -1 };
     c->dist = g_new (guint32, nn + 1);
     memset (c->dist, 0xff, sizeof (guint32) * (nn + 1));
     c->queue = g_new (guint32, nn + 1);

@@ -423,6 +423,44 @@ START_TEST (test_server_shape_and_gpudirect)
 }
 END_TEST
 
+/* GPU to GPU inside a server: over NVLink only, whatever the PCIe layout.  With fewer NICs than
+ * GPUs, GPUs share a PCIe switch, and the path through it (GPU - PCIe switch - GPU) is as short
+ * as the one through the NVSwitch: every equal-cost port at every hop must still be NVLink. */
+START_TEST (test_server_gpu_pairs_take_nvlink)
+{
+    static const guint64 nics[] = { 8, 4, 2, 1 };
+    for (guint k = 0; k < G_N_ELEMENTS (nics); k++) {
+        server.nics = nics[k];
+        WeftRailOptParams p = superpod (1, 2);
+        g_autoptr (WeftGraph) g = build (&p);
+        weft_graph_routes_compute (g);
+        for (guint a = 0; a < 8; a++)
+            for (guint b = 0; b < 8; b++) {
+                if (a == b)
+                    continue;
+                guint32 src = gpu (g, 1, a), dst = gpu (g, 1, b);
+                guint32 ep = weft_graph_node (g, dst)->endpoint;
+                g_autoptr (GArray) path = g_array_new (FALSE, FALSE, sizeof (guint32));
+                ck_assert_uint_eq (weft_graph_route_path (g, src, dst, path), 2);
+                for (guint i = 0; i + 1 < path->len; i++) {
+                    guint32 v = g_array_index (path, guint32, i), n = 0;
+                    const guint32 *set = weft_graph_route_set (g, v, ep, &n);
+                    ck_assert_uint_gt (n, 0);
+                    for (guint j = 0; j < n; j++) {
+                        guint32 lid =
+                            g_array_index (weft_graph_node (g, v)->ports, guint32, set[j]);
+                        ck_assert_msg (weft_graph_link (g, lid)->kind == WEFT_LINK_NVLINK,
+                                       "nics=%u: gpu%u -> gpu%u leaves %s by a %s link",
+                                       (guint) nics[k], a, b, weft_graph_node (g, v)->name,
+                                       weft_link_kind_name (weft_graph_link (g, lid)->kind));
+                    }
+                }
+            }
+    }
+    server.nics = 8;
+}
+END_TEST
+
 START_TEST (test_fattree_counts)
 {
     static const guint64 ks[] = { 4, 8, 16, 48 };
@@ -464,6 +502,7 @@ test_suite (void)
     tcase_add_test (tc, test_railopt_bad_params);
     tcase_add_test (tc, test_railopt_partial_su);
     tcase_add_test (tc, test_server_shape_and_gpudirect);
+    tcase_add_test (tc, test_server_gpu_pairs_take_nvlink);
     tcase_add_test (tc, test_fattree_counts);
     suite_add_tcase (s, tc);
     return s;
