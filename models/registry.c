@@ -21,6 +21,49 @@ const WeftMechanism *const weft_mechanisms[] = {
     NULL,
 };
 
+/* Every fabric some mechanism reads @group on. */
+static guint
+group_fabrics (const char *group)
+{
+    guint fabrics = 0;
+    for (const WeftMechanism *const *m = weft_mechanisms; *m; m++)
+        if (g_strcmp0 ((*m)->group, group) == 0)
+            fabrics |= (*m)->fabrics;
+    return fabrics;
+}
+
+gboolean
+weft_mechanisms_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    int kind = env->fabric->kind;
+    guint n = 0;
+    for (const WeftMechanism *const *m = weft_mechanisms; *m; m++) {
+        if (weft_mechanism_applies (*m, kind)) {
+            g_assert (n < WEFT_MECHANISMS_MAX);
+            env->mechs[n++] = *m;
+        } else if (weft_experiment_has_group (exp, (*m)->group) &&
+                   !(group_fabrics ((*m)->group) & WEFT_FABRIC_BIT (kind))) {
+            g_autofree char *where = weft_mechanism_fabrics_text (*m);
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, (*m)->group,
+                                         NULL, "not used with [fabric] kind = %s: %s only",
+                                         weft_fabric_kind_name (kind), where);
+        }
+    }
+    env->mechs[n] = NULL;
+    for (const WeftMechanism *const *m = env->mechs; *m; m++)
+        if ((*m)->configure && !(*m)->configure (env, exp, error))
+            return FALSE;
+    return TRUE;
+}
+
+void
+weft_mechanisms_clear (WeftMechEnv *env)
+{
+    for (const WeftMechanism *const *m = env->mechs; *m; m++)
+        if ((*m)->clear)
+            (*m)->clear (env);
+}
+
 char *
 weft_mechanism_fabrics_text (const WeftMechanism *mech)
 {

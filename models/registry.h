@@ -84,6 +84,11 @@ typedef struct {
     guint64 buffer_peak_bytes;      /* the highest occupancy of any switch's pool */
 } WeftNetworkStats;
 
+/* The most mechanisms one fabric may have (weft_mechanisms_configure asserts it). */
+#define WEFT_MECHANISMS_MAX 16
+
+typedef struct WeftMechanism WeftMechanism;
+
 /* What a mechanism's hooks see of the network: filled by the assembly step (network/build.c)
  * as it goes, so configure sees sim, graph, exp, fabric and tp only; setup and later hooks
  * see everything.  Fabric switches are the non-internal WeftSwitch models (models/switch.h). */
@@ -100,6 +105,9 @@ typedef struct {
     const GArray *specs;       /* WeftFlowSpec, the workload's flows (from check on) */
     const GPtrArray *workload_names; /* names of the [workload.NAME] groups (from check on) */
     WeftTrace *trace;                /* for sample; NULL when the run writes none */
+    /* The mechanisms of this fabric, in registry order, NULL-terminated: the ones whose hooks
+     * run (weft_mechanisms_configure fills it). */
+    const WeftMechanism *mechs[WEFT_MECHANISMS_MAX + 1];
 } WeftMechEnv;
 
 /* What `weft report` hands a mechanism of a trace: the data sets it could read (NULL when a
@@ -117,7 +125,7 @@ typedef struct {
     (WEFT_FABRIC_BIT (WEFT_FABRIC_ETHERNET) | WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE))
 #define WEFT_FABRICS_ALL 0xFFu
 
-typedef struct {
+struct WeftMechanism {
     const char *name;            /* the mechanism: "pfc", "vlarb" */
     const char *group;           /* the experiment-file group it reads: "pfc", "infiniband" */
     const char *help;            /* one line for `weft params` */
@@ -132,7 +140,7 @@ typedef struct {
     void (*summary) (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out);
     void (*report) (const WeftFabric *fabric, const WeftTraceTables *t, GString *out);
     void (*clear) (WeftMechEnv *env);
-} WeftMechanism;
+};
 
 /* The descriptors, each defined at the end of its mechanism's .c. */
 extern const WeftMechanism weft_ethernet_mechanism;   /* models/fabric.c */
@@ -155,6 +163,14 @@ weft_mechanism_applies (const WeftMechanism *mech, int kind)
 {
     return (mech->fabrics & WEFT_FABRIC_BIT (kind)) != 0;
 }
+
+/* For the fabric env->fabric->kind (read from [fabric]): refuses a group that no mechanism of
+ * that fabric reads (it would be silently ignored), fills env->mechs and runs their configure
+ * hooks in order.  Errors name the file, group and key (WEFT_CONFIG_ERROR). */
+gboolean weft_mechanisms_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error);
+
+/* Runs the clear hooks of env->mechs (whether or not their configure ran, or succeeded). */
+void weft_mechanisms_clear (WeftMechEnv *env);
 
 /* The fabric kinds @mech applies to, as text for messages: "roce", "ethernet or roce".
  * (transfer full) */

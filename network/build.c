@@ -81,9 +81,8 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
         }
     }
     /* Each mechanism of this fabric sets up its per-port and per-switch state. */
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->setup &&
-            !(*mech)->setup (&net->env, exp, error))
+    for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+        if ((*mech)->setup && !(*mech)->setup (&net->env, exp, error))
             return FALSE;
     for (guint i = 0; i < net->sim->models->len; i++) {
         WeftModel *m = net->sim->models->pdata[i];
@@ -95,43 +94,14 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
     return TRUE;
 }
 
-/* Reads each mechanism's group in registry order; a group that no mechanism of this fabric
- * reads would be silently ignored, so it is refused. */
-static gboolean
-configure_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
-{
-    int kind = net->fabric.kind;
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++) {
-        const char *group = (*mech)->group;
-        if (weft_mechanism_applies (*mech, kind) || !weft_experiment_has_group (exp, group))
-            continue;
-        guint fabrics = 0; /* every fabric some mechanism reads this group on */
-        for (const WeftMechanism *const *o = weft_mechanisms; *o; o++)
-            if (g_strcmp0 ((*o)->group, group) == 0)
-                fabrics |= (*o)->fabrics;
-        if (fabrics & WEFT_FABRIC_BIT (kind))
-            continue;
-        g_autofree char *where = weft_mechanism_fabrics_text (*mech);
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, group, NULL,
-                                     "not used with [fabric] kind = %s: %s only",
-                                     weft_fabric_kind_name (kind), where);
-    }
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, kind) && (*mech)->configure &&
-            !(*mech)->configure (&net->env, exp, error))
-            return FALSE;
-    return TRUE;
-}
-
 /* Cross-mechanism validation once the network and its workload exist. */
 static gboolean
 check_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
 {
     net->env.specs = net->specs;
     net->env.workload_names = net->workload_names;
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->check &&
-            !(*mech)->check (&net->env, exp, error))
+    for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+        if ((*mech)->check && !(*mech)->check (&net->env, exp, error))
             return FALSE;
     return TRUE;
 }
@@ -180,7 +150,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
                               .nics = net->nics };
 
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
-        !configure_mechanisms (net, exp, error) || !build_models (net, exp, error) ||
+        !weft_mechanisms_configure (&net->env, exp, error) || !build_models (net, exp, error) ||
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
                                  net->coll_gates, net->coll_ranks, net->workload_names, error))
         goto fail;
@@ -228,9 +198,7 @@ weft_network_free (WeftNetwork *net)
     if (!net)
         return;
     weft_transport_clear (&net->tp);
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if ((*mech)->clear)
-            (*mech)->clear (&net->env);
+    weft_mechanisms_clear (&net->env);
     weft_fabric_clear (&net->fabric);
     g_array_unref (net->specs);
     g_array_unref (net->deps);

@@ -17,16 +17,12 @@ weft_network_report (const char *experiment_text, const WeftTraceTables *t, GStr
     WeftFabric fabric = { 0 };
     WeftTransport tp = { 0 };
     WeftMechEnv env = { .fabric = &fabric, .tp = &tp };
-    gboolean ok = weft_fabric_read (&fabric, exp, error);
-    for (const WeftMechanism *const *mech = weft_mechanisms; ok && *mech; mech++)
-        if (weft_mechanism_applies (*mech, fabric.kind) && (*mech)->configure)
-            ok = (*mech)->configure (&env, exp, error);
-    for (const WeftMechanism *const *mech = weft_mechanisms; ok && *mech; mech++)
-        if (weft_mechanism_applies (*mech, fabric.kind) && (*mech)->report)
+    gboolean ok =
+        weft_fabric_read (&fabric, exp, error) && weft_mechanisms_configure (&env, exp, error);
+    for (const WeftMechanism *const *mech = env.mechs; ok && *mech; mech++)
+        if ((*mech)->report)
             (*mech)->report (&fabric, t, out);
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if ((*mech)->clear)
-            (*mech)->clear (&env);
+    weft_mechanisms_clear (&env);
     weft_fabric_clear (&fabric);
     return ok;
 }

@@ -16,8 +16,8 @@ sample_traces (WeftSim *sim, void *data)
     for (guint i = 0; i < net->ports->len; i++)
         if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->sample)
+    for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+        if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);
     weft_trace_flush_due (net->trace);
 }
@@ -96,8 +96,8 @@ weft_network_finish_trace (WeftNetwork *net)
                                    .state = 4 /* Active */,
                                    .phys_state = 5 /* LinkUp */ };
         g_strlcpy (rows[i].link_layer, "Ethernet", sizeof rows[i].link_layer);
-        for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-            if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->port_row)
+        for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+            if ((*mech)->port_row)
                 (*mech)->port_row (&net->env, p, &rows[i]);
     }
     weft_trace_write_ports (net->trace, rows, net->ports->len);

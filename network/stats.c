@@ -63,8 +63,8 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
     }
     for (guint i = 0; i < net->switches->len; i++)
         st->unroutable += ((const WeftSwitch *) net->switches->pdata[i])->unroutable;
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->count)
+    for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+        if ((*mech)->count)
             (*mech)->count (&net->env, st);
 }
 
@@ -87,8 +87,8 @@ weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GStrin
     g_string_append_printf (
         out, "  retransmits  %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " timeouts)\n",
         st->retransmits, st->timeouts);
-    for (const WeftMechanism *const *mech = weft_mechanisms; *mech; mech++)
-        if (weft_mechanism_applies (*mech, net->fabric.kind) && (*mech)->summary)
+    for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
+        if ((*mech)->summary)
             (*mech)->summary (&net->env, st, out);
     g_string_append_printf (out, "  packets      %" G_GUINT64_FORMAT " hops\n", st->packet_hops);
 }
