@@ -384,14 +384,20 @@ dcqcn_count (const WeftMechEnv *env, WeftNetworkStats *st)
 
 /* One line for ECN and DCQCN: the marks are DCQCN's input. */
 static void
-dcqcn_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+dcqcn_line (const WeftDcqcn *cc, const WeftNetworkStats *st, GString *out)
 {
     g_string_append_printf (out,
                             "  ecn/dcqcn    CE %" G_GUINT64_FORMAT " marked, %" G_GUINT64_FORMAT
                             " received; CNP %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
                             " received; %" G_GUINT64_FORMAT " rate cuts (dcqcn %s)\n",
                             st->ecn_marked, st->ce_received, st->cnps_sent, st->cnps_received,
-                            st->dcqcn_cuts, env->fabric->dcqcn.enabled ? "on" : "off");
+                            st->dcqcn_cuts, cc->enabled ? "on" : "off");
+}
+
+static void
+dcqcn_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    dcqcn_line (&env->fabric->dcqcn, st, out);
 }
 
 /* From /ports (CE marks at the switches) and /flows (what the endpoints saw). */
@@ -410,8 +416,7 @@ dcqcn_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
         st.cnps_received += f->cnps_received;
         st.dcqcn_cuts += f->rate_cuts;
     }
-    const WeftMechEnv env = { .fabric = (WeftFabric *) fabric };
-    dcqcn_summary (&env, &st, out);
+    dcqcn_line (&fabric->dcqcn, &st, out);
 }
 
 static void

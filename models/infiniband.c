@@ -355,7 +355,7 @@ infiniband_count (const WeftMechEnv *env, WeftNetworkStats *st)
 }
 
 static void
-infiniband_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+credits_line (const WeftNetworkStats *st, GString *out)
 {
     g_autofree char *wait = weft_units_format_human_time (st->xmit_wait_ps);
     g_string_append_printf (out,
@@ -365,23 +365,25 @@ infiniband_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString 
                             st->lossless_drops ? " (A BUG: please report it)" : "");
 }
 
+static void
+infiniband_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    credits_line (st, out);
+}
+
 /* From /ports: the same sums the run summary prints. */
 static void
 infiniband_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
 {
     if (!t->ports)
         return;
-    guint64 wait = 0, lossless = 0;
+    WeftNetworkStats st = { 0 };
     for (guint i = 0; i < t->ports->len; i++) {
         const WeftTracePort *p = &g_array_index (t->ports, WeftTracePort, i);
-        wait += p->xmit_wait_ps;
-        lossless += p->lossless_drops;
+        st.xmit_wait_ps += p->xmit_wait_ps;
+        st.lossless_drops += p->lossless_drops;
     }
-    g_autofree char *w = weft_units_format_human_time (wait);
-    g_string_append_printf (out,
-                            "  credits      PortXmitWait %s summed over ports; lossless drops "
-                            "%" G_GUINT64_FORMAT "%s\n",
-                            w, lossless, lossless ? " (A BUG: please report it)" : "");
+    credits_line (&st, out);
 }
 
 static void

@@ -476,9 +476,8 @@ pfc_count (const WeftMechEnv *env, WeftNetworkStats *st)
 }
 
 static void
-pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+pfc_line (const WeftPfcConfig *pfc, const WeftNetworkStats *st, GString *out)
 {
-    const WeftPfcConfig *pfc = &env->fabric->pfc;
     if (!pfc->enabled) {
         g_string_append (out, "  pfc          off\n");
         return;
@@ -491,7 +490,14 @@ pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             st->pfc_pauses_sent, st->pfc_pauses_received, st->pfc_resumes_sent,
                             paused, st->pfc_violations,
                             st->pfc_violations ? " (headroom too small)" : "");
-    if (pfc->watchdog != WEFT_PFC_WD_OFF)
+}
+
+static void
+pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    const WeftPfcConfig *pfc = &env->fabric->pfc;
+    pfc_line (pfc, st, out);
+    if (pfc->enabled && pfc->watchdog != WEFT_PFC_WD_OFF)
         g_string_append_printf (out,
                                 "  pfc watchdog %" G_GUINT64_FORMAT " storms, %" G_GUINT64_FORMAT
                                 " packets dropped\n",
@@ -503,11 +509,7 @@ pfc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
 static void
 pfc_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
 {
-    if (!fabric->pfc.enabled) {
-        g_string_append (out, "  pfc          off\n");
-        return;
-    }
-    if (!t->pfc)
+    if (fabric->pfc.enabled && !t->pfc)
         return;
     WeftNetworkStats st = { 0 };
     for (guint i = 0; i < t->pfc->len; i++) {
@@ -518,10 +520,7 @@ pfc_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
         st.pfc_paused_ps += r->paused_ps;
         st.pfc_violations += r->violations;
     }
-    WeftFabric line = *fabric;
-    line.pfc.watchdog = WEFT_PFC_WD_OFF;
-    const WeftMechEnv env = { .fabric = &line };
-    pfc_summary (&env, &st, out);
+    pfc_line (&fabric->pfc, &st, out);
 }
 
 static void
