@@ -69,9 +69,9 @@ record () {
         # what `weft report` prints of the trace: the summary, the ports, the nccl-tests table
         for mode in summary ports nccl; do
             flag=; [ $mode = summary ] || flag=--$mode
-            rc=0
-            "$WEFT" report "$out/$name.h5" $flag > "$out/$name.report-$mode.txt" 2>&1 || rc=$?
-            echo "exit $rc" >> "$out/$name.report-$mode.txt"
+            status=0
+            "$WEFT" report "$out/$name.h5" $flag > "$out/$name.report-$mode.txt" 2>&1 || status=$?
+            echo "exit $status" >> "$out/$name.report-$mode.txt"
         done
         echo "recorded $name (exit $rc)"
     done
