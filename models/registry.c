@@ -21,6 +21,21 @@ const WeftMechanism *const weft_mechanisms[] = {
     NULL,
 };
 
+/* The fabric kinds @mech applies to, as text: "roce", "ethernet or roce". */
+static char *
+fabrics_text (const WeftMechanism *mech)
+{
+    GString *s = g_string_new (NULL);
+    for (int k = 0; k < WEFT_FABRIC_KIND_COUNT; k++) {
+        if (!weft_mechanism_applies (mech, k))
+            continue;
+        if (s->len)
+            g_string_append (s, " or ");
+        g_string_append (s, weft_fabric_kind_name (k));
+    }
+    return g_string_free (s, FALSE);
+}
+
 /* Every fabric some mechanism reads @group on. */
 static guint
 group_fabrics (const char *group)
@@ -43,7 +58,7 @@ weft_mechanisms_configure (WeftMechEnv *env, const WeftExperiment *exp, GError *
             env->mechs[n++] = *m;
         } else if (weft_experiment_has_group (exp, (*m)->group) &&
                    !(group_fabrics ((*m)->group) & WEFT_FABRIC_BIT (kind))) {
-            g_autofree char *where = weft_mechanism_fabrics_text (*m);
+            g_autofree char *where = fabrics_text (*m);
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, (*m)->group,
                                          NULL, "not used with [fabric] kind = %s: %s only",
                                          weft_fabric_kind_name (kind), where);
@@ -62,18 +77,4 @@ weft_mechanisms_clear (WeftMechEnv *env)
     for (const WeftMechanism *const *m = env->mechs; *m; m++)
         if ((*m)->clear)
             (*m)->clear (env);
-}
-
-char *
-weft_mechanism_fabrics_text (const WeftMechanism *mech)
-{
-    GString *s = g_string_new (NULL);
-    for (int k = 0; k < WEFT_FABRIC_KIND_COUNT; k++) {
-        if (!weft_mechanism_applies (mech, k))
-            continue;
-        if (s->len)
-            g_string_append (s, " or ");
-        g_string_append (s, weft_fabric_kind_name (k));
-    }
-    return g_string_free (s, FALSE);
 }

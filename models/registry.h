@@ -172,8 +172,5 @@ gboolean weft_mechanisms_configure (WeftMechEnv *env, const WeftExperiment *exp,
 /* Runs the clear hooks of env->mechs (whether or not their configure ran, or succeeded). */
 void weft_mechanisms_clear (WeftMechEnv *env);
 
-/* The fabric kinds @mech applies to, as text for messages: "roce", "ethernet or roce".
- * (transfer full) */
-char *weft_mechanism_fabrics_text (const WeftMechanism *mech);
 
 #endif /* WEFT_MODELS_REGISTRY_H */
