@@ -1,5 +1,5 @@
 /* cli/topo.c - `weft topo FILE`: build an experiment's topology without simulating, and
- * describe it (topologies/summary.h), export it (--format dot|json) or show routes
+ * describe it (topologies/summary.h), export it (--format dot|json|topo) or show routes
  * (--routes SRC DST) (topologies/export.h).
  */
 #include "config.h"
@@ -83,8 +83,8 @@ weft_cli_topo (int argc, char **argv)
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
           "GROUP:KEY=VALUE" },
-        { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "export the graph: dot or json",
-          "FORMAT" },
+        { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+          "export the graph: dot, json or topo (a topology file)", "FORMAT" },
         { "routes", 'r', 0, G_OPTION_ARG_NONE, &routes_doc,
           "SRC DST: print the path from node SRC to endpoint DST, with the equal-cost ports",
           NULL },
@@ -108,6 +108,8 @@ weft_cli_topo (int argc, char **argv)
              "Examples:  weft topo experiments/dgx4.ini\n"
              "           weft topo --format dot experiments/dgx4.ini | dot -Tsvg > dgx4.svg\n"
              "           weft topo --format json experiments/dgx4.ini\n"
+             "           weft topo --format topo experiments/dgx4.ini > my.topo  (edit, then\n"
+             "             [topology] generator = file, file = my.topo)\n"
              "           weft topo --routes dgx-1/gpu0 dgx-4/gpu3 experiments/dgx4.ini");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
@@ -127,8 +129,9 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("weft topo: expected one experiment file (see weft topo --help)\n");
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (format && strcmp (format, "dot") != 0 && strcmp (format, "json") != 0) {
-        g_printerr ("weft topo: --format %s: expected dot or json\n", format);
+    if (format && strcmp (format, "dot") != 0 && strcmp (format, "json") != 0 &&
+        strcmp (format, "topo") != 0) {
+        g_printerr ("weft topo: --format %s: expected dot, json or topo\n", format);
         return WEFT_EXIT_BAD_INPUT;
     }
     if (src && format) {
@@ -149,8 +152,10 @@ weft_cli_topo (int argc, char **argv)
     g_autoptr (GString) out = g_string_new (NULL);
     if (format && strcmp (format, "dot") == 0)
         weft_topo_export_dot (out, g);
-    else if (format)
+    else if (format && strcmp (format, "json") == 0)
         weft_topo_export_json (out, g);
+    else if (format)
+        weft_topo_export_file (out, g);
     else
         weft_topo_summary_print (out, g, argv[1]);
     fputs (out->str, stdout);

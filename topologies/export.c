@@ -75,6 +75,35 @@ weft_topo_export_json (GString *out, const WeftGraph *g)
 }
 
 void
+weft_topo_export_file (GString *out, const WeftGraph *g)
+{
+    g_return_if_fail (out != NULL && g != NULL);
+    g_string_append (out, "# weft topology file: every node, then every link with its ports, "
+                          "rate (bits/s) and delay (ps)\n");
+    for (guint i = 0; i < weft_graph_n_nodes (g); i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        g_string_append_printf (out, "node %s %s ports=%u tier=%d", n->name,
+                                weft_node_kind_name (n->kind), n->ports->len, MAX (n->tier, 0));
+        if (n->server >= 0)
+            g_string_append_printf (out, " server=%d", n->server);
+        if (n->su >= 0)
+            g_string_append_printf (out, " su=%d", n->su);
+        if (n->rail >= 0)
+            g_string_append_printf (out, " rail=%d", n->rail);
+        if (n->endpoint != WEFT_GRAPH_NONE)
+            g_string_append (out, " endpoint=1");
+        g_string_append_c (out, '\n');
+    }
+    for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        const WeftLink *l = weft_graph_link (g, i);
+        g_string_append_printf (
+            out, "link %s:%u %s:%u %" G_GUINT64_FORMAT "bps %" G_GUINT64_FORMAT "ps kind=%s\n",
+            weft_graph_node (g, l->a)->name, l->pa + 1, weft_graph_node (g, l->b)->name, l->pb + 1,
+            l->rate_bps, l->delay_ps, weft_link_kind_name (l->kind));
+    }
+}
+
+void
 weft_topo_print_route (GString *out, const WeftGraph *g, guint32 a, guint32 b)
 {
     g_return_if_fail (out != NULL && g != NULL);

@@ -21,6 +21,12 @@ void weft_topo_export_dot (GString *out, const WeftGraph *g);
  * ends, ports, rate, delay, cable length and kind. */
 void weft_topo_export_json (GString *out, const WeftGraph *g);
 
+/** Appends @g as a topology file (topologies/file.h) that loads back to the same graph: every
+ * node with its kind, port count, tier, server, SU, rail and endpoint flag, then every link
+ * with both ports, its rate in bits/s, its delay in ps and its kind (cable lengths are not
+ * kept: the delay already includes them).  Edit it to degrade one cable, say, and load it with
+ * [topology] generator = file. */
+void weft_topo_export_file (GString *out, const WeftGraph *g);
 /** Appends the static path from node @a to endpoint node @b ("A -> B: N links, S switch hops;
  * static path, ...", then one line per forwarding node with its output port and, when there
  * are several, its equal-cost ports, the first 16 of them), or "A -> B: unreachable".  @b must
