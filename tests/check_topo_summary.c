@@ -1,4 +1,5 @@
-/* tests/check_topo_summary.c - topologies/summary.c counts a fabric from its graph.
+/* tests/check_topo_summary.c - topologies/summary.c counts a fabric from its graph (and
+ * topologies/export.c writes it as a file that loads back).
  *
  * Invariants checked, against counts worked out here from the generators' documented shapes
  * (never from weft's output):
@@ -12,16 +13,20 @@
  *    cabled and a top tier say so;
  *  - a rail-optimised SU of 4 DGX-style servers in 32 slots (radix 64, 1:1): 8 leaves and
  *    4 spines, 4 of 32 down ports cabled per leaf, and the switch hops between GPUs (none in
- *    a server, 1 on one rail, 3 across rails; no pair in another SU).
+ *    a server, 1 on one rail, 3 across rails; no pair in another SU); exported as a topology
+ *    file (topologies/export.h) it loads back node for node and link for link.
  * Unchecked here: the text of `weft topo` end to end (tests/e2e/topo.sh).
  */
 #include "config.h"
 #include <check.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "sim/graph.h"
 #include "sim/units.h"
 #include "tests/harness.h"
+#include "topologies/export.h"
+#include "topologies/file.h"
 #include "topologies/leafspine.h"
 #include "topologies/railopt.h"
 #include "topologies/server.h"
@@ -217,6 +222,42 @@ START_TEST (test_topo_summary_railopt_hops)
     assert_has (t, "  hops between GPUs (static routes):\n  same server:               "
                    "dgx-1/gpu0 -> ");
     ck_assert_ptr_null (strstr (t, "other SU"));
+
+    /* Exported as a topology file, it loads back to the same graph: every node with its
+     * kind, ports, tier, server, SU, rail and endpoint; every link with its ends, ports, rate,
+     * delay and kind. */
+    g_autoptr (GString) file = g_string_new (NULL);
+    weft_topo_export_file (file, g);
+    g_autofree char *dir = g_dir_make_tmp ("weft-export-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename (dir, "dgx.topo", NULL);
+    ck_assert (g_file_set_contents (path, file->str, -1, NULL));
+    g_autoptr (WeftGraph) h = weft_topology_load_file (path, &err);
+    ck_assert_msg (h != NULL, "%s", err ? err->message : "?");
+    g_unlink (path);
+    g_rmdir (dir);
+    ck_assert_uint_eq (weft_graph_n_nodes (h), weft_graph_n_nodes (g));
+    ck_assert_uint_eq (weft_graph_n_links (h), weft_graph_n_links (g));
+    for (guint32 i = 0; i < weft_graph_n_nodes (g); i++) {
+        const WeftNode *a = weft_graph_node (g, i), *b = weft_graph_node (h, i);
+        ck_assert_str_eq (a->name, b->name);
+        ck_assert_int_eq (a->kind, b->kind);
+        ck_assert_uint_eq (a->ports->len, b->ports->len);
+        ck_assert_int_eq (MAX (a->tier, 0), MAX (b->tier, 0));
+        ck_assert_int_eq (a->server, b->server);
+        ck_assert_int_eq (a->su, b->su);
+        ck_assert_int_eq (a->rail, b->rail);
+        ck_assert_int_eq (a->endpoint == WEFT_GRAPH_NONE, b->endpoint == WEFT_GRAPH_NONE);
+    }
+    for (guint32 i = 0; i < weft_graph_n_links (g); i++) {
+        const WeftLink *a = weft_graph_link (g, i), *b = weft_graph_link (h, i);
+        ck_assert_uint_eq (a->a, b->a);
+        ck_assert_uint_eq (a->pa, b->pa);
+        ck_assert_uint_eq (a->b, b->b);
+        ck_assert_uint_eq (a->pb, b->pb);
+        ck_assert_uint_eq (a->rate_bps, b->rate_bps);
+        ck_assert_uint_eq (a->delay_ps, b->delay_ps);
+        ck_assert_int_eq (a->kind, b->kind);
+    }
     weft_params_clear (weft_server_params (), &server);
 }
 END_TEST
