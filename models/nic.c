@@ -365,10 +365,16 @@ pull_next (WeftNicAgent *nic, guint port)
             f->pace_next_ps = sim->now + pace_gap (nic, f, pkt->size, port);
         if (fab->dcqcn.enabled)
             weft_dcqcn_on_sent (&fab->dcqcn, &f->dcqcn, pkt->size);
-        if (f->spec.efficiency > 0) {
-            /* The port sends collective data at efficiency x its rate, whatever the number
-             * of flows: the protocol's overhead, applied once, where the data leaves. */
-            guint64 rate = (guint64) (f->spec.efficiency * nic->ports[port].link.rate_bps);
+        guint64 feed = MIN (nic->ports[port].link.rate_bps, f->feed_bps);
+        if (f->spec.efficiency > 0 || feed < nic->ports[port].link.rate_bps) {
+            /* The port sends at most at the flow's feed rate: a NIC reads what it sends from
+             * the source's memory (DMA) at its own rate, so a GPU's data for a NIC slower
+             * than the GPU's PCIe link never queues inside the server, where it would block
+             * the GPU's other traffic.  Collective data goes at efficiency x that, whatever
+             * the number of flows: the protocol's overhead, applied once, where the data
+             * leaves. */
+            double eff = f->spec.efficiency > 0 ? f->spec.efficiency : 1.0;
+            guint64 rate = (guint64) (eff * (double) feed);
             nic->pace_next[port] = sim->now + weft_time_serialize (pkt->size, rate);
         }
         if (seq < f->snd_max) {

@@ -42,6 +42,8 @@ typedef struct {
     guint32 first_wire;  /* wire bytes of the first packet */
     weft_time_t latency; /* first packet: serialization + propagation + forwarding, all hops */
     guint64 min_rate;
+    guint64 feed_rate; /* the slowest link up to and including the first NIC's egress */
+    gboolean past_nic; /* that NIC has been passed */
 } PathAcc;
 
 static void
@@ -57,6 +59,10 @@ acc_visit (guint32 node, guint32 port, void *data)
                     acc->env->node_latency_ps[peer];
     if (l->rate_bps < acc->min_rate)
         acc->min_rate = l->rate_bps;
+    if (!acc->past_nic) {
+        acc->feed_rate = MIN (acc->feed_rate, l->rate_bps);
+        acc->past_nic = n->kind == WEFT_NODE_NIC;
+    }
 }
 
 guint32
@@ -116,15 +122,20 @@ weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_no
     return hops;
 }
 
+/* The first packet's latency from @from to @to_ep; the path's slowest link into @min_rate and
+ * the slowest up to the first NIC's egress (the whole path when there is none) into
+ * @feed_rate, either may be NULL. */
 static weft_time_t
 path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f, guint32 from,
-              guint32 to_ep, guint32 wire, guint64 *min_rate)
+              guint32 to_ep, guint32 wire, guint64 *min_rate, guint64 *feed_rate)
 {
-    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64 };
+    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64, G_MAXUINT64, FALSE };
     if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT)
         return WEFT_TIME_NEVER;
     if (min_rate)
         *min_rate = acc.min_rate;
+    if (feed_rate)
+        *feed_rate = acc.feed_rate;
     return acc.latency;
 }
 
@@ -320,9 +331,10 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 
         guint32 first_wire = (guint32) (MIN (mtu, f->spec.size_bytes) + hdr);
         guint64 min_rate = G_MAXUINT64;
-        weft_time_t fwd = path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate);
+        weft_time_t fwd =
+            path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate, &f->feed_bps);
         weft_time_t back = path_latency (tp, env, f, f->spec.dst, f->src_ep,
-                                         (guint32) tp->fabric->ack_bytes, NULL);
+                                         (guint32) tp->fabric->ack_bytes, NULL, NULL);
         if (fwd == WEFT_TIME_NEVER || back == WEFT_TIME_NEVER)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, "topology", NULL,
                                          "flow %u from %s to %s has no route in one direction", i,

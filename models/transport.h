@@ -88,6 +88,9 @@ struct WeftFlow {
      * is pending, and its expiry wakes it. */
     weft_time_t pace_next_ps;
     WeftTimer pace_timer;
+    /* The rate its source may feed it at: the slowest link up to and including the first
+     * NIC's egress on its path (models/nic.c paces the source's port at it). */
+    guint64 feed_bps;
 
     /* Receiver half (destination NIC). */
     guint64 rcv_nxt, delivered;
