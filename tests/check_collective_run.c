@@ -14,6 +14,13 @@
  *    protocol efficiency within 2 %;
  *  - rail mapping on 4 servers: every inter-server transfer joins GPUs of the same local
  *    index (the same rail), and no byte of data crosses a spine.
+ *  - two DGX H100: the ring all-reduce meets the lower of its NVLink and NIC bounds (3 %); the
+ *    protocol efficiency applies to NVLink sends only;
+ *  - 4 NICs for 8 GPUs: every NIC carries the same bytes, GPU to GPU stays on NVLink, and the
+ *    all-reduce runs at the four NICs' rate.
+ *  - NICs slower than PCIe (HDR behind Gen5), and one NIC cable at half rate (a topology file
+ *    exported and edited): the all-reduce runs at its slowest link's rate, in place as out of
+ *    place.
  *  - GPUDirect off: the staging legs through host memory share each PCIe switch's uplink to
  *    the CPU, and the bus bandwidth falls to what half that uplink gives every ring.
  *  - the oversubscription lesson: on the 4-SU SuperPOD fabric, an all-to-all spanning the SUs
@@ -31,6 +38,7 @@
 #include "cli/session.h"
 #include "workloads/collective.h"
 #include "models/port.h"
+#include "topologies/export.h"
 #include "tests/harness.h"
 
 
@@ -141,12 +149,19 @@ START_TEST (test_collective_every_op_alpha_beta)
 END_TEST
 
 static char *
-dgx (guint servers, const char *extra)
+dgx_routed (guint servers, const char *routing, const char *extra)
 {
     g_autofree char *dgx4 = harness_srcpath ("experiments/dgx4.ini");
     return g_strdup_printf ("[experiment]\ninclude = %s\n[topology]\nservers = %u\n"
-                            "[fabric]\nkind = infiniband\n%s",
-                            dgx4, servers, extra);
+                            "[fabric]\nkind = infiniband\n%s%s%s%s",
+                            dgx4, servers, routing ? "routing = " : "", routing ? routing : "",
+                            routing ? "\n" : "", extra);
+}
+
+static char *
+dgx (guint servers, const char *extra)
+{
+    return dgx_routed (servers, NULL, extra);
 }
 
 START_TEST (test_collective_one_dgx_busbw_is_nvlink_times_efficiency)
@@ -219,6 +234,157 @@ START_TEST (test_collective_gpudirect_off_shares_the_pcie_uplink)
     double pcie = 50e9, expect_off = 8 * pcie / 2 * 4096.0 / 4122 / 1e9;
     ck_assert_double_eq_tol (busbw[1], expect_off, expect_off * 0.05);
     ck_assert_double_gt (busbw[0], 1.6 * busbw[1]);
+}
+END_TEST
+
+/* The bus bandwidth of the last collective of a run of @text. */
+static double
+last_busbw (const char *text)
+{
+    WeftSession s;
+    run (&s, text);
+    WeftTraceCollective row;
+    weft_network_collective_row (s.net, s.net->tp.n_colls - 1, &row);
+    weft_session_clear (&s);
+    return row.busbw_gbs;
+}
+
+START_TEST (test_collective_two_dgx_ring_bounds)
+{
+    /* 2 servers x 8 GPUs, 8 x 400 Gb/s NICs, 128 MB.  In a ring every link of a channel
+     * carries 2(n-1)/n S / C, so busbw = the slowest per-GPU or per-NIC share in bytes per
+     * second.  NIC: one channel per NIC and direction, at 50 GB/s x payload share 4096 / 4122
+     * (InfiniBand's 26 B of headers) x net_efficiency (1): 8 x 49.7 = 397.5 GB/s.  NVLink:
+     * with PXN (the default, as NCCL's same-NIC rings) the exit GPU's data reaches the entry
+     * GPU's NIC over NVLink, so every GPU sends on NVLink in every channel: 450 GB/s x 0.8.
+     * Without PXN the rings cross rails at the NIC and a GPU sends on NVLink in 7 of the 8
+     * channels: 450 x 0.8 x 8 / 7 = 411 GB/s, and the NICs bind.  The protocol efficiency
+     * never touches what goes out through a NIC; net_efficiency does. */
+    const char *wl = "[workload.ar]\nkind = nccl-test\nop = all_reduce\nminbytes = 128MB\n"
+                     "maxbytes = 128MB\niters = 1\nwarmup_iters = 0\n";
+    const double nic = 8 * 400e9 / 8 * 4096.0 / (4096 + 26) / 1e9;
+    const double nvlink = 450 * 0.8;
+    g_autofree char *no_pxn = g_strconcat (wl, "pxn = false\n", NULL);
+    /* Static routing: the rail-crossing flows of one ring each take their own spine. */
+    g_autofree char *t0 = dgx_routed (2, "static", no_pxn);
+    double got = last_busbw (t0);
+    ck_assert_double_eq_tol (got, nic, nic * 0.03);
+    ck_assert_double_gt (got, nvlink * 1.05);
+    /* net_efficiency is the NIC sends' own factor: 0.9 of it, 0.9 of the bound. */
+    g_autofree char *net90 = g_strconcat (no_pxn, "net_efficiency = 0.9\n", NULL);
+    g_autofree char *t2 = dgx_routed (2, "static", net90);
+    got = last_busbw (t2);
+    ck_assert_double_eq_tol (got, 0.9 * nic, 0.9 * nic * 0.03);
+    g_autofree char *t1 = dgx (2, wl);
+    got = last_busbw (t1);
+    ck_assert_double_eq_tol (got, MIN (nic, nvlink), MIN (nic, nvlink) * 0.03);
+}
+END_TEST
+
+START_TEST (test_collective_shared_nics_all_carry)
+{
+    /* 4 NICs for 8 GPUs (GPU g on NIC g / 2, two GPUs per PCIe switch).  NCCL's rings enter
+     * and leave a server through one NIC; with two GPUs under it, one GPU receives from the
+     * NIC and the other sends to it, and the channels spread over all NICs.  So every NIC
+     * carries the same bytes (within 2 %), no byte between two GPUs of a server crosses PCIe,
+     * and the all-reduce runs at the four NICs' rate: 4 x 50 GB/s x 4096 / 4122. */
+    g_autofree char *text = dgx (2, "[server]\nnics = 4\n[workload.ar]\nkind = nccl-test\n"
+                                    "op = all_reduce\nminbytes = 128MB\nmaxbytes = 128MB\n"
+                                    "iters = 1\nwarmup_iters = 0\n");
+    WeftSession s;
+    run (&s, text);
+    WeftTraceCollective row;
+    weft_network_collective_row (s.net, s.net->tp.n_colls - 1, &row);
+    double bound = 4 * 400e9 / 8 * 4096.0 / (4096 + 26) / 1e9;
+    ck_assert_double_eq_tol (row.busbw_gbs, bound, bound * 0.05);
+    guint64 lo = G_MAXUINT64, hi = 0;
+    guint nics = 0;
+    for (guint i = 0; i < s.net->ports->len; i++) {
+        const WeftPort *p = s.net->ports->pdata[i];
+        const WeftNode *from = weft_graph_node (s.graph, p->owner->node);
+        const WeftNode *to = weft_graph_node (s.graph, p->link.peer->node);
+        if (from->kind != WEFT_NODE_NIC || to->kind != WEFT_NODE_SWITCH)
+            continue;
+        nics++;
+        lo = MIN (lo, p->tx_bytes);
+        hi = MAX (hi, p->tx_bytes);
+    }
+    ck_assert_uint_eq (nics, 8);
+    ck_assert_uint_gt (lo, 0);
+    ck_assert_double_le ((double) (hi - lo), 0.02 * (double) hi);
+    guint inside = 0;
+    for (guint i = 0; i < s.net->tp.n_flows; i++) {
+        const WeftFlow *f = &s.net->tp.flows[i];
+        const WeftNode *a = weft_graph_node (s.graph, f->spec.src);
+        const WeftNode *b = weft_graph_node (s.graph, f->spec.dst);
+        if (a->kind != WEFT_NODE_GPU || b->kind != WEFT_NODE_GPU || a->server != b->server)
+            continue;
+        inside++;
+        guint32 peer, pp;
+        ck_assert (weft_graph_peer (s.graph, f->spec.src, f->tx_port, &peer, &pp));
+        ck_assert_int_eq (weft_graph_node (s.graph, peer)->kind, WEFT_NODE_NVSWITCH);
+    }
+    ck_assert_uint_gt (inside, 0);
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_collective_slow_nic_does_not_stall_the_gpu)
+{
+    /* A NIC slower than the GPU's PCIe link (200 Gb/s = 25 GB/s behind 50 GB/s PCIe): the
+     * NIC reads the GPU's data at its own rate, so nothing queues inside the server and the
+     * GPU's other channels never wait behind it.  2 servers: busbw = 8 NICs x 25 GB/s x
+     * 4096 / 4122, within 5 %, in place as out of place. */
+    g_autofree char *text = dgx (2, "[server]\nnic_rate = 200Gbps\n[workload.ar]\n"
+                                    "kind = nccl-test\nop = all_reduce\nminbytes = 128MB\n"
+                                    "maxbytes = 128MB\niters = 1\nwarmup_iters = 0\n");
+    WeftSession s;
+    run (&s, text);
+    double bound = 8 * 200e9 / 8 * 4096.0 / (4096 + 26) / 1e9;
+    WeftTraceCollective out, in;
+    weft_network_collective_row (s.net, 0, &out);
+    weft_network_collective_row (s.net, 1, &in);
+    ck_assert (!out.in_place && in.in_place);
+    ck_assert_double_eq_tol (out.busbw_gbs, bound, bound * 0.05);
+    ck_assert_double_eq_tol (in.busbw_gbs, out.busbw_gbs, out.busbw_gbs * 0.01);
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_collective_one_slow_cable_sets_the_pace)
+{
+    /* 4 servers, one NIC cable (dgx-2's rail-1 NIC to its leaf) at half rate, from the
+     * topology exported as a file with that one link edited.  The ring through that cable
+     * carries the same share as every other, so the all-reduce goes at the rate of its
+     * slowest link: 8 channels x 25 GB/s x 4096 / 4122, within 5 %; in place as out of
+     * place. */
+    const char *ar = "[workload.ar]\nkind = nccl-test\nop = all_reduce\nminbytes = 128MB\n"
+                     "maxbytes = 128MB\niters = 1\nwarmup_iters = 0\n";
+    g_autofree char *gen = dgx (4, ar);
+    WeftSession s;
+    harness_prepare (&s, gen);
+    g_autoptr (GString) topo = g_string_new (NULL);
+    weft_topo_export_file (topo, s.graph);
+    weft_session_clear (&s);
+    const char *cable = "link dgx-2/mlx5_3:2 su0-rail1-leaf:2 400000000000bps";
+    char *at = strstr (topo->str, cable);
+    ck_assert_ptr_nonnull (at);
+    ck_assert_ptr_null (strstr (at + 1, cable));
+    at[strlen (cable) - strlen ("400000000000bps")] = '2'; /* 400 Gb/s -> 200 Gb/s */
+    g_autofree char *path = g_build_filename (harness_tmp, "slow.topo", NULL);
+    ck_assert (g_file_set_contents (path, topo->str, -1, NULL));
+    g_autofree char *text =
+        g_strdup_printf ("[topology]\ngenerator = file\nfile = %s\n[fabric]\nkind = infiniband\n"
+                         "routing = static\n%s",
+                         path, ar);
+    run (&s, text);
+    double bound = 8 * 200e9 / 8 * 4096.0 / (4096 + 26) / 1e9;
+    WeftTraceCollective out, in;
+    weft_network_collective_row (s.net, 0, &out);
+    weft_network_collective_row (s.net, 1, &in);
+    ck_assert_double_eq_tol (out.busbw_gbs, bound, bound * 0.05);
+    ck_assert_double_eq_tol (in.busbw_gbs, out.busbw_gbs, out.busbw_gbs * 0.01);
+    weft_session_clear (&s);
 }
 END_TEST
 
@@ -304,6 +470,10 @@ test_suite (void)
     tcase_add_test (tc, test_collective_every_op_alpha_beta);
     tcase_add_test (tc, test_collective_one_dgx_busbw_is_nvlink_times_efficiency);
     tcase_add_test (tc, test_collective_rings_stay_on_their_rails);
+    tcase_add_test (tc, test_collective_two_dgx_ring_bounds);
+    tcase_add_test (tc, test_collective_shared_nics_all_carry);
+    tcase_add_test (tc, test_collective_slow_nic_does_not_stall_the_gpu);
+    tcase_add_test (tc, test_collective_one_slow_cable_sets_the_pace);
     tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
     tcase_add_test (tc, test_collective_oversubscription_lesson);
     suite_add_tcase (s, tc);

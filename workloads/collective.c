@@ -179,7 +179,15 @@ ring_groups (const WeftCollSpec *spec, Member *members, guint *group_start)
     return n_groups;
 }
 
-/* Channel @c's ring: every group rotated to start at its member (c mod group size). */
+/* Channel @c's ring through every group, as NCCL's ring graphs go through a server: in at a
+ * NIC, through every GPU of the server over NVLink, out at the same NIC (NCCL's search pattern
+ * "NET n -> GPU a -> ... -> GPU x -> NET n", src/graph/search.cc).  A group's members are sorted
+ * by rail, so its rails are runs; channel c uses rail run c mod R (R runs), so channels spread
+ * over all the server's NICs.  Within that run the channel enters at member (c / R) mod k (k
+ * GPUs share the NIC) and, when another GPU shares the NIC, leaves at the next one: both ends
+ * sit on the NIC's PCIe switch and nothing crosses NVLink or another rail to reach the NIC.
+ * With one GPU per NIC the ring leaves at the GPU before the entry one, whose traffic reaches
+ * the entry GPU's NIC over NVLink (PXN), as in NCCL; that is a rotation of the group. */
 static void
 ring_for_channel (const Member *members, const guint *group_start, guint n_groups, guint c,
                   guint32 *ring)
@@ -187,8 +195,36 @@ ring_for_channel (const Member *members, const guint *group_start, guint n_group
     guint k = 0;
     for (guint gi = 0; gi < n_groups; gi++) {
         guint s = group_start[gi], len = group_start[gi + 1] - s;
+        const Member *m = members + s;
+        /* The rail runs: R of them, the one channel c uses starting at rs with rk members. */
+        guint R = 0, rs = 0, rk = 0;
         for (guint i = 0; i < len; i++)
-            ring[k++] = members[s + (c % len + i) % len].id;
+            R += i == 0 || m[i].rail != m[i - 1].rail;
+        guint want = c % R;
+        for (guint i = 0, run = 0; i < len; i++) {
+            if (i > 0 && m[i].rail != m[i - 1].rail)
+                run++;
+            if (run == want) {
+                rs = rk == 0 ? i : rs;
+                rk++;
+            }
+        }
+        if (rk < 2 || m[rs].rail < 0) {
+            /* One GPU per NIC (or no rails): rotate the group to start at member c. */
+            for (guint i = 0; i < len; i++)
+                ring[k++] = m[(c % len + i) % len].id;
+            continue;
+        }
+        guint j = (c / R) % rk;
+        guint in = rs + j, out = rs + (j + 1) % rk;
+        ring[k++] = m[in].id;
+        /* The other rails' GPUs, from the next run on, then the entry run's other GPUs. */
+        for (guint i = 0; i < len; i++) {
+            guint q = (rs + rk + i) % len;
+            if (q != in && q != out)
+                ring[k++] = m[q].id;
+        }
+        ring[k++] = m[out].id;
     }
 }
 

@@ -43,18 +43,28 @@ const WeftParamSpec weft_workload_nccl_params[] = {
     WEFT_PARAM_END,
 };
 
+/* One channel per GPU with a NIC in the largest server of the ranks, when they span servers:
+ * one per NIC with a GPU per NIC, and with GPUs sharing a NIC one for each of them to enter the
+ * ring at (workloads/collective.c), so every NIC and both directions of every GPU's PCIe link
+ * carry the same share; 1 within a server. */
 static guint
 default_channels (const WeftGraph *g, const guint32 *ranks, guint n)
 {
     gint32 server0 = weft_graph_node (g, ranks[0])->server;
     gboolean spans = FALSE;
-    gint32 max_rail = -1;
+    g_autoptr (GHashTable) per_server = g_hash_table_new (NULL, NULL);
+    guint most = 0;
     for (guint i = 0; i < n; i++) {
         const WeftNode *nd = weft_graph_node (g, ranks[i]);
         spans |= nd->server != server0;
-        max_rail = MAX (max_rail, nd->rail);
+        if (nd->server < 0 || nd->rail < 0)
+            continue;
+        gpointer key = GINT_TO_POINTER (nd->server + 1);
+        guint count = GPOINTER_TO_UINT (g_hash_table_lookup (per_server, key)) + 1;
+        g_hash_table_insert (per_server, key, GUINT_TO_POINTER (count));
+        most = MAX (most, count);
     }
-    return spans && max_rail >= 0 ? (guint) max_rail + 1 : 1;
+    return spans && most > 0 ? MIN (most, 64) : 1;
 }
 
 static const char *const redops[] = { "sum", "none" };

@@ -98,8 +98,8 @@ typedef struct {
                      "the ranks, in order: names or ranges (dgx-1/gpu0..7); default every GPU, " \
                      "or every host on topologies without GPUs"),                                \
     WEFT_PARAM_UINT ("channels", T, M channels, "0", "0", "64",                                  \
-                     "rings (channels) the data is split over; 0: one per NIC of a server when " \
-                     "the ranks span servers (each ring on its own rail), else 1"),              \
+                     "rings (channels) the data is split over; 0: when the ranks span servers, " \
+                     "one per GPU with a NIC in a server (spread over its NICs), else 1"),       \
     WEFT_PARAM_BYTES ("chunk", T, M chunk, "512KiB", "1KiB", "1GiB",                             \
                       "pipelining slice of a ring step (NCCL's SIMPLE protocol: 512 KiB)"),      \
     WEFT_PARAM_TIME ("step_latency", T, M step_latency, "1us", "0ps", "1ms",                     \
