@@ -199,6 +199,8 @@ def expected(sub, args):
             return "graph weft {"
         if "json" in args:
             return '"nodes": ['
+        if "topo" in args:
+            return "\nnode dgx-1/gpu0 gpu ports=2 "
         return "servers 4, GPUs 32, NICs 32"
     return None
 
