@@ -2,5 +2,6 @@
 libweft_a_SOURCES += analysis/trace_reader.c analysis/trace_reader.h
 libweft_a_SOURCES += analysis/nccl_table.c analysis/nccl_table.h
 libweft_a_SOURCES += analysis/perftest_table.c analysis/perftest_table.h
+libweft_a_SOURCES += analysis/headline.c analysis/headline.h
 # the Python reader (h5py + numpy), installed next to weft's other data
 dist_pkgdata_DATA += analysis/weft_trace.py

@@ -1,8 +1,11 @@
 /* cli/report.c - `weft report [--ports | --nccl] [--json] TRACE.h5`: a short summary of one
  * trace file, its /ports one line per port, or its nccl-tests tables from /collectives.
  *
- * Reads the trace through analysis/trace_reader.h; FCT and slowdown quantiles are over the
- * finished flows only (an unfinished flow has no FCT), drops are summed over /ports.
+ * Reads the trace through analysis/trace_reader.h.  The summary leads with the answer lines
+ * of analysis/headline.h (busbw of nccl-test workloads from /collectives, throughput of flow
+ * workloads from /flows); FCT and slowdown quantiles are over the finished flows of flow
+ * workloads only (an unfinished flow has no FCT; a collective's slices are not flows anyone
+ * asks about), drops are summed over /ports.
  * --ports prints each port's state and counters in the spirit of ibstat and perfquery -x,
  * under perfquery's counter names (doc/hdf5-schema.md, "/ports", gives the mapping).
  */
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/headline.h"
 #include "analysis/nccl_table.h"
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
@@ -23,21 +27,57 @@ enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
 
 typedef struct {
     gboolean have_flows, have_ports;
-    guint64 flows_total, flows_finished;
+    guint64 flows_total, flows_finished, fct_flows;
     double fct_p50_ps, fct_p99_ps, fct_max_ps, slowdown_p99;
     guint64 drops;
+    char *headline;   /* analysis/headline.h's lines, or NULL */
     char *mechanisms; /* each mechanism's lines (registry order), or NULL */
     char *problem;    /* a data set that failed to read: one line */
 } Summary;
 
+/* The workloads of the trace's experiment whose flows are asked about one by one
+ * (analysis/headline.h), NULL-terminated; NULL without a readable experiment. */
+static char **
+flow_workloads (const WeftTraceInfo *info)
+{
+    if (!info->experiment_text)
+        return NULL;
+    g_autoptr (WeftExperiment) exp =
+        weft_experiment_new_from_data (info->experiment_text, "trace", NULL);
+    if (!exp)
+        return NULL;
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
+    GPtrArray *names = g_ptr_array_new ();
+    for (guint i = 0; groups && groups[i]; i++) {
+        g_autofree char *kind =
+            g_key_file_get_string (weft_experiment_keyfile (exp), groups[i], "kind", NULL);
+        if (weft_headline_kind_has_flows (kind))
+            g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
+    }
+    g_ptr_array_add (names, NULL);
+    return (char **) g_ptr_array_free (names, FALSE);
+}
+
+static gboolean
+in_list (char **names, const char *name)
+{
+    if (names == NULL)
+        return TRUE; /* no experiment to tell: every flow counts */
+    for (guint i = 0; names[i]; i++)
+        if (strcmp (names[i], name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
 static void
-summarise_flows (Summary *s, GArray *flows)
+summarise_flows (Summary *s, GArray *flows, char **counted)
 {
     double *fct = g_new (double, flows->len + 1), *slow = g_new (double, flows->len + 1);
-    gsize n = 0;
+    gsize n = 0, finished = 0;
     for (guint i = 0; i < flows->len; i++) {
         const WeftTraceFlow *f = &g_array_index (flows, WeftTraceFlow, i);
-        if (!f->finished)
+        finished += f->finished != 0;
+        if (!f->finished || !in_list (counted, f->workload))
             continue;
         fct[n] = (double) f->fct_ps;
         slow[n] = f->slowdown;
@@ -45,7 +85,8 @@ summarise_flows (Summary *s, GArray *flows)
     }
     s->have_flows = TRUE;
     s->flows_total = flows->len;
-    s->flows_finished = n;
+    s->flows_finished = finished;
+    s->fct_flows = n;
     if (n > 0) {
         gsl_sort (fct, 1, n);
         gsl_sort (slow, 1, n);
@@ -74,8 +115,35 @@ summarise (Summary *s, const WeftTraceInfo *info)
     const char *path = info->path;
     GError *error = NULL;
     GArray *flows = weft_trace_reader_flows (path, &error);
+    g_auto (GStrv) counted = flow_workloads (info);
+    GString *head = g_string_new (NULL);
+    GArray *colls = optional (weft_trace_reader_collectives, path);
+    if (colls) {
+        /* the benchmark ones: every workload that is not a flow workload or training */
+        g_autoptr (GPtrArray) bench = g_ptr_array_new_with_free_func (g_free);
+        g_autoptr (WeftExperiment) exp =
+            info->experiment_text
+                ? weft_experiment_new_from_data (info->experiment_text, "trace", NULL)
+                : NULL;
+        for (guint i = 0; exp && i < colls->len; i++) {
+            const char *w = g_array_index (colls, WeftTraceCollective, i).workload;
+            g_autofree char *group = g_strconcat ("workload.", w, NULL);
+            g_autofree char *kind =
+                g_key_file_get_string (weft_experiment_keyfile (exp), group, "kind", NULL);
+            if (kind && strcmp (kind, "nccl-test") == 0 &&
+                !g_ptr_array_find_with_equal_func (bench, w, g_str_equal, NULL))
+                g_ptr_array_add (bench, g_strdup (w));
+        }
+        g_ptr_array_add (bench, NULL);
+        weft_headline_collectives (head, (const WeftTraceCollective *) colls->data, colls->len,
+                                   (const char *const *) bench->pdata);
+        g_array_free (colls, TRUE);
+    }
     if (flows != NULL) {
-        summarise_flows (s, flows);
+        summarise_flows (s, flows, counted);
+        for (guint i = 0; counted && counted[i]; i++)
+            weft_headline_flows (head, counted[i], (const WeftTraceFlow *) flows->data, flows->len,
+                                 info->sim_time_ps);
     } else {
         s->problem = g_strdup (error->message);
         g_clear_error (&error);
@@ -100,6 +168,7 @@ summarise (Summary *s, const WeftTraceInfo *info)
         g_clear_error (&error);
     }
     s->mechanisms = g_string_free (lines, FALSE);
+    s->headline = g_string_free (head, FALSE);
     GArray *read[] = { flows, ports, pfc, buffers };
     for (guint i = 0; i < G_N_ELEMENTS (read); i++)
         if (read[i])
@@ -157,20 +226,21 @@ print_json (const WeftTraceInfo *info, const Summary *s)
                             ", \"sim_time_ps\": %" G_GUINT64_FORMAT ", \"wall_time_s\": %.6f"
                             ", \"events\": %" G_GUINT64_FORMAT,
                             info->sim_time_ps, info->wall_time_s, info->events);
-    if (s->have_flows && s->flows_finished > 0)
-        g_string_append_printf (
-            o,
-            ", \"flows_finished\": %" G_GUINT64_FORMAT ", \"flows_total\": %" G_GUINT64_FORMAT
-            ", \"fct_p50_ps\": %.1f"
-            ", \"fct_p99_ps\": %.1f, \"fct_max_ps\": %.1f, \"slowdown_p99\": %.6g",
-            s->flows_finished, s->flows_total, s->fct_p50_ps, s->fct_p99_ps, s->fct_max_ps,
-            s->slowdown_p99);
-    else if (s->have_flows)
+    if (s->have_flows) {
         g_string_append_printf (o,
-                                ", \"flows_finished\": 0, \"flows_total\": %" G_GUINT64_FORMAT
-                                ", \"fct_p50_ps\": null, \"fct_p99_ps\": null, \"fct_max_ps\": null"
-                                ", \"slowdown_p99\": null",
-                                s->flows_total);
+                                ", \"flows_finished\": %" G_GUINT64_FORMAT
+                                ", \"flows_total\": %" G_GUINT64_FORMAT
+                                ", \"fct_flows\": %" G_GUINT64_FORMAT,
+                                s->flows_finished, s->flows_total, s->fct_flows);
+        if (s->fct_flows > 0)
+            g_string_append_printf (o,
+                                    ", \"fct_p50_ps\": %.1f, \"fct_p99_ps\": %.1f"
+                                    ", \"fct_max_ps\": %.1f, \"slowdown_p99\": %.6g",
+                                    s->fct_p50_ps, s->fct_p99_ps, s->fct_max_ps, s->slowdown_p99);
+        else
+            g_string_append (o, ", \"fct_p50_ps\": null, \"fct_p99_ps\": null"
+                                ", \"fct_max_ps\": null, \"slowdown_p99\": null");
+    }
     if (s->have_ports)
         g_string_append_printf (o, ", \"drops\": %" G_GUINT64_FORMAT, s->drops);
     g_string_append (o, ", \"problem\": ");
@@ -205,10 +275,23 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     g_free (sim);
     printf ("wall time:   %.3f s\n", info->wall_time_s);
     printf ("events:      %" G_GUINT64_FORMAT "\n", info->events);
+    if (s->headline && *s->headline) {
+        /* the same lines as the run's summary, under this command's own labels */
+        g_auto (GStrv) lines = g_strsplit (s->headline, "\n", -1);
+        for (guint i = 0; lines[i] && *lines[i]; i++) {
+            g_autofree char *t = g_strstrip (g_strdup (lines[i]));
+            char *sp = strchr (t, ' ');
+            if (sp) {
+                *sp = '\0';
+                g_autofree char *label = g_strconcat (t, ":", NULL);
+                printf ("%-12s %s\n", label, g_strchug (sp + 1));
+            }
+        }
+    }
     if (s->have_flows) {
         printf ("flows:       %" G_GUINT64_FORMAT " finished / %" G_GUINT64_FORMAT " total\n",
                 s->flows_finished, s->flows_total);
-        if (s->flows_finished > 0) {
+        if (s->fct_flows > 0) {
             char *p50 = format_ps (s->fct_p50_ps), *p99 = format_ps (s->fct_p99_ps);
             char *max = format_ps (s->fct_max_ps);
             printf ("FCT:         p50 %s, p99 %s, max %s\n", p50, p99, max);
@@ -481,7 +564,10 @@ report_nccl (const WeftTraceInfo *info)
 static const char report_description[] =
     "Prints the experiment, seed, completion status (with the run's message: a\n"
     "failure's reason, or a hang's waiting flows), simulated and wall time, events,\n"
-    "finished flows, FCT p50/p99/max, slowdown p99 and the drops summed over /ports.\n"
+    "the answer to each workload's question (busbw of an nccl-tests sweep at its\n"
+    "largest size and its time at the smallest; aggregate and per-flow throughput of\n"
+    "a flow workload), finished flows, FCT p50/p99/max and slowdown p99 over the\n"
+    "flows of flow workloads, and the drops summed over /ports.\n"
     "\n"
     "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
     "perfquery -x: node name, port number, state and physical state (Active and\n"
@@ -609,6 +695,7 @@ weft_cli_report (int argc, char **argv)
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
     g_free (s.problem);
     g_free (s.mechanisms);
+    g_free (s.headline);
     weft_trace_info_free (info);
     return status;
 }

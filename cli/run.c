@@ -82,6 +82,7 @@ print_summary (const WeftSession *s, WeftSimStatus status, double wall, const ch
     weft_network_stats (s->net, &st);
     g_autofree char *now = weft_units_format_human_time (s->sim->now);
     g_autoptr (GString) body = g_string_new (NULL);
+    weft_network_print_headline (s->net, s->exp, body);
     weft_network_summary (s->net, &st, body);
     printf ("%s: %s at %s\n%s", s->ec.name, weft_sim_status_name (status), now, body->str);
     printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,

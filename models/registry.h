@@ -50,6 +50,7 @@
  * mechanism's, filled by its count hook. */
 typedef struct {
     guint n_flows, finished;
+    guint fct_flows; /* finished flows of flow workloads: what the FCT figures are over */
     double fct_p50_us, fct_p99_us, fct_max_us, slowdown_p99, jain;
     guint64 max_queue_bytes, drops, data_drops, retransmits, timeouts;
     guint64 ooo_discards, dup_discards, unroutable, inflight_data;

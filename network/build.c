@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
+#include "analysis/headline.h"
 #include "models/nic.h"
 #include "models/registry.h"
 #include "models/routing.h"
@@ -154,6 +155,14 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
                                  net->coll_gates, net->coll_ranks, net->workload_names, error))
         goto fail;
+    net->flow_groups = g_new0 (gboolean, MAX (net->workload_names->len, 1));
+    for (guint gi = 0; gi < net->workload_names->len; gi++) {
+        g_autofree char *group =
+            g_strconcat ("workload.", (char *) net->workload_names->pdata[gi], NULL);
+        g_autofree char *kind =
+            g_key_file_get_string (weft_experiment_keyfile (exp), group, "kind", NULL);
+        net->flow_groups[gi] = weft_headline_kind_has_flows (kind);
+    }
     net->tp.fabric = &net->fabric;
     net->tp.graph = graph;
     net->tp.seed = sim->seed;
@@ -206,6 +215,7 @@ weft_network_free (WeftNetwork *net)
     g_array_unref (net->coll_ranks);
     g_array_unref (net->coll_gates);
     g_ptr_array_unref (net->workload_names);
+    g_free (net->flow_groups);
     g_ptr_array_unref (net->ports);
     g_ptr_array_unref (net->switches);
     g_ptr_array_unref (net->nics);

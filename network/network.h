@@ -29,6 +29,8 @@ typedef struct {
     GArray *coll_ranks; /* guint32 node ids, indexed by the instances' rank_first */
     GArray *coll_gates; /* WeftCollGate: the collectives' further gates */
     GPtrArray *workload_names;
+    gboolean *flow_groups;     /* per workload group: whether its flows are what the user asks
+                                  about (analysis/headline.h), else pieces of collectives or tests */
     WeftModel **node_model;    /* per node id; NULL for nodes without a model */
     GPtrArray *ports;          /* WeftPort *, borrowed from the models, every connected port */
     weft_time_t *node_latency; /* per node id */

@@ -9,8 +9,10 @@
 
 #include <string.h>
 
+#include "analysis/headline.h"
 #include "analysis/nccl_table.h"
 #include "analysis/perftest_table.h"
+#include "sim/units.h"
 #include "workloads/workload.h"
 
 double
@@ -138,5 +140,80 @@ weft_network_print_training_steps (const WeftNetwork *net, GString *out)
         }
         g_string_append_printf (out, "  %6s %14.3f %14s %14.3f\n", "mean", sum / steps->len, "",
                                 exposed / steps->len);
+    }
+}
+
+void
+weft_network_print_headline (const WeftNetwork *net, const WeftExperiment *exp, GString *out)
+{
+    /* Benchmark collectives: bus bandwidth per op. */
+    g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
+    for (guint c = 0; c < net->tp.n_colls; c++)
+        if (net->tp.colls[c].finished && net->tp.colls[c].spec.role == WEFT_COLL_ROLE_BENCH) {
+            WeftTraceCollective row;
+            weft_network_collective_row (net, c, &row);
+            g_array_append_val (rows, row);
+        }
+    weft_headline_collectives (out, (const WeftTraceCollective *) rows->data, rows->len, NULL);
+    for (guint g = 0; g < net->workload_names->len; g++) {
+        /* Training: step time and the communication compute did not hide. */
+        g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (WeftTrainStep));
+        weft_network_training_steps (net, g, steps);
+        if (steps->len > 0) {
+            double time = 0, exposed = 0;
+            for (guint i = 0; i < steps->len; i++) {
+                time += (double) g_array_index (steps, WeftTrainStep, i).time_ps;
+                exposed += (double) g_array_index (steps, WeftTrainStep, i).exposed_ps;
+            }
+            g_string_append_printf (out,
+                                    "  step time    [%s] %.3f us mean over %u step%s, exposed "
+                                    "communication %.3f us (%.1f %%)\n",
+                                    workload_name (net, g), time / steps->len / 1e6, steps->len,
+                                    steps->len == 1 ? "" : "s", exposed / steps->len / 1e6,
+                                    time > 0 ? 100 * exposed / time : 0.0);
+        }
+        /* perftest: bandwidth at the largest size, or latency at the smallest. */
+        WeftPerftestSpec spec;
+        g_autoptr (GArray) res = g_array_new (FALSE, FALSE, sizeof (WeftPerftestResult));
+        if (exp && weft_network_perftest (net, exp, g, &spec, res) && res->len > 0) {
+            if (spec.latency) {
+                WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, 0);
+                guint64 lo = G_MAXUINT64;
+                for (gsize i = 0; i < r->n_samples; i++)
+                    lo = MIN (lo, r->samples_ps[i]);
+                g_autofree char *size = weft_units_format_bytes (r->bytes);
+                g_string_append_printf (out, "  latency      [%s] t_min %.2f us at %s\n",
+                                        workload_name (net, g), lo / 1e6, size);
+            } else {
+                WeftPerftestResult *r = &g_array_index (res, WeftPerftestResult, res->len - 1);
+                g_autofree char *size = weft_units_format_bytes (r->bytes);
+                g_string_append_printf (out,
+                                        "  bandwidth    [%s] BW average %.2f Gb/s at %s, "
+                                        "%.3f Mpps\n",
+                                        workload_name (net, g), r->avg_bps / 1e9, size,
+                                        r->msg_rate_pps / 1e6);
+            }
+            for (guint i = 0; i < res->len; i++)
+                weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
+        }
+        /* Flow workloads: what the fabric carried, and how evenly. */
+        if (net->flow_groups[g]) {
+            g_autoptr (GArray) flows = g_array_new (FALSE, TRUE, sizeof (WeftTraceFlow));
+            for (guint i = 0; i < net->tp.n_flows; i++) {
+                const WeftFlow *f = &net->tp.flows[i];
+                if (f->spec.group != g || !f->started)
+                    continue;
+                WeftTraceFlow row = { .size_bytes = f->spec.size_bytes,
+                                      .start_ps = f->start_ps,
+                                      .finish_ps = f->finished ? f->finish_ps : 0,
+                                      .fct_ps = f->finished ? f->finish_ps - f->start_ps : 0,
+                                      .bytes_delivered = f->delivered,
+                                      .finished = f->finished };
+                g_strlcpy (row.workload, workload_name (net, g), sizeof row.workload);
+                g_array_append_val (flows, row);
+            }
+            weft_headline_flows (out, workload_name (net, g), (const WeftTraceFlow *) flows->data,
+                                 flows->len, net->sim->now);
+        }
     }
 }

@@ -38,4 +38,11 @@ void weft_network_print_perftest_tables (const WeftNetwork *net, const WeftExper
  * (weft_network_training_steps()). */
 void weft_network_print_training_steps (const WeftNetwork *net, GString *out);
 
+/** The summary's first lines: the answer to each workload's question (analysis/headline.h):
+ * bus bandwidth per benchmark collective, mean step time and exposed communication per
+ * training workload, bandwidth (largest size) or latency (smallest) per perftest workload,
+ * aggregate and per-flow throughput per flow workload.  @exp: the experiment the network was
+ * built from (perftest's sizes), or NULL to leave perftest out. */
+void weft_network_print_headline (const WeftNetwork *net, const WeftExperiment *exp, GString *out);
+
 #endif /* WEFT_NETWORK_RESULTS_H */

@@ -31,25 +31,30 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         st->bytes_delivered += f->delivered;
         st->bytes_offered += f->spec.size_bytes;
         st->acks_sent += f->acks_sent;
-        if (!f->finished)
+        st->finished += f->finished;
+        /* FCT, slowdown and fairness are over the flows of flow workloads only: a
+         * collective's slices and a perftest's messages are not flows anyone asks about one
+         * by one (analysis/headline.h). */
+        if (!f->finished || !net->flow_groups || !net->flow_groups[f->spec.group])
             continue;
         weft_time_t t = f->finish_ps - f->start_ps;
-        fct[st->finished] = weft_time_to_us (t);
-        slow[st->finished] = f->ideal_fct_ps ? (double) t / (double) f->ideal_fct_ps : 0;
+        fct[st->fct_flows] = weft_time_to_us (t);
+        slow[st->fct_flows] = f->ideal_fct_ps ? (double) t / (double) f->ideal_fct_ps : 0;
         /* Jain's index over per-flow throughput (bytes / FCT). */
         double x = t ? (double) f->spec.size_bytes / (double) t : 0;
         sum += x;
         sum2 += x * x;
-        st->finished++;
+        st->fct_flows++;
     }
-    if (st->finished > 0) {
-        gsl_sort (fct, 1, st->finished);
-        gsl_sort (slow, 1, st->finished);
-        st->fct_p50_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.5);
-        st->fct_p99_us = gsl_stats_quantile_from_sorted_data (fct, 1, st->finished, 0.99);
-        st->fct_max_us = fct[st->finished - 1];
-        st->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, st->finished, 0.99);
-        st->jain = sum2 > 0 ? sum * sum / (st->finished * sum2) : 0;
+    guint n = st->fct_flows;
+    if (n > 0) {
+        gsl_sort (fct, 1, n);
+        gsl_sort (slow, 1, n);
+        st->fct_p50_us = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.5);
+        st->fct_p99_us = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.99);
+        st->fct_max_us = fct[n - 1];
+        st->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, n, 0.99);
+        st->jain = sum2 > 0 ? sum * sum / (n * sum2) : 0;
     }
     g_free (fct);
     g_free (slow);
@@ -73,7 +78,7 @@ weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GStrin
 {
     g_autofree char *maxq = weft_units_format_bytes (st->max_queue_bytes);
     g_string_append_printf (out, "  flows        %u of %u finished\n", st->finished, st->n_flows);
-    if (st->finished > 0) {
+    if (st->fct_flows > 0) {
         g_string_append_printf (out, "  FCT          p50 %.3f us  p99 %.3f us  max %.3f us\n",
                                 st->fct_p50_us, st->fct_p99_us, st->fct_max_us);
         g_string_append_printf (out, "  slowdown     p99 %.3f\n", st->slowdown_p99);

@@ -11,7 +11,9 @@
  *  - a training workload's steps: one line per step, the configured compute in every line,
  *    exposed = time - compute, and a mean line that is the mean of the lines;
  *  - perftest: the device is the NIC's name within its server, the MTU the fabric's, the
- *    link type InfiniBand's or, on RoCE, Ethernet with GID index 3.
+ *    link type InfiniBand's or, on RoCE, Ethernet with GID index 3;
+ *  - the summary's first lines answer each workload's question (busbw, step time, bandwidth,
+ *    throughput), and FCT figures count the flows of flow workloads only.
  * Unchecked here: the tables' own formats (check_nccl_table, check_perftest_table) and the
  * figures in them (check_collective_run, check_perftest_run, check_training).
  */
@@ -201,6 +203,51 @@ START_TEST (test_results_perftest)
 }
 END_TEST
 
+START_TEST (test_results_headline)
+{
+    /* A collective sweep leads with busbw (the row's own, from /collectives), a training run
+     * with its step time, a perftest with its bandwidth, a permutation with its throughput;
+     * FCT figures count only the flows of flow workloads. */
+    WeftSession s;
+    run (&s, NCCL4 "[workload.perm]\nkind = permutation\nflow_size = 64KiB\n");
+    GString *out = g_string_new (NULL);
+    weft_network_print_headline (s.net, s.exp, out);
+    WeftTraceCollective row;
+    weft_network_collective_row (s.net, s.net->tp.n_colls - 1, &row); /* 4 KiB, in place */
+    ck_assert (g_str_has_prefix (out->str, "  busbw        [c] all_reduce, 4 ranks: "));
+    assert_has (out->str, " GB/s at 4 KiB");
+    assert_has (out->str, " us at 1 KiB\n");
+    assert_has (out->str, "  throughput   [perm] ");
+    assert_has (out->str, " aggregate over 4 flows; per flow min ");
+    WeftNetworkStats st;
+    weft_network_stats (s.net, &st);
+    ck_assert_uint_eq (st.fct_flows, 4); /* the permutation's, not the collective's slices */
+    ck_assert_uint_gt (st.finished, 4);
+    g_string_free (out, TRUE);
+    weft_session_clear (&s);
+
+    run (&s, SWITCH4 "[workload.train]\nkind = training\nsteps = 2\ncompute = 10us\n"
+                     "buckets = 2\nbucket_size = 64KiB\nchannels = 1\n");
+    out = g_string_new (NULL);
+    weft_network_print_headline (s.net, s.exp, out);
+    assert_has (out->str, "  step time    [train] ");
+    assert_has (out->str, " us mean over 2 steps, exposed communication ");
+    weft_network_stats (s.net, &st);
+    ck_assert_uint_eq (st.fct_flows, 0);
+    g_string_free (out, TRUE);
+    weft_session_clear (&s);
+
+    g_autofree char *bw = perftest_text ("infiniband");
+    run (&s, bw);
+    out = g_string_new (NULL);
+    weft_network_print_headline (s.net, s.exp, out);
+    ck_assert (g_str_has_prefix (out->str, "  bandwidth    [bw] BW average "));
+    assert_has (out->str, " Gb/s at 4KiB, ");
+    g_string_free (out, TRUE);
+    weft_session_clear (&s);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -213,6 +260,7 @@ test_suite (void)
     tcase_add_test (tc, test_results_nccl_dgx_ranks);
     tcase_add_test (tc, test_results_training_steps);
     tcase_add_test (tc, test_results_perftest);
+    tcase_add_test (tc, test_results_headline);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -128,3 +128,5 @@ check_PROGRAMS += tests/check_results
 tests_check_results_SOURCES = tests/check_results.c
 check_PROGRAMS += tests/check_topo_summary
 tests_check_topo_summary_SOURCES = tests/check_topo_summary.c
+check_PROGRAMS += tests/check_headline
+tests_check_headline_SOURCES = tests/check_headline.c

@@ -1,0 +1,40 @@
+/* analysis/headline.h - the first lines of a run's summary: the answer to the question the
+ * workload asks, from the run's records (trace rows), so `weft run` and `weft report` agree.
+ *
+ * - A benchmark collective (kind = nccl-test) asks for bus bandwidth: one line per workload and
+ *   op, its busbw at the largest size (out of place, mean over the timed iterations; in place
+ *   when it differs by more than 0.5 %) and its time at the smallest size.
+ * - A flow workload (permutation, incast, all-to-all, flow lists, generated traffic) asks what
+ *   the fabric carries: the aggregate throughput (payload over the time from the first start to
+ *   the last finish, or to the end of a run stopped by its duration) and the spread of per-flow
+ *   throughput (payload / FCT: min, median, max).
+ * The pieces of a collective or a perftest test are not flows a user asks about one by one:
+ * their FCT percentiles say nothing, so summaries give FCT only over the flows of flow
+ * workloads (weft_headline_kind_has_flows()).
+ */
+#ifndef WEFT_ANALYSIS_HEADLINE_H
+#define WEFT_ANALYSIS_HEADLINE_H
+
+#include <glib.h>
+
+#include "sim/trace_schema.h"
+
+/* Whether the flows of `[workload.X] kind = @kind` are what the user asks about (flow
+ * workloads); FALSE for nccl-test, training, ib_write_bw and ib_write_lat (and NULL). */
+gboolean weft_headline_kind_has_flows (const char *kind);
+
+/** Appends "  busbw        [NAME] OP, N ranks: B GB/s at SIZE ...; T us at SIZE\n" for every
+ * workload and op among the @n timed (non-warm-up) rows whose workload is in @workloads
+ * (NULL-terminated; NULL: every workload), in order of first appearance. */
+void weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint n,
+                                const char *const *workloads);
+
+/** Appends "  throughput   [NAME] X Tb/s aggregate over K flows; per flow min A, median B,
+ * max C Gb/s\n" over the rows of @rows whose workload is @workload: a finished flow counts
+ * its payload over its FCT, one unfinished when the run ended at @end_ps what it delivered by
+ * then (the line says how many); the aggregate is their bytes over the time from the first
+ * start to the last end.  Nothing when no flow ran. */
+void weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *rows, guint n,
+                          guint64 end_ps);
+
+#endif /* WEFT_ANALYSIS_HEADLINE_H */
