@@ -9,9 +9,9 @@
     fct_us = flows["fct_ps"][flows["finished"] == 1] / 1e6
 
 As a script, `python3 weft_trace.py TRACE.h5` prints a summary and exits 0 for a complete
-trace (closed after the whole run: status done, duration or hang), 1 for an incomplete one
-(interrupted or failed, still "running", truncated, damaged), 2 if the file is not a weft
-trace -- the same statuses as `weft report`.
+trace (closed after the whole run: status done, duration, hang or workload-failed), 1 for an
+incomplete one (interrupted or failed, still "running", truncated, damaged), 2 if the file is
+not a weft trace -- the same statuses as `weft report`.
 """
 import sys
 
@@ -20,8 +20,9 @@ import numpy as np
 
 SCHEMA_VERSION = 4  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
-# is complete data about a hung run.  "interrupted" and "failed" traces stop short.
-COMPLETE_STATUSES = ("done", "duration", "hang")
+# is complete data about a hung run, a workload-failed one about a run whose workload failed
+# (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
+COMPLETE_STATUSES = ("done", "duration", "hang", "workload-failed")
 
 
 class NotATrace(Exception):

@@ -34,7 +34,7 @@ usage (FILE *to)
     fprintf (to, "\nOptions:\n  -h, --help     this text (weft COMMAND --help for a command)\n"
                  "  --version      print the version and git revision\n\n"
                  "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 hang detected,\n"
-                 "4 interrupted.\n");
+                 "4 interrupted, 6 workload failed (a connection ran out of retries).\n");
 }
 
 int

@@ -137,7 +137,7 @@ run_with_signals (WeftSession *s, gboolean quiet, double *wall)
 static int
 close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall)
 {
-    g_autofree char *waiting = NULL;
+    g_autofree char *waiting = NULL, *failure = NULL;
     int rc = WEFT_EXIT_DONE;
     WeftTraceStatus ts = WEFT_TRACE_STATUS_DONE;
     if (status == WEFT_SIM_DURATION) {
@@ -150,13 +150,22 @@ close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall
         g_autofree char *since = weft_units_format_human_time (s->sim->last_progress);
         g_printerr ("weft: hang detected at %s: no progress since %s; waiting flows:\n%s", at,
                     since, waiting);
+    } else if (status == WEFT_SIM_WORKLOAD_FAILED) {
+        /* As a hang: a modelled outcome, the trace complete, its own status and exit code. */
+        ts = WEFT_TRACE_STATUS_WORKLOAD_FAILED;
+        rc = WEFT_EXIT_WORKLOAD_FAILED;
+        failure = weft_network_describe_failure (s->net);
+        g_autofree char *at = weft_units_format_human_time (s->sim->now);
+        g_printerr ("weft: workload failed at %s: %s", at, failure);
     } else if (status == WEFT_SIM_INTERRUPTED) {
         ts = WEFT_TRACE_STATUS_INTERRUPTED;
         rc = WEFT_EXIT_INTERRUPTED;
         g_printerr ("weft: interrupted; trace closed and marked incomplete\n");
     }
     weft_network_finish_trace (s->net);
-    g_autofree char *msg = waiting ? g_strdup_printf ("hang: waiting flows:\n%s", waiting) : NULL;
+    g_autofree char *msg = waiting   ? g_strdup_printf ("hang: waiting flows:\n%s", waiting)
+                           : failure ? g_strdup_printf ("workload failed: %s", failure)
+                                     : NULL;
     WeftTraceEnd end = { ts, s->sim->now, wall, s->sim->events, msg };
     g_autoptr (GError) error = NULL;
     if (!weft_trace_close (trace, &end, &error)) {
@@ -190,7 +199,9 @@ weft_cli_run (int argc, char **argv)
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input, 3 hang (no progress for [experiment] hang_timeout: the waiting\n"
              "flows and their paths are printed), 4 interrupted (SIGINT/SIGTERM; the trace is\n"
-             "closed and marked incomplete).");
+             "closed and marked incomplete), 6 workload failed (on InfiniBand or RoCE a\n"
+             "connection ran out of retries, [transport] rc_retry_cnt: \"transport retry\n"
+             "counter exceeded\", as NCCL reports it; the trace is complete).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {

@@ -60,6 +60,34 @@ timer_arm (WeftNicAgent *nic, WeftFlow *f, weft_time_t deadline)
                          0);
 }
 
+/* The timer runs f->rto from now; an RC timeout of 0 (f->rto NEVER) never runs. */
+static void
+timer_restart (WeftNicAgent *nic, WeftFlow *f)
+{
+    if (f->rto != WEFT_TIME_NEVER)
+        timer_arm (nic, f, nic->owner->sim->now + f->rto);
+}
+
+/* RC (InfiniBand, RoCE): whether the expiry is a local ACK timeout, and whether the QP may
+ * retry.  The hardware's timer runs only while a request is outstanding: a flow that has sent
+ * nothing unacknowledged (held back by credits, pauses or pacing) is only timed again.  After
+ * rc_retry_cnt timeouts without progress the next one fails the connection. */
+static gboolean
+rc_may_retry (WeftNicAgent *nic, WeftFlow *f, WeftSim *sim)
+{
+    if (f->snd_max == f->snd_una) {
+        timer_restart (nic, f);
+        return FALSE;
+    }
+    f->timeouts++;
+    if (f->rc_retries == nic->tp->rc_retry_cnt) {
+        weft_transport_flow_failed (nic->tp, f, sim);
+        return FALSE;
+    }
+    f->rc_retries++;
+    return TRUE;
+}
+
 static void
 on_rto (WeftSim *sim, void *target, WeftArg arg)
 {
@@ -67,17 +95,22 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
     WeftNicAgent *nic = f->sender;
     if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
         return; /* nothing outstanding any more, or the deadline moved on */
-    /* Timeout: go back to the first unacknowledged packet (selective repeat: send it alone)
-     * and back off. */
-    f->timeouts++;
+    if (nic->tp->rc) {
+        if (!rc_may_retry (nic, f, sim))
+            return;
+    } else {
+        /* RFC 6298: back off. */
+        f->timeouts++;
+        f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+    }
+    /* Go back to the first unacknowledged packet (selective repeat: send it alone). */
     if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
         f->resend = TRUE;
         f->resend_seq = f->snd_una;
     } else {
         f->snd_nxt = f->snd_una;
     }
-    f->rto = MIN (f->rto * 2, nic->tp->rto_max);
-    timer_arm (nic, f, sim->now + f->rto);
+    timer_restart (nic, f);
     make_ready (nic, f);
 }
 
@@ -89,7 +122,7 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
     if (nic->tp->fabric->dcqcn.enabled)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
-    timer_arm (nic, f, sim->now + f->rto);
+    timer_restart (nic, f);
     make_ready (nic, f);
 }
 
@@ -392,6 +425,7 @@ pull_next (WeftNicAgent *nic, guint port)
     return NULL;
 }
 
+/* Ethernet only: an RC timeout is fixed, whatever the round trips. */
 static void
 rtt_sample (WeftNicAgent *nic, WeftFlow *f, weft_time_t rtt)
 {
@@ -416,7 +450,8 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         on_becn (nic, f);
     gboolean progressed = ack->seq > f->snd_una;
     if (progressed) {
-        if (!ack->retransmit) /* Karn: no samples from retransmitted packets */
+        f->rc_retries = 0;                    /* RC: progress gives the QP its retries back */
+        if (!nic->tp->rc && !ack->retransmit) /* Karn: no samples from retransmitted packets */
             rtt_sample (nic, f, sim->now - ack->sent_at);
         f->snd_una = ack->seq;
         if (f->snd_nxt < f->snd_una)
@@ -437,7 +472,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         if (f->snd_una == f->n_pkts)
             weft_timer_cancel (&f->rto_timer); /* all acknowledged */
         else
-            timer_arm (nic, f, sim->now + f->rto);
+            timer_restart (nic, f);
         make_ready (nic, f);
     }
     weft_packet_release (&sim->pool, ack);

@@ -19,15 +19,26 @@ const WeftParamSpec weft_transport_params[] = {
                      "the receiver acknowledges every Nth in-order packet and a message's last "
                      "packet; out-of-order and duplicate arrivals (and FECN-marked ones on "
                      "InfiniBand) are answered at once"),
-    WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "0s", "0s", "10s",
-                     "lower clamp of the retransmission timeout (SRTT + 4 RTTVAR); 0: 1 ms on "
-                     "RoCE, where PFC queues stretch round trips by hundreds of microseconds at "
-                     "once (NICs use a fixed timeout of 4.096 us x 2^n, 67 ms at n = 14, which "
-                     "hang_timeout would take for a hang), 20 us elsewhere"),
+    WEFT_PARAM_TIME ("rto_min", WeftTransport, rto_min, "20us", "1us", "10s",
+                     "Ethernet: lower clamp of the retransmission timeout (SRTT + 4 RTTVAR, "
+                     "RFC 6298); InfiniBand and RoCE time out as RDMA reliable connections do "
+                     "(rc_timeout)"),
     WEFT_PARAM_TIME ("rto_initial", WeftTransport, rto_initial, "100us", "1us", "10s",
-                     "retransmission timeout before the first RTT sample (at least rto_min)"),
+                     "Ethernet: retransmission timeout before the first RTT sample (at least "
+                     "rto_min)"),
     WEFT_PARAM_TIME ("rto_max", WeftTransport, rto_max, "100ms", "1us", "100s",
-                     "upper clamp of the timeout after exponential backoff"),
+                     "Ethernet: upper clamp of the timeout after exponential backoff"),
+    WEFT_PARAM_UINT ("rc_timeout", WeftTransport, rc_timeout, "20", "0", "31",
+                     "InfiniBand and RoCE: the reliable connection's local ACK timeout "
+                     "exponent: a QP that hears no ACK for 4.096 us x 2^n resends from its "
+                     "first unacknowledged packet (ibv_modify_qp's timeout; NCCL_IB_TIMEOUT, "
+                     "20 = 4.29 s since NCCL 2.23, 18 = 1.07 s in 2.14 to 2.22); 0: never "
+                     "times out"),
+    WEFT_PARAM_UINT ("rc_retry_cnt", WeftTransport, rc_retry_cnt, "7", "0", "7",
+                     "InfiniBand and RoCE: timeouts in a row without progress that a QP "
+                     "retries; the next one fails the connection with \"transport retry counter "
+                     "exceeded\" and the run with exit status 6 (ibv_modify_qp's retry_cnt; "
+                     "NCCL_IB_RETRY_CNT, 7)"),
     WEFT_PARAM_ENUM ("recovery", WeftTransport, recovery, "go-back-n", "go-back-n|selective-repeat",
                      "loss recovery: go-back-n discards what arrives after a gap and resends "
                      "everything from the first missing packet (RoCE RC's classic behaviour); "
@@ -292,6 +303,24 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
 }
 
 void
+weft_transport_flow_failed (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
+{
+    f->failed = TRUE;
+    if (!tp->failed) {
+        tp->failed = f;
+        tp->failed_ps = sim->now;
+    }
+    weft_sim_workload_failed (sim);
+}
+
+weft_time_t
+weft_transport_rc_timeout_ps (guint exponent)
+{
+    g_return_val_if_fail (exponent < 32, WEFT_TIME_NEVER);
+    return exponent == 0 ? WEFT_TIME_NEVER : WEFT_NS (4096) << exponent;
+}
+
+void
 weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
 {
     f->started = TRUE;
@@ -307,8 +336,6 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
-    if (tp->rto_min == 0)
-        tp->rto_min = tp->fabric->kind == WEFT_FABRIC_ROCE ? WEFT_MS (1) : WEFT_US (20);
     tp->n_flows = specs->len;
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
     tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
@@ -367,7 +394,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
             f->window_pkts =
                 (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
         }
-        f->rto = MAX (tp->rto_initial, tp->rto_min);
+        f->rto = tp->rc ? tp->rc_timeout_ps : MAX (tp->rto_initial, tp->rto_min);
         f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
@@ -448,11 +475,43 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
 
 /* ---- the mechanism (models/registry.h) ------------------------------------------------- */
 
+/* The timeout keys of the fabric's transport: the other kind's would be silently ignored. */
+static gboolean
+refuse_other_timeout_keys (const WeftTransport *tp, const WeftFabric *fabric,
+                           const WeftExperiment *exp, GError **error)
+{
+    static const char *const rfc6298[] = { "rto_min", "rto_initial", "rto_max", NULL };
+    static const char *const rc[] = { "rc_timeout", "rc_retry_cnt", NULL };
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    for (const char *const *k = tp->rc ? rfc6298 : rc; *k; k++) {
+        if (!g_key_file_has_key (kf, "transport", *k, NULL))
+            continue;
+        if (tp->rc)
+            return weft_experiment_fail (
+                exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "transport", *k,
+                "not used with [fabric] kind = %s: its reliable connections time out after "
+                "4.096 us x 2^rc_timeout and give up after rc_retry_cnt retries",
+                weft_fabric_kind_name (fabric->kind));
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "transport", *k,
+                                     "used only on InfiniBand and RoCE: Ethernet's transport "
+                                     "times out as RFC 6298 has it (rto_min, rto_initial, "
+                                     "rto_max)");
+    }
+    return TRUE;
+}
+
 static gboolean
 transport_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
-    WeftParamBinding b = { weft_transport_params, env->tp };
-    return weft_params_read (exp, "transport", &b, 1, error);
+    WeftTransport *tp = env->tp;
+    WeftParamBinding b = { weft_transport_params, tp };
+    if (!weft_params_read (exp, "transport", &b, 1, error))
+        return FALSE;
+    /* RDMA NICs (InfiniBand HCAs, RoCE NICs) run reliable connections with the hardware's
+     * timer; the Ethernet baseline is a TCP-like transport. */
+    tp->rc = weft_fabric_rdma (env->fabric);
+    tp->rc_timeout_ps = weft_transport_rc_timeout_ps ((guint) tp->rc_timeout);
+    return refuse_other_timeout_keys (tp, env->fabric, exp, error);
 }
 
 /* Out-of-order placement (adaptive routing, selective repeat): said only when it happened. */

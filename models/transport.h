@@ -7,17 +7,25 @@
  * bandwidth-delay product of the flow's own path plus one packet (plus ack_every - 1), so a
  * lone flow runs at line rate; the receiver accepts packets in order only and discards the rest
  * (go-back-N), answering the first out-of-order packet of a gap with a NAK that sends the sender
- * back to the first missing packet (RoCE's sequence-error NAK); a retransmission timeout, RFC 6298
- * style (SRTT + 4 RTTVAR, Karn's rule, exponential backoff, clamped to [rto_min, rto_max]), sends
- * everything from the first unacknowledged packet again. With `recovery = selective-repeat` the
- * receiver places packets beyond a gap (as with adaptive routing), NAKs the first missing packet
- * once per gap - on the first arrival beyond it, or as soon as the gap before it heals and placed
- * packets wait beyond the next one - and the sender resends that packet alone; a timeout resends
- * the first unacknowledged packet alone. ACK coalescing (`ack_every` = N, default 1): the receiver
- * acknowledges every Nth in-order packet and the last packet of a message; an out-of-order or
- * duplicate arrival, and on InfiniBand a packet marked FECN (its ACK carries the BECN,
- * models/ibcc.h), is answered at once.  There is no delayed-ACK timer, so a window must hold at
- * least N packets.
+ * back to the first missing packet (RoCE's sequence-error NAK); a retransmission timeout sends
+ * everything from the first unacknowledged packet again.  The timeout depends on the fabric:
+ *  - Ethernet: RFC 6298 (SRTT + 4 RTTVAR, Karn's rule, exponential backoff, clamped to
+ *    [rto_min, rto_max]);
+ *  - InfiniBand and RoCE, whose NICs run RDMA reliable connections (RC): the QP's local ACK
+ *    timeout, fixed at 4.096 us x 2^rc_timeout (IBA; ibv_modify_qp's `timeout`) and restarted
+ *    by every ACK that makes progress, with a retry counter (`rc_retry_cnt`) that progress
+ *    resets; the timeout after the last retry fails the connection, and the workload with it
+ *    (weft_transport_flow_failed: NCCL reports "transport retry counter exceeded").  No RTT
+ *    estimate, no backoff.  rc_timeout = 0 never times out (as in verbs).  The timer runs only
+ *    while a packet is outstanding.  doc/transport.md has the sources and the defaults (NCCL's).
+ * With `recovery = selective-repeat` the receiver places packets beyond a gap (as with adaptive
+ * routing), NAKs the first missing packet once per gap - on the first arrival beyond it, or as
+ * soon as the gap before it heals and placed packets wait beyond the next one - and the sender
+ * resends that packet alone; a timeout resends the first unacknowledged packet alone.  ACK
+ * coalescing (`ack_every` = N, default 1): the receiver acknowledges every Nth in-order packet
+ * and the last packet of a message; an out-of-order or duplicate arrival, and on InfiniBand a
+ * packet marked FECN (its ACK carries the BECN, models/ibcc.h), is answered at once.  There is
+ * no delayed-ACK timer, so a window must hold at least N packets.
  *
  * Each flow's sender half is touched only by its source's agent (models/nic.h) and its receiver
  * half only by its destination's.
@@ -72,8 +80,10 @@ struct WeftFlow {
 
     /* Sender half (source NIC). */
     guint64 snd_una, snd_nxt, snd_max;
-    weft_time_t srtt, rttvar, rto;
-    WeftTimer rto_timer; /* retransmission deadline: pending while data is outstanding */
+    weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
+    WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
+    guint32 rc_retries; /* RC: timeouts since the last progress (the retry counter used up) */
+    gboolean failed;    /* RC: the connection gave up (retry counter exceeded) */
     gboolean started, in_ring;
     WeftFlow *ring_next;
     WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
@@ -111,8 +121,15 @@ struct WeftFlow {
 typedef struct {
     guint64 window_bytes; /* [transport] window; 0: automatic */
     guint64 ack_every;    /* [transport] ack_every: ACK every Nth in-order packet */
-    weft_time_t rto_min, rto_initial, rto_max;
-    int recovery; /* WeftRecovery: [transport] recovery */
+    weft_time_t rto_min, rto_initial, rto_max; /* Ethernet: RFC 6298 */
+    guint64 rc_timeout;   /* InfiniBand, RoCE: local ACK timeout exponent (0: none) */
+    guint64 rc_retry_cnt; /* InfiniBand, RoCE: retries after a timeout before the QP fails */
+    int recovery;         /* WeftRecovery: [transport] recovery */
+
+    gboolean rc;               /* the RC timeout model (InfiniBand, RoCE) rather than RFC 6298 */
+    weft_time_t rc_timeout_ps; /* 4.096 us x 2^rc_timeout; WEFT_TIME_NEVER for 0 */
+    const WeftFlow *failed;    /* the first flow whose connection failed, or NULL */
+    weft_time_t failed_ps;     /* when it failed */
 
     const WeftFabric *fabric; /* borrowed */
     const WeftGraph *graph;   /* borrowed */
@@ -167,6 +184,15 @@ void weft_transport_clear (WeftTransport *tp);
 
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
+
+/* RC: @f's connection has used up its retries (the timeout after the last one expired): it
+ * fails, and with it the workload, as NCCL aborts on the completion error.  Records the first
+ * failure in tp->failed and stops the run (weft_sim_workload_failed). */
+void weft_transport_flow_failed (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
+
+/* The local ACK timeout of exponent @exponent: 4.096 us x 2^exponent (exact in picoseconds),
+ * or WEFT_TIME_NEVER for 0 ("wait forever", as ibv_modify_qp has it). */
+weft_time_t weft_transport_rc_timeout_ps (guint exponent);
 
 /* @f's sender starts it: it joins tp->active (weft_transport_flow_finished takes it out). */
 void weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now);

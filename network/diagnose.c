@@ -1,10 +1,12 @@
 /* network/diagnose.c - what a hang report says: the flows that wait and their paths, a cycle
- * of PFC-paused queues, InfiniBand credit conservation. */
+ * of PFC-paused queues, InfiniBand credit conservation; and what a failed workload reports:
+ * the connection that ran out of retries. */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
 #include "models/switch.h"
+#include "sim/units.h"
 
 
 typedef struct {
@@ -22,6 +24,17 @@ print_hop (guint32 node, guint32 port, void *data)
                             weft_graph_node (pp->g, peer)->name);
 }
 
+/* " path A:1->B B:2->C" (and why it is not a path, when it does not reach the destination). */
+static void
+append_path (const WeftNetwork *net, const WeftFlow *f, GString *out)
+{
+    g_string_append (out, "; path");
+    PathPrint pp = { net->graph, out };
+    if (weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, FALSE, print_hop, &pp) ==
+        G_MAXUINT)
+        g_string_append (out, " (does not reach the destination)");
+}
+
 char *
 weft_network_describe_waiting (const WeftNetwork *net, guint max)
 {
@@ -37,14 +50,11 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
         shown++;
         g_string_append_printf (out,
                                 "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                                " bytes delivered%s; path",
+                                " bytes delivered%s",
                                 f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
                                 weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
                                 f->spec.size_bytes, f->started ? "" : " (not started)");
-        PathPrint pp = { net->graph, out };
-        if (weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, FALSE, print_hop, &pp) ==
-            G_MAXUINT)
-            g_string_append (out, " (does not reach the destination)");
+        append_path (net, f, out);
         g_string_append_c (out, '\n');
     }
     if (waiting > shown)
@@ -56,6 +66,30 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
         if (out->len == before)
             g_string_truncate (out, before - 2);
     }
+    return g_string_free (out, FALSE);
+}
+
+char *
+weft_network_describe_failure (const WeftNetwork *net)
+{
+    const WeftTransport *tp = &net->tp;
+    const WeftFlow *f = tp->failed;
+    g_return_val_if_fail (f != NULL, NULL);
+    GString *out = g_string_new (NULL);
+    g_autofree char *timeout = weft_units_format_human_time (tp->rc_timeout_ps);
+    /* What NCCL reports: the work completion's status (12, IBV_WC_RETRY_EXC_ERR) and libibverbs'
+     * text for it (ibv_wc_status_str). */
+    g_string_append_printf (
+        out,
+        "flow %u %s -> %s: transport retry counter exceeded (work completion "
+        "status 12, IBV_WC_RETRY_EXC_ERR): %u timeouts of %s in a row without "
+        "an acknowledgement (rc_timeout = %" G_GUINT64_FORMAT ", rc_retry_cnt = %" G_GUINT64_FORMAT
+        "); %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes delivered",
+        f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
+        weft_graph_node (net->graph, f->spec.dst)->name, f->rc_retries + 1, timeout, tp->rc_timeout,
+        tp->rc_retry_cnt, f->delivered, f->spec.size_bytes);
+    append_path (net, f, out);
+    g_string_append_c (out, '\n');
     return g_string_free (out, FALSE);
 }
 

@@ -2,7 +2,8 @@
  * and the experiment to model instances (one switch model per switch node, one NIC model per
  * host, a port per connected link end), the flow table and the flows' start events
  * (network/build.c); the traces that need to see every model (network/sample.c); the run's
- * results (network/stats.c) and a hang's diagnosis (network/diagnose.c).
+ * results (network/stats.c) and the diagnosis of a hang or a failed workload
+ * (network/diagnose.c).
  *
  * Reads [fabric], [switch], [transport] and every [workload.NAME]; refuses [fault.NAME] (not
  * implemented yet).  weft_network_check_groups() checks what an experiment may contain.
@@ -121,5 +122,11 @@ void weft_network_training_steps (const WeftNetwork *net, guint group, GArray *s
 /* One line per unfinished flow (at most @max lines, then a count of the rest): endpoints,
  * bytes delivered, and the links of its path.  (transfer full) */
 char *weft_network_describe_waiting (const WeftNetwork *net, guint max);
+
+/* After a run that stopped with WEFT_SIM_WORKLOAD_FAILED: one line on the connection that ran
+ * out of retries (net->tp.failed) - the completion error NCCL reports ("transport retry
+ * counter exceeded", status 12), the flow, its timeouts, its progress and its path.
+ * (transfer full) */
+char *weft_network_describe_failure (const WeftNetwork *net);
 
 #endif /* WEFT_NETWORK_NETWORK_H */

@@ -51,6 +51,10 @@ typedef enum {
     WEFT_EXIT_HANG = 3,
     WEFT_EXIT_INTERRUPTED = 4,
     WEFT_EXIT_SWEEP_FAILED = 5,
+    /* The workload failed as the application would see it: an RDMA connection ran out of
+     * retries ([transport] rc_retry_cnt) and NCCL would report "transport retry counter
+     * exceeded".  A modelled outcome: the traces are complete, their status workload-failed. */
+    WEFT_EXIT_WORKLOAD_FAILED = 6,
 } WeftExitStatus;
 
 #endif /* WEFT_SIM_ERRORS_H */

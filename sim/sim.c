@@ -167,6 +167,8 @@ weft_sim_status_name (WeftSimStatus status)
         return "hang";
     case WEFT_SIM_INTERRUPTED:
         return "interrupted";
+    case WEFT_SIM_WORKLOAD_FAILED:
+        return "workload-failed";
     }
     return "unknown";
 }

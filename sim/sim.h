@@ -9,8 +9,10 @@
  * delivered or workload steps completed (weft_sim_progress), never mere events, so
  * retransmission timers firing into a dead link do not count; or the event queue runs dry with
  * work pending (nothing can ever happen again: also a hang); (4) an interrupt flag is set
- * (SIGINT / SIGTERM).  The watchdog is a timer (sim/timer.h), armed for the moment
- * hang_timeout after the last progress, so it costs nothing per packet.
+ * (SIGINT / SIGTERM); (5) a model reports that the workload failed as its application would
+ * see it (weft_sim_workload_failed: an RDMA connection out of retries), a modelled outcome.  The
+ * watchdog is a timer (sim/timer.h), armed for the moment hang_timeout after the last progress, so
+ * it costs nothing per packet.
  */
 
 /* Before the guard: sim/timer.h defines WeftTimer (the watchdog below) and then includes this
@@ -30,10 +32,11 @@
 
 typedef enum {
     WEFT_SIM_RUNNING = 0,
-    WEFT_SIM_DONE,        /* workload complete */
-    WEFT_SIM_DURATION,    /* reached duration */
-    WEFT_SIM_HANG,        /* no progress for hang_timeout, or nothing left to happen */
-    WEFT_SIM_INTERRUPTED, /* interrupt flag seen */
+    WEFT_SIM_DONE,            /* workload complete */
+    WEFT_SIM_DURATION,        /* reached duration */
+    WEFT_SIM_HANG,            /* no progress for hang_timeout, or nothing left to happen */
+    WEFT_SIM_INTERRUPTED,     /* interrupt flag seen */
+    WEFT_SIM_WORKLOAD_FAILED, /* a model reported the workload failed (weft_sim_workload_failed) */
 } WeftSimStatus;
 
 struct _WeftSim {
@@ -120,6 +123,16 @@ weft_sim_progress (WeftSim *sim)
 }
 
 void weft_sim_work_done (WeftSim *sim);
+
+/* The workload has failed as its application would see it (a connection gave up): the run
+ * stops after the current event, with status WEFT_SIM_WORKLOAD_FAILED.  The model that calls
+ * it keeps what the report needs (which flow, why). */
+static inline void
+weft_sim_workload_failed (WeftSim *sim)
+{
+    if (sim->status == WEFT_SIM_RUNNING)
+        sim->status = WEFT_SIM_WORKLOAD_FAILED;
+}
 
 /* Runs until one of the ending conditions; returns (and stores) why it stopped. */
 WeftSimStatus weft_sim_run (WeftSim *sim);

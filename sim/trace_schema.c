@@ -190,6 +190,7 @@ static const char *const status_names[] = {
     [WEFT_TRACE_STATUS_HANG] = "hang",
     [WEFT_TRACE_STATUS_INTERRUPTED] = "interrupted",
     [WEFT_TRACE_STATUS_FAILED] = "failed",
+    [WEFT_TRACE_STATUS_WORKLOAD_FAILED] = "workload-failed",
 };
 /* clang-format on */
 
@@ -203,7 +204,7 @@ gboolean
 weft_trace_status_complete (WeftTraceStatus status)
 {
     return status == WEFT_TRACE_STATUS_DONE || status == WEFT_TRACE_STATUS_DURATION ||
-           status == WEFT_TRACE_STATUS_HANG;
+           status == WEFT_TRACE_STATUS_HANG || status == WEFT_TRACE_STATUS_WORKLOAD_FAILED;
 }
 
 gboolean

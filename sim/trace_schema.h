@@ -365,11 +365,13 @@ typedef struct {
 typedef enum {
     WEFT_TRACE_STATUS_RUNNING =
         0, /* on disk while the run goes on; a file still saying this was killed */
-    WEFT_TRACE_STATUS_DONE = 1,        /* workload completed */
-    WEFT_TRACE_STATUS_DURATION = 2,    /* stopped at [experiment] duration */
-    WEFT_TRACE_STATUS_HANG = 3,        /* watchdog saw no progress for hang_timeout */
-    WEFT_TRACE_STATUS_INTERRUPTED = 4, /* SIGINT / SIGTERM */
-    WEFT_TRACE_STATUS_FAILED = 5,      /* runtime failure */
+    WEFT_TRACE_STATUS_DONE = 1,            /* workload completed */
+    WEFT_TRACE_STATUS_DURATION = 2,        /* stopped at [experiment] duration */
+    WEFT_TRACE_STATUS_HANG = 3,            /* watchdog saw no progress for hang_timeout */
+    WEFT_TRACE_STATUS_INTERRUPTED = 4,     /* SIGINT / SIGTERM */
+    WEFT_TRACE_STATUS_FAILED = 5,          /* runtime failure */
+    WEFT_TRACE_STATUS_WORKLOAD_FAILED = 6, /* the workload failed as its application would see
+                                              it (an RDMA connection out of retries) */
 } WeftTraceStatus;
 
 typedef struct {
@@ -387,8 +389,9 @@ const char *weft_trace_status_name (WeftTraceStatus status);
 gboolean weft_trace_status_from_name (const char *text, WeftTraceStatus *status);
 
 /* Whether a trace closed with @status holds the whole run (/meta complete = 1): done,
- * duration and hang do - a hang trace is complete data about a hung run; interrupted and
- * failed stop short, and running was never closed. */
+ * duration, hang and workload-failed do - a hang trace is complete data about a hung run, a
+ * workload-failed one about a run whose workload failed; interrupted and failed (a runtime
+ * failure of weft) stop short, and running was never closed. */
 gboolean weft_trace_status_complete (WeftTraceStatus status);
 
 #endif /* WEFT_SIM_TRACE_SCHEMA_H */

@@ -339,12 +339,12 @@ START_TEST (test_buffer_static_limit_caps_a_queue)
 }
 END_TEST
 
-/* RoCE, PFC on, ECN and DCQCN off: nothing but pauses paces the 16 senders.  Long RTOs, as in
- * tests/check_pfc.c. */
+/* RoCE, PFC on, ECN and DCQCN off: nothing but pauses paces the 16 senders.  A 1.05 ms RC
+ * timeout (rc_timeout = 8), as in tests/check_pfc.c. */
 #define ROCE                                                                                       \
     "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                     \
     "cable_length = 2m\n[fabric]\nkind = roce\n[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n" \
-    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"                               \
+    "[transport]\nrc_timeout = 8\n"                                                                \
     "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\nflow_size = 1MiB\n"
 
 START_TEST (test_buffer_pfc_dynamic_xoff_is_lossless)

@@ -33,13 +33,14 @@
 #include "models/switch.h"
 #include "tests/harness.h"
 
-/* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  Long RTOs: queues of up
- * to 16 x (xoff + headroom) take tens of us to drain, and a spurious timeout would count as a
- * retransmission. */
+/* PFC alone: ECN and DCQCN off, so nothing but pauses paces the senders.  The RC timeout is
+ * 1.05 ms (rc_timeout = 8), far above the tens of us that queues of up to 16 x (xoff +
+ * headroom) take to drain, so no timeout is spurious; the lossy variants (PFC off, no
+ * headroom) recover a lost tail with it, where NCCL's 4.3 s would outlast the hang watchdog. */
 #define INCAST_WITH(transport)                                                                     \
     "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"                     \
     "cable_length = 2m\n[fabric]\nkind = roce\n[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n" \
-    "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n" transport                     \
+    "[transport]\nrc_timeout = 8\n" transport                                                      \
     "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\nflow_size = 2MiB\n"
 #define INCAST INCAST_WITH ("")
 
@@ -243,7 +244,7 @@ START_TEST (test_pfc_pause_propagates_to_the_spine)
                          "hosts_per_leaf = 4\nlink_rate = 400Gbps\ncable_length = 2m\n"
                          "[fabric]\nkind = roce\nrouting = static\n"
                          "[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n"
-                         "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"
+                         "[transport]\nrc_timeout = 8\n"
                          "[workload.w]\nkind = flows\nflows = host0>host4 2MiB; host1>host4 2MiB; "
                          "host2>host4 2MiB; host3>host4 2MiB; host5>host4 2MiB; "
                          "host6>host4 2MiB; host7>host4 2MiB\n");
@@ -306,7 +307,7 @@ ring_experiment (const char *size, const char *hang, const char *pfc)
         "[experiment]\nhang_timeout = %s\n[topology]\ngenerator = file\nfile = %s\n"
         "forwarding_table = %s\n[fabric]\nkind = roce\nrouting = static\n"
         "[ecn]\nenabled = false\n[dcqcn]\nenabled = false\n"
-        "[transport]\nrto_min = 1ms\nrto_initial = 1ms\nrto_max = 4ms\n"
+        "[transport]\nrc_timeout = 8\n"
         "[workload.w]\nkind = flows\nflows = host0>host2 %s; host1>host0 %s; "
         "host2>host1 %s\n[pfc]\n%s",
         hang, topo, lft, size, size, size, pfc);

@@ -731,6 +731,10 @@ START_TEST (test_trace_cut_short_is_incomplete)
     ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_DONE));
     ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_DURATION));
     ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_HANG));
+    ck_assert (weft_trace_status_complete (WEFT_TRACE_STATUS_WORKLOAD_FAILED));
+    WeftTraceStatus back;
+    ck_assert (weft_trace_status_from_name ("workload-failed", &back));
+    ck_assert_int_eq (back, WEFT_TRACE_STATUS_WORKLOAD_FAILED);
     ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_RUNNING));
     ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_INTERRUPTED));
     ck_assert (!weft_trace_status_complete (WEFT_TRACE_STATUS_FAILED));

@@ -130,3 +130,6 @@ check_PROGRAMS += tests/check_topo_summary
 tests_check_topo_summary_SOURCES = tests/check_topo_summary.c
 check_PROGRAMS += tests/check_headline
 tests_check_headline_SOURCES = tests/check_headline.c
+check_PROGRAMS += tests/check_transport
+tests_check_transport_SOURCES = tests/check_transport.c
+e2e_tests += tests/e2e/rc_timeout.sh
