@@ -106,16 +106,40 @@ open_trace (WeftSession *s, const char *out, GError **error)
     return trace;
 }
 
-/* Runs the simulation with SIGINT and SIGTERM turned into a clean stop, and the progress line
- * on a terminal; *@wall gets the run's wall time in seconds. */
-static WeftSimStatus
-run_with_signals (WeftSession *s, gboolean quiet, double *wall)
+/* SIGINT and SIGTERM set the interrupt flag instead of killing the process, from the first
+ * thing weft run does: a signal during setup, or between creating the trace and the loop,
+ * ends the run cleanly (exit 4), never by the signal. */
+typedef struct {
+    struct sigaction old_int, old_term;
+} Signals;
+
+static void
+signals_catch (Signals *saved)
 {
-    struct sigaction sa = { 0 }, old_int, old_term;
+    struct sigaction sa = { 0 };
     sa.sa_handler = on_signal;
     sigemptyset (&sa.sa_mask);
-    sigaction (SIGINT, &sa, &old_int);
-    sigaction (SIGTERM, &sa, &old_term);
+    interrupted = 0;
+    sigaction (SIGINT, &sa, &saved->old_int);
+    sigaction (SIGTERM, &sa, &saved->old_term);
+}
+
+static void
+signals_restore (const Signals *saved)
+{
+    sigaction (SIGINT, &saved->old_int, NULL);
+    sigaction (SIGTERM, &saved->old_term, NULL);
+}
+
+/* Runs the simulation (a signal already caught stops it before the first event), with the
+ * progress line on a terminal; *@wall gets the run's wall time in seconds. */
+static WeftSimStatus
+run_loop (WeftSession *s, gboolean quiet, double *wall)
+{
+    if (interrupted) {
+        *wall = 0;
+        return WEFT_SIM_INTERRUPTED;
+    }
     s->sim->interrupt = &interrupted;
     Progress pr = { s, g_get_monotonic_time (), g_get_monotonic_time (), FALSE };
     if (!quiet && isatty (STDERR_FILENO)) {
@@ -127,15 +151,15 @@ run_with_signals (WeftSession *s, gboolean quiet, double *wall)
     *wall = (double) (g_get_monotonic_time () - pr.wall_start) / G_USEC_PER_SEC;
     if (pr.shown)
         fprintf (stderr, "\r\033[K");
-    sigaction (SIGINT, &old_int, NULL);
-    sigaction (SIGTERM, &old_term, NULL);
     return status;
 }
 
 /* Says on stderr why a run that did not finish stopped, writes the end-of-run traces and
- * closes the trace with its status; returns the exit status. */
+ * closes the trace (for @out) with its status; *@where gets where the trace was left (@out,
+ * its partial name, or NULL when it could not be written); returns the exit status. */
 static int
-close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall)
+close_trace (WeftSession *s, WeftTrace *trace, const char *out, WeftSimStatus status, double wall,
+             char **where)
 {
     g_autofree char *waiting = NULL, *failure = NULL;
     int rc = WEFT_EXIT_DONE;
@@ -160,7 +184,10 @@ close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall
     } else if (status == WEFT_SIM_INTERRUPTED) {
         ts = WEFT_TRACE_STATUS_INTERRUPTED;
         rc = WEFT_EXIT_INTERRUPTED;
-        g_printerr ("weft: interrupted; trace closed and marked incomplete\n");
+        g_autofree char *partial = weft_trace_partial_path (out);
+        g_printerr ("weft: interrupted; the trace is closed, marked incomplete and kept as %s "
+                    "(%s is untouched)\n",
+                    partial, out);
     }
     weft_network_finish_trace (s->net);
     g_autofree char *msg = waiting   ? g_strdup_printf ("hang: waiting flows:\n%s", waiting)
@@ -168,10 +195,53 @@ close_trace (WeftSession *s, WeftTrace *trace, WeftSimStatus status, double wall
                                      : NULL;
     WeftTraceEnd end = { ts, s->sim->now, wall, s->sim->events, msg };
     g_autoptr (GError) error = NULL;
+    *where = weft_trace_status_complete (ts) ? g_strdup (out) : weft_trace_partial_path (out);
     if (!weft_trace_close (trace, &end, &error)) {
         g_printerr ("%s\n", error->message);
+        g_clear_pointer (where, g_free);
         rc = WEFT_EXIT_FAILURE;
     }
+    return rc;
+}
+
+/* Prepares, runs and reports one experiment; returns the exit status. */
+static int
+run_experiment (const char *path, char **sets, gint64 seed, const char *output, gboolean quiet)
+{
+    WeftSession s;
+    g_autoptr (GError) error = NULL;
+    guint64 useed = (guint64) seed;
+    if (!weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, &error)) {
+        g_printerr ("%s\n", error->message);
+        weft_session_clear (&s);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (interrupted) {
+        g_printerr ("weft: interrupted before the run started; no trace written\n");
+        weft_session_clear (&s);
+        return WEFT_EXIT_INTERRUPTED;
+    }
+    g_autofree char *out = output         ? g_strdup (output)
+                           : *s.tc.output ? g_strdup (s.tc.output)
+                                          : g_strconcat (s.ec.name, ".h5", NULL);
+    WeftTrace *trace = open_trace (&s, out, &error);
+    if (!trace) {
+        /* A path that cannot be created is bad input; a disk that fails under it is not. */
+        g_printerr ("%s\n", error->message);
+        weft_session_clear (&s);
+        return g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE)
+                   ? WEFT_EXIT_FAILURE
+                   : WEFT_EXIT_BAD_INPUT;
+    }
+    double wall;
+    WeftSimStatus status = run_loop (&s, quiet, &wall);
+    g_autofree char *where = NULL;
+    int rc = close_trace (&s, trace, out, status, wall, &where);
+    print_nccl_tables (&s);
+    print_perftest_tables (&s);
+    print_summary (&s, status, wall, where ? where : "none (it could not be written)");
+    print_training_steps (&s);
+    weft_session_clear (&s);
     return rc;
 }
 
@@ -195,13 +265,15 @@ weft_cli_run (int argc, char **argv)
         g_option_context_new ("EXPERIMENT.ini - simulate one experiment");
     g_option_context_set_summary (
         ctx, "Reads the experiment, builds the fabric, simulates every packet, writes an HDF5\n"
-             "trace and prints a summary.\n\n"
+             "trace and prints a summary.  The trace is written as PATH.partial and renamed\n"
+             "to PATH once complete: a finished trace already at PATH is never destroyed by a\n"
+             "run that does not finish.\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input, 3 hang (no progress for [experiment] hang_timeout: the waiting\n"
              "flows and their paths are printed), 4 interrupted (SIGINT/SIGTERM; the trace is\n"
-             "closed and marked incomplete), 6 workload failed (on InfiniBand or RoCE a\n"
-             "connection ran out of retries, [transport] rc_retry_cnt: \"transport retry\n"
-             "counter exceeded\", as NCCL reports it; the trace is complete).");
+             "closed, marked incomplete and kept as PATH.partial), 6 workload failed (on\n"
+             "InfiniBand or RoCE a connection ran out of retries, [transport] rc_retry_cnt:\n"
+             "\"transport retry counter exceeded\", as NCCL reports it; the trace is complete).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
@@ -217,29 +289,9 @@ weft_cli_run (int argc, char **argv)
         return WEFT_EXIT_BAD_INPUT;
     }
 
-    WeftSession s;
-    guint64 useed = (guint64) seed;
-    if (!weft_session_prepare (&s, argv[1], sets, seed >= 0 ? &useed : NULL, &error)) {
-        g_printerr ("%s\n", error->message);
-        weft_session_clear (&s);
-        return WEFT_EXIT_BAD_INPUT;
-    }
-    g_autofree char *out = output         ? g_strdup (output)
-                           : *s.tc.output ? g_strdup (s.tc.output)
-                                          : g_strconcat (s.ec.name, ".h5", NULL);
-    WeftTrace *trace = open_trace (&s, out, &error);
-    if (!trace) {
-        g_printerr ("%s\n", error->message);
-        weft_session_clear (&s);
-        return WEFT_EXIT_BAD_INPUT;
-    }
-    double wall;
-    WeftSimStatus status = run_with_signals (&s, quiet, &wall);
-    int rc = close_trace (&s, trace, status, wall);
-    print_nccl_tables (&s);
-    print_perftest_tables (&s);
-    print_summary (&s, status, wall, out);
-    print_training_steps (&s);
-    weft_session_clear (&s);
+    Signals saved;
+    signals_catch (&saved);
+    int rc = run_experiment (argv[1], sets, seed, output, quiet);
+    signals_restore (&saved);
     return rc;
 }

@@ -17,6 +17,7 @@
 #include "sim/trace_types.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <gsl/gsl_version.h>
 #include <hdf5.h>
 #include <string.h>
@@ -36,7 +37,8 @@ enum { WEFT_TRACE_RECORDS (TABLE_INDEX) N_TABLES };
 #undef TABLE_INDEX
 
 struct _WeftTrace {
-    char *path;
+    char *path;    /* the final name */
+    char *partial; /* the name it is written under until a complete close */
     hid_t file;
     hid_t meta; /* the /meta group */
     Table tables[N_TABLES];
@@ -76,7 +78,7 @@ table_create (WeftTrace *trace, Table *t, GError **error)
     H5Tclose (file_type);
     if (t->dset < 0) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
                      "%s: cannot create data set %s: %s", trace->path, rec->dataset, reason);
         g_free (reason);
         return FALSE;
@@ -196,7 +198,15 @@ trace_free (WeftTrace *trace)
         H5Gclose (trace->meta);
     g_clear_error (&trace->write_error);
     g_free (trace->path);
+    g_free (trace->partial);
     g_free (trace);
+}
+
+char *
+weft_trace_partial_path (const char *path)
+{
+    g_return_val_if_fail (path != NULL, NULL);
+    return g_strconcat (path, ".partial", NULL);
 }
 
 /* Closes the file itself; FALSE (with the HDF5 reason kept) if the final write-out failed. */
@@ -218,9 +228,14 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     g_return_val_if_fail (path != NULL && meta != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+    /* HDF5's exit-time cleanup tries again to flush a file whose close failed (a full disk)
+     * and crashes inside libhdf5 1.10 (H5F__close_cb): weft closes every file it opens, so it
+     * turns that cleanup off (effective when this is the process's first HDF5 call). */
+    H5dont_atexit ();
     H5Eset_auto2 (H5E_DEFAULT, NULL, NULL); /* failures become GErrors, not stderr dumps */
     WeftTrace *trace = g_new0 (WeftTrace, 1);
     trace->path = g_strdup (path);
+    trace->partial = weft_trace_partial_path (path);
     trace->file = trace->meta = H5I_INVALID_HID;
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
@@ -228,13 +243,25 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         t->mem_type = t->dset = H5I_INVALID_HID;
     }
 
+    /* Written under PATH.partial and renamed over PATH only by a complete close: a trace
+     * already at PATH survives a run that does not finish (nothing lost), and an unfinished
+     * one never carries the final name.  A name that exists but is not a regular file (a
+     * folder, a device) is refused before anything is written. */
+    if (g_file_test (path, G_FILE_TEST_EXISTS) && !g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot create trace file: it exists and is not a regular file", path);
+        trace_free (trace);
+        return NULL;
+    }
     errno = 0;
-    trace->file = H5Fcreate (path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    trace->file = H5Fcreate (trace->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (trace->file < 0) {
         int saved = errno;
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
-                     "%s: cannot create trace file: %s", path,
+        /* No space or an I/O error is the machine's failure (exit 1), not the user's path. */
+        gboolean disk = saved == ENOSPC || saved == EIO || saved == EFBIG || saved == EDQUOT;
+        g_set_error (error, WEFT_TRACE_ERROR, disk ? WEFT_TRACE_ERROR_WRITE : WEFT_TRACE_ERROR_OPEN,
+                     "%s: cannot create trace file: %s", trace->partial,
                      saved != 0 ? g_strerror (saved) : reason);
         g_free (reason);
         trace_free (trace);
@@ -249,8 +276,8 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
     gboolean ok = trace->meta >= 0 && topo >= 0;
     if (!ok) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN, "%s: cannot create groups: %s",
-                     path, reason);
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
+                     "%s: cannot create groups: %s", path, reason);
         g_free (reason);
     }
     for (int i = 0; ok && i < N_TABLES; i++)
@@ -259,20 +286,23 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         H5Gclose (topo);
     if (ok && !write_meta_start (trace, meta)) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN, "%s: cannot write /meta: %s",
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE, "%s: cannot write /meta: %s",
                      path, reason);
         g_free (reason);
         ok = FALSE;
     }
     if (ok && H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0) {
         char *reason = weft_trace_hdf5_reason ();
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_OPEN,
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
                      "%s: cannot flush trace file: %s", path, reason);
         g_free (reason);
         ok = FALSE;
     }
     if (!ok) {
+        /* Nothing that looks like a trace is left behind (a disk full at creation). */
+        g_autofree char *partial = g_strdup (trace->partial);
         weft_trace_abandon (trace);
+        g_unlink (partial);
         return NULL;
     }
     trace->flushed_at = g_get_monotonic_time ();
@@ -368,10 +398,21 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
     close_file (trace);
 
     gboolean ok = trace->write_error == NULL;
-    if (!ok)
+    if (!ok) {
+        /* A trace that could not be written whole is no result: remove it, so nothing left
+         * looks like one (a full disk), and leave whatever was at the final name. */
+        g_unlink (trace->partial);
         g_propagate_error (error, g_steal_pointer (&trace->write_error));
-    else
-        g_debug ("%s: trace closed (%s)", trace->path, weft_trace_status_name (end->status));
+    } else if (complete && g_rename (trace->partial, trace->path) != 0) {
+        int saved = errno;
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE,
+                     "%s: cannot rename the finished trace %s to it: %s", trace->path,
+                     trace->partial, g_strerror (saved));
+        ok = FALSE;
+    } else {
+        g_debug ("%s: trace closed (%s)", complete ? trace->path : trace->partial,
+                 weft_trace_status_name (end->status));
+    }
     trace_free (trace);
     return ok;
 }

@@ -5,7 +5,8 @@
  * /ports, /collectives, /paths, /pfc, /dcqcn, /buffers.  Data sets are compound, chunked,
  * deflate-compressed and extendable; rows are buffered and appended in blocks, and
  * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
- * whose /meta status still says "running" - readers report it as incomplete.
+ * whose /meta status still says "running" - readers report it as incomplete.  That file is
+ * PATH.partial: only a complete close renames it to PATH (weft_trace_create()).
  *
  * Ownership: the writer owns its HDF5 handles; no other file calls H5* (but analysis/).
  * Errors: creation and close raise WEFT_TRACE_ERROR; appends inside the run never fail
@@ -21,10 +22,18 @@
 
 typedef struct _WeftTrace WeftTrace;
 
-/** Creates @path (truncating it) and writes /meta with status "running".  Fails with
- * WEFT_TRACE_ERROR_OPEN "PATH: cannot create trace file: REASON" if the path is unwritable.
+/** Creates the trace for @path and writes /meta with status "running".  The file is written
+ * as weft_trace_partial_path (@path) ("PATH.partial", truncated if it exists) and renamed to
+ * @path by a complete close only, so a trace already at @path survives a run that does not
+ * finish, and an unfinished trace never carries the final name.  Fails with
+ * WEFT_TRACE_ERROR_OPEN "PATH: cannot create trace file: REASON" if the partial path is
+ * unwritable or @path exists and is not a regular file; nothing is left behind then.
  * (transfer full) */
 WeftTrace *weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error);
+
+/** The name a trace for @path is written under until it is complete: "@path.partial".
+ * (transfer full) */
+char *weft_trace_partial_path (const char *path);
 
 const char *weft_trace_path (const WeftTrace *trace);
 
@@ -59,12 +68,16 @@ void weft_trace_flush (WeftTrace *trace);
 void weft_trace_flush_due (WeftTrace *trace);
 
 /** Flushes, writes the end attributes of /meta (status, sim time, wall time, events, message,
- * and complete: 1 for done, duration and hang, 0 for interrupted and failed), closes and frees.
- * Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the run or now.  Safe to
- * call from the interrupt path (after the run loop has stopped). */
+ * and complete: 1 for done, duration, hang and workload-failed, 0 for interrupted and
+ * failed), closes and frees.  A complete trace is then renamed from PATH.partial to PATH
+ * (replacing what was there); an incomplete one stays at PATH.partial, and PATH is untouched.
+ * Returns FALSE with WEFT_TRACE_ERROR_WRITE if any write failed during the run or now (the
+ * partial file is then removed: nothing that looks like a trace is left) or if the rename
+ * failed.  Safe to call from the interrupt path (after the run loop has stopped). */
 gboolean weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error);
 
-/* Closes and frees without writing the end (the file stays "running"); for error paths. */
+/* Closes and frees without writing the end (the file stays "running", at PATH.partial); for
+ * error paths. */
 void weft_trace_abandon (WeftTrace *trace);
 
 #endif /* WEFT_SIM_TRACE_H */

@@ -11,6 +11,7 @@
 #include "sim/trace_types.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* The field tables, <one>_fields for each record, from the lists in sim/trace_schema.h.
  * FIELD needs the struct for offsetof, which the lists leave out (each line would have to
@@ -179,7 +180,20 @@ weft_trace_hdf5_reason (void)
     char *desc = NULL;
     H5Ewalk2 (H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &desc);
     H5Eclear2 (H5E_DEFAULT);
-    return desc != NULL ? desc : g_strdup ("HDF5 error");
+    if (desc == NULL)
+        return g_strdup ("HDF5 error");
+    /* The file driver's own report spans lines (time, file name, descriptor, buffer...); what
+     * a user needs of it is the system's reason, "error message = '...'". */
+    const char *m = strstr (desc, "error message = '");
+    if (m != NULL) {
+        m += strlen ("error message = '");
+        const char *end = strchr (m, '\'');
+        char *reason = g_strndup (m, end ? (gsize) (end - m) : strlen (m));
+        g_free (desc);
+        desc = reason;
+    }
+    g_strdelimit (desc, "\r\n", ' ');
+    return desc;
 }
 
 /* clang-format off */

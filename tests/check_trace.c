@@ -3,8 +3,10 @@
  * Invariants checked: every field of every record type (/collectives, /paths, /pfc, /dcqcn
  * included) survives a write and a read (rows at chunk boundaries included, for data sets larger
  * than one chunk); row counts; /meta start and end attributes; a trace reads as incomplete
- * ("running") after creation and a flush, and after weft_trace_abandon(); closed, it reads as
- * complete for done, duration and hang, and as incomplete (rows kept) for interrupted and failed;
+ * ("running") after creation and a flush, and after weft_trace_abandon(), under PATH.partial
+ * with nothing at PATH; closed, it reads as complete for done, duration and hang (renamed to
+ * PATH), and as incomplete (rows kept) for interrupted and failed, still at PATH.partial, while
+ * a complete trace already at PATH is left as it was;
  * data sets with no rows exist with 0 rows; creating in a missing directory fails with
  * WEFT_TRACE_ERROR_OPEN; a truncated copy and a non-HDF5 file are reported without a crash.
  * Unchecked here: compression ratios, chunk layout, a file killed by a signal mid-write (the
@@ -323,8 +325,11 @@ START_TEST (test_trace_roundtrip_every_field)
     ck_assert_str_eq (weft_trace_path (t), path);
     weft_trace_flush (t);
 
-    /* before close: readable, "running", incomplete */
-    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    /* before close: under PATH.partial (PATH itself not there yet), readable, "running",
+     * incomplete */
+    g_autofree char *partial = weft_trace_partial_path (path);
+    ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
+    WeftTraceInfo *info = weft_trace_reader_open (partial, &error);
     ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
     ck_assert (info->readable);
     ck_assert (!info->complete);
@@ -335,6 +340,7 @@ START_TEST (test_trace_roundtrip_every_field)
     weft_trace_info_free (info);
 
     close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
+    ck_assert (!g_file_test (partial, G_FILE_TEST_EXISTS)); /* renamed to PATH */
     info = weft_trace_reader_open (path, &error);
     ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
     ck_assert (info->readable);
@@ -714,8 +720,16 @@ START_TEST (test_trace_cut_short_is_incomplete)
         const char *name = weft_trace_status_name (status);
         char *file = g_strconcat (name, ".h5", NULL), *path = tmp_path (file);
         GError *error = NULL;
+        /* A complete trace already at PATH survives; the cut-short one stays at PATH.partial. */
+        close_ok (write_flows (path, 3), WEFT_TRACE_STATUS_DONE, NULL);
         close_ok (write_flows (path, 100), status, NULL);
-        WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+        WeftTraceInfo *old = weft_trace_reader_open (path, &error);
+        ck_assert_msg (old != NULL, "%s", error ? error->message : "?");
+        ck_assert (old->complete);
+        ck_assert_int_eq (old->n_flows, 3);
+        weft_trace_info_free (old);
+        g_autofree char *partial = weft_trace_partial_path (path);
+        WeftTraceInfo *info = weft_trace_reader_open (partial, &error);
         ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
         ck_assert (info->readable);
         ck_assert_msg (!info->complete, "%s trace reads as complete", name);
@@ -847,7 +861,9 @@ START_TEST (test_trace_abandoned_is_incomplete)
     WeftTrace *t = write_flows (path, 100);
     weft_trace_flush (t);
     weft_trace_abandon (t);
-    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert (!g_file_test (path, G_FILE_TEST_EXISTS));
+    g_autofree char *partial = weft_trace_partial_path (path);
+    WeftTraceInfo *info = weft_trace_reader_open (partial, &error);
     ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
     ck_assert (info->readable);
     ck_assert (!info->complete);

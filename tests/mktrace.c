@@ -8,10 +8,12 @@
  *            Down/Polling, and their rates 400, 400, 200, 100, 800 and 53.125 Gb/s
  *            (tests/e2e/report_ports.sh spells out the values); 24 /collectives rows
  *            (tests/e2e/report_nccl.sh spells them out)
- *   running  the same rows flushed, then abandoned: the file says "running"
+ *   running  the same rows flushed, then abandoned: the file says "running" (what a killed
+ *            run leaves at OUT.partial, moved to OUT)
  * Same arguments, same data sets (tests/e2e/trace_python.sh checks with h5diff).
  */
 #include "config.h"
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -165,9 +167,13 @@ main (int argc, char **argv)
     }
     fill (t);
     if (argc == 3 && strcmp (argv[2], "running") == 0) {
+        /* What a killed run leaves (under OUT.partial), moved to OUT for the tests. */
         weft_trace_flush (t);
         weft_trace_abandon (t);
-        return 0;
+        char *partial = weft_trace_partial_path (argv[1]);
+        int rc = g_rename (partial, argv[1]);
+        g_free (partial);
+        return rc == 0 ? 0 : 1;
     }
     WeftTraceEnd end = { .status = WEFT_TRACE_STATUS_DONE,
                          .sim_time_ps = G_GUINT64_CONSTANT (5100000000),
