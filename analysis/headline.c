@@ -151,10 +151,9 @@ weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *ro
         gsl_sort (tput, 1, k);
         double agg = (double) bytes * 8 / ((double) (last - first) / 1e12);
         gboolean tera = agg >= 1e12;
-        g_string_append_printf (out, "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT
-                                     " flow%s",
-                                workload, tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k,
-                                k == 1 ? "" : "s");
+        g_string_append_printf (
+            out, "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT " flow%s", workload,
+            tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k, k == 1 ? "" : "s");
         if (done < k)
             g_string_append_printf (out, " (%" G_GSIZE_FORMAT " unfinished: as delivered)",
                                     k - done);

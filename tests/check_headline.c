@@ -38,15 +38,15 @@ coll (const char *workload, const char *op, guint64 bytes, gboolean in_place, gb
 START_TEST (test_headline_collectives)
 {
     WeftTraceCollective rows[] = {
-        coll ("ar", "all_reduce", 1000000, FALSE, TRUE, 1, 1),                /* warm-up */
-        coll ("ar", "all_reduce", 1000000, FALSE, FALSE, 20, 80000000),       /* 80 us */
-        coll ("ar", "all_reduce", 1000000, FALSE, FALSE, 22, 84000000),       /* 84 us */
+        coll ("ar", "all_reduce", 1000000, FALSE, TRUE, 1, 1),          /* warm-up */
+        coll ("ar", "all_reduce", 1000000, FALSE, FALSE, 20, 80000000), /* 80 us */
+        coll ("ar", "all_reduce", 1000000, FALSE, FALSE, 22, 84000000), /* 84 us */
         coll ("ar", "all_reduce", 1000000, TRUE, FALSE, 21, 82000000),
         coll ("ar", "all_reduce", 256000000, FALSE, FALSE, 350, 1400000000),
         coll ("ar", "all_reduce", 256000000, FALSE, FALSE, 360, 1360000000),
-        coll ("ar", "all_reduce", 256000000, TRUE, FALSE, 300, 1600000000),  /* differs */
-        coll ("ag", "all_gather", 4096, FALSE, FALSE, 1.5, 10000000),        /* one size */
-        coll ("skip", "all_reduce", 4096, FALSE, FALSE, 9, 1000000),          /* not listed */
+        coll ("ar", "all_reduce", 256000000, TRUE, FALSE, 300, 1600000000), /* differs */
+        coll ("ag", "all_gather", 4096, FALSE, FALSE, 1.5, 10000000),       /* one size */
+        coll ("skip", "all_reduce", 4096, FALSE, FALSE, 9, 1000000),        /* not listed */
     };
     const char *const listed[] = { "ar", "ag", NULL };
     g_autoptr (GString) out = g_string_new (NULL);
@@ -85,8 +85,8 @@ START_TEST (test_headline_flows)
      * from 0 to 60 us = 466.667 Gb/s. */
     const guint64 us = 1000000;
     WeftTraceFlow rows[] = {
-        flow ("p", 1000000, 0, 10 * us, 0),  flow ("p", 1000000, 0, 20 * us, 0),
-        flow ("q", 9000000, 0, 1 * us, 0),   flow ("p", 1000000, 5 * us, 45 * us, 0),
+        flow ("p", 1000000, 0, 10 * us, 0),      flow ("p", 1000000, 0, 20 * us, 0),
+        flow ("q", 9000000, 0, 1 * us, 0),       flow ("p", 1000000, 5 * us, 45 * us, 0),
         flow ("p", 1000000, 10 * us, 0, 500000),
     };
     g_autoptr (GString) out = g_string_new (NULL);
