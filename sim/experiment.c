@@ -10,6 +10,8 @@
 #define G_LOG_DOMAIN "weft-experiment"
 #include "sim/experiment.h"
 
+#include "sim/input.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,30 +83,19 @@ set_raw (WeftExperiment *exp, const char *group, const char *key, const char *ra
     g_hash_table_insert (exp->key_origin, origin_key (group, key), (gpointer) origin);
 }
 
-/* Reads a whole file, with the OS's reason on failure (g_file_get_contents wraps it in a
- * sentence of its own, and we want "NAME: cannot read experiment file: REASON"). */
+/* @text with its control bytes (below 0x20 but tab, and DEL) as "\xNN", so a message that
+ * quotes a file cannot drive the terminal it is printed on.  (transfer full) */
 static char *
-read_text (const char *path, gsize *len, int *err)
+printable (const char *text)
 {
-    FILE *f = fopen (path, "rb");
-    if (!f) {
-        *err = errno;
-        return NULL;
-    }
     GString *s = g_string_new (NULL);
-    char buf[8192];
-    size_t n;
-    while ((n = fread (buf, 1, sizeof buf, f)) > 0)
-        g_string_append_len (s, buf, (gssize) n);
-    int failed = ferror (f);
-    int saved = errno;
-    fclose (f);
-    if (failed) {
-        *err = saved;
-        g_string_free (s, TRUE);
-        return NULL;
+    for (const char *p = text; *p; p++) {
+        guchar c = (guchar) *p;
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            g_string_append_printf (s, "\\x%02x", c);
+        else
+            g_string_append_c (s, (char) c);
     }
-    *len = s->len;
     return g_string_free (s, FALSE);
 }
 
@@ -145,16 +136,16 @@ merge_file (WeftExperiment *exp, const char *shown, const char *includer, Chain 
         return FALSE;
     }
     gsize len = 0;
-    int err = 0;
-    g_autofree char *text = read_text (shown, &len, &err);
-    if (!text) {
+    g_autofree char *text = NULL;
+    g_autoptr (GError) why = NULL;
+    if (!weft_input_read (shown, WEFT_INPUT_MAX_EXPERIMENT, &text, &len, &why)) {
         if (includer)
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE,
                          "%s: cannot read experiment file (included from %s): %s", shown, includer,
-                         g_strerror (err));
+                         why->message);
         else
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE,
-                         "%s: cannot read experiment file: %s", shown, g_strerror (err));
+                         "%s: cannot read experiment file: %s", shown, why->message);
         return FALSE;
     }
     g_autofree char *dir = g_path_get_dirname (shown);
@@ -174,8 +165,8 @@ merge_text (WeftExperiment *exp, const char *text, gsize len, const char *shown,
     g_autoptr (GKeyFile) kf = g_key_file_new ();
     g_autoptr (GError) local = NULL;
     if (!g_key_file_load_from_data (kf, text, len, G_KEY_FILE_NONE, &local)) {
-        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE, "%s: %s", shown,
-                     local->message);
+        g_autofree char *why = printable (local->message);
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE, "%s: %s", shown, why);
         return FALSE;
     }
     /* The names array owns the display name; origins borrow it for the experiment's life. */
@@ -201,6 +192,16 @@ merge_text (WeftExperiment *exp, const char *text, gsize len, const char *shown,
             if (strcmp (groups[g], "experiment") == 0 && strcmp (keys[k], "include") == 0)
                 continue;
             g_autofree char *raw = g_key_file_get_value (kf, groups[g], keys[k], NULL);
+            /* A key file has no inline comments: "output = run.h5  # test" would name the trace
+             * "run.h5  # test".  A '#' after a blank is refused rather than taken in. */
+            const char *hash = raw ? strchr (raw, '#') : NULL;
+            if (hash && hash > raw && (hash[-1] == ' ' || hash[-1] == '\t')) {
+                g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                             "%s: [%s] %s: '#' after a blank looks like an inline comment, which "
+                             "experiment files do not have: put the comment on a line of its own",
+                             origin, groups[g], keys[k]);
+                return FALSE;
+            }
             set_raw (exp, groups[g], keys[k], raw, origin);
         }
     }
@@ -390,12 +391,11 @@ weft_experiment_fail (const WeftExperiment *exp, GError **error, WeftConfigError
     g_autofree char *msg = g_strdup_vprintf (format, ap);
     va_end (ap);
     const char *origin = exp ? weft_experiment_origin (exp, group, key) : "(no file)";
-    if (!group)
-        g_set_error (error, WEFT_CONFIG_ERROR, code, "%s: %s", origin, msg);
-    else if (key)
-        g_set_error (error, WEFT_CONFIG_ERROR, code, "%s: [%s] %s: %s", origin, group, key, msg);
-    else
-        g_set_error (error, WEFT_CONFIG_ERROR, code, "%s: [%s]: %s", origin, group, msg);
+    g_autofree char *line = !group ? g_strdup_printf ("%s: %s", origin, msg)
+                            : key  ? g_strdup_printf ("%s: [%s] %s: %s", origin, group, key, msg)
+                                   : g_strdup_printf ("%s: [%s]: %s", origin, group, msg);
+    g_autofree char *shown = printable (line);
+    g_set_error_literal (error, WEFT_CONFIG_ERROR, code, shown);
     return FALSE;
 }
 

@@ -1,6 +1,8 @@
 /* sim/experiment.h - an experiment file, resolved: includes merged, --set overrides applied.
  *
- * Format: GKeyFile INI (own-line '#' comments; "v  # x" is all value).  In [experiment],
+ * Format: GKeyFile INI (own-line '#' comments; "v  # x" would be all value, so a '#' after a
+ * blank in a value is refused as an inline comment).  Error messages show control bytes of
+ * the file (ESC, CR, ...) as \xNN escapes, so a file cannot drive the terminal.  In [experiment],
  * `include = other.ini` (or a ';'-separated list) names files relative to the including file;
  * they are read first, depth-first, and the including file's own keys then override theirs
  * (later keys override earlier ones).  The `include` key itself is consumed and does not appear

@@ -356,9 +356,12 @@ read_one (const WeftExperiment *exp, const char *group, const WeftParamSpec *p, 
     void *field = G_STRUCT_MEMBER_P (obj, p->offset);
     g_autoptr (GError) local = NULL;
     g_autofree char *raw = g_key_file_get_string (kf, group, p->name, &local);
-    if (!raw)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, p->name, "%s",
-                                     local->message);
+    /* GLib may return the value and still report a bad escape ("10\0us", "a\qb"): the value
+     * is refused either way, not taken half-decoded. */
+    if (!raw || local)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, p->name,
+                                     "the value has an invalid escape or is not UTF-8 (a key "
+                                     "file's escapes are \\s \\n \\t \\r and \\\\)");
     char *text = g_strstrip (raw);
 
     switch (p->type) {

@@ -4,12 +4,18 @@
 
 #include <stdarg.h>
 
+#include "sim/input.h"
+
 gboolean
 weft_records_read (const char *path, WeftRecordFn fn, void *data, GError **error)
 {
     g_autofree char *text = NULL;
-    if (!g_file_get_contents (path, &text, NULL, error))
+    GError *local = NULL;
+    if (!weft_input_read (path, WEFT_INPUT_MAX_BULK, &text, NULL, &local)) {
+        g_set_error (error, local->domain, local->code, "%s: %s", path, local->message);
+        g_error_free (local);
         return FALSE;
+    }
     g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
     for (guint i = 0; lines[i]; i++) {
         g_strstrip (lines[i]);

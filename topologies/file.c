@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/input.h"
 #include "sim/units.h"
 
 static gboolean ferr (GError **error, const char *path, guint line, const char *fmt, ...)
@@ -172,7 +173,7 @@ weft_topology_load_file (const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     GError *local = NULL;
-    if (!g_file_get_contents (path, &text, NULL, &local)) {
+    if (!weft_input_read (path, WEFT_INPUT_MAX_BULK, &text, NULL, &local)) {
         g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_FILE, "%s: %s", path, local->message);
         g_error_free (local);
         return NULL;

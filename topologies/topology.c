@@ -156,7 +156,10 @@ gen_file (const void *p, const void *server, const char *dir, GError **error)
     const FileParams *fp = p;
     g_autofree char *path = g_path_is_absolute (fp->file) ? g_strdup (fp->file)
                                                           : g_build_filename (dir, fp->file, NULL);
-    return weft_topology_load_file (path, error);
+    WeftGraph *g = weft_topology_load_file (path, error);
+    if (g == NULL)
+        g_prefix_error (error, "[topology] file: ");
+    return g;
 }
 
 static WeftGraph *
@@ -288,7 +291,9 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
         goto out;
     }
 
-    dir = weft_experiment_dir_for (exp, "topology", "generator");
+    /* Relative names resolve against the file that set them: the topology file's against
+     * the one that set [topology] file, not the one that chose the generator. */
+    dir = weft_experiment_dir_for (exp, "topology", gen == &gen_file_def ? "file" : "generator");
     g = gen->generate (params, gen->uses_server ? &server : NULL, dir, &local);
     if (g == NULL) {
         /* the message starts "[group] key: ": name the file (or --set) that set that key */

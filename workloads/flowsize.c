@@ -7,6 +7,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "sim/errors.h"
+#include "sim/input.h"
 
 typedef enum { FS_FIXED, FS_EXPONENTIAL, FS_LOGNORMAL, FS_PARETO, FS_UNIFORM, FS_CDF } FsKind;
 
@@ -171,9 +172,9 @@ weft_flowsize_new_cdf_load (const char *path, GError **error)
 {
     g_autofree char *text = NULL;
     GError *local = NULL;
-    if (!g_file_get_contents (path, &text, NULL, &local)) {
+    if (!weft_input_read (path, WEFT_INPUT_MAX_TABLE, &text, NULL, &local)) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE,
-                     "cannot read the size CDF: %s", local->message);
+                     "cannot read the size CDF %s: %s", path, local->message);
         g_error_free (local);
         return NULL;
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <gsl/gsl_randist.h>
 
+#include "sim/input.h"
 #include "sim/units.h"
 
 /* ---- node names ------------------------------------------------------------------------- */
@@ -199,9 +200,10 @@ gen_csv (Ctx *x, const char *file, GError **error)
         g_path_is_absolute (file) ? g_strdup (file) : g_build_filename (dir, file, NULL);
     g_autofree char *text = NULL;
     GError *local = NULL;
-    if (!g_file_get_contents (path, &text, NULL, &local)) {
-        gboolean r = weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_FILE, x->group, "file",
-                                           "cannot read the flow list: %s", local->message);
+    if (!weft_input_read (path, WEFT_INPUT_MAX_BULK, &text, NULL, &local)) {
+        gboolean r =
+            weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_FILE, x->group, "file",
+                                  "cannot read the flow list %s: %s", path, local->message);
         g_error_free (local);
         return r;
     }

@@ -48,4 +48,38 @@ printf 'sw9 1 0\n' >"$TMP/sl2vl.txt"
 check "sl2vl.txt:1: no node named 'sw9'" "$WEFT" validate "$ibx" --set "infiniband:sl2vl_file=$TMP/sl2vl.txt"
 printf 'sw0 1 7\n' >"$TMP/sl2vl.txt"
 check "sl2vl.txt:1: '7': expected at most 16 VLs" "$WEFT" validate "$ibx" --set "infiniband:sl2vl_file=$TMP/sl2vl.txt"
+# endless or special files where a file is expected: refused, not read (/dev/zero grew memory
+# without bound), naming the key; a FIFO with no writer does not block
+mkfifo "$TMP/fifo"
+printf '[experiment]\ninclude = /dev/zero\n' >"$TMP/z.ini"
+check "/dev/zero: cannot read experiment file (included from .*z.ini): not a regular file" "$WEFT" validate "$TMP/z.ini"
+printf '[experiment]\ninclude = %s\n' "$TMP/fifo" >"$TMP/z.ini"
+check "fifo: cannot read experiment file .*not a regular file" "$WEFT" validate "$TMP/z.ini"
+printf '[topology]\ngenerator = single_switch\nhosts = 4\n[workload.p]\nkind = permutation\nsize_cdf = /dev/zero\n' >"$TMP/cdf.ini"
+check "cdf.ini: \[workload.p\] size_cdf: cannot read the size CDF /dev/zero: not a regular file" "$WEFT" validate "$TMP/cdf.ini"
+printf '[topology]\ngenerator = single_switch\nhosts = 4\n[workload.f]\nkind = flows\nfile = /dev/zero\n' >"$TMP/fl.ini"
+check "fl.ini: \[workload.f\] file: cannot read the flow list /dev/zero: not a regular file" "$WEFT" validate "$TMP/fl.ini"
+printf '[topology]\ngenerator = file\nfile = /dev/zero\n[workload.p]\nkind = permutation\n' >"$TMP/tf.ini"
+check "tf.ini: \[topology\] file: /dev/zero: not a regular file" "$WEFT" validate "$TMP/tf.ini"
+check "\[topology\] forwarding_table: .*fifo: not a regular file" "$WEFT" validate "$base" --set "topology:forwarding_table=$TMP/fifo"
+# [topology] file: named with its group and key, and resolved against the file that set it
+mkdir "$TMP/sub"
+printf '[topology]\ngenerator = file\n' >"$TMP/sub/gen.ini"
+printf '[experiment]\ninclude = sub/gen.ini\n[topology]\nfile = nothere.topo\n[workload.p]\nkind = permutation\n' >"$TMP/top.ini"
+check "top.ini: \[topology\] file: $TMP/nothere.topo: No such file" "$WEFT" validate "$TMP/top.ini"
+# a bad escape, on a unit key and on a string key: one clean line, no GLib warning
+printf '[experiment]\ninclude = %s\n[trace]\ninterval = 10\\0us\n' "$base" >"$TMP/e.ini"
+G_DEBUG=fatal-warnings check "\[trace\] interval: the value has an invalid escape" "$WEFT" validate "$TMP/e.ini"
+printf '[experiment]\ninclude = %s\n[trace]\noutput = a\\qb.h5\n' "$base" >"$TMP/e.ini"
+check "\[trace\] output: the value has an invalid escape" "$WEFT" validate "$TMP/e.ini"
+# an inline comment would become part of the value
+printf '[experiment]\ninclude = %s\n[trace]\noutput = my run.h5  # test\n' "$base" >"$TMP/c.ini"
+check "c.ini: \[trace\] output: '#' after a blank looks like an inline comment" "$WEFT" validate "$TMP/c.ini"
+# control bytes of a file are shown escaped, never sent to the terminal
+printf '[experiment]\ninclude = %s\n[workload.incast]\nkind = inc\033[2Jast\r\n' "$base" >"$TMP/k.ini"
+check 'inc\\x1b\[2Jast' "$WEFT" validate "$TMP/k.ini"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reached stderr"; fi
+printf '[topo\033[2J\n' >"$TMP/k.ini"
+check '\\x1b\[2J' "$WEFT" validate "$TMP/k.ini"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reached stderr"; fi
 echo "bad input: ok"
