@@ -95,6 +95,8 @@ clean-sanitize:
 .PHONY: check-sanitize clean-sanitize
 check_PROGRAMS += tests/check_railopt
 tests_check_railopt_SOURCES = tests/check_railopt.c
+check_PROGRAMS += tests/check_server
+tests_check_server_SOURCES = tests/check_server.c
 check_PROGRAMS += tests/check_topology_build
 tests_check_topology_build_SOURCES = tests/check_topology_build.c
 check_PROGRAMS += tests/check_infiniband
