@@ -43,7 +43,7 @@ schema-doc: tests/schemadoc$(EXEEXT)
 	tests/schemadoc$(EXEEXT) $(srcdir)/doc/hdf5-schema.md
 .PHONY: schema-doc
 e2e_tests += tests/e2e/trace_python.sh tests/e2e/report_ports.sh tests/e2e/report_nccl.sh \
-	tests/e2e/nccl_layout.sh
+	tests/e2e/nccl_layout.sh tests/e2e/server_presets.sh
 check_PROGRAMS += tests/check_network
 tests_check_network_SOURCES = tests/check_network.c
 e2e_tests += tests/e2e/roce_trace.sh tests/e2e/roce_ecmp.sh
