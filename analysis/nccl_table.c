@@ -1,10 +1,13 @@
 /* analysis/nccl_table.c - nccl-tests' output from /collectives rows (analysis/nccl_table.h).
  *
- * The format strings below are nccl-tests' (src/common.cu, the PRINT() calls of run(),
- * TimeTest() and BenchTime() in the 2.x releases), kept verbatim so that a diff against a
- * real log shows only the numbers.  The arithmetic is nccl-tests' too: BenchTime() divides
- * the elapsed time by the iterations (here: the mean of the timed rows' time_ps) and each
- * op's GetBw() computes algbw = bytes / 1e9 / seconds and busbw = algbw x factor.
+ * The layout is that of the current nccl-tests release, 2.19.6 (NCCL_TESTS_VERSION in
+ * src/common.h): the report and table writers of src/util.cu (writeDeviceReport,
+ * writeResultHeader, writeBenchmarkLinePreamble, writeBenchmarkLineBody, getFloatStr,
+ * writeResultFooter, finalizeFooter, writeErrors) as src/common.cu's run() and TimeTest() call
+ * them.  The printf formats below are that release's, so that a diff against a real log shows
+ * only the numbers.  The arithmetic is nccl-tests' too: BenchTime() divides the elapsed time by
+ * the iterations (here: the mean of the timed rows' time_ps) and each op's GetBw() computes
+ * algbw = bytes / 1e9 / seconds and busbw = algbw x factor.
  * Cost: one sort of the distinct sizes and a pass over the rows per size, O(n log n + n s);
  * tables have tens of sizes.  The parameters of a run (weft_nccl_table_info_new) cost the same
  * over its rows, plus one hash lookup per rank.
@@ -15,22 +18,27 @@
 
 #include <string.h>
 
-/* nccl-tests src/common.cu, verbatim. */
+/* nccl-tests 2.19.6, src/util.cu. */
+#define FMT_VERSION "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n"
+#define FMT_STARTING "# Collective test starting: %s\n"
 #define FMT_ARGS                                                                                   \
     "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d "    \
-    "agg iters: %d validation: %d graph: %d\n"
-#define FMT_DEVICE "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n"
+    "agg iters: %d validation: %d graph: %d unalign: %d\n"
+#define FMT_DEVICE "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n"
 #define FMT_HEAD1                                                                                  \
     "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n"
-#define FMT_HEAD2 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n"
-#define FMT_HEAD3 "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n"
-#define FMT_ROW "%12li  %12li  %8s  %6s  %6s" /* the root goes through sprintf "%6i" first */
-#define FMT_RESULT "  %7s  %6.2f  %6.2f  %5g"
-#define FMT_RESULT_NA "  %7s  %6.2f  %6.2f  %5s"
-#define FMT_OOB "# Out of bounds values : %d %s\n"
-#define FMT_AVG "# Avg bus bandwidth    : %g %s\n"
-/* write_benchmark_line_null_body(): a placement that was not run */
-#define NULL_BODY "                                "
+/* the trailing " %*s" is the timestamp column, width 0 and empty without -S 1 */
+#define FMT_HEAD "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n"
+#define FMT_ROW "%12li  %12li  %8s  %6s  %6s"  /* the root goes through sprintf "%6i" first */
+#define FMT_RESULT "  %7s  %6s  %6s  %6g"      /* time, algbw, busbw through getFloatStr */
+#define FMT_RESULT_NA "  %7s  %6s  %6s    N/A" /* one short of #wrong's 6, as nccl-tests has it */
+#define FMT_FOOTER_D "# %-20s : %d %s\n"
+#define FMT_FOOTER_G "# %-20s : %g %s\n"
+#define FMT_CONCLUDED "# Collective test concluded: %s\n"
+/* A placement that was not run.  nccl-tests' writeBenchMarkLineNullBody() (trace replay only)
+ * still prints the 32 blanks of the 2.x group, whose #wrong column was 5 wide; weft prints the
+ * 33 of today's group so that the columns after it stay in place. */
+#define NULL_BODY "                                 "
 
 static const struct {
     const char *op, *binary;
@@ -56,13 +64,15 @@ weft_nccl_table_info_init (WeftNcclTableInfo *info)
     info->min_bytes = info->max_bytes = 32 * 1024 * 1024;
     info->step_factor = 1;
     info->step_bytes = 1024 * 1024;
-    info->warmup_iters = 5;
+    info->warmup_iters = 1;
     info->iters = 20;
     info->agg_iters = 1;
     info->validation = 1;
     info->graph = 0;
+    info->unalign = 0;
     info->n_threads = info->n_gpus = 1;
     info->device_name = "NVIDIA H100 80GB HBM3";
+    info->nccl_version = WEFT_NCCL_TABLE_NCCL_VERSION;
 }
 
 double
@@ -112,16 +122,23 @@ cmp_u64 (gconstpointer a, gconstpointer b)
     return x < y ? -1 : x > y;
 }
 
-/* BenchTime()'s time column: fewer decimals as the time grows. */
-static void
-format_time (char buf[32], double usec)
+void
+weft_nccl_table_format_number (char *buf, double value, int width)
 {
-    if (usec >= 10000.0)
-        g_snprintf (buf, 32, "%7.0f", usec);
-    else if (usec >= 100.0)
-        g_snprintf (buf, 32, "%7.1f", usec);
+    g_return_if_fail (buf != NULL && width >= 1 && width <= WEFT_NCCL_TABLE_NUMBER_MAX);
+    /* nccl-tests' getFloatStr(): the first of "%.2f", "%.1f", "%.0f" that fits in @width
+     * characters, else scientific notation, cut to @width as its snprintf cuts it */
+    gsize size = (gsize) width + 1;
+    if (g_snprintf (buf, size, "%*.2f", width, value) <= (gint) width)
+        return;
+    if (g_snprintf (buf, size, "%*.1f", width, value) <= (gint) width)
+        return;
+    if (g_snprintf (buf, size, "%*.0f", width, value) <= (gint) width)
+        return;
+    if (width >= 7)
+        g_snprintf (buf, size, "%*.1e", width, value);
     else
-        g_snprintf (buf, 32, "%7.2f", usec);
+        g_snprintf (buf, size, "%*.0e", width, value);
 }
 
 /* One placement's group; adds its busbw to the running average. */
@@ -147,14 +164,52 @@ print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char 
     double sec = sum_ps / (double) k * 1e-12;
     double alg = sec > 0 ? (double) bytes / 1.0E9 / sec : 0.0;
     double bus = alg * (factor > 0 ? factor : ratio_sum / (double) k);
-    char time_str[32];
-    format_time (time_str, sec * 1.0E6);
+    char time_str[8], alg_str[7], bus_str[7];
+    weft_nccl_table_format_number (time_str, sec * 1.0E6, 7);
+    weft_nccl_table_format_number (alg_str, alg, 6);
+    weft_nccl_table_format_number (bus_str, bus, 6);
     if (info->validation)
-        g_string_append_printf (out, FMT_RESULT, time_str, alg, bus, 0.0);
+        g_string_append_printf (out, FMT_RESULT, time_str, alg_str, bus_str, 0.0);
     else
-        g_string_append_printf (out, FMT_RESULT_NA, time_str, alg, bus, "N/A");
+        g_string_append_printf (out, FMT_RESULT_NA, time_str, alg_str, bus_str);
     *bw_sum += bus;
     (*bw_count)++;
+}
+
+/* writeDeviceReport(): the version, the binary, the command line and the devices. */
+static void
+print_report (GString *out, const char *binary, const WeftNcclTableInfo *info)
+{
+    gboolean by_factor = info->step_factor > 1;
+    g_string_append_printf (out, FMT_VERSION, WEFT_NCCL_TABLE_TESTS_VERSION, info->nccl_version,
+                            info->nccl_version);
+    g_string_append_printf (out, FMT_STARTING, binary);
+    g_string_append_printf (out, FMT_ARGS, info->n_threads, info->n_gpus, (long) info->min_bytes,
+                            (long) info->max_bytes,
+                            (long) (by_factor ? info->step_factor : info->step_bytes),
+                            by_factor ? "factor" : "bytes", info->warmup_iters, info->iters,
+                            info->agg_iters, info->validation, info->graph, info->unalign);
+    g_string_append (out, "#\n");
+    g_string_append (out, "# Using devices\n");
+    for (guint r = 0; r < info->n_ranks; r++) {
+        const WeftNcclTableRank *rank = &info->ranks[r];
+        g_string_append_printf (out, FMT_DEVICE, (int) r, 0, WEFT_NCCL_TABLE_PID_BASE + (int) r,
+                                rank->host != NULL ? rank->host : "", (int) rank->device, 0u,
+                                (unsigned) dgx_h100_bus[rank->device % G_N_ELEMENTS (dgx_h100_bus)],
+                                0u, info->device_name != NULL ? info->device_name : "");
+    }
+}
+
+/* writeResultHeader() without -C, -S or -I: "#", the placements, the names, the units. */
+static void
+print_column_heads (GString *out)
+{
+    g_string_append (out, "#\n");
+    g_string_append_printf (out, FMT_HEAD1, "", "", "", "", "");
+    g_string_append_printf (out, FMT_HEAD, "size", "count", "type", "redop", "root", "time",
+                            "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", 0, "");
+    g_string_append_printf (out, FMT_HEAD, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+                            "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
 }
 
 void
@@ -171,28 +226,16 @@ weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollecti
         op = g_strndup (rows[0].op, WEFT_TRACE_KIND_LEN);
     else
         op = g_strdup ("");
+    char *program;
+    if (binary != NULL)
+        program = g_strdup (binary);
+    else if (weft_nccl_table_binary (op) != NULL)
+        program = g_strdup (weft_nccl_table_binary (op));
+    else
+        program = g_strconcat (op, "_perf", NULL);
 
-    gboolean by_factor = info->step_factor > 1;
-    g_string_append_printf (out, FMT_ARGS, info->n_threads, info->n_gpus, (long) info->min_bytes,
-                            (long) info->max_bytes,
-                            (long) (by_factor ? info->step_factor : info->step_bytes),
-                            by_factor ? "factor" : "bytes", info->warmup_iters, info->iters,
-                            info->agg_iters, info->validation, info->graph);
-    g_string_append (out, "#\n");
-    g_string_append (out, "# Using devices\n");
-    for (guint r = 0; r < info->n_ranks; r++) {
-        const WeftNcclTableRank *rank = &info->ranks[r];
-        g_string_append_printf (out, FMT_DEVICE, (int) r, 0, WEFT_NCCL_TABLE_PID_BASE + (int) r,
-                                rank->host != NULL ? rank->host : "", (int) rank->device,
-                                dgx_h100_bus[rank->device % G_N_ELEMENTS (dgx_h100_bus)],
-                                info->device_name != NULL ? info->device_name : "");
-    }
-    g_string_append (out, "#\n");
-    g_string_append_printf (out, FMT_HEAD1, "", "", "", "", "");
-    g_string_append_printf (out, FMT_HEAD2, "size", "count", "type", "redop", "root", "time",
-                            "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-    g_string_append_printf (out, FMT_HEAD3, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
-                            "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    print_report (out, program, info);
+    print_column_heads (out);
 
     /* the distinct sizes with a timed row */
     GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -229,9 +272,16 @@ weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollecti
     }
     g_array_free (sizes, TRUE);
 
-    g_string_append_printf (out, FMT_OOB, 0, "OK");
-    g_string_append_printf (out, FMT_AVG, bw_count > 0 ? bw_sum / bw_count : 0.0, "");
+    /* writeResultFooter() (no NCCL_TESTS_MIN_BW: an empty verdict), finalizeFooter(), and
+     * writeErrors()'s empty line for a run without an NCCL error */
+    g_string_append_printf (out, FMT_FOOTER_D, "Out of bounds values", 0, "OK");
+    g_string_append_printf (out, FMT_FOOTER_G, "Avg bus bandwidth",
+                            bw_count > 0 ? bw_sum / bw_count : 0.0, "");
     g_string_append (out, "#\n");
+    g_string_append_printf (out, FMT_CONCLUDED, program);
+    g_string_append (out, "#\n");
+    g_string_append (out, "\n");
+    g_free (program);
     g_free (op);
 }
 
@@ -379,8 +429,6 @@ weft_nccl_table_print_workloads (GString *out, const WeftTraceCollective *rows, 
         for (gsize i = 0; i < n; i++)
             if (strncmp (rows[i].workload, w, WEFT_TRACE_KIND_LEN) == 0)
                 g_array_append_val (subset, rows[i]);
-        if (k > 0)
-            g_string_append_c (out, '\n');
         if (workloads->len > 1)
             g_string_append_printf (out, "# weft workload %s\n", w);
         const WeftTraceCollective *sub = (const WeftTraceCollective *) subset->data;

@@ -281,8 +281,8 @@ typedef struct {
     X (SHORT, type, "",                                                                            \
        "element type as nccl-tests names it: `float`, `half`, `bfloat16`, `int32`, ...")           \
     X (SHORT, redop, "",                                                                           \
-       "reduction as nccl-tests names it: `sum`, `prod`, `max`, `min`, `avg`; `none` for ops "     \
-       "without one")                                                                              \
+       "reduction as nccl-tests names it: `sum`, `prod`, `max`, `min`, `avg`; `none` for "         \
+       "all-gather, all-to-all and broadcast (send/recv prints nccl-tests' default, `sum`)")       \
     X (I32, root, "",                                                                              \
        "root rank of broadcast and reduce; -1 for the others (nccl-tests prints -1)")              \
     X (U32, n_ranks, "", "ranks (GPUs) taking part")                                               \

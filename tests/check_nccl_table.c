@@ -1,12 +1,15 @@
 /* tests/check_nccl_table.c - analysis/nccl_table.c prints nccl-tests' output character for
- * character.
+ * character, in the layout of the current nccl-tests release (2.19.6).
  *
  * Invariants checked: for hand-made /collectives rows, the whole text equals the text
- * nccl-tests' own printf formats give (header, devices, column headers, one line per size,
- * footer); time is the mean of the timed iterations (warm-up rows and rows of another op are
- * left out); algbw = size / time; busbw = algbw x nccl-tests' factor (all-reduce 2(n-1)/n,
- * all-gather (n-1)/n, broadcast 1); the three time styles; "N/A" when validation is 0; a
- * placement without rows prints blanks and stays out of the average; the root column.
+ * nccl-tests' own printf formats give (version and program lines, command line, devices,
+ * column headers, one line per size, footer); time is the mean of the timed iterations (warm-up
+ * rows and rows of another op are left out); algbw = size / time; busbw = algbw x nccl-tests'
+ * factor (all-reduce 2(n-1)/n, all-gather (n-1)/n, broadcast 1); numbers take 2, 1 or 0
+ * decimals, whichever first fits their column, then scientific notation (getFloatStr), at
+ * each boundary; "N/A" when validation is 0; a placement without rows prints blanks the
+ * group's width and stays out of the average; the root column; the NCCL version and unalign
+ * fields.
  * The parameters and ranks (weft_nccl_table_info_new and friends), against values worked out
  * by hand from the rows and names: min/max over every row; the step a factor for sizes that
  * grow at least twofold each time (also when rounding to whole elements makes the ratio
@@ -15,26 +18,39 @@
  * the number ending the last part, and for names without one (no '/', no digits, no name)
  * nccl-tests' own cudaDev, the local rank on the host; GPU names taken from trace nodes of
  * kind "gpu" in node order; one table per workload in order of first appearance.
- * Unchecked here: reading the rows from a trace (tests/e2e/report_nccl.sh does).
+ * Unchecked here: reading the rows from a trace (tests/e2e/report_nccl.sh does), and the
+ * tables of real runs of every op (tests/e2e/nccl_layout.sh checks their layout).
  *
- * The expected text is derived from nccl-tests' src/common.cu (2.x), not from weft's output.
- * Its formats, verbatim:
- *   run():       "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters:
- *                 %d iters: %d agg iters: %d validation: %d graph: %d\n"  (one line)
- *                "#\n", "# Using devices\n",
- *                "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x%02x] %s\n"
- *                "#\n"
- *                "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place
- * \n"
- *                "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n"
- *                "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n"
- *   TimeTest():  sprintf(rootName, "%6i", root); "%12li  %12li  %8s  %6s  %6s", then "\n"
- *   BenchTime(): time "%7.0f" if >= 10000 us, "%7.1f" if >= 100, else "%7.2f";
- *                "  %7s  %6.2f  %6.2f  %5g" (wrong elements, as double) or, without
- *                validation, "  %7s  %6.2f  %6.2f  %5s" with "N/A"
- *   footer:      "# Out of bounds values : %d %s\n" (0, "OK"),
- *                "# Avg bus bandwidth    : %g %s\n" (mean busbw, "" - so a trailing space),
- *                "#\n"
+ * The expected text is derived from nccl-tests 2.19.6 (src/util.cu, src/common.cu), not from
+ * weft's output.  Its formats, verbatim:
+ *   writeDeviceReport():
+ *     "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n"
+ *     "# Collective test starting: %s\n"  (the program name)
+ *     "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d iters: %d
+ *      agg iters: %d validation: %d graph: %d unalign: %d\n"  (one line)
+ *     "#\n", "# Using devices\n",
+ *     "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n"
+ *       (PCI domain, bus, device)
+ *   writeResultHeader(), without -C, -S or -I:
+ *     "#\n"
+ *     "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place
+ *      \n"  (all five empty)
+ *     "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", twice:
+ *       names "size" "count" "type" "redop" "root" "time" "algbw" "busbw" "#wrong" (and the
+ *       last four again), then units "(B)" "(elements)" "" "" "" "(us)" "(GB/s)" "(GB/s)" ""
+ *       (and again), each with width 0 and "" for the timestamp column
+ *   writeBenchmarkLinePreamble(): sprintf(rootName, "%6i", root);
+ *     "%12li  %12li  %8s  %6s  %6s" (size, count, type, redop, rootName)
+ *   writeBenchmarkLineBody(): getFloatStr(time, 7), getFloatStr(algbw, 6), getFloatStr(busbw,
+ *     6), then "  %7s  %6s  %6s  %6g" (wrong elements as a double) or, without validation,
+ *     "  %7s  %6s  %6s    N/A"
+ *   getFloatStr(value, width): the first of "%*.2f", "%*.1f", "%*.0f" whose length is at most
+ *     width, else "%*.1e" (width >= 7) or "%*.0e"
+ *   writeBenchmarkLineTerminator(): "\n"
+ *   writeResultFooter(): "# %-20s : %d %s\n" ("Out of bounds values", 0, "OK"),
+ *     "# %-20s : %g %s\n" ("Avg bus bandwidth", mean busbw, "" - so a trailing space), "#\n",
+ *     "# Collective test concluded: %s\n" (the program name)
+ *   finalizeFooter(): "#\n";  writeErrors() with no NCCL error: "\n"
  *   AllReduceGetBw(): algbw = bytes / 1e9 / sec, busbw = algbw * 2(n-1)/n;
  *   AllGatherGetBw(): factor (n-1)/n; BroadcastGetBw(): factor 1.
  */
@@ -84,13 +100,26 @@ assert_text_eq (const char *got, const char *want)
     }
 }
 
+#define HEAD_VERSION "# nccl-tests version 2.19.6 nccl-headers=22705 nccl-library=22705\n"
+
+/* writeResultHeader(): the blank columns are 10, 12, 8, 6 and 6 wide after "# ", two blanks
+ * apart; the names line and the units line end in the empty timestamp column's blank. */
 #define HEAD_COLUMNS                                                                               \
+    "#\n"                                                                                          \
     "#                                                              out-of-place              "    \
     "         in-place          \n"                                                                \
-    "#       size         count      type   redop    root     time   algbw   busbw #wrong     "    \
-    "time   algbw   busbw #wrong\n"                                                                \
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "    \
-    "(us)  (GB/s)  (GB/s)       \n"
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "   \
+    "time   algbw   busbw  #wrong \n"                                                              \
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             "   \
+    "(us)  (GB/s)  (GB/s)         \n"
+
+#define FOOTER(avg, binary)                                                                        \
+    "# Out of bounds values : 0 OK\n"                                                              \
+    "# Avg bus bandwidth    : " avg " \n"                                                          \
+    "#\n"                                                                                          \
+    "# Collective test concluded: " binary "\n"                                                    \
+    "#\n"                                                                                          \
+    "\n"
 
 /* 8-rank all-reduce, three sizes, two timed iterations per placement; bus factor 1.75. */
 START_TEST (test_nccl_table_all_reduce)
@@ -133,41 +162,48 @@ START_TEST (test_nccl_table_all_reduce)
         row ("reduce_scatter", 1048576, 32768, "float", "sum", -1, 8, 0, 0, US (1));
     g_array_append_val (rows, other);
 
-    /* 1 MiB: out-of-place mean (40+60)/2 = 50 us: algbw 1048576/1e9/50e-6 = 20.97152,
-     *   busbw x 1.75 = 36.70016; in-place (39+41)/2 = 40 us: 26.2144, 45.8752.
-     * 16 MiB: 250.5 us ("%7.1f"): 66.97491, 117.20610; 250.0 us: 67.108864, 117.440512.
-     * 256 MiB: 12345.6 us ("%7.0f" -> 12346): 21.74341, 38.05097; 10000 us: 26.84355, 46.97620.
+    /* 1 MiB: out-of-place mean (40+60)/2 = 50 us ("%7.2f" fits): algbw 1048576/1e9/50e-6 =
+     *   20.97152, busbw x 1.75 = 36.70016; in-place (39+41)/2 = 40 us: 26.2144, 45.8752.
+     * 16 MiB: 250.5 us (" 250.50" fits 7): 66.97491, 117.20610 ("117.21" fits 6); 250.0 us:
+     *   67.108864, 117.440512.
+     * 256 MiB: 12345.6 us ("12345.60" is 8 wide, "%7.1f" 12345.6): 21.74341, 38.05097;
+     *   10000 us ("10000.00" too, so 10000.0): 26.84355, 46.97620.
      * Avg bus bandwidth: (36.70016 + 45.8752 + 117.2061 + 117.440512 + 38.05097 + 46.97620) / 6
      *   = 67.0415 ("%g"). */
-    const char *want =
+    const char *want = HEAD_VERSION
+        "# Collective test starting: all_reduce_perf\n"
         "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 268435456 step: 16(factor) warmup "
-        "iters: 5 iters: 2 agg iters: 1 validation: 1 graph: 0\n"
+        "iters: 1 iters: 2 agg iters: 1 validation: 1 graph: 0 unalign: 0\n"
         "#\n"
         "# Using devices\n"
-        "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  1 [0x2a] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  2 [0x3a] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  3 Group  0 Pid  10003 on      dgx-1 device  3 [0x5d] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  4 Group  0 Pid  10004 on      dgx-2 device  4 [0x9a] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  5 Group  0 Pid  10005 on      dgx-2 device  5 [0xab] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  6 Group  0 Pid  10006 on      dgx-2 device  6 [0xba] NVIDIA H100 80GB HBM3\n"
-        "#  Rank  7 Group  0 Pid  10007 on      dgx-2 device  7 [0xdb] NVIDIA H100 80GB HBM3\n"
-        "#\n" HEAD_COLUMNS
-        "     1048576        262144     float     sum      -1    50.00   20.97   36.70      0"
-        "    40.00   26.21   45.88      0\n"
-        "    16777216       4194304     float     sum      -1    250.5   66.97  117.21      0"
-        "    250.0   67.11  117.44      0\n"
-        "   268435456      67108864     float     sum      -1    12346   21.74   38.05      0"
-        "    10000   26.84   46.98      0\n"
-        "# Out of bounds values : 0 OK\n"
-        "# Avg bus bandwidth    : 67.0415 \n"
-        "#\n";
+        "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  0 [0000:18:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  1 [0000:2a:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  2 [0000:3a:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  3 Group  0 Pid  10003 on      dgx-1 device  3 [0000:5d:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  4 Group  0 Pid  10004 on      dgx-2 device  4 [0000:9a:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  5 Group  0 Pid  10005 on      dgx-2 device  5 [0000:ab:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  6 Group  0 Pid  10006 on      dgx-2 device  6 [0000:ba:00] "
+        "NVIDIA H100 80GB HBM3\n"
+        "#  Rank  7 Group  0 Pid  10007 on      dgx-2 device  7 [0000:db:00] "
+        "NVIDIA H100 80GB HBM3\n" HEAD_COLUMNS
+        "     1048576        262144     float     sum      -1    50.00   20.97   36.70       0"
+        "    40.00   26.21   45.88       0\n"
+        "    16777216       4194304     float     sum      -1   250.50   66.97  117.21       0"
+        "   250.00   67.11  117.44       0\n"
+        "   268435456      67108864     float     sum      -1  12345.6   21.74   38.05       0"
+        "  10000.0   26.84   46.98       0\n" FOOTER ("67.0415", "all_reduce_perf");
     GString *out = g_string_new (NULL);
     weft_nccl_table_print (out, "all_reduce_perf", (WeftTraceCollective *) rows->data, rows->len,
                            &info);
     assert_text_eq (out->str, want);
 
-    /* binary NULL: the op of the first row, the same table */
+    /* binary NULL: the op of the first row and its binary, the same table */
     GString *again = g_string_new (NULL);
     weft_nccl_table_print (again, NULL, (WeftTraceCollective *) rows->data, rows->len, &info);
     assert_text_eq (again->str, want);
@@ -178,7 +214,8 @@ START_TEST (test_nccl_table_all_reduce)
 END_TEST
 
 /* 4-rank all-gather (factor 0.75), no validation ("N/A"), step in bytes, a size whose
- * in-place group never ran, and a type that fills its 8-byte field. */
+ * in-place group never ran, a type that fills its 8-byte field, and the NCCL version and
+ * unalign fields set. */
 START_TEST (test_nccl_table_all_gather_na_and_missing_group)
 {
     static const WeftNcclTableRank ranks[4] = {
@@ -195,34 +232,37 @@ START_TEST (test_nccl_table_all_gather_na_and_missing_group)
     info.warmup_iters = 0;
     info.iters = 1;
     info.validation = 0;
+    info.unalign = 3;
+    info.nccl_version = 22907;
     info.ranks = ranks;
     info.n_ranks = 4;
     info.device_name = "GPU";
+    /* count per rank, as nccl-tests prints it for all_gather: 1024 B / 2 B / 4 ranks = 128 */
     WeftTraceCollective rows[] = {
-        row ("all_gather", 1024, 64, "bfloat16", "none", -1, 4, 0, 0, US (10)),
-        row ("all_gather", 1024, 64, "bfloat16", "none", -1, 4, 1, 0, US (11)),
-        row ("all_gather", 2048, 128, "bfloat16", "none", -1, 4, 0, 0, US (12)),
+        row ("all_gather", 1024, 128, "bfloat16", "none", -1, 4, 0, 0, US (10)),
+        row ("all_gather", 1024, 128, "bfloat16", "none", -1, 4, 1, 0, US (11)),
+        row ("all_gather", 2048, 256, "bfloat16", "none", -1, 4, 0, 0, US (12)),
     };
     /* 1024 B / 10 us = 0.1024 GB/s, busbw x 0.75 = 0.0768; 11 us: 0.0930909, 0.0698182;
      * 2048 B / 12 us = 0.1706667, 0.128.  Avg (0.0768 + 0.0698182 + 0.128) / 3 = 0.0915394.
-     * Bus id of device 9: 9 mod 8 = 1, 0x2a.  A host longer than %10s is printed whole. */
+     * Bus id of device 9: 9 mod 8 = 1, 0x2a.  A host longer than %10s is printed whole.  The
+     * missing in-place group: 33 blanks (2 + 7 + 2 + 6 + 2 + 6 + 2 + 6).  "N/A" is printed
+     * after four blanks, one column short of #wrong's 6 (nccl-tests' format, kept). */
     const char *want =
+        "# nccl-tests version 2.19.6 nccl-headers=22907 nccl-library=22907\n"
+        "# Collective test starting: all_gather_perf\n"
         "# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 1024(bytes) warmup iters: 0 "
-        "iters: 1 agg iters: 1 validation: 0 graph: 0\n"
+        "iters: 1 agg iters: 1 validation: 0 graph: 0 unalign: 3\n"
         "#\n"
         "# Using devices\n"
-        "#  Rank  0 Group  0 Pid  10000 on a-long-hostname device  0 [0x18] GPU\n"
-        "#  Rank  1 Group  0 Pid  10001 on          h device  1 [0x2a] GPU\n"
-        "#  Rank  2 Group  0 Pid  10002 on          h device  2 [0x3a] GPU\n"
-        "#  Rank  3 Group  0 Pid  10003 on          h device  9 [0x2a] GPU\n"
-        "#\n" HEAD_COLUMNS
-        "        1024            64  bfloat16    none      -1    10.00    0.10    0.08    N/A"
+        "#  Rank  0 Group  0 Pid  10000 on a-long-hostname device  0 [0000:18:00] GPU\n"
+        "#  Rank  1 Group  0 Pid  10001 on          h device  1 [0000:2a:00] GPU\n"
+        "#  Rank  2 Group  0 Pid  10002 on          h device  2 [0000:3a:00] GPU\n"
+        "#  Rank  3 Group  0 Pid  10003 on          h device  9 [0000:2a:00] GPU\n" HEAD_COLUMNS
+        "        1024           128  bfloat16    none      -1    10.00    0.10    0.08    N/A"
         "    11.00    0.09    0.07    N/A\n"
-        "        2048           128  bfloat16    none      -1    12.00    0.17    0.13    N/A"
-        "                                \n"
-        "# Out of bounds values : 0 OK\n"
-        "# Avg bus bandwidth    : 0.0915394 \n"
-        "#\n";
+        "        2048           256  bfloat16    none      -1    12.00    0.17    0.13    N/A"
+        "                                 \n" FOOTER ("0.0915394", "all_gather_perf");
     GString *out = g_string_new (NULL);
     weft_nccl_table_print (out, "all_gather_perf", rows, G_N_ELEMENTS (rows), &info);
     assert_text_eq (out->str, want);
@@ -247,13 +287,41 @@ START_TEST (test_nccl_table_broadcast_root)
     /* 4096 B / 2 us = 2.048 GB/s for algbw and busbw alike */
     ck_assert_ptr_nonnull (strstr (out->str,
                                    "\n        4096          1024     float    none       3"
-                                   "     2.00    2.05    2.05      0     2.00    2.05"
-                                   "    2.05      0\n"));
+                                   "     2.00    2.05    2.05       0     2.00    2.05"
+                                   "    2.05       0\n"));
+    /* nccl-tests' defaults: -b 32M -e 32M -i 1M -w 1 -n 20 */
     ck_assert_ptr_nonnull (strstr (out->str, "# nThread 1 nGpus 1 minBytes 33554432 maxBytes "
-                                             "33554432 step: 1048576(bytes) warmup iters: 5 "
+                                             "33554432 step: 1048576(bytes) warmup iters: 1 "
                                              "iters: 20 agg iters: 1"));
-    ck_assert_ptr_nonnull (strstr (out->str, "# Avg bus bandwidth    : 2.048 \n#\n"));
+    ck_assert_ptr_nonnull (strstr (out->str, "# Avg bus bandwidth    : 2.048 \n#\n"
+                                             "# Collective test concluded: broadcast_perf\n"));
     g_string_free (out, TRUE);
+}
+END_TEST
+
+/* getFloatStr's rule at each boundary: 2 decimals while they fit, then 1, then 0, then
+ * "%.1e" (7 wide) or "%.0e" (6 wide). */
+START_TEST (test_nccl_table_number_widths)
+{
+    static const struct {
+        double value;
+        int width;
+        const char *want;
+    } cases[] = {
+        { 5.0, 7, "   5.00" },       { 9999.994, 7, "9999.99" },
+        { 9999.996, 7, "10000.0" },                              /* "10000.00" is 8 wide */
+        { 99999.94, 7, "99999.9" },  { 99999.96, 7, " 100000" }, /* "100000.0" is 8 wide */
+        { 9999999.4, 7, "9999999" }, { 12345678, 7, "1.2e+07" },
+        { 0.004, 6, "  0.00" },      { 123.456, 6, "123.46" },
+        { 1234.56, 6, "1234.6" },    { 12345.4, 6, " 12345" },
+        { 1234567, 6, " 1e+06" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        char buf[WEFT_NCCL_TABLE_NUMBER_MAX + 1];
+        weft_nccl_table_format_number (buf, cases[i].value, cases[i].width);
+        ck_assert_msg (strcmp (buf, cases[i].want) == 0, "%.3f in %d: got [%s], want [%s]",
+                       cases[i].value, cases[i].width, buf, cases[i].want);
+    }
 }
 END_TEST
 
@@ -498,32 +566,37 @@ START_TEST (test_nccl_table_gpu_names_and_workloads)
     GString *out = g_string_new (NULL);
     weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
                                      nodes, G_N_ELEMENTS (nodes));
-    const char *tb = strstr (out->str, "# weft workload b\n# nThread 1 nGpus 1 minBytes 2048 "
-                                       "maxBytes 2048 step: 1048576(bytes) warmup iters: 1 "
-                                       "iters: 1 ");
-    const char *ta = strstr (out->str, "#\n\n# weft workload a\n# nThread 1 nGpus 1 minBytes "
-                                       "1024 maxBytes 4096 step: 4(factor) warmup iters: 0 "
-                                       "iters: 2 ");
+    const char *tb = strstr (out->str, "# weft workload b\n" HEAD_VERSION
+                                       "# Collective test starting: all_reduce_perf\n"
+                                       "# nThread 1 nGpus 1 minBytes 2048 maxBytes 2048 step: "
+                                       "1048576(bytes) warmup iters: 1 iters: 1 ");
+    /* each table ends with nccl-tests' empty line, which separates it from the next */
+    const char *ta = strstr (out->str, "# Collective test concluded: all_reduce_perf\n#\n\n"
+                                       "# weft workload a\n" HEAD_VERSION
+                                       "# Collective test starting: all_reduce_perf\n"
+                                       "# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: "
+                                       "4(factor) warmup iters: 0 iters: 2 ");
     ck_assert_msg (tb == out->str, "%s", out->str);
     ck_assert_msg (ta != NULL && ta > tb, "%s", out->str);
     /* b's 4 ranks: the three GPUs, then "?"; device by name, else the local rank */
     ck_assert_ptr_nonnull (strstr (tb, "#  Rank  0 Group  0 Pid  10000 on      dgx-1 device  1 "
-                                       "[0x2a] NVIDIA H100 80GB HBM3\n"
+                                       "[0000:2a:00] NVIDIA H100 80GB HBM3\n"
                                        "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  0 "
-                                       "[0x18] NVIDIA H100 80GB HBM3\n"
+                                       "[0000:18:00] NVIDIA H100 80GB HBM3\n"
                                        "#  Rank  2 Group  0 Pid  10002 on      dgx-2 device  0 "
-                                       "[0x18] NVIDIA H100 80GB HBM3\n"
+                                       "[0000:18:00] NVIDIA H100 80GB HBM3\n"
                                        "#  Rank  3 Group  0 Pid  10003 on          ? device  0 "
-                                       "[0x18] NVIDIA H100 80GB HBM3\n#\n"));
+                                       "[0000:18:00] NVIDIA H100 80GB HBM3\n#\n"));
     ck_assert_ptr_null (strstr (ta, "Rank  3 "));
     g_string_free (out, TRUE);
 
     /* one workload: no "# weft workload" line */
     out = g_string_new (NULL);
     weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) a->data, a->len, NULL, 0);
-    ck_assert (g_str_has_prefix (out->str, "# nThread 1 "));
+    ck_assert (g_str_has_prefix (out->str, HEAD_VERSION));
+    ck_assert (g_str_has_suffix (out->str, "# Collective test concluded: all_reduce_perf\n#\n\n"));
     ck_assert_ptr_null (strstr (out->str, "# weft workload"));
-    ck_assert_ptr_nonnull (strstr (out->str, " on          ? device  2 [0x3a] "));
+    ck_assert_ptr_nonnull (strstr (out->str, " on          ? device  2 [0000:3a:00] "));
     g_string_free (out, TRUE);
     g_array_free (rows, TRUE);
     g_array_free (a, TRUE);
@@ -539,6 +612,7 @@ test_suite (void)
     tcase_add_test (tc, test_nccl_table_all_reduce);
     tcase_add_test (tc, test_nccl_table_all_gather_na_and_missing_group);
     tcase_add_test (tc, test_nccl_table_broadcast_root);
+    tcase_add_test (tc, test_nccl_table_number_widths);
     tcase_add_test (tc, test_nccl_table_bus_factors);
     suite_add_tcase (s, tc);
     tc = tcase_create ("info");

@@ -58,17 +58,20 @@ START_TEST (test_results_progress_and_nccl_hosts)
     weft_network_print_nccl_tables (s.net, out);
     ck_assert_msg (g_str_has_prefix (out->str,
                                      "# [workload.c] all_reduce_perf\n"
+                                     "# nccl-tests version 2.19.6 nccl-headers=22705 "
+                                     "nccl-library=22705\n"
+                                     "# Collective test starting: all_reduce_perf\n"
                                      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: "
                                      "4(factor) warmup iters: 1 iters: 2 agg iters: 1 "
-                                     "validation: 1 graph: 0\n#\n# Using devices\n"
+                                     "validation: 1 graph: 0 unalign: 0\n#\n# Using devices\n"
                                      "#  Rank  0 Group  0 Pid  10000 on      host2 device  0 "
-                                     "[0x18] NVIDIA H100 80GB HBM3\n"
+                                     "[0000:18:00] NVIDIA H100 80GB HBM3\n"
                                      "#  Rank  1 Group  0 Pid  10001 on      host0 device  0 "
-                                     "[0x18] NVIDIA H100 80GB HBM3\n"
+                                     "[0000:18:00] NVIDIA H100 80GB HBM3\n"
                                      "#  Rank  2 Group  0 Pid  10002 on      host3 device  0 "
-                                     "[0x18] NVIDIA H100 80GB HBM3\n"
+                                     "[0000:18:00] NVIDIA H100 80GB HBM3\n"
                                      "#  Rank  3 Group  0 Pid  10003 on      host1 device  0 "
-                                     "[0x18] NVIDIA H100 80GB HBM3\n#\n"),
+                                     "[0000:18:00] NVIDIA H100 80GB HBM3\n#\n"),
                    "%s", out->str);
     /* one line per size: 1 KiB and 4 KiB, 256 and 1024 floats */
     assert_has (out->str, "\n        1024           256     float     sum      -1 ");
@@ -120,11 +123,11 @@ START_TEST (test_results_nccl_dgx_ranks)
     weft_network_print_nccl_tables (s.net, out);
     /* bus ids of a DGX H100's GPUs 3, 0 and 6: 0x5d, 0x18, 0xba */
     assert_has (out->str, "# Using devices\n"
-                          "#  Rank  0 Group  0 Pid  10000 on      dgx-2 device  3 [0x5d] "
+                          "#  Rank  0 Group  0 Pid  10000 on      dgx-2 device  3 [0000:5d:00] "
                           "NVIDIA H100 80GB HBM3\n"
-                          "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  0 [0x18] "
+                          "#  Rank  1 Group  0 Pid  10001 on      dgx-1 device  0 [0000:18:00] "
                           "NVIDIA H100 80GB HBM3\n"
-                          "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  6 [0xba] "
+                          "#  Rank  2 Group  0 Pid  10002 on      dgx-1 device  6 [0000:ba:00] "
                           "NVIDIA H100 80GB HBM3\n#\n");
     /* one size: nccl-tests' default step, in bytes */
     assert_has (out->str, "minBytes 65536 maxBytes 65536 step: 1048576(bytes) warmup iters: 0 "

@@ -42,7 +42,8 @@ tests_schemadoc_LDADD = $(WEFT_LIBS)
 schema-doc: tests/schemadoc$(EXEEXT)
 	tests/schemadoc$(EXEEXT) $(srcdir)/doc/hdf5-schema.md
 .PHONY: schema-doc
-e2e_tests += tests/e2e/trace_python.sh tests/e2e/report_ports.sh tests/e2e/report_nccl.sh
+e2e_tests += tests/e2e/trace_python.sh tests/e2e/report_ports.sh tests/e2e/report_nccl.sh \
+	tests/e2e/nccl_layout.sh tests/e2e/server_presets.sh
 check_PROGRAMS += tests/check_network
 tests_check_network_SOURCES = tests/check_network.c
 e2e_tests += tests/e2e/roce_trace.sh tests/e2e/roce_ecmp.sh
@@ -94,6 +95,8 @@ clean-sanitize:
 .PHONY: check-sanitize clean-sanitize
 check_PROGRAMS += tests/check_railopt
 tests_check_railopt_SOURCES = tests/check_railopt.c
+check_PROGRAMS += tests/check_server
+tests_check_server_SOURCES = tests/check_server.c
 check_PROGRAMS += tests/check_topology_build
 tests_check_topology_build_SOURCES = tests/check_topology_build.c
 check_PROGRAMS += tests/check_infiniband

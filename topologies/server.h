@@ -22,6 +22,13 @@
  * gpudirect: recorded with weft_graph_set_gpudirect; when off, every GPU's staging node is the
  * CPU (sim/graph.h), so the models stage NIC traffic through host memory and it crosses the
  * PCIe uplink twice; when on, the NIC reads and writes GPU memory through the PCIe switch.
+ *
+ * Presets ([server] preset = dgx-h100 | dgx-b200 | dgx-a100): the GPUs, NICs, NVLink, PCIe
+ * and NIC rates and the NIC names of an NVIDIA DGX server, from its user guide and data sheet
+ * (cited in server.c and doc/servers.md).  A key the experiment sets (in any file it includes,
+ * or with --set) overrides the preset; the others take the preset's value.  The table's
+ * defaults are the dgx-h100 preset's, so `weft params server` shows them.  A preset keeps one
+ * logical NVSwitch (nvswitches = 1): the chips of every DGX act as one non-blocking crossbar.
  */
 #ifndef WEFT_TOPOLOGIES_SERVER_H
 #define WEFT_TOPOLOGIES_SERVER_H
@@ -29,7 +36,15 @@
 #include "sim/graph.h"
 #include "sim/params.h"
 
+/* The presets, in the order of the key's choices. */
+typedef enum {
+    WEFT_SERVER_DGX_H100,
+    WEFT_SERVER_DGX_B200,
+    WEFT_SERVER_DGX_A100,
+} WeftServerPreset;
+
 typedef struct {
+    int preset; /* WeftServerPreset */
     guint64 gpus, nics, nvswitches;
     guint64 nvlink_rate_bps;
     weft_time_t nvlink_latency_ps;
@@ -43,6 +58,23 @@ typedef struct {
 
 /* The [server] group's table. */
 const WeftParamSpec *weft_server_params (void);
+
+/**
+ * weft_server_read:
+ * Reads [server] of @exp into @p: the table's defaults, then the preset's value for each key
+ * the experiment does not set, then the keys it sets.  Errors as weft_params_read
+ * (WEFT_CONFIG_ERROR, "FILE: [server] KEY: ..."), among them an unknown preset
+ * (WEFT_CONFIG_ERROR_VALUE, listing the presets).  Call weft_params_clear on @p even on error.
+ */
+gboolean weft_server_read (WeftServerParams *p, const WeftExperiment *exp, GError **error);
+
+/**
+ * weft_server_preset_set:
+ * Sets every field a preset gives (gpus, nics, nvlink_rate, pcie_rate, nic_rate, nic_names)
+ * to preset @preset's value, and p->preset to @preset; the other fields are left alone.  For
+ * code that builds servers without a file.
+ */
+void weft_server_preset_set (WeftServerParams *p, WeftServerPreset preset);
 
 /* Checks @p; errors name "[server] KEY: ". */
 gboolean weft_server_check (const WeftServerParams *p, GError **error);

@@ -281,8 +281,7 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
     if (!weft_params_read (exp, "topology", bind, 2, error))
         goto out;
     if (gen->uses_server) {
-        WeftParamBinding sb = { weft_server_params (), &server };
-        if (!weft_params_read (exp, "server", &sb, 1, error))
+        if (!weft_server_read (&server, exp, error))
             goto out;
     } else if (weft_experiment_has_group (exp, "server")) {
         weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "server", NULL,

@@ -77,7 +77,7 @@ typedef struct {
     guint32 group;
     int op; /* WeftCollOp */
     guint64 bytes, count;
-    char type[8], redop[8];
+    char type[16], redop[16]; /* as nccl-tests names them: "bfloat16" needs 9 bytes */
     gint32 root;
     guint32 n_ranks;
     guint32 rank_first; /* its ranks' node ids: coll_ranks[rank_first .. + n_ranks) */

@@ -6,9 +6,14 @@
  * reported apart, as nccl-tests prints them).  Every operation starts when the one before it
  * has completed on every rank (nccl-tests synchronises its timing around each batch; running
  * them strictly one after another slightly overstates the time of small, latency-bound
- * sizes).  Sizes are rounded down to a whole number of elements, and for ops that split the
- * buffer among ranks (all_gather, reduce_scatter, alltoall) to a multiple of ranks x element
- * size, as nccl-tests does.
+ * sizes).  Sizes, counts, reductions and roots are nccl-tests' (2.19.6: setupArgs() and each
+ * op's GetCollByteCount() and RunTest()): a size is rounded down to whole elements; for the
+ * ops that split the buffer among ranks (all_gather, reduce_scatter, alltoall) each rank's
+ * share is rounded down to a multiple of 16 bytes ((count / ranks) & ~(16 / element size - 1)),
+ * so the size becomes a multiple of 16 x ranks, and the count column is that per-rank share;
+ * the reducing ops and sendrecv print the reduction (nccl-tests' default -o sum, which
+ * sendrecv passes through although it reduces nothing), the others "none"; broadcast and
+ * reduce print their root, the others -1.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-workload"
@@ -68,6 +73,24 @@ default_channels (const WeftGraph *g, const guint32 *ranks, guint n)
 }
 
 static const char *const redops[] = { "sum", "none" };
+
+/* The ops whose buffer is split among the ranks: nccl-tests rounds each rank's share and
+ * prints it as the count. */
+static gboolean
+split_op (WeftCollOp op)
+{
+    return op == WEFT_COLL_ALL_GATHER || op == WEFT_COLL_REDUCE_SCATTER ||
+           op == WEFT_COLL_ALL_TO_ALL;
+}
+
+/* nccl-tests' size for a requested @size: whole elements of @esize, and for a split op a
+ * per-rank share of whole 16-byte units (all element sizes divide 16). */
+static guint64
+rounded_size (WeftCollOp op, guint64 size, guint esize, guint n_ranks)
+{
+    guint64 unit = split_op (op) ? (guint64) 16 * n_ranks : esize;
+    return size / unit * unit;
+}
 
 /* The nodes a transfer from @src to @dst passes through as separate transports, into @hops;
  * returns their count (2: direct).  With GPUDirect off, a GPU's data to or from another
@@ -221,11 +244,11 @@ weft_workload_coll_instance (Ctx *x, const NcclParams *p, guint64 bytes, guint32
     inst->group = x->group_index;
     inst->op = p->op;
     inst->bytes = bytes;
-    inst->count = bytes / esize;
+    inst->count = split_op (p->op) ? bytes / esize / MAX (n_ranks, 1) : bytes / esize;
     g_strlcpy (inst->type, types[p->type].name, sizeof inst->type);
-    gboolean reducing = p->op == WEFT_COLL_ALL_REDUCE || p->op == WEFT_COLL_REDUCE ||
-                        p->op == WEFT_COLL_REDUCE_SCATTER;
-    g_strlcpy (inst->redop, redops[reducing ? 0 : 1], sizeof inst->redop);
+    gboolean summing = p->op == WEFT_COLL_ALL_REDUCE || p->op == WEFT_COLL_REDUCE ||
+                       p->op == WEFT_COLL_REDUCE_SCATTER || p->op == WEFT_COLL_SEND_RECV;
+    g_strlcpy (inst->redop, redops[summing ? 0 : 1], sizeof inst->redop);
     inst->root = p->op == WEFT_COLL_BROADCAST || p->op == WEFT_COLL_REDUCE ? (gint32) p->root : -1;
     inst->n_ranks = n_ranks;
     inst->rank_first = rank_first;
@@ -248,22 +271,21 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "minbytes",
                                      "larger than maxbytes");
     guint esize = types[p->type].size;
-    gboolean split = p->op == WEFT_COLL_ALL_GATHER || p->op == WEFT_COLL_REDUCE_SCATTER ||
-                     p->op == WEFT_COLL_ALL_TO_ALL;
-    guint64 unit = split ? (guint64) esize * n : esize;
     WeftCollSpec spec;
     weft_workload_coll_spec (x, p, ranks, &spec);
     guint32 prev = G_MAXUINT32;
     guint32 rank_first = x->ranks->len;
     g_array_append_vals (x->ranks, ranks->data, n);
     for (guint64 size = p->minbytes; size <= p->maxbytes; size *= p->stepfactor) {
-        guint64 bytes = size / unit * unit;
-        if (bytes == 0)
-            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group,
-                                         "minbytes",
-                                         "%" G_GUINT64_FORMAT "B is less than one element per "
-                                         "rank: expected at least %" G_GUINT64_FORMAT "B",
-                                         size, unit);
+        guint64 bytes = rounded_size (p->op, size, esize, n);
+        if (bytes == 0) {
+            guint64 least = split_op (p->op) ? (guint64) 16 * n : esize;
+            return weft_experiment_fail (
+                x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "minbytes",
+                "%" G_GUINT64_FORMAT "B rounds down to nothing (nccl-tests' sizes are whole "
+                "elements%s): expected at least %" G_GUINT64_FORMAT "B",
+                size, split_op (p->op) ? ", 16 bytes per rank" : "", least);
+        }
         spec.bytes = bytes;
         guint64 runs = p->warmup_iters + 2 * p->iters;
         for (guint64 k = 0; k < runs; k++) {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # tests/e2e/report_nccl.sh - `weft report --nccl` prints one nccl-tests table per workload of
 # /collectives (tests/mktrace writes them).  The expected lines are built here with
-# nccl-tests' printf formats (src/common.cu: "%12li  %12li  %8s  %6s  %6s" with the root
-# through "%6i", then "  %7s  %6.2f  %6.2f  %5g" per placement, time "%7.2f" under 100 us)
-# and nccl-tests' arithmetic, from the rows mktrace writes:
+# nccl-tests' printf formats (2.19.6, src/util.cu: "%12li  %12li  %8s  %6s  %6s" with the root
+# through "%6i", then "  %7s  %6s  %6s  %6g" per placement, time, algbw and busbw with two
+# decimals while they fit 7, 6 and 6 characters) and nccl-tests' arithmetic, from the rows
+# mktrace writes:
 #   ar: all_reduce, 4 ranks (busbw factor 2*3/4 = 1.5), timed 10, 20, 30 us out of place
 #       (mean 20 us) and 11, 21, 31 us in place (mean 21 us); warm-ups of 999 us left out.
 #   bc: broadcast, root 2, factor 1, the same times.
@@ -22,12 +23,18 @@ fail () { echo "FAIL: $*"; failures=$((failures + 1)); }
 "$PY" - "$tmp/out" <<'PYEOF' || fail "report --nccl text"
 import sys
 out = open(sys.argv[1]).read()
+def num(value, width):
+    for f in ("%*.2f", "%*.1f", "%*.0f"):
+        t = f % (width, value)
+        if len(t) <= width:
+            return t
+    return (("%*.1e" if width >= 7 else "%*.0e") % (width, value))[:width]
 def line(size, count, redop, root, factor):
     s = "%12li  %12li  %8s  %6s  %6s" % (size, count, "float", redop, "%6i" % root)
     bus = []
     for us in (20.0, 21.0):
         alg = size / 1e9 / (us * 1e-6)
-        s += "  %7s  %6.2f  %6.2f  %5g" % ("%7.2f" % us, alg, alg * factor, 0.0)
+        s += "  %7s  %6s  %6s  %6g" % (num(us, 7), num(alg, 6), num(alg * factor, 6), 0.0)
         bus.append(alg * factor)
     return s + "\n", bus
 want = []
@@ -38,11 +45,11 @@ for l, _ in want:
 bc, bcbus = line(4096, 1024, "none", 2, 1.0)
 assert bc in out, (bc, out)
 avg_ar = sum(b for _, bs in want for b in bs) / 4
-assert "# Avg bus bandwidth    : %g \n#\n" % avg_ar in out, (avg_ar, out)
-assert "# Avg bus bandwidth    : %g \n#\n" % (sum(bcbus) / 2) in out, out
+assert "# Avg bus bandwidth    : %g \n#\n# Collective test concluded: all_reduce_perf\n#\n\n" % avg_ar in out, (avg_ar, out)
+assert "# Avg bus bandwidth    : %g \n#\n# Collective test concluded: broadcast_perf\n#\n\n" % (sum(bcbus) / 2) in out, out
 assert out.count("# nThread 1 nGpus 1 ") == 2, out
 assert "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1048576 step: 1024(factor) warmup iters: 1 iters: 3 " in out, out
-assert "# weft workload ar\n" in out and "# weft workload bc\n" in out, out
+assert "# weft workload ar\n# nccl-tests version " in out and "\n\n# weft workload bc\n" in out, out
 assert out.index("# weft workload ar") < out.index("# weft workload bc"), out
 PYEOF
 
