@@ -15,10 +15,19 @@
 #include "weft-gitrev.h"
 
 static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t setting_up; /* no trace exists yet: nothing to close */
 
 static void
 on_signal (int signum)
 {
+    if (setting_up) {
+        /* Before the trace exists there is nothing to save: stop at once (async-signal-safe:
+         * write and _exit only) rather than finish building a fabric no one will run. */
+        static const char msg[] = "weft: interrupted before the run started; no trace written\n";
+        ssize_t ignored = write (STDERR_FILENO, msg, sizeof msg - 1);
+        (void) ignored;
+        _exit (WEFT_EXIT_INTERRUPTED);
+    }
     interrupted = 1;
 }
 
@@ -106,9 +115,9 @@ open_trace (WeftSession *s, const char *out, GError **error)
     return trace;
 }
 
-/* SIGINT and SIGTERM set the interrupt flag instead of killing the process, from the first
- * thing weft run does: a signal during setup, or between creating the trace and the loop,
- * ends the run cleanly (exit 4), never by the signal. */
+/* SIGINT and SIGTERM are caught from the first thing weft run does, so they always end it
+ * with exit 4, never by the signal: during setup (no trace yet) at once; from the trace's
+ * creation on by setting the interrupt flag, so the trace is closed as interrupted. */
 typedef struct {
     struct sigaction old_int, old_term;
 } Signals;
@@ -120,6 +129,7 @@ signals_catch (Signals *saved)
     sa.sa_handler = on_signal;
     sigemptyset (&sa.sa_mask);
     interrupted = 0;
+    setting_up = 1;
     sigaction (SIGINT, &sa, &saved->old_int);
     sigaction (SIGTERM, &sa, &saved->old_term);
 }
@@ -216,14 +226,11 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (interrupted) {
-        g_printerr ("weft: interrupted before the run started; no trace written\n");
-        weft_session_clear (&s);
-        return WEFT_EXIT_INTERRUPTED;
-    }
     g_autofree char *out = output         ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
+    /* From here on a signal is noted and the run closes its trace as interrupted. */
+    setting_up = 0;
     WeftTrace *trace = open_trace (&s, out, &error);
     if (!trace) {
         /* A path that cannot be created is bad input; a disk that fails under it is not. */

@@ -139,3 +139,4 @@ check_PROGRAMS += tests/check_transport
 tests_check_transport_SOURCES = tests/check_transport.c
 e2e_tests += tests/e2e/rc_timeout.sh
 e2e_tests += tests/e2e/full_disk.sh
+e2e_tests += tests/e2e/crash_drills.sh

@@ -48,12 +48,12 @@ EOF
 expect_exit 1 "$PY" "$WEFT_SRCDIR/analysis/weft_trace.py" "$TMP/long.h5"
 grep -q "incomplete (interrupted)" "$TMP/out" || fail "weft_trace.py: not incomplete (interrupted)"
 
-# SIGTERM while the fabric is still being built (a k = 32 fat tree takes about a second): the
+# SIGTERM while the fabric is still being built (a k = 64 fat tree takes seconds): the
 # run ends cleanly with exit 4, not by the signal, and writes no trace at all.
 cat >"$TMP/big.ini" <<INI
 [topology]
 generator = fattree
-k = 32
+k = 64
 [workload.p]
 kind = permutation
 flow_size = 4KiB
