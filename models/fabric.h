@@ -43,6 +43,16 @@ typedef struct {
     guint64 ack_bytes; /* wire bytes of an ACK */
 } WeftEthernetConfig;
 
+/* [nic] (models/nic.c): what an RDMA NIC adds to every message that crosses the fabric - its
+ * processing latency on the way out and on the way in, and its message rate - resolved for the
+ * fabric's kind where a key says auto (doc/latency.md). */
+typedef struct {
+    char *tx_latency_str, *rx_latency_str, *message_rate_str; /* the keys' text (owned) */
+    weft_time_t tx_latency_ps;  /* a message's post to its first packet's first bit */
+    weft_time_t rx_latency_ps;  /* a packet's last bit to the transport having it */
+    weft_time_t message_gap_ps; /* 1 / message_rate, rounded up; 0: no limit */
+} WeftNicConfig;
+
 typedef struct {
     int kind;    /* WeftFabricKind */
     int routing; /* WeftRoutingKind */
@@ -57,6 +67,7 @@ typedef struct {
     WeftPfcConfig pfc; /* kind == roce: [pfc] (models/pfc.h) */
     WeftEcn ecn;       /* kind == roce: [ecn] (models/ecn.h); zero (off) elsewhere */
     WeftDcqcn dcqcn;   /* kind == roce: [dcqcn] (models/dcqcn.h); zero (off) elsewhere */
+    WeftNicConfig nic; /* [nic] (models/nic.c), every kind */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];

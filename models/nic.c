@@ -2,6 +2,12 @@
 #define G_LOG_DOMAIN "weft-nic"
 #include "models/nic.h"
 
+#include <string.h>
+
+#include "models/registry.h"
+#include "models/switch.h"
+#include "sim/units.h"
+
 /* ---- sender half ---------------------------------------------------------------------- */
 
 static inline gboolean
@@ -50,6 +56,7 @@ make_ready (WeftNicAgent *nic, WeftFlow *f)
 }
 
 static void on_rto (WeftSim *sim, void *target, WeftArg arg);
+static void on_pace (WeftSim *sim, void *target, WeftArg arg);
 
 /* One timer event per flow at a time: a later deadline is picked up when the pending event
  * fires early (sim/timer.h); only an earlier one schedules anew. */
@@ -123,7 +130,36 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
     timer_restart (nic, f);
-    make_ready (nic, f);
+    if (f->nic_path) {
+        /* A message that waited for its connection may have been taken up by the NIC in the
+         * meantime: that part of tx_latency is no part of its FCT, so none of its ideal. */
+        weft_time_t tx = nic->tp->fabric->nic.tx_latency_ps;
+        weft_time_t left = f->pace_next_ps > sim->now ? f->pace_next_ps - sim->now : 0;
+        if (left < tx)
+            f->ideal_fct_ps -= tx - left;
+    }
+    if (sim->now < f->pace_next_ps) {
+        /* The NIC is still taking the message up (tx_latency, message_rate): off the ring
+         * until then, as a paced flow is. */
+        weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace, f, 0);
+    } else {
+        make_ready (nic, f);
+    }
+}
+
+/* Message @f is posted now: across the fabric the NIC takes it up in its port's next message
+ * slot, and its first packet may leave tx_latency after that (models/nic.h).  A slot is given
+ * once, at the post, so a message waiting behind others costs no event of its own. */
+static void
+nic_post (WeftNicAgent *nic, WeftFlow *f)
+{
+    if (!f->nic_path)
+        return;
+    const WeftNicConfig *cfg = &nic->tp->fabric->nic;
+    weft_time_t *slot = &nic->msg_next[f->tx_port];
+    weft_time_t take = MAX (nic->owner->sim->now, *slot);
+    *slot = take + cfg->message_gap_ps;
+    f->pace_next_ps = take + cfg->tx_latency_ps;
 }
 
 static inline gpointer
@@ -152,6 +188,7 @@ on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftNicAgent *nic = target;
     WeftFlow *f = &nic->tp->flows[arg.u];
+    nic_post (nic, f); /* posted now, even if its connection sends another message first */
     if (f->spec.conn) {
         /* A connection sends its messages in order: queue behind one still sending. */
         if (!nic->conns)
@@ -367,8 +404,9 @@ pull_next (WeftNicAgent *nic, guint port)
         if (!sendable (f))
             continue;
         const gboolean paced = fabric_paces (fab);
-        if (paced && sim->now < f->pace_next_ps) {
-            /* Off the ring until its pace timer expires (make_ready skips it till then). */
+        if (sim->now < f->pace_next_ps) {
+            /* Paced, or its message not yet taken up by the NIC: off the ring until its pace
+             * timer expires (make_ready skips it till then). */
             weft_timer_arm_at (sim, &f->pace_timer, &nic->owner->sched, f->pace_next_ps, on_pace, f,
                                0);
             continue;
@@ -576,6 +614,32 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
 
 /* ---- the agent's life ------------------------------------------------------------------ */
 
+/* The transport takes a received packet. */
+static void
+consume (WeftNicAgent *nic, WeftPacket *pkt)
+{
+    if (pkt->kind == WEFT_PKT_DATA)
+        on_data (nic, pkt);
+    else if (pkt->kind == WEFT_PKT_CNP)
+        on_cnp (nic, pkt);
+    else
+        on_ack (nic, pkt);
+}
+
+/* The head of the receive pipeline has been processed.  (Not a WeftTimer, as the wire's head
+ * event is not: the FIFO is the state, an event is pending exactly while it holds a packet.) */
+static void
+on_rx_done (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftNicAgent *nic = target;
+    WeftPacket *pkt = weft_fifo_pop (&nic->rx);
+    g_assert (pkt && pkt->arrive_at == sim->now);
+    if (nic->rx.head)
+        weft_sim_schedule_at (sim, &nic->owner->sched, nic->rx.head->arrive_at, on_rx_done, nic,
+                              (WeftArg){ 0 });
+    consume (nic, pkt);
+}
+
 void
 weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
 {
@@ -588,12 +652,28 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
         weft_packet_release (&m->sim->pool, pkt);
         return;
     }
-    if (pkt->kind == WEFT_PKT_DATA)
-        on_data (nic, pkt);
-    else if (pkt->kind == WEFT_PKT_CNP)
-        on_cnp (nic, pkt);
-    else
-        on_ack (nic, pkt);
+    weft_time_t rx = nic->tp->fabric->nic.rx_latency_ps;
+    if (rx == 0 || !nic->tp->flows[pkt->flow].nic_path) {
+        consume (nic, pkt);
+        return;
+    }
+    /* Receive processing: one constant latency keeps the pipeline in arrival order, so only
+     * its head needs an event. */
+    pkt->arrive_at = m->sim->now + rx;
+    gboolean was_empty = nic->rx.head == NULL;
+    g_assert (was_empty || pkt->arrive_at >= nic->rx.tail->arrive_at);
+    weft_fifo_push (&nic->rx, pkt);
+    if (was_empty)
+        weft_sim_schedule_at (m->sim, &m->sched, pkt->arrive_at, on_rx_done, nic, (WeftArg){ 0 });
+}
+
+guint64
+weft_nic_agent_inflight_data (const WeftNicAgent *nic)
+{
+    guint64 n = 0;
+    for (const WeftPacket *pkt = nic->rx.head; pkt; pkt = pkt->next)
+        n += pkt->kind == WEFT_PKT_DATA;
+    return n;
 }
 
 void
@@ -609,6 +689,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
     nic->ring_tail = g_new0 (WeftFlow *, MAX (n_ports, 1));
     nic->pace_next = g_new0 (weft_time_t, MAX (n_ports, 1));
     nic->pace_wake = g_new0 (WeftTimer, MAX (n_ports, 1));
+    nic->msg_next = g_new0 (weft_time_t, MAX (n_ports, 1));
     nic->pulling = -1;
     for (guint p = 0; p < n_ports; p++)
         if (ports[p].owner) {
@@ -624,8 +705,11 @@ weft_nic_agent_clear (WeftNicAgent *nic)
     g_free (nic->ring_tail);
     g_free (nic->pace_next);
     g_free (nic->pace_wake);
+    g_free (nic->msg_next);
     if (nic->conns)
         g_hash_table_unref (nic->conns);
+    if (nic->owner)
+        weft_fifo_release_all (&nic->rx, &nic->owner->sim->pool);
     *nic = (WeftNicAgent){ 0 };
 }
 
@@ -684,4 +768,143 @@ const WeftModelClass weft_nic_class = {
     .init = nic_init,
     .receive = nic_receive,
     .clear = nic_clear,
+};
+
+/* ---- [nic]: the RDMA NIC's costs (the mechanism, models/registry.h) -------------------- */
+
+const WeftParamSpec weft_nic_params[] = {
+    WEFT_PARAM_STRING ("tx_latency", WeftNicConfig, tx_latency_str, "auto",
+                       "send processing: from a message's post to its first packet's first bit "
+                       "on the wire, once per message (the packets after the first stream at "
+                       "line rate), 0ns to 1ms; auto: 500 ns on InfiniBand, 600 ns on Ethernet "
+                       "and RoCE (ConnectX; doc/latency.md)"),
+    WEFT_PARAM_STRING ("rx_latency", WeftNicConfig, rx_latency_str, "auto",
+                       "receive processing: from a packet's last bit to the transport (data "
+                       "placed, its ACK generated; an ACK seen by the sender), 0ns to 1ms; auto: "
+                       "500 ns on InfiniBand, 600 ns on Ethernet and RoCE (ConnectX; "
+                       "doc/latency.md)"),
+    WEFT_PARAM_STRING ("message_rate", WeftNicConfig, message_rate_str, "auto",
+                       "messages (work requests) a NIC port takes up per second, in pps, Kpps, "
+                       "Mpps or Gpps (e.g. 215Mpps), or unlimited; auto: 330Mpps (ConnectX-7, "
+                       "unverified; doc/latency.md)"),
+    WEFT_PARAM_END,
+};
+
+/* The defaults of [nic] on a fabric of @kind (doc/latency.md). */
+#define NIC_LATENCY_IB WEFT_NS (500)
+#define NIC_LATENCY_ETHERNET WEFT_NS (600)
+#define NIC_MESSAGE_RATE G_GUINT64_CONSTANT (330000000)
+
+/* @text: auto (then @def), or a time from 0 to 1 ms. */
+static gboolean
+read_latency (const WeftExperiment *exp, const char *key, const char *text, weft_time_t def,
+              weft_time_t *out, GError **error)
+{
+    if (g_strcmp0 (text, "auto") == 0) {
+        *out = def;
+        return TRUE;
+    }
+    g_autoptr (GError) local = NULL;
+    if (!weft_units_parse_time (text, out, &local))
+        return weft_experiment_fail (exp, error, local->code, "nic", key, "%s, or auto",
+                                     local->message);
+    if (*out > WEFT_MS (1))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "nic", key,
+                                     "%s is out of range: expected 0ns to 1ms, or auto", text);
+    return TRUE;
+}
+
+/* "330Mpps", "1.5Gpps", "2000pps": a whole number of messages per second, from 1 pps to 1 Tpps,
+ * read exactly (no floating point). */
+static gboolean
+parse_message_rate (const char *text, guint64 *pps)
+{
+    static const struct {
+        const char *unit;
+        guint64 mult;
+    } units[] = { { "pps", 1 }, { "Kpps", 1000 }, { "Mpps", 1000000 }, { "Gpps", 1000000000 } };
+    const char *p = text;
+    guint64 whole = 0, frac = 0, frac_div = 1;
+    gboolean digits = FALSE;
+    for (; g_ascii_isdigit (*p); p++, digits = TRUE)
+        if ((whole = whole * 10 + (guint64) (*p - '0')) > G_GUINT64_CONSTANT (1000000000000))
+            return FALSE;
+    if (*p == '.')
+        for (p++; g_ascii_isdigit (*p); p++, digits = TRUE) {
+            if (frac_div >= G_GUINT64_CONSTANT (1000000000))
+                return FALSE;
+            frac = frac * 10 + (guint64) (*p - '0');
+            frac_div *= 10;
+        }
+    while (*p == ' ')
+        p++;
+    for (guint i = 0; digits && i < G_N_ELEMENTS (units); i++) {
+        if (strcmp (p, units[i].unit) != 0)
+            continue;
+        guint64 m = units[i].mult;
+        if ((frac * m) % frac_div != 0 || whole > G_GUINT64_CONSTANT (1000000000000) / m)
+            return FALSE;
+        *pps = whole * m + frac * m / frac_div;
+        return *pps >= 1 && *pps <= G_GUINT64_CONSTANT (1000000000000);
+    }
+    return FALSE;
+}
+
+static gboolean
+nic_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftNicConfig *cfg = &env->fabric->nic;
+    WeftParamBinding b = { weft_nic_params, cfg };
+    if (!weft_params_read (exp, "nic", &b, 1, error))
+        return FALSE;
+    weft_time_t lat =
+        env->fabric->kind == WEFT_FABRIC_INFINIBAND ? NIC_LATENCY_IB : NIC_LATENCY_ETHERNET;
+    if (!read_latency (exp, "tx_latency", cfg->tx_latency_str, lat, &cfg->tx_latency_ps, error) ||
+        !read_latency (exp, "rx_latency", cfg->rx_latency_str, lat, &cfg->rx_latency_ps, error))
+        return FALSE;
+    guint64 pps = NIC_MESSAGE_RATE;
+    if (g_strcmp0 (cfg->message_rate_str, "unlimited") == 0) {
+        cfg->message_gap_ps = 0;
+        return TRUE;
+    }
+    if (g_strcmp0 (cfg->message_rate_str, "auto") != 0 &&
+        !parse_message_rate (cfg->message_rate_str, &pps))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "nic", "message_rate",
+                                     "'%s': expected messages per second from 1pps to 1000Gpps "
+                                     "(pps, Kpps, Mpps, Gpps, e.g. 330Mpps), auto or unlimited",
+                                     cfg->message_rate_str);
+    /* Rounded up: the NIC never takes up messages faster than the rate. */
+    cfg->message_gap_ps = (WEFT_PS_PER_S + pps - 1) / pps;
+    return TRUE;
+}
+
+/* Packets in the receive pipelines are in flight (the accounting identity counts them). */
+static void
+nic_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->nics->len; i++)
+        st->inflight_data +=
+            weft_nic_agent_inflight_data (&((const WeftNic *) env->nics->pdata[i])->agent);
+    for (guint i = 0; i < env->switches->len; i++) {
+        const WeftNicAgent *agent = ((const WeftSwitch *) env->switches->pdata[i])->agent;
+        if (agent)
+            st->inflight_data += weft_nic_agent_inflight_data (agent);
+    }
+}
+
+static void
+nic_mech_clear (WeftMechEnv *env)
+{
+    weft_params_clear (weft_nic_params, &env->fabric->nic);
+}
+
+const WeftMechanism weft_nic_mechanism = {
+    .name = "nic",
+    .group = "nic",
+    .help = "the RDMA NICs' own costs: send and receive processing latency, message rate",
+    .params = weft_nic_params,
+    .fabrics = WEFT_FABRICS_ALL,
+    .configure = nic_configure,
+    .count = nic_count,
+    .clear = nic_mech_clear,
 };

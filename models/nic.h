@@ -13,7 +13,27 @@
  * builds a queue of its own data); ACKs go ahead of data on Ethernet and in their VL's FIFO
  * on InfiniBand.  Memory is not a bottleneck and the endpoint never drops what it sends: a
  * NIC as an endpoint reads and writes host memory at no cost (the DMA over PCIe is left out).
- * Ignores: host stacks, CPU overheads.
+ *
+ * The RDMA NIC's own costs ([nic], doc/latency.md), for the flows whose path crosses the
+ * fabric (WeftFlow.nic_path; not NVLink or PCIe transfers inside a server):
+ *  - send processing: a message posted at t puts its first packet on the wire no earlier than
+ *    t + tx_latency.  It is the message's earliest start, not a per-packet delay, so the
+ *    packets after the first stream at line rate and the next message's processing overlaps
+ *    this one's transmission (pipelining);
+ *  - message rate: a port's NIC takes up at most message_rate messages per second, in the order
+ *    they are posted: message k's processing starts no earlier than message k - 1's + 1 /
+ *    message_rate (a slot per message, given when it is posted, so a waiting message costs
+ *    no event), and its first packet goes tx_latency after that;
+ *  - receive processing: every packet the NIC receives (data, ACKs, CNPs) reaches the
+ *    transport rx_latency after its last bit, through a FIFO whose head alone has an event (the
+ *    wire's discipline, models/link.h); its buffer space (InfiniBand credits) is free at once.
+ *    The ACK of a data packet is therefore sent rx_latency after the data arrived, and the
+ *    sender sees it rx_latency after it arrives.
+ * A GPU's transport stands for its NIC here: its flows to other servers pay the NIC's costs at
+ * the GPU (one message-rate budget per port, the GPU's PCIe port to its NIC), while the NIC
+ * node on the way forwards with no latency of its own.
+ * Ignores: host stacks, CPU overheads, the PCIe doorbell and DMA as separate steps (they are
+ * inside tx_latency and rx_latency).
  */
 #ifndef WEFT_MODELS_NIC_H
 #define WEFT_MODELS_NIC_H
@@ -32,7 +52,14 @@ struct WeftNicAgent {
     WeftTimer *pace_wake;   /* per port: the wake-up for when pace_next has passed */
     gint pulling;           /* the port whose pull is running, or -1 */
     GHashTable *conns;      /* (dst, connection) -> its last queued message; NULL until used */
+    weft_time_t *msg_next;  /* per port: the earliest the NIC takes up its next message ([nic]
+                               message_rate) */
+    WeftPacketFifo rx;      /* received packets in the receive pipeline ([nic] rx_latency), in
+                               arrival order; each one's arrive_at is when it reaches the
+                               transport (owned) */
 };
+
+extern const WeftParamSpec weft_nic_params[];
 
 typedef struct {
     WeftModel parent;
@@ -55,9 +82,12 @@ void weft_nic_agent_init (WeftNicAgent *agent, WeftModel *owner, WeftTransport *
                           guint n_ports);
 void weft_nic_agent_clear (WeftNicAgent *agent);
 
+/* Data packets in @agent's receive pipeline (for accounting checks: they are in flight). */
+guint64 weft_nic_agent_inflight_data (const WeftNicAgent *agent);
+
 /** A packet addressed to the agent's node arrived on @in (its credits, on InfiniBand, are
- * already counted): the agent frees its buffer space at once and consumes it.
- * (transfer full) */
+ * already counted): the agent frees its buffer space at once and consumes it, rx_latency later
+ * for a flow across the fabric.  (transfer full) */
 void weft_nic_agent_receive (WeftNicAgent *agent, WeftPort *in, WeftPacket *pkt);
 
 /* Registers @flow with its source's agent and, unless it waits for other flows, schedules its

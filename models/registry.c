@@ -17,6 +17,7 @@ const WeftMechanism *const weft_mechanisms[] = {
     &weft_pfc_mechanism,
     &weft_switch_mechanism,
     &weft_buffer_mechanism, /* after pfc: the pool sets the ports' headroom aside */
+    &weft_nic_mechanism,    /* the NICs' latencies, which the transport's ideal FCTs add */
     &weft_transport_mechanism,
     NULL,
 };

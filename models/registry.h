@@ -5,9 +5,10 @@
  *
  * A mechanism is something a fabric does that a user switches on or tunes from its own
  * experiment-file group: the baseline Ethernet packet format, InfiniBand's credits and VL
- * arbitration, IB congestion control, ECN, DCQCN, PFC, the shared switch buffer, the
- * transport.  Its descriptor holds its group and parameter table, the fabrics on which the
- * group is accepted, and optional hooks, each called once per run, never per packet:
+ * arbitration, IB congestion control, ECN, DCQCN, PFC, the shared switch buffer, the NICs'
+ * processing costs, the transport.  Its descriptor holds its group and parameter table, the
+ * fabrics on which the group is accepted, and optional hooks, each called once per run, never
+ * per packet:
  *
  *   configure  reads the group into the fabric's configuration (after [fabric]), with the
  *              cross-key validation that needs no network yet
@@ -153,6 +154,7 @@ extern const WeftMechanism weft_ecn_mechanism;        /* models/ecn.c */
 extern const WeftMechanism weft_pfc_mechanism;        /* models/pfc.c */
 extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */
 extern const WeftMechanism weft_buffer_mechanism;     /* models/buffer.c */
+extern const WeftMechanism weft_nic_mechanism;        /* models/nic.c: [nic] */
 extern const WeftMechanism weft_transport_mechanism;  /* models/transport.c */
 
 /* Every mechanism, in the order their hooks run and their summary lines print; NULL-terminated. */

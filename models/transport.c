@@ -55,6 +55,7 @@ typedef struct {
     guint64 min_rate;
     guint64 feed_rate; /* the slowest link up to and including the first NIC's egress */
     gboolean past_nic; /* that NIC has been passed */
+    gboolean fabric;   /* a fabric link on the way (not NVLink or PCIe only) */
 } PathAcc;
 
 static void
@@ -74,6 +75,7 @@ acc_visit (guint32 node, guint32 port, void *data)
         acc->feed_rate = MIN (acc->feed_rate, l->rate_bps);
         acc->past_nic = n->kind == WEFT_NODE_NIC;
     }
+    acc->fabric |= l->kind == WEFT_LINK_FABRIC;
 }
 
 guint32
@@ -133,20 +135,22 @@ weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_no
     return hops;
 }
 
-/* The first packet's latency from @from to @to_ep; the path's slowest link into @min_rate and
- * the slowest up to the first NIC's egress (the whole path when there is none) into
- * @feed_rate, either may be NULL. */
+/* The first packet's latency from @from to @to_ep; the path's slowest link into @min_rate, the
+ * slowest up to the first NIC's egress (the whole path when there is none) into @feed_rate,
+ * and whether it crosses a fabric link into @fabric; each may be NULL. */
 static weft_time_t
 path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f, guint32 from,
-              guint32 to_ep, guint32 wire, guint64 *min_rate, guint64 *feed_rate)
+              guint32 to_ep, guint32 wire, guint64 *min_rate, guint64 *feed_rate, gboolean *fabric)
 {
-    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64, G_MAXUINT64, FALSE };
+    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64, G_MAXUINT64, FALSE, FALSE };
     if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT)
         return WEFT_TIME_NEVER;
     if (min_rate)
         *min_rate = acc.min_rate;
     if (feed_rate)
         *feed_rate = acc.feed_rate;
+    if (fabric)
+        *fabric = acc.fabric;
     return acc.latency;
 }
 
@@ -358,10 +362,10 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 
         guint32 first_wire = (guint32) (MIN (mtu, f->spec.size_bytes) + hdr);
         guint64 min_rate = G_MAXUINT64;
-        weft_time_t fwd =
-            path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate, &f->feed_bps);
+        weft_time_t fwd = path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate,
+                                        &f->feed_bps, &f->nic_path);
         weft_time_t back = path_latency (tp, env, f, f->spec.dst, f->src_ep,
-                                         (guint32) tp->fabric->ack_bytes, NULL, NULL);
+                                         (guint32) tp->fabric->ack_bytes, NULL, NULL, NULL);
         if (fwd == WEFT_TIME_NEVER || back == WEFT_TIME_NEVER)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, "topology", NULL,
                                          "flow %u from %s to %s has no route in one direction", i,
@@ -371,8 +375,14 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
         guint64 wire_total = f->spec.size_bytes + n * hdr;
         if (f->spec.efficiency > 0) /* paced where it leaves (models/nic.c) */
             min_rate = (guint64) (f->spec.efficiency * (double) min_rate);
-        f->ideal_fct_ps = fwd + weft_time_serialize (wire_total - first_wire, min_rate);
-        f->base_rtt_ps = fwd + back;
+        /* Across the fabric the NICs add their processing (models/nic.h): the sender's once
+         * per message, the receiver's to every packet - the data and, back at the sender, its
+         * ACK. */
+        const WeftNicConfig *nic = &tp->fabric->nic;
+        weft_time_t tx = f->nic_path ? nic->tx_latency_ps : 0;
+        weft_time_t rx = f->nic_path ? nic->rx_latency_ps : 0;
+        f->ideal_fct_ps = tx + fwd + weft_time_serialize (wire_total - first_wire, min_rate) + rx;
+        f->base_rtt_ps = fwd + back + 2 * rx;
         guint64 full_wire = mtu + hdr;
         if (tp->window_bytes > 0) {
             f->window_pkts = (guint32) MAX (1, (tp->window_bytes + mtu - 1) / mtu);

@@ -69,9 +69,11 @@ struct WeftFlow {
     guint32 n_pkts;
     guint32 last_payload; /* payload of the last packet */
     guint32 window_pkts;
-    guint8 vl;        /* InfiniBand virtual lane of its service level */
-    guint16 tx_port;  /* the source's port of the first hop */
-    guint16 ack_port; /* the destination's port toward the source (ACKs) */
+    guint8 vl;         /* InfiniBand virtual lane of its service level */
+    guint16 tx_port;   /* the source's port of the first hop */
+    guint16 ack_port;  /* the destination's port toward the source (ACKs) */
+    gboolean nic_path; /* its path crosses a fabric link: the RDMA NICs' latencies and message
+                          rate apply at both ends ([nic]); not over NVLink or PCIe alone */
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
 

@@ -4,9 +4,10 @@
  * Checks:
  *  - ring all-reduce on an ideal uniform network (one switch, no header, no switch latency)
  *    takes 2(n-1)/n S/B + 2(n-1) alpha within 1 % for n = 2, 4, 8 at sizes large against the
- *    chunk, with alpha = the configured step latency + one chunk's and one packet's
- *    serialization (the network's per-step latency); and exactly 2(n-1)(alpha + 2 packet
- *    times) when each step is one packet (no pipelining to hide anything);
+ *    chunk, with alpha = the configured step latency + the two NICs' processing + one chunk's
+ *    and one packet's serialization (the network's per-step latency); and exactly
+ *    2(n-1)(alpha + 2 packet times) when each step is one packet (no pipelining to hide
+ *    anything);
  *  - every other op against its own alpha-beta time (all-gather, reduce-scatter, broadcast,
  *    reduce, all-to-all, send/recv), and the reported algbw and busbw follow nccl-tests'
  *    definitions (algbw = size / time, busbw = algbw x the op's factor);
@@ -76,6 +77,10 @@ mean_time (const WeftSession *s)
 }
 
 #define B (100e9 / 8) /* bytes per second of every link */
+/* The NICs' processing ([nic]): every step's transfer is a message, which the sending NIC
+ * takes up in NIC_TX and the receiving NIC hands over in NIC_RX. */
+#define NIC_TX 250e-9
+#define NIC_RX 350e-9
 
 static char *
 ideal (guint n, const char *op, guint64 bytes, guint64 chunk, const char *latency)
@@ -83,6 +88,7 @@ ideal (guint n, const char *op, guint64 bytes, guint64 chunk, const char *latenc
     return g_strdup_printf (
         "[topology]\ngenerator = single_switch\nhosts = %u\nlink_rate = 100Gbps\n"
         "cable_length = 0m\n[switch]\nlatency = 0ns\n[ethernet]\nheader = 0B\nack = 1B\n"
+        "[nic]\ntx_latency = 250ns\nrx_latency = 350ns\n"
         "[workload.c]\nkind = nccl-test\nop = %s\nminbytes = %" G_GUINT64_FORMAT "B\n"
         "maxbytes = %" G_GUINT64_FORMAT "B\niters = 2\nwarmup_iters = 1\nchannels = 1\n"
         "chunk = %" G_GUINT64_FORMAT "B\nstep_latency = %s\n",
@@ -98,18 +104,19 @@ START_TEST (test_collective_ring_all_reduce_alpha_beta)
         g_autofree char *text = ideal (n, "all_reduce", (guint64) S, (guint64) C, "1us");
         WeftSession s;
         run (&s, text);
-        double alpha = a0 + C / B + 4096 / B;
+        double alpha = a0 + NIC_TX + NIC_RX + C / B + 4096 / B;
         double expect = 2.0 * (n - 1) / n * S / B + 2.0 * (n - 1) * alpha;
         ck_assert_double_eq_tol (mean_time (&s), expect, expect * 0.01);
         weft_session_clear (&s);
     }
-    /* One packet per step: nothing to overlap, every step costs alpha + two packet times
-     * (sender to switch, switch to receiver, store-and-forward). */
+    /* One packet per step: nothing to overlap, every step costs alpha (the step latency and
+     * both NICs' processing) + two packet times (sender to switch, switch to receiver,
+     * store-and-forward). */
     for (guint n = 4; n <= 8; n += 4) {
         g_autofree char *text = ideal (n, "all_reduce", n * 4096, 4096, "10us");
         WeftSession s;
         run (&s, text);
-        double expect = 2.0 * (n - 1) * (10e-6 + 2 * 4096 / B);
+        double expect = 2.0 * (n - 1) * (10e-6 + NIC_TX + NIC_RX + 2 * 4096 / B);
         ck_assert_double_eq_tol (mean_time (&s), expect, expect * 0.001);
         weft_session_clear (&s);
     }
@@ -140,7 +147,7 @@ START_TEST (test_collective_every_op_alpha_beta)
         double got = mean_time (&s);
         /* At least the busiest link's bytes at line rate; at most that plus the steps. */
         ck_assert_double_ge (got, stream * 0.999);
-        double extra = ops[i].steps * (1e-6 + 2 * 64 * 1024 / B);
+        double extra = ops[i].steps * (1e-6 + NIC_TX + NIC_RX + 2 * 64 * 1024 / B);
         ck_assert_msg (got <= (stream + extra) * 1.01, "%s: %g s, expected at most %g s", ops[i].op,
                        got, (stream + extra) * 1.01);
         weft_session_clear (&s);

@@ -3,7 +3,8 @@
  *
  * Checks, on an ideal uniform network (one switch, no header, no switch latency, as
  * tests/check_collective_run.c builds it), with buckets of one packet per rank so that the
- * alpha-beta time of a bucket's ring all-reduce is exact, T = 2(n-1)(alpha + 2 packet times):
+ * alpha-beta time of a bucket's ring all-reduce is exact, T = 2(n-1)(alpha + 2 packet times),
+ * alpha the step latency and the two NICs' processing:
  *  - compute long enough to hide every bucket but the last: each step's exposed
  *    communication is exactly the last bucket's measured all-reduce time (it is ready when
  *    the compute ends), and that is T within 0.1 %;
@@ -42,11 +43,12 @@ run (WeftSession *s, const char *text)
 
 /* One bucket's ring all-reduce on the ideal network, where check_collective_run pins it
  * exactly: one packet per step leaves nothing to pipeline, so each of the 2(n-1) steps costs
- * the step latency (10 us) + two packet times (sender to switch, switch to receiver). */
+ * the step latency (10 us) + the sending and the receiving NIC's processing ([nic] below:
+ * 250 ns + 350 ns) + two packet times (sender to switch, switch to receiver). */
 static double
 alpha_beta (void)
 {
-    return 2.0 * (N - 1) * (10e-6 + 2 * PKT / B);
+    return 2.0 * (N - 1) * (10e-6 + 250e-9 + 350e-9 + 2 * PKT / B);
 }
 
 static char *
@@ -55,6 +57,7 @@ ideal (const char *compute, const char *extra)
     return g_strdup_printf (
         "[topology]\ngenerator = single_switch\nhosts = %u\nlink_rate = 100Gbps\n"
         "cable_length = 0m\n[switch]\nlatency = 0ns\n[ethernet]\nheader = 0B\nack = 1B\n"
+        "[nic]\ntx_latency = 250ns\nrx_latency = 350ns\n"
         "[workload.train]\nkind = training\nsteps = %u\ncompute = %s\nbuckets = %u\n"
         "bucket_size = %" G_GUINT64_FORMAT "B\nchannels = 1\nchunk = %" G_GUINT64_FORMAT "B\n"
         "step_latency = 10us\n%s",

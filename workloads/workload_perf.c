@@ -16,7 +16,11 @@
  *
  * The devices are nodes (a server's NIC such as dgx-1/mlx5_3, or a host or GPU); a NIC is the
  * endpoint itself: perftest's buffers in host memory, and the DMA over PCIe, are left out
- * (one 400 Gb/s NIC needs 50 GB/s, which a PCIe Gen5 x16 uplink carries anyway).
+ * (one 400 Gb/s NIC needs 50 GB/s, which a PCIe Gen5 x16 uplink carries anyway).  The NICs'
+ * own costs ([nic], models/nic.h) are in: each message pays the sender's processing
+ * (tx_latency) and the receiver's (rx_latency) once, so ib_write_lat's samples carry both, and
+ * a NIC takes up at most message_rate messages per second, which caps ib_write_bw's MsgRate
+ * at small sizes when tx_depth x qps messages cover a round trip at that rate.
  *
  * The measurement (weft_workload_perftest_measure) follows perftest's calc_bw() in
  * src/perftest_resources.c: BW average = size x messages / (last completion - first post),
