@@ -5,6 +5,7 @@
 #include "models/registry.h"
 #include "models/routing.h"
 #include "sim/rng.h"
+#include "sim/units.h"
 
 static const WeftParamSpec switch_params[] = {
     WEFT_PARAM_BYTES ("buffer", WeftSwitch, buffer_bytes, "1MiB", "1KiB", "16GiB",
@@ -12,9 +13,11 @@ static const WeftParamSpec switch_params[] = {
                       "that does not fit is dropped (tail drop; RoCE with PFC: unbounded).  "
                       "InfiniBand buffers are per input port and VL: "
                       "[infiniband] buffer"),
-    WEFT_PARAM_TIME ("latency", WeftSwitch, latency_ps, "0ns", "0ns", "1ms",
-                     "forwarding latency from arrival to egress queue (0: ideal crossbar; "
-                     "Ethernet ASICs take a few hundred ns)"),
+    WEFT_PARAM_STRING ("latency", WeftSwitch, latency_str, "auto",
+                       "port-to-port forwarding latency, from arrival (the headers, cut-through; "
+                       "the last bit, store-and-forward) to the egress queue, 0ns to 1ms (0ns: "
+                       "an ideal crossbar); auto: 130 ns on InfiniBand (NVIDIA Quantum), 300 ns "
+                       "on Ethernet and RoCE (NVIDIA Spectrum-2); sources in doc/latency.md"),
     WEFT_PARAM_ENUM ("forwarding", WeftSwitch, forwarding, "auto",
                      "auto|cut-through|store-and-forward",
                      "cut-through forwards once the headers (64 B) are in; store-and-forward "
@@ -23,16 +26,48 @@ static const WeftParamSpec switch_params[] = {
     WEFT_PARAM_END,
 };
 
+weft_time_t
+weft_switch_default_latency (int fabric_kind)
+{
+    /* Published port-to-port figures of NVIDIA's switch ASICs: Quantum (HDR) for InfiniBand,
+     * Spectrum-2 for Ethernet; doc/latency.md says where each comes from and why it stands in
+     * for the NDR and Spectrum-4 generations. */
+    return fabric_kind == WEFT_FABRIC_INFINIBAND ? WEFT_NS (130) : WEFT_NS (300);
+}
+
+/* [switch] latency: auto, or a time from 0 to 1 ms. */
+static gboolean
+resolve_latency (WeftSwitch *sw, const WeftExperiment *exp, int fabric_kind, GError **error)
+{
+    if (g_strcmp0 (sw->latency_str, "auto") == 0) {
+        sw->latency_ps = weft_switch_default_latency (fabric_kind);
+        return TRUE;
+    }
+    g_autoptr (GError) local = NULL;
+    if (!weft_units_parse_time (sw->latency_str, &sw->latency_ps, &local))
+        return weft_experiment_fail (exp, error, local->code, "switch", "latency", "%s, or auto",
+                                     local->message);
+    if (sw->latency_ps > WEFT_MS (1))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "switch", "latency",
+                                     "%s is out of range: expected 0ns to 1ms, or auto",
+                                     sw->latency_str);
+    return TRUE;
+}
+
 gboolean
-weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, GError **error)
+weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, int fabric_kind, GError **error)
 {
     WeftParamBinding b[] = { { switch_params, sw }, { weft_buffer_params, &sw->buffer_cfg } };
+    gboolean ok = TRUE;
     if (!exp) {
         weft_params_set_defaults (switch_params, sw);
         weft_params_set_defaults (weft_buffer_params, &sw->buffer_cfg);
-        return TRUE;
+    } else {
+        ok = weft_params_read (exp, "switch", b, G_N_ELEMENTS (b), error);
     }
-    return weft_params_read (exp, "switch", b, G_N_ELEMENTS (b), error);
+    ok = ok && resolve_latency (sw, exp, fabric_kind, error);
+    g_clear_pointer (&sw->latency_str, g_free); /* resolved: the switch keeps latency_ps */
+    return ok;
 }
 
 WeftPort *

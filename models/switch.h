@@ -27,6 +27,11 @@
  * arrival until it starts leaving (models/pfc.h), pausing the upstream sender at xoff.
  * With a shared buffer and PFC, lossless packets are admitted by their ingress priority group
  * (models/pfc.h) and take pool bytes; egress thresholds apply to lossy traffic only.
+ * Latency: every packet a fabric switch forwards waits [switch] latency between its arrival
+ * (its headers, cut-through; its last bit, store-and-forward) and its egress queue, a constant
+ * that is added to the wire's delay, so it pipelines (no throughput cost); by default the
+ * port-to-port figure of the fabric's switch ASIC (doc/latency.md).  A server's internal
+ * switches (NVSwitch, PCIe switches, the NIC, the root complex) add none: their links carry it.
  * Parameters: [switch] buffer (Ethernet, per egress port), buffer_sharing, shared_buffer,
  * queue_limit, alpha, latency, forwarding.
  */
@@ -47,7 +52,8 @@ typedef struct {
     WeftBufferConfig buffer_cfg; /* [switch] buffer_sharing, shared_buffer, queue_limit, alpha */
     WeftBuffer *buffer;          /* owned: the shared pool of a fabric switch with buffer_sharing
                                     on Ethernet or RoCE; NULL otherwise */
-    weft_time_t latency_ps;      /* [switch] latency: added to every arrival */
+    char *latency_str;           /* [switch] latency as read; NULL once resolved */
+    weft_time_t latency_ps;      /* [switch] latency (auto resolved): added to every arrival */
     int forwarding;              /* auto | cut-through | store-and-forward */
     gboolean internal;           /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless
                                     on every fabric, no latency of its own */
@@ -97,8 +103,14 @@ WeftPort *weft_model_port (WeftModel *m, guint32 p);
 const WeftSwitch *weft_switch_first_fabric (const GPtrArray *switches);
 
 /* Reads [switch] into @sw: its own keys and the shared buffer's (models/buffer.h); @exp NULL:
- * the defaults (a server's internal switches). */
-gboolean weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, GError **error);
+ * the defaults (a server's internal switches).  latency = auto takes the default of the
+ * fabric @fabric_kind (WeftFabricKind).  Errors: WEFT_CONFIG_ERROR, naming the key. */
+gboolean weft_switch_read_params (WeftSwitch *sw, const WeftExperiment *exp, int fabric_kind,
+                                  GError **error);
+
+/* [switch] latency = auto on the fabric @fabric_kind: a fabric switch's port-to-port latency
+ * (doc/latency.md). */
+weft_time_t weft_switch_default_latency (int fabric_kind);
 
 /* RoCE with PFC (fabric switches): per (input port, priority) accounting, released as packets
  * start leaving. */

@@ -35,7 +35,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
         net->node_model[id] = m;
         if (klass == &weft_switch_class &&
             !weft_switch_read_params ((WeftSwitch *) m, n->kind == WEFT_NODE_SWITCH ? exp : NULL,
-                                      error))
+                                      net->fabric.kind, error))
             return FALSE;
         if (klass == &weft_switch_class) {
             WeftSwitch *sw = (WeftSwitch *) m;

@@ -368,9 +368,10 @@ START_TEST (test_buffer_pfc_dynamic_xoff_is_lossless)
     ck_assert_uint_eq (st.bytes_delivered, st.bytes_offered);
     ck_assert_uint_gt (st.pfc_pauses_sent, 0);
     ck_assert_uint_eq (st.buffer_drops_full + st.buffer_drops_threshold, 0);
-    /* Headroom: 2 x 10 ns x 50 B/ns + 2 x 4178 + 905 x 64 (tests/check_pfc.c), one per port
-     * (17) set aside; the 16 groups fill together to alpha S / (1 + 16 alpha) of the rest. */
-    const guint64 headroom = 1000 + 3 * PKT + 84 + 905 * 64; /* models/pfc.h */
+    /* Headroom: 2 x (10 ns + 300 ns / 2 of switch latency) x 50 B/ns + 3 x 4178 + 84 +
+     * 905 x 64 (tests/check_pfc.c), one per port (17) set aside; the 16 groups fill together to
+     * alpha S / (1 + 16 alpha) of the rest. */
+    const guint64 headroom = 2 * (10 + 300 / 2) * 50 + 3 * PKT + 84 + 905 * 64; /* models/pfc.h */
     const guint64 S = B - 17 * headroom;
     ck_assert_uint_eq (buf->reserved_bytes, 17 * headroom);
     double group = alpha * S / (1 + 16 * alpha);

@@ -1,11 +1,11 @@
-/* tests/check_latency.c - the NICs' processing latency and message rate ([nic], models/nic.h,
- * doc/latency.md), with the switches' latency, run through the network and compared with
- * figures computed here from the parameters.
+/* tests/check_latency.c - the NICs' and switches' processing latency and the NICs' message
+ * rate ([nic], [switch] latency; models/nic.h, models/switch.h, doc/latency.md), run through the
+ * network and compared with figures computed here from the parameters.
  *
  * Checks:
  *  - the defaults per fabric kind are the documented figures (NIC 500 ns each way on
- *    InfiniBand, 600 ns on Ethernet and RoCE; 330 M messages/s), and explicit values replace
- *    them;
+ *    InfiniBand, 600 ns on Ethernet and RoCE; 330 M messages/s; switches 130 ns on InfiniBand,
+ *    300 ns elsewhere), and explicit values replace them;
  *  - ib_write_lat at 2 B between two NICs on one leaf: every sample is the sending NIC's
  *    processing + the packet's serialization and propagation on both links + the leaf's
  *    latency + the receiving NIC's processing, and with the default figures its minimum lies
@@ -103,11 +103,11 @@ START_TEST (test_latency_defaults_per_fabric)
 {
     const struct {
         const char *kind;
-        weft_time_t nic_ps;
+        weft_time_t nic_ps, switch_ps;
     } kinds[] = {
-        { "infiniband", WEFT_NS (500) },
-        { "roce", WEFT_NS (600) },
-        { "ethernet", WEFT_NS (600) },
+        { "infiniband", WEFT_NS (500), WEFT_NS (130) },
+        { "roce", WEFT_NS (600), WEFT_NS (300) },
+        { "ethernet", WEFT_NS (600), WEFT_NS (300) },
     };
     /* 330 M messages per second: one every 1e12 / 330e6 = 3030.3 ps, rounded up. */
     const weft_time_t gap_330 = (weft_time_t) ceil (1e12 / 330e6);
@@ -122,6 +122,9 @@ START_TEST (test_latency_defaults_per_fabric)
         ck_assert_uint_eq (nic->tx_latency_ps, kinds[i].nic_ps);
         ck_assert_uint_eq (nic->rx_latency_ps, kinds[i].nic_ps);
         ck_assert_uint_eq (nic->message_gap_ps, gap_330);
+        ck_assert_uint_eq (weft_switch_first_fabric (s.net->switches)->latency_ps,
+                           kinds[i].switch_ps);
+        ck_assert_uint_eq (weft_switch_default_latency (s.net->fabric.kind), kinds[i].switch_ps);
         weft_session_clear (&s);
     }
     /* Explicit values replace the defaults; the rate rounds its gap up to a whole ps. */

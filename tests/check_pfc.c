@@ -62,9 +62,11 @@ START_TEST (test_pfc_incast_lossless_with_headroom)
     ck_assert_uint_eq (st.pfc_pauses_received, st.pfc_pauses_sent);
     ck_assert_uint_eq (st.pfc_resumes_sent, st.pfc_pauses_sent); /* no refresh needed here */
     ck_assert_uint_gt (st.pfc_paused_ps, 0);
-    /* 2 m of cable is 10 ns; 400 Gb/s is 50 B/ns: 2 x 10 x 50 + 3 x (4096 + 82) frames (the
-     * one crossing xoff, one at each end) + 84 B of PAUSE + 905 x 64 of response. */
-    const guint64 headroom = 1000 + 3 * 4178 + 84 + 905 * 64;
+    /* 2 m of cable is 10 ns, plus half the switch's 300 ns ([switch] latency = auto on RoCE,
+     * doc/latency.md; the host adds none) on each link; 400 Gb/s is 50 B/ns: 2 x 160 x 50 +
+     * 3 x (4096 + 82) frames (the one crossing xoff, one at each end) + 84 B of PAUSE + 905 x
+     * 64 of response. */
+    const guint64 headroom = 2 * (10 + 300 / 2) * 50 + 3 * 4178 + 84 + 905 * 64;
     guint32 rx = weft_graph_lookup (s.graph, "host0");
     for (guint i = 0; i < s.net->ports->len; i++) {
         const WeftPort *p = s.net->ports->pdata[i];
