@@ -12,8 +12,8 @@
 #include <glib.h>
 
 /* Limits by kind of file: far above any real one, far below what would hurt the machine. */
-#define WEFT_INPUT_MAX_EXPERIMENT (16u << 20)  /* an experiment file or an include: 16 MiB */
-#define WEFT_INPUT_MAX_TABLE (64u << 20)       /* a size CDF, an SL-to-VL table: 64 MiB */
+#define WEFT_INPUT_MAX_EXPERIMENT (16u << 20) /* an experiment file or an include: 16 MiB */
+#define WEFT_INPUT_MAX_TABLE (64u << 20)      /* a size CDF, an SL-to-VL table: 64 MiB */
 #define WEFT_INPUT_MAX_BULK (G_GUINT64_CONSTANT (2) << 30) /* flow lists, topologies, routes */
 
 /** Reads the regular file @path whole (NUL-terminated) into *@text (and its length into *@len,
