@@ -92,7 +92,7 @@ typedef enum {
     WEFT_COLL_N_OPS
 } WeftCollOp;
 
-typedef enum { WEFT_COLL_RING, WEFT_COLL_TREE } WeftCollAlgo;
+typedef enum { WEFT_COLL_RING, WEFT_COLL_TREE, WEFT_COLL_N_ALGOS } WeftCollAlgo;
 
 typedef struct {
     WeftCollOp op;
