@@ -11,7 +11,10 @@
  *    one predecessor, slice j of step s-1 into its sender from the ring predecessor, and the
  *    DAG has exactly `steps` layers of n x slices x channels transfers;
  *  - critical path (longest path summing delay_ps): 2(n-1) step latencies for ring
- *    all-reduce, n-1 for the others, unchanged by PXN;
+ *    all-reduce, n-1 for the others, unchanged by PXN; steps inside a server and between
+ *    servers take their own latencies, and the first transfers the base latency, once;
+ *  - protocol lines: a transfer carries its data in whole lines (LL 8 in 16, LL128 120 in
+ *    128), slices count data;
  *  - ring order: every inter-server fabric transfer of channel c joins local GPU c mod 8 to
  *    local GPU c mod 8 with PXN on; with it off the hop lands on GPU c and leaves from c-1;
  *  - PXN: a cross-rail cross-server transfer becomes an NVLink hop to the sender-server GPU
@@ -195,6 +198,7 @@ spec_of (WeftCollOp op, guint n, const guint32 *ranks, guint64 bytes, guint chan
                            .channels = channels,
                            .chunk_bytes = chunk,
                            .step_latency_ps = LAT,
+                           .net_step_latency_ps = LAT,
                            .pxn = FALSE,
                            .graph = g };
 }
@@ -536,6 +540,88 @@ START_TEST (test_collective_pxn_splits_cross_rail)
 }
 END_TEST
 
+/* ---- protocols: wire lines and latencies -------------------------------------------------- */
+
+START_TEST (test_collective_protocol_lines)
+{
+    /* A transfer of d data bytes carries ceil(d / line_data) x line_bytes: NCCL's LL (8 data
+     * bytes in 16) doubles every transfer of 8-byte multiples; LL128 (120 in 128) rounds up to
+     * whole lines.  Slices count data: none exceeds chunk_bytes of data. */
+    guint32 ranks[8];
+    WeftGraph *g = servers_graph (2, 4, ranks);
+    const struct {
+        guint32 line, data;
+    } lines[] = { { 16, 8 }, { 128, 120 }, { 1, 1 } };
+    for (guint i = 0; i < G_N_ELEMENTS (lines); i++) {
+        for (guint t = 0; t < 2; t++) {
+            WeftCollSpec spec = spec_of (WEFT_COLL_ALL_REDUCE, 8, ranks, 3 << 20, 2, 40000, g);
+            spec.algo = t ? WEFT_COLL_TREE : WEFT_COLL_RING;
+            spec.line_bytes = lines[i].line;
+            spec.line_data = lines[i].data;
+            Dag *D = dag_expand (&spec);
+            guint64 data = 0, wire = 0;
+            for (guint k = 0; k < D->x->len; k++) {
+                const WeftCollXfer *x = xf (D, k);
+                ck_assert_uint_le (x->data_bytes, 40000);
+                guint64 want = (x->data_bytes + lines[i].data - 1) / lines[i].data * lines[i].line;
+                ck_assert_uint_eq (x->bytes, want);
+                data += x->data_bytes;
+                wire += x->bytes;
+            }
+            if (!t) /* the ring's total data is 2(n-1) x bytes, as without lines */
+                ck_assert_uint_eq (data, 2 * 7 * (guint64) (3 << 20));
+            if (lines[i].line == 16)
+                ck_assert_uint_eq (wire, 2 * data); /* every slice here is a multiple of 8 */
+            dag_free (D);
+        }
+    }
+    weft_graph_free (g);
+}
+END_TEST
+
+START_TEST (test_collective_hop_latencies_and_base)
+{
+    /* A step inside a server waits step_latency_ps, one between servers net_step_latency_ps;
+     * the transfers that wait for no other carry base_latency_ps on top, once.  One ring of
+     * 8 ranks in 2 servers crosses servers on 2 of its 8 hops, and some chunk's 14 all-reduce
+     * steps take both crossings twice: the critical path is base + 10 x intra + 4 x net.
+     * With PXN a crossing becomes an NVLink leg carrying the crossing's latency and a fabric
+     * leg carrying none, so the critical path stays the same. */
+    const weft_time_t intra = 1000, net = 5000, base = 7000;
+    guint32 ranks[8];
+    WeftGraph *g = servers_graph (2, 4, ranks);
+    for (guint pxn = 0; pxn < 2; pxn++) {
+        WeftCollSpec spec = spec_of (WEFT_COLL_ALL_REDUCE, 8, ranks, 1 << 20, 1, 1 << 20, g);
+        spec.pxn = pxn;
+        spec.step_latency_ps = intra;
+        spec.net_step_latency_ps = net;
+        spec.base_latency_ps = base;
+        Dag *D = dag_expand (&spec);
+        guint roots = 0;
+        for (guint k = 0; k < D->x->len && !pxn; k++) {
+            const WeftCollXfer *x = xf (D, k);
+            const WeftNode *a = weft_graph_node (g, x->src), *b = weft_graph_node (g, x->dst);
+            gboolean root = preds (D, k)->len == 0;
+            roots += root;
+            ck_assert_uint_eq (x->delay_ps,
+                               (a->server == b->server ? intra : net) + (root ? base : 0));
+        }
+        ck_assert_uint_eq (D->critical, base + 10 * intra + 4 * net);
+        ck_assert (pxn || roots == 8); /* step 0: every rank's first chunk, one slice each */
+        dag_free (D);
+    }
+    /* The tree's first transfers (leaves going up) carry the base latency too. */
+    WeftCollSpec spec = spec_of (WEFT_COLL_ALL_REDUCE, 8, ranks, 1 << 20, 1, 1 << 20, g);
+    spec.algo = WEFT_COLL_TREE;
+    spec.base_latency_ps = base;
+    Dag *D = dag_expand (&spec);
+    for (guint k = 0; k < D->x->len; k++)
+        ck_assert_uint_eq (xf (D, k)->delay_ps, LAT + (preds (D, k)->len == 0 ? base : 0));
+    dag_free (D);
+    weft_graph_free (g);
+}
+END_TEST
+
 /* ---- data flow: every rank gets every rank's data ----------------------------------------- */
 
 static guint
@@ -719,6 +805,8 @@ test_suite (void)
     tcase_add_test (tc, test_collective_ring_rail_aligned);
     tcase_add_test (tc, test_collective_rail_aligned_railopt);
     tcase_add_test (tc, test_collective_pxn_splits_cross_rail);
+    tcase_add_test (tc, test_collective_protocol_lines);
+    tcase_add_test (tc, test_collective_hop_latencies_and_base);
     tcase_add_test (tc, test_collective_tree_allreduce_reaches_all);
     tcase_add_test (tc, test_collective_errors);
     tcase_add_test (tc, test_collective_names_and_bus_factor);

@@ -50,13 +50,33 @@ slice_bytes (guint64 bytes, guint64 chunk_bytes, guint64 j)
 }
 
 static guint32
-append_xfer (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_t delay)
+append_xfer (Ctx *x, guint32 src, guint32 dst, guint64 data, guint channel, weft_time_t delay)
 {
-    WeftCollXfer t = {
-        .src = src, .dst = dst, .bytes = bytes, .channel = channel, .delay_ps = delay
-    };
+    const WeftCollSpec *spec = x->spec;
+    guint64 wire = data;
+    if (spec->line_data > 0 && spec->line_bytes > 0)
+        wire = (data + spec->line_data - 1) / spec->line_data * spec->line_bytes;
+    WeftCollXfer t = { .src = src,
+                       .dst = dst,
+                       .bytes = wire,
+                       .data_bytes = data,
+                       .channel = channel,
+                       .delay_ps = delay };
     g_array_append_val (x->xfers, t);
     return x->xfers->len - 1 - x->base;
+}
+
+/* The step latency of a hop from @src to @dst: inside one server, or across the network. */
+static weft_time_t
+hop_latency (const Ctx *x, guint32 src, guint32 dst)
+{
+    const WeftCollSpec *spec = x->spec;
+    if (!spec->graph)
+        return spec->net_step_latency_ps;
+    const WeftNode *a = weft_graph_node (spec->graph, src);
+    const WeftNode *b = weft_graph_node (spec->graph, dst);
+    return a->server >= 0 && a->server == b->server ? spec->step_latency_ps
+                                                    : spec->net_step_latency_ps;
 }
 
 static void
@@ -84,12 +104,14 @@ pxn_relay (const Ctx *x, guint32 src, guint32 dst)
     return r == src ? NONE : r;
 }
 
-/* One logical transfer carrying step latency @delay; PXN may split it. */
+/* One logical transfer of @bytes of data, carrying its hop's step latency; PXN may split it
+ * (the NVLink leg then carries the latency of the whole hop). */
 static Emit
-emit (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel, weft_time_t delay)
+emit (Ctx *x, guint32 src, guint32 dst, guint64 bytes, guint channel)
 {
     if (bytes == 0)
         return emit_none;
+    weft_time_t delay = hop_latency (x, src, dst);
     guint32 relay = pxn_relay (x, src, dst);
     if (relay == NONE) {
         guint32 i = append_xfer (x, src, dst, bytes, channel, delay);
@@ -309,9 +331,9 @@ expand_ring (Ctx *x, const Member *members, const guint *group_start, guint n_gr
                 gint k = ring_chunk (spec->op, n, start, s, p);
                 guint64 sz = k < 0 ? 0 : chunk[k], ns = n_slices (sz, cb);
                 for (guint64 j = 0; j < max_slices; j++) {
-                    row[j] = j < ns ? emit (x, ring[p], ring[(p + 1) % n], slice_bytes (sz, cb, j),
-                                            c, spec->step_latency_ps)
-                                    : emit_none;
+                    row[j] = j < ns
+                                 ? emit (x, ring[p], ring[(p + 1) % n], slice_bytes (sz, cb, j), c)
+                                 : emit_none;
                     if (s > 0)
                         depend (x, in[j], row[j]);
                 }
@@ -407,7 +429,7 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
                     up[p] = emit_none;
                     if (p == root)
                         continue;
-                    up[p] = emit (x, ring[p], ring[parent[p]], sz, c, spec->step_latency_ps);
+                    up[p] = emit (x, ring[p], ring[parent[p]], sz, c);
                     for (guint k = 0; k < n_child[p]; k++)
                         depend (x, up[child[2 * p + k]], up[p]);
                 }
@@ -415,7 +437,7 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
                     guint p = order[i];
                     for (guint k = 0; k < n_child[p]; k++) {
                         guint ch = child[2 * p + k];
-                        down[ch] = emit (x, ring[p], ring[ch], sz, c, spec->step_latency_ps);
+                        down[ch] = emit (x, ring[p], ring[ch], sz, c);
                         if (p == root)
                             for (guint m = 0; m < n_child[p]; m++)
                                 depend (x, up[child[2 * p + m]], down[ch]);
@@ -454,13 +476,29 @@ expand_direct (Ctx *x)
             else
                 break;
             for (guint c = 0; c < C; c++)
-                emit (x, spec->ranks[i], spec->ranks[j], split (bytes, C, c), c,
-                      spec->step_latency_ps);
+                emit (x, spec->ranks[i], spec->ranks[j], split (bytes, C, c), c);
         }
     }
 }
 
 /* ---- entry points ------------------------------------------------------------------------- */
+
+/* The collective's base latency, once: on every transfer of this expansion (from @xfers0 on)
+ * that no dependency of it (from @deps0 on) waits for something before. */
+static void
+add_base_latency (Ctx *x, guint xfers0, guint deps0)
+{
+    if (x->spec->base_latency_ps == 0)
+        return;
+    guint n = x->xfers->len - xfers0;
+    gboolean *waits = g_new0 (gboolean, MAX (n, 1));
+    for (guint i = deps0; i < x->deps->len; i++)
+        waits[g_array_index (x->deps, WeftCollDep, i).after] = TRUE;
+    for (guint i = 0; i < n; i++)
+        if (!waits[i])
+            g_array_index (x->xfers, WeftCollXfer, xfers0 + i).delay_ps += x->spec->base_latency_ps;
+    g_free (waits);
+}
 
 static gboolean
 check_spec (const WeftCollSpec *spec, GError **error)
@@ -535,6 +573,7 @@ weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, G
         g_free (group_start);
     }
     g_free (x.relay);
+    add_base_latency (&x, xfers0, deps0);
     g_debug ("%s %s: %u ranks, %u channels, %" G_GUINT64_FORMAT " B: %u transfers, %u deps",
              weft_collective_op_name (spec->op), spec->algo == WEFT_COLL_TREE ? "tree" : "ring", n,
              spec->channels, spec->bytes, xfers->len - xfers0, deps->len - deps0);

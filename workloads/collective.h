@@ -64,8 +64,15 @@
  * slice j coming up from each child of p; the root sends slice j down to its child once all
  * of its children's slice j arrived; slice j going down from p depends on slice j from p's
  * parent.  Critical path: 2 x depth steps.
- * Latency.  Every transfer of a step (and every alltoall / sendrecv transfer) carries
- * delay_ps = step_latency_ps, so a ring all-reduce's critical path holds 2(n-1) of them.
+ * Latency.  Every transfer of a step (and every alltoall / sendrecv transfer) carries a
+ * delay_ps: step_latency_ps when its two ranks are in one server, net_step_latency_ps when
+ * they are not (or are plain hosts), so a ring all-reduce's critical path holds 2(n-1) of them.
+ * The transfers that depend on nothing (the collective's first) carry base_latency_ps on top,
+ * once per collective.
+ * Protocol lines.  Data moves in lines of line_data bytes that take line_bytes on the wire
+ * (NCCL's LL: 8 in 16; LL128: 120 in 128; Simple, or 0/0: the data itself): a transfer of d
+ * bytes of data carries ceil(d / line_data) x line_bytes bytes (WeftCollXfer.bytes); slices
+ * (chunk_bytes) and the byte splits above count data.
  * PXN.  When pxn is set and a transfer goes between GPUs of different servers and different
  * rails, it becomes src -> R (R: the lowest-id GPU of src's server on dst's rail; NVLink),
  * carrying the step latency, then R -> dst with delay 0, depending on the first; predecessors
@@ -100,18 +107,22 @@ typedef struct {
     guint64 bytes; /* nccl-tests' size: the per-rank buffer (all-gather: the
                       output buffer; see weft_collective_bus_factor) */
     guint n_ranks;
-    const guint32 *ranks;        /* node ids, in the caller's order (ring order is derived) */
-    guint root;                  /* broadcast / reduce: index into ranks */
-    guint channels;              /* >= 1 */
-    guint64 chunk_bytes;         /* pipelining slice, >= 1 */
-    weft_time_t step_latency_ps; /* added before every step's transfers start */
+    const guint32 *ranks;            /* node ids, in the caller's order (ring order is derived) */
+    guint root;                      /* broadcast / reduce: index into ranks */
+    guint channels;                  /* >= 1 */
+    guint64 chunk_bytes;             /* pipelining slice of data, >= 1 */
+    weft_time_t step_latency_ps;     /* before each step's transfer inside a server */
+    weft_time_t net_step_latency_ps; /* before each step's transfer between servers */
+    weft_time_t base_latency_ps;     /* once, before the collective's first transfers */
+    guint32 line_bytes, line_data;   /* wire bytes per line_data bytes of data; 0: the data */
     gboolean pxn;
     const WeftGraph *graph; /* node server / rail for ring order and PXN; borrowed */
 } WeftCollSpec;
 
 typedef struct {
-    guint32 src, dst; /* node ids */
-    guint64 bytes;
+    guint32 src, dst;   /* node ids */
+    guint64 bytes;      /* on the wire: the protocol's lines */
+    guint64 data_bytes; /* of the collective's data */
     guint32 channel;
     weft_time_t delay_ps; /* after its dependencies (or the collective's start) */
 } WeftCollXfer;

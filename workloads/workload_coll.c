@@ -229,6 +229,7 @@ weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, WeftC
                                 p->channels ? (guint) p->channels : default_channels (x->g, r, n),
                             .chunk_bytes = p->chunk,
                             .step_latency_ps = p->step_latency,
+                            .net_step_latency_ps = p->step_latency,
                             .pxn = p->pxn,
                             .graph = x->g };
 }
