@@ -60,7 +60,7 @@ ideal (const char *compute, const char *extra)
         "[nic]\ntx_latency = 250ns\nrx_latency = 350ns\n"
         "[workload.train]\nkind = training\nsteps = %u\ncompute = %s\nbuckets = %u\n"
         "bucket_size = %" G_GUINT64_FORMAT "B\nchannels = 1\nchunk = %" G_GUINT64_FORMAT "B\n"
-        "step_latency = 10us\n%s",
+        "step_latency = 10us\nalgo = ring\nproto = simple\nbase_latency = 0us\n%s",
         N, STEPS, compute, BUCKETS, (guint64) S, (guint64) CHUNK, extra);
 }
 

@@ -75,7 +75,9 @@ typedef enum { WEFT_COLL_ROLE_BENCH, WEFT_COLL_ROLE_DP_BUCKET, WEFT_COLL_ROLE_TP
  * has completed. */
 typedef struct {
     guint32 group;
-    int op; /* WeftCollOp */
+    int op;       /* WeftCollOp */
+    gint8 algo;   /* WeftCollAlgo it ran with; -1: point-to-point (alltoall, sendrecv) */
+    guint8 proto; /* WeftNcclProto (workloads/nccl_tune.h) */
     guint64 bytes, count;
     char type[16], redop[16]; /* as nccl-tests names them: "bfloat16" needs 9 bytes */
     gint32 root;

@@ -14,11 +14,18 @@
  * the reducing ops and sendrecv print the reduction (nccl-tests' default -o sum, which
  * sendrecv passes through although it reduces nothing), the others "none"; broadcast and
  * reduce print their root, the others -1.
+ *
+ * How each operation runs is NCCL's decision (workloads/nccl_tune.h): per size, the algorithm
+ * and protocol its cost model prefers among those `algo` and `proto` enable, the channels it
+ * keeps for that size, and the chosen protocol's chunk, wire lines and latencies.  Explicit
+ * `channels`, `chunk`, `step_latency` and `base_latency` override the corresponding part of
+ * that, and nothing else.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-workload"
 #include <string.h>
 
+#include "sim/units.h"
 #include "workloads/collective.h"
 #include "workloads/workload_private.h"
 
@@ -185,6 +192,64 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
     return TRUE;
 }
 
+/* A time or size key that is "auto" or a value in [lo, hi]: *set is FALSE for auto. */
+static gboolean
+parse_auto (Ctx *x, const char *key, const char *text, gboolean time, guint64 lo, guint64 hi,
+            guint64 *out, gboolean *set, GError **error)
+{
+    g_autofree char *v = g_strstrip (g_strdup (text ? text : ""));
+    *set = FALSE;
+    if (*v == '\0' || g_ascii_strcasecmp (v, "auto") == 0)
+        return TRUE;
+    g_autoptr (GError) local = NULL;
+    gboolean ok =
+        time ? weft_units_parse_time (v, out, &local) : weft_units_parse_bytes (v, out, &local);
+    if (!ok)
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_UNIT, x->group, key,
+                                     "expected auto or a %s: %s", time ? "time" : "size",
+                                     local->message);
+    if (*out < lo || *out > hi)
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, key,
+                                     "%s is out of range: expected auto or %s", v,
+                                     time ? "0ps to 1ms" : "1KiB to 1GiB");
+    *set = TRUE;
+    return TRUE;
+}
+
+gboolean
+weft_workload_coll_parse (Ctx *x, NcclParams *p, GError **error)
+{
+    g_autoptr (GError) local = NULL;
+    weft_nccl_enable_default (&p->enable);
+    if (!weft_nccl_parse_algos (p->algo, &p->enable, &local))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo", "%s",
+                                     local->message);
+    if (!weft_nccl_parse_protos (p->proto, &p->enable, &local))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "proto",
+                                     "%s", local->message);
+    gboolean direct = p->op == WEFT_COLL_ALL_TO_ALL || p->op == WEFT_COLL_SEND_RECV;
+    if (!direct && p->op != WEFT_COLL_ALL_REDUCE && !p->enable.algo[WEFT_COLL_RING])
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
+                                     "tree is NCCL's all_reduce algorithm only: expected ring");
+    gboolean set;
+    if (!parse_auto (x, "chunk", p->chunk, FALSE, 1024, (guint64) 1 << 30, &p->chunk_bytes, &set,
+                     error))
+        return FALSE;
+    if (!set)
+        p->chunk_bytes = 0;
+    guint64 v = 0;
+    if (!parse_auto (x, "step_latency", p->step_latency, TRUE, 0, WEFT_MS (1), &v,
+                     &p->step_latency_set, error))
+        return FALSE;
+    p->step_latency_ps = v;
+    v = 0;
+    if (!parse_auto (x, "base_latency", p->base_latency, TRUE, 0, WEFT_MS (1), &v,
+                     &p->base_latency_set, error))
+        return FALSE;
+    p->base_latency_ps = v;
+    return TRUE;
+}
+
 gboolean
 weft_workload_coll_ranks (Ctx *x, const NcclParams *p, GArray *ranks, GError **error)
 {
@@ -203,9 +268,6 @@ weft_workload_coll_ranks (Ctx *x, const NcclParams *p, GArray *ranks, GError **e
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "gpus",
                                      "%u rank%s: a collective needs at least 2", n,
                                      n == 1 ? "" : "s");
-    if (p->algo == WEFT_COLL_TREE && p->op != WEFT_COLL_ALL_REDUCE)
-        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
-                                     "tree is NCCL's all_reduce algorithm only: expected ring");
     return TRUE;
 }
 
@@ -216,22 +278,68 @@ weft_workload_coll_type_bytes (int type)
 }
 
 void
-weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, WeftCollSpec *spec)
+weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollComm *cc)
 {
     const guint32 *r = (const guint32 *) ranks->data;
     guint n = ranks->len;
-    *spec = (WeftCollSpec){ .op = p->op,
-                            .algo = p->algo,
-                            .n_ranks = n,
-                            .ranks = r,
-                            .root = (guint) p->root,
-                            .channels =
-                                p->channels ? (guint) p->channels : default_channels (x->g, r, n),
-                            .chunk_bytes = p->chunk,
-                            .step_latency_ps = p->step_latency,
-                            .net_step_latency_ps = p->step_latency,
-                            .pxn = p->pxn,
-                            .graph = x->g };
+    cc->channels = p->channels ? (guint) p->channels : default_channels (x->g, r, n);
+    cc->spec = (WeftCollSpec){ .op = p->op,
+                               .algo = WEFT_COLL_RING,
+                               .n_ranks = n,
+                               .ranks = r,
+                               .root = (guint) p->root,
+                               .channels = cc->channels,
+                               .pxn = p->pxn,
+                               .graph = x->g };
+    /* NCCL's graphs may use up to 16 channels; an explicit `channels` caps them, as
+     * NCCL_MAX_NCHANNELS would. */
+    WeftNcclComm comm;
+    weft_nccl_comm_from_graph (&comm, x->g, r, n, p->efficiency, p->channels ? cc->channels : 16);
+    weft_nccl_tune_init (&cc->tune, &comm, &p->enable);
+}
+
+void
+weft_workload_coll_plan (const NcclParams *p, CollComm *cc, guint64 bytes, WeftNcclProto *proto)
+{
+    WeftCollSpec *spec = &cc->spec;
+    WeftCollAlgo algo;
+    spec->bytes = bytes;
+    if (spec->op == WEFT_COLL_ALL_TO_ALL || spec->op == WEFT_COLL_SEND_RECV) {
+        /* Point-to-point: outside NCCL's tuning model, Simple, 1 us per transfer as weft
+         * always ran them (the chunk is not used: nothing is pipelined). */
+        *proto = WEFT_NCCL_SIMPLE;
+        spec->algo = WEFT_COLL_RING;
+        spec->channels = cc->channels;
+        spec->chunk_bytes = p->chunk_bytes ? p->chunk_bytes : 512 * 1024;
+        spec->step_latency_ps = spec->net_step_latency_ps =
+            p->step_latency_set ? p->step_latency_ps : WEFT_US (1);
+        spec->base_latency_ps = p->base_latency_set ? p->base_latency_ps : 0;
+        spec->line_bytes = spec->line_data = 1;
+        return;
+    }
+    /* weft_workload_coll_parse refused lists that leave nothing to run the op. */
+    gboolean ok = weft_nccl_tune_pick (&cc->tune, spec->op, bytes, &algo, proto);
+    g_assert (ok);
+    spec->algo = algo;
+    spec->channels = p->channels
+                         ? cc->channels
+                         : weft_nccl_tune_channels (&cc->tune, algo, *proto, bytes, cc->channels);
+    WeftNcclExec e;
+    weft_nccl_tune_exec (&cc->tune, algo, *proto, bytes, spec->channels, &e);
+    spec->chunk_bytes = p->chunk_bytes ? p->chunk_bytes : e.chunk_bytes;
+    spec->step_latency_ps = p->step_latency_set ? p->step_latency_ps : e.intra_step_ps;
+    spec->net_step_latency_ps = p->step_latency_set ? p->step_latency_ps : e.net_step_ps;
+    spec->base_latency_ps = p->base_latency_set ? p->base_latency_ps : e.base_ps;
+    spec->line_bytes = e.line_bytes;
+    spec->line_data = e.line_data;
+}
+
+void
+weft_workload_coll_ran (const CollComm *cc, WeftNcclProto proto, WeftCollInstance *inst)
+{
+    gboolean direct = cc->spec.op == WEFT_COLL_ALL_TO_ALL || cc->spec.op == WEFT_COLL_SEND_RECV;
+    inst->algo = direct ? -1 : (gint8) cc->spec.algo;
+    inst->proto = (guint8) proto;
 }
 
 /* The instance's description (what /collectives and the tables show); gating is the
@@ -258,10 +366,10 @@ weft_workload_coll_instance (Ctx *x, const NcclParams *p, guint64 bytes, guint32
 }
 
 gboolean
-weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
+weft_workload_gen_nccl (Ctx *x, NcclParams *p, GError **error)
 {
     g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
-    if (!weft_workload_coll_ranks (x, p, ranks, error))
+    if (!weft_workload_coll_parse (x, p, error) || !weft_workload_coll_ranks (x, p, ranks, error))
         return FALSE;
     guint n = ranks->len;
     if (p->root >= n)
@@ -272,8 +380,8 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, "minbytes",
                                      "larger than maxbytes");
     guint esize = types[p->type].size;
-    WeftCollSpec spec;
-    weft_workload_coll_spec (x, p, ranks, &spec);
+    g_autofree CollComm *cc = g_new (CollComm, 1); /* its tuning table is a few KiB */
+    weft_workload_coll_spec (x, p, ranks, cc);
     guint32 prev = G_MAXUINT32;
     guint32 rank_first = x->ranks->len;
     g_array_append_vals (x->ranks, ranks->data, n);
@@ -287,7 +395,8 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
                 "elements%s): expected at least %" G_GUINT64_FORMAT "B",
                 size, split_op (p->op) ? ", 16 bytes per rank" : "", least);
         }
-        spec.bytes = bytes;
+        WeftNcclProto proto;
+        weft_workload_coll_plan (p, cc, bytes, &proto);
         guint64 runs = p->warmup_iters + 2 * p->iters;
         for (guint64 k = 0; k < runs; k++) {
             WeftCollInstance inst;
@@ -299,8 +408,9 @@ weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error)
                                                         : k - p->warmup_iters);
             inst.gate = prev;
             inst.gap_ps = prev == G_MAXUINT32 ? x->c.start : 0;
-            if (!weft_workload_emit_collective (x, &spec, &inst, p->efficiency, p->net_efficiency,
-                                                error))
+            weft_workload_coll_ran (cc, proto, &inst);
+            if (!weft_workload_emit_collective (x, &cc->spec, &inst, p->efficiency,
+                                                p->net_efficiency, error))
                 return FALSE;
             prev = x->colls->len - 1;
         }

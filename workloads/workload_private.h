@@ -8,6 +8,7 @@
 
 #include "workloads/collective.h"
 #include "workloads/flowsize.h"
+#include "workloads/nccl_tune.h"
 #include "workloads/workload.h"
 
 enum {
@@ -68,15 +69,20 @@ typedef struct {
 
 /* kind = nccl-test: an nccl-tests style sweep (workloads/workload_coll.c). */
 typedef struct {
-    int op, algo;
+    int op;
     guint64 minbytes, maxbytes, stepfactor, iters, warmup_iters;
     char **gpus;
-    guint64 channels, chunk;
-    weft_time_t step_latency;
+    guint64 channels;
+    char *algo, *proto, *chunk, *step_latency, *base_latency; /* "auto" or a value */
     double efficiency, net_efficiency;
     gboolean pxn;
     int type;
     guint64 root;
+    /* From the strings above (weft_workload_coll_parse): */
+    WeftNcclEnable enable;
+    guint64 chunk_bytes; /* 0: the protocol's */
+    gboolean step_latency_set, base_latency_set;
+    weft_time_t step_latency_ps, base_latency_ps;
 } NcclParams;
 
 /* kind = ib_write_bw | ib_write_lat (workloads/workload_perf.c). */
@@ -92,19 +98,33 @@ typedef struct {
  * the two kinds parse, default and document them alike. */
 /* clang-format off */
 #define WEFT_WORKLOAD_COLL_PARAMS(T, M)                                                            \
-    WEFT_PARAM_ENUM ("algo", T, M algo, "ring", "ring|tree",                                     \
-                     "NCCL algorithm: ring, or tree (double binary tree, all_reduce only)"),     \
+    WEFT_PARAM_STRING ("algo", T, M algo, "auto",                                                \
+                       "NCCL algorithms to choose from, as NCCL_ALGO: auto (NCCL's choice by "   \
+                       "its cost model), ring, tree (double binary tree, all_reduce only), a "   \
+                       "comma-separated list, or ^ and the ones to exclude"),                    \
+    WEFT_PARAM_STRING ("proto", T, M proto, "auto",                                              \
+                       "NCCL protocols to choose from, as NCCL_PROTO: auto, ll, ll128, simple, " \
+                       "a comma-separated list, or ^ and the ones to exclude "                   \
+                       "(doc/nccl-protocols.md)"),                                              \
     WEFT_PARAM_LIST ("gpus", T, M gpus, "",                                                      \
                      "the ranks, in order: names or ranges (dgx-1/gpu0..7); default every GPU, " \
                      "or every host on topologies without GPUs"),                                \
     WEFT_PARAM_UINT ("channels", T, M channels, "0", "0", "64",                                  \
                      "rings (channels) the data is split over; 0: when the ranks span servers, " \
-                     "one per GPU with a NIC in a server (spread over its NICs), else 1"),       \
-    WEFT_PARAM_BYTES ("chunk", T, M chunk, "512KiB", "1KiB", "1GiB",                             \
-                      "pipelining slice of a ring step (NCCL's SIMPLE protocol: 512 KiB)"),      \
-    WEFT_PARAM_TIME ("step_latency", T, M step_latency, "1us", "0ps", "1ms",                     \
-                     "latency added before each step (kernel and protocol overhead), on top of " \
-                     "the network's own"),                                                       \
+                     "one per GPU with a NIC in a server (spread over its NICs), else 1; fewer " \
+                     "for small sizes, as NCCL drops channels"),                                 \
+    WEFT_PARAM_STRING ("chunk", T, M chunk, "auto",                                              \
+                       "data per pipelined step; auto: the protocol's (LL 32 KiB, LL128 "        \
+                       "576000 B, smaller on trees, Simple 512 KiB); a size (1KiB..1GiB) "       \
+                       "overrides it"),                                                          \
+    WEFT_PARAM_STRING ("step_latency", T, M step_latency, "auto",                                \
+                       "overhead before each step; auto: NCCL's per-hop latency for the "        \
+                       "protocol, algorithm and hop (NVLink, PCIe or network; alltoall and "     \
+                       "sendrecv 1us); a time (0ps..1ms) sets every hop's"),                     \
+    WEFT_PARAM_STRING ("base_latency", T, M base_latency, "auto",                                \
+                       "latency once per collective, before its first transfers; auto: NCCL's "  \
+                       "base latency for the algorithm and protocol (alltoall and sendrecv "     \
+                       "0); a time (0ps..1ms) overrides it"),                                    \
     WEFT_PARAM_DOUBLE ("efficiency", T, M efficiency, "0.8", "0.01", "1",                        \
                        "protocol efficiency inside a server: the fraction of NVLink's rate a "   \
                        "collective's transfer gets (NCCL reaches about 80 %: 360 of 450 GB/s), " \
@@ -178,16 +198,32 @@ gboolean weft_workload_gen_perf (Ctx *x, const PerfParams *p, gboolean latency, 
 /* workload_gen.c */
 /* The hosts taking part: the `hosts` list, or every HOST endpoint (GPUs when there are none),
  * in endpoint order.  (transfer full) */
-gboolean weft_workload_gen_nccl (Ctx *x, const NcclParams *p, GError **error);
+gboolean weft_workload_gen_nccl (Ctx *x, NcclParams *p, GError **error);
 extern const WeftParamSpec weft_workload_nccl_params[];
 /* workload_coll.c, for workload_train.c: the ranks of `gpus` (or every host), at least 2, and
  * the collective spec the NcclParams describe (ranks borrowed from @ranks); and one instance
  * of it appended (its flows, their dependencies, the instance). */
 gboolean weft_workload_coll_ranks (Ctx *x, const NcclParams *p, GArray *ranks, GError **error);
+/* Parses @p's algo, proto, chunk, step_latency and base_latency (for p->op) into its derived
+ * fields; errors name the key. */
+gboolean weft_workload_coll_parse (Ctx *x, NcclParams *p, GError **error);
 guint64 weft_workload_coll_type_bytes (int type); /* element size of `type` (its index) */
-void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, WeftCollSpec *spec);
+/* One communicator: the collective's spec for @ranks (bytes 0 until planned), its channels
+ * before NCCL drops any for small sizes, and NCCL's tuning table for it. */
+typedef struct {
+    WeftCollSpec spec;
+    guint channels;
+    WeftNcclTune tune;
+} CollComm;
+void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollComm *cc);
+/* Sets cc->spec for one operation of @bytes: algorithm and protocol (NCCL's choice within the
+ * enabled ones), channels, chunk, latencies and wire lines; @proto gets the protocol. */
+void weft_workload_coll_plan (const NcclParams *p, CollComm *cc, guint64 bytes,
+                              WeftNcclProto *proto);
 void weft_workload_coll_instance (Ctx *x, const NcclParams *p, guint64 bytes, guint32 n_ranks,
                                   guint32 rank_first, WeftCollInstance *inst);
+/* Records in @inst how @cc's planned operation runs (what /collectives shows). */
+void weft_workload_coll_ran (const CollComm *cc, WeftNcclProto proto, WeftCollInstance *inst);
 gboolean weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstance *inst,
                                         double efficiency, double net_efficiency, GError **error);
 /* workload_train.c */

@@ -20,9 +20,10 @@
  * as fully exposed, before it; the compute starts when every TP group has finished, and the
  * next step waits for every data-parallel group.
  *
- * How each all-reduce runs (algorithm, channels, chunk, efficiency, step latency, PXN, type)
- * is nccl-test's: the same keys, the same expansion (workloads/workload_coll.c).  Each bucket
- * size is rounded down to a whole number of elements.
+ * How each all-reduce runs (algorithm and protocol, chosen by NCCL's model for the bucket's or
+ * tp_bytes' size unless `algo` / `proto` restrict them; channels, chunk, latencies, efficiency,
+ * PXN, type) is nccl-test's: the same keys, the same expansion (workloads/workload_coll.c).
+ * Each bucket size is rounded down to a whole number of elements.
  *
  * Gating (models/transport.h): bucket i of step k is gated on every TP all-reduce of step k
  * (gap: ready_i), or without TP on the data-parallel groups' last all-reduces of step k-1
@@ -72,16 +73,21 @@ gate (Ctx *x, guint32 before, guint32 after, weft_time_t gap_ps)
 typedef struct {
     GArray *ranks; /* guint32 node ids of this group */
     guint32 rank_first;
-    WeftCollSpec spec;
+    CollComm *cc;        /* its all-reduce, planned for its one size (owned) */
+    WeftNcclProto proto; /* the protocol NCCL chose for it */
 } Group;
 
+/* Group @gr of @ranks (taken), all-reducing @bytes (rounded down to whole elements) each time. */
 static void
-group_init (Ctx *x, const NcclParams *p, Group *gr, GArray *ranks)
+group_init (Ctx *x, const NcclParams *p, Group *gr, GArray *ranks, guint64 bytes)
 {
     gr->ranks = ranks;
     gr->rank_first = x->ranks->len;
     g_array_append_vals (x->ranks, ranks->data, ranks->len);
-    weft_workload_coll_spec (x, p, ranks, &gr->spec);
+    gr->cc = g_new (CollComm, 1);
+    weft_workload_coll_spec (x, p, ranks, gr->cc);
+    guint64 esize = weft_workload_coll_type_bytes (p->type);
+    weft_workload_coll_plan (p, gr->cc, bytes / esize * esize, &gr->proto);
 }
 
 static gboolean
@@ -153,9 +159,7 @@ make_tp_groups (Train *s, const guint32 *r, GError **error)
                     "tensor-parallel group %u (%s ...) spans servers: expected tp_size "
                     "consecutive ranks in one server",
                     j, weft_graph_node (x->g, r[j * t])->name);
-        group_init (x, &s->p, &s->tpg[j], ranks);
-        s->tpg[j].spec.bytes = s->tp->tp_bytes / weft_workload_coll_type_bytes (s->p.type) *
-                               weft_workload_coll_type_bytes (s->p.type);
+        group_init (x, &s->p, &s->tpg[j], ranks, s->tp->tp_bytes);
     }
     return ok;
 }
@@ -168,9 +172,7 @@ make_dp_groups (Train *s, const guint32 *r, guint n)
         GArray *ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
         for (guint i = d; i < n; i += s->t)
             g_array_append_val (ranks, r[i]);
-        group_init (s->x, &s->p, &s->dpg[d], ranks);
-        s->dpg[d].spec.bytes = s->tp->bucket_size / weft_workload_coll_type_bytes (s->p.type) *
-                               weft_workload_coll_type_bytes (s->p.type);
+        group_init (s->x, &s->p, &s->dpg[d], ranks, s->tp->bucket_size);
     }
 }
 
@@ -183,8 +185,9 @@ emit_tp_step (Train *s, guint64 k, GError **error)
     gboolean ok = TRUE;
     for (guint j = 0; j < s->n_tp && ok; j++) {
         WeftCollInstance inst;
-        weft_workload_coll_instance (x, &s->p, s->tpg[j].spec.bytes, s->t, s->tpg[j].rank_first,
+        weft_workload_coll_instance (x, &s->p, s->tpg[j].cc->spec.bytes, s->t, s->tpg[j].rank_first,
                                      &inst);
+        weft_workload_coll_ran (s->tpg[j].cc, s->tpg[j].proto, &inst);
         inst.role = WEFT_COLL_ROLE_TP;
         inst.in_place = 1;
         inst.iteration = inst.step = (guint32) k;
@@ -194,7 +197,7 @@ emit_tp_step (Train *s, guint64 k, GError **error)
         g_assert (x->colls->len == tp_id (s, k, j));
         for (guint d = 0; k > 0 && d < s->n_dp; d++)
             gate (x, dp_id (s, k - 1, tp->buckets - 1, d), tp_id (s, k, j), 0);
-        ok = weft_workload_emit_collective (x, &s->tpg[j].spec, &inst, s->p.efficiency,
+        ok = weft_workload_emit_collective (x, &s->tpg[j].cc->spec, &inst, s->p.efficiency,
                                             s->p.net_efficiency, error);
     }
     return ok;
@@ -214,8 +217,9 @@ emit_bucket (Train *s, guint64 k, guint64 i, GError **error)
     gboolean ok = TRUE;
     for (guint d = 0; d < n_dp && ok; d++) {
         WeftCollInstance inst;
-        weft_workload_coll_instance (x, &s->p, s->dpg[d].spec.bytes, s->dpg[d].ranks->len,
+        weft_workload_coll_instance (x, &s->p, s->dpg[d].cc->spec.bytes, s->dpg[d].ranks->len,
                                      s->dpg[d].rank_first, &inst);
+        weft_workload_coll_ran (s->dpg[d].cc, s->dpg[d].proto, &inst);
         inst.role = WEFT_COLL_ROLE_DP_BUCKET;
         inst.in_place = 1;
         inst.iteration = inst.step = (guint32) k;
@@ -233,7 +237,7 @@ emit_bucket (Train *s, guint64 k, guint64 i, GError **error)
             gate (x, dp_id (s, k - 1, tp->buckets - 1, e), id, ready);
         if (i > 0)
             gate (x, dp_id (s, k, i - 1, d), id, 0); /* one stream, in order */
-        ok = weft_workload_emit_collective (x, &s->dpg[d].spec, &inst, s->p.efficiency,
+        ok = weft_workload_emit_collective (x, &s->dpg[d].cc->spec, &inst, s->p.efficiency,
                                             s->p.net_efficiency, error);
     }
     return ok;
@@ -243,9 +247,11 @@ emit_bucket (Train *s, guint64 k, guint64 i, GError **error)
 static void
 groups_free (Group *gr, guint n)
 {
-    for (guint j = 0; j < n; j++)
+    for (guint j = 0; j < n; j++) {
         if (gr[j].ranks)
             g_array_unref (gr[j].ranks);
+        g_free (gr[j].cc);
+    }
     g_free (gr);
 }
 
@@ -256,7 +262,8 @@ weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
     s.p.op = WEFT_COLL_ALL_REDUCE; /* DDP and TP reduce with all-reduce */
     s.p.root = 0;
     g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (guint32));
-    if (!weft_workload_coll_ranks (x, &s.p, all, error))
+    if (!weft_workload_coll_parse (x, &s.p, error) ||
+        !weft_workload_coll_ranks (x, &s.p, all, error))
         return FALSE;
     guint n = all->len;
     if (!check_params (x, tp, n, error))
