@@ -18,7 +18,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 4  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 5  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -93,6 +93,7 @@ ADDED_FIELDS = {
               ("link_downed", "<u8"), ("rcv_errors", "<u8"), ("rate_bps", "<u8"),
               ("state", "u1"), ("phys_state", "u1"), ("link_layer", "S16"),  # schema 2
               ("ecn_marks", "<u8")],  # schema 4
+    "collectives": [("algo", "S16"), ("proto", "S16")],  # schema 5
 }
 
 # /ports state and phys_state as IB numbers them (PortState, PortPhysicalState).
@@ -151,13 +152,15 @@ COLLECTIVE_DTYPE = np.dtype([
     ("id", "<u4"), ("workload", "S16"), ("op", "S16"), ("bytes", "<u8"), ("count", "<u8"),
     ("type", "S16"), ("redop", "S16"), ("root", "<i4"), ("n_ranks", "<u4"), ("in_place", "u1"),
     ("warmup", "u1"), ("iteration", "<u4"), ("start_ps", "<u8"), ("finish_ps", "<u8"),
-    ("time_ps", "<u8"), ("algbw_gbs", "<f8"), ("busbw_gbs", "<f8")])
+    ("time_ps", "<u8"), ("algbw_gbs", "<f8"), ("busbw_gbs", "<f8"),
+    ("algo", "S16"), ("proto", "S16")])  # schema 5
 
 
 def collectives(path):
     """/collectives: one row per collective operation (nccl-tests-style runs), as a structured
     array; algbw_gbs and busbw_gbs in GB/s (10^9 bytes/s), times in ps.  A trace older than
-    schema 3 has no /collectives and gives 0 rows.
+    schema 3 has no /collectives and gives 0 rows; algo and proto (the NCCL algorithm and
+    protocol each ran with) are b"" before schema 5.
 
     nccl-tests' table is the mean over the rows with warmup == 0, per (workload, bytes,
     in_place): time = mean(time_ps), algbw = bytes / time, busbw = algbw x the op's factor.
@@ -191,7 +194,7 @@ def _added_set(path, name):
             if version < since:
                 return np.zeros(0, dtype=dtype)
             raise KeyError(f"{path}: schema {version} trace has no /{name}")
-        return f[name][()]
+    return _rows(path, name)
 
 
 def paths(path):

@@ -10,6 +10,7 @@
 #include "models/switch.h"
 #include "sim/units.h"
 #include "workloads/collective.h"
+#include "workloads/nccl_tune.h"
 #include "workloads/workload.h"
 
 
@@ -123,6 +124,8 @@ weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollec
     row->time_ps = c->finish_ps - c->start_ps;
     row->algbw_gbs = row->time_ps ? (double) s->bytes / weft_time_to_s (row->time_ps) / 1e9 : 0;
     row->busbw_gbs = row->algbw_gbs * s->bus_factor;
+    g_strlcpy (row->algo, s->algo < 0 ? "P2P" : weft_nccl_algo_name (s->algo), sizeof row->algo);
+    g_strlcpy (row->proto, weft_nccl_proto_name (s->proto), sizeof row->proto);
 }
 
 void

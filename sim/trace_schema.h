@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 4
+#define WEFT_TRACE_SCHEMA_VERSION 5
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -265,7 +265,8 @@ typedef struct {
     WEFT_TRACE_DCQCN_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceDcqcnSample;
 
-/* /collectives (schema 3): one row per collective operation, appended as each finishes. */
+/* /collectives (schema 3; algo and proto schema 5): one row per collective operation, appended
+ * as each finishes. */
 #define WEFT_TRACE_COLLECTIVE_FIELDS(X)                                                            \
     X (U32, id, "", "collective instance, dense in start order")                                   \
     X (KIND, workload, "", "the `[workload.X]` suffix, truncated")                                 \
@@ -299,7 +300,13 @@ typedef struct {
        "`bytes / time`, GB = 10^9 bytes, as nccl-tests (this iteration alone)")                    \
     X (F64, busbw_gbs, "GB/s",                                                                     \
        "`algbw_gbs` × the op's bus factor: all-reduce 2(n-1)/n; all-gather, reduce-scatter "      \
-       "and all-to-all (n-1)/n; broadcast, reduce and sendrecv 1 (nccl-tests' definitions)")
+       "and all-to-all (n-1)/n; broadcast, reduce and sendrecv 1 (nccl-tests' definitions)")       \
+    X (SHORT, algo, "",                                                                            \
+       "*(schema 5)* NCCL algorithm it ran with, as NCCL names it: `Ring`, `Tree`; `P2P` for "     \
+       "alltoall and sendrecv (point-to-point sends); empty before schema 5")                      \
+    X (SHORT, proto, "",                                                                           \
+       "*(schema 5)* NCCL protocol it ran with: `LL`, `LL128`, `Simple` "                          \
+       "(doc/nccl-protocols.md); empty before schema 5")
 typedef struct {
     WEFT_TRACE_COLLECTIVE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceCollective;
