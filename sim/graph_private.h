@@ -41,7 +41,8 @@ struct _WeftGraph {
     GArray *links;     /* WeftLink */
     GArray *endpoints; /* guint32 node id per endpoint index */
     GHashTable *by_name;
-    GArray *staging; /* guint32 per node: staging node, or NONE (the node itself) */
+    GArray *staging;   /* guint32 per node: staging node, or NONE (the node itself) */
+    GArray *free_hint; /* guint32 per node: no empty port below this index */
     gboolean gpudirect;
     Routes *routes;
 };
