@@ -180,6 +180,30 @@ guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArra
 /* Approximate bytes held by the route tables (for benchmarks and `weft topo`). */
 gsize weft_graph_routes_bytes (const WeftGraph *g);
 
+/* The counts that decide how much memory a graph and its route tables take: measured from a
+ * graph (weft_graph_measure, routes or not), or computed from a generator's parameters before
+ * anything is built (topologies/topology.h), so that a fabric too large for the machine is
+ * refused before it is built. */
+typedef struct {
+    guint64 nodes, links, endpoints;
+    guint64 ports;        /* every port of every node, cabled or not */
+    guint64 switches;     /* forwarding fabric-region nodes: the fabric table's rows */
+    guint64 destinations; /* fabric destinations (hosts, NICs) */
+    guint64 groups;       /* destination groups: the fabric table's columns */
+    guint64 server_cells; /* cells of the server tables, summed over servers */
+    guint64 hosts, gpus;  /* nodes of kind host and gpu (a workload's default hosts) */
+} WeftGraphSize;
+
+/* Counts @g's sizes (its fabric table's rows, groups and destinations as
+ * weft_graph_routes_compute would make them). */
+void weft_graph_measure (const WeftGraph *g, WeftGraphSize *out);
+
+/* Estimated peak bytes of a graph of size @s (*@graph_bytes: nodes, names, ports, links) and of
+ * its route tables while they are computed (*@routes_bytes: the tables, the adjacency and the
+ * search's scratch arrays), default D-mod-k routes without overrides.  The terms are listed in
+ * doc/scale.md, with how close they come to measured peaks. */
+void weft_graph_size_bytes (const WeftGraphSize *s, guint64 *graph_bytes, guint64 *routes_bytes);
+
 /* Gateway of a server node: the fabric-attached node (NIC) its fabric traffic leaves and enters
  * through, the nearest fabric-attached node of the server.  Fabric-region nodes are their own
  * gateway.  Before routes are computed a server node's gateway is NONE; after, the resolved

@@ -1109,3 +1109,98 @@ weft_graph_routes_bytes (const WeftGraph *g)
     b += (gsize) nn * 4 * 7 + (gsize) r->port_off[nn] * 8;
     return b;
 }
+
+/* ---- sizes, before building -------------------------------------------------------------- */
+
+/* The fabric node every fabric port of @v leads to (the key of @v's group), or @v itself when
+ * there is none or more than one: as single_attachment, from the graph alone. */
+static guint32
+group_key (const WeftGraph *g, guint32 v)
+{
+    const WeftNode *n = node_at (g, v);
+    guint32 x = WEFT_GRAPH_NONE;
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 u;
+        if (!weft_graph_peer (g, v, p, &u, NULL))
+            continue;
+        if (node_at (g, u)->server >= 0) {
+            if (n->server >= 0)
+                continue;
+            return v;
+        }
+        if (x != WEFT_GRAPH_NONE && u != x)
+            return v;
+        x = u;
+    }
+    return x != WEFT_GRAPH_NONE && node_at (g, x)->forwards ? x : v;
+}
+
+void
+weft_graph_measure (const WeftGraph *g, WeftGraphSize *out)
+{
+    g_return_if_fail (g != NULL && out != NULL);
+    *out = (WeftGraphSize){ .nodes = g->nodes->len,
+                            .links = g->links->len,
+                            .endpoints = g->endpoints->len };
+    guint nn = g->nodes->len;
+    guint8 *key = g_new0 (guint8, nn + 1);
+    gint32 max_server = -1;
+    for (guint v = 0; v < nn; v++) {
+        const WeftNode *n = node_at (g, v);
+        out->ports += n->ports->len;
+        out->hosts += n->kind == WEFT_NODE_HOST;
+        out->gpus += n->kind == WEFT_NODE_GPU;
+        out->switches += n->server < 0 && n->forwards;
+        max_server = MAX (max_server, n->server);
+        gboolean dest = n->server < 0 ? n->endpoint != WEFT_GRAPH_NONE : FALSE;
+        for (guint p = 0; n->server >= 0 && p < n->ports->len && !dest; p++) {
+            guint32 u;
+            dest = weft_graph_peer (g, v, p, &u, NULL) && node_at (g, u)->server < 0;
+        }
+        if (!dest)
+            continue;
+        out->destinations++;
+        guint32 k = group_key (g, v);
+        out->groups += !key[k];
+        key[k] = 1;
+    }
+    g_free (key);
+    /* a server's table: its nodes x (its endpoints + "outside") */
+    guint64 *members = g_new0 (guint64, max_server + 2), *eps = g_new0 (guint64, max_server + 2);
+    for (guint v = 0; v < nn; v++) {
+        const WeftNode *n = node_at (g, v);
+        if (n->server < 0)
+            continue;
+        members[n->server]++;
+        eps[n->server] += n->endpoint != WEFT_GRAPH_NONE;
+    }
+    for (gint32 sv = 0; sv <= max_server; sv++)
+        out->server_cells += members[sv] * (eps[sv] + 1);
+    g_free (members);
+    g_free (eps);
+}
+
+void
+weft_graph_size_bytes (const WeftGraphSize *s, guint64 *graph_bytes, guint64 *routes_bytes)
+{
+    g_return_if_fail (s != NULL);
+    /* The graph.  Per node: its WeftNode in an array that doubles as it grows (up to twice its
+     * length), its name (~48 bytes with the allocator's overhead), its ports' GArray (~48 bytes
+     * of header), its entry in the name table (~40 bytes), staging and free-port hints; per
+     * port 4 bytes, doubled; per link its WeftLink, doubled; per endpoint 8 bytes. */
+    guint64 graph = s->nodes * (2 * sizeof (WeftNode) + 48 + 48 + 40 + 16) + s->ports * 8 +
+                    s->links * 2 * sizeof (WeftLink) + s->endpoints * 8;
+    /* The route tables.  Per node: 9 arrays of 4 bytes (adjacency offsets, rows, columns,
+     * gateways, divisors, NIC sets, and the search's distances and queue); per port: peer, rank,
+     * the port at the other end and its 8-byte group mask, and the sorted port lists (at most a
+     * port each); the fabric cells, 4 bytes per (switch, group); per destination its group, its
+     * last hop and that last hop's interned set (~20 bytes); per group its attachment; per
+     * switch its batch words and set classes (~64 bytes); the server tables. */
+    guint64 routes = s->nodes * 9 * 4 + s->ports * (4 + 4 + 4 + 8 + 4) +
+                     s->switches * s->groups * 4 + s->destinations * 28 + s->groups * 8 +
+                     s->switches * 64 + s->server_cells * 4;
+    if (graph_bytes)
+        *graph_bytes = graph;
+    if (routes_bytes)
+        *routes_bytes = routes;
+}
