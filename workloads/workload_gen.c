@@ -43,9 +43,8 @@ resolve_node (Ctx *x, const char *key, const char *where, const char *name, guin
     return TRUE;
 }
 
-/* Splits "host12" into ("host", 12); FALSE without a numeric suffix. */
-static gboolean
-split_index (const char *name, GString *prefix, guint64 *index)
+gboolean
+weft_workload_split_index (const char *name, GString *prefix, guint64 *index)
 {
     gsize len = strlen (name), i = len;
     while (i > 0 && g_ascii_isdigit (name[i - 1]))
@@ -99,9 +98,9 @@ weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *
         /* "dgx-1/gpu0..7": the last index alone repeats the first name's prefix. */
         g_autofree char *b_full = NULL;
         const char *last = b;
-        if (*b && strspn (b, "0123456789") == strlen (b) && split_index (a, p0, &lo))
+        if (*b && strspn (b, "0123456789") == strlen (b) && weft_workload_split_index (a, p0, &lo))
             last = b_full = g_strconcat (p0->str, b, NULL);
-        if (!split_index (a, p0, &lo) || !split_index (last, p1, &hi) ||
+        if (!weft_workload_split_index (a, p0, &lo) || !weft_workload_split_index (last, p1, &hi) ||
             strcmp (p0->str, p1->str) != 0 || lo > hi)
             return weft_experiment_fail (
                 x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
