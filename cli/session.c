@@ -32,7 +32,13 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
     s->sim->duration = s->ec.duration;
     s->sim->hang_timeout = s->ec.hang_timeout;
     s->net = weft_network_build (s->exp, s->graph, s->sim, error);
-    return s->net != NULL;
+    if (s->net == NULL)
+        return FALSE;
+    guint64 fastest = 0;
+    for (guint i = 0; i < weft_graph_n_links (s->graph); i++)
+        fastest = MAX (fastest, weft_graph_link (s->graph, i)->rate_bps);
+    return weft_runcfg_check_interval (s->exp, &s->tc, s->net->fabric.mtu + s->net->fabric.header,
+                                       fastest, s->net->ports->len, error);
 }
 
 void

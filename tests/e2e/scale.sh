@@ -62,4 +62,19 @@ check "--max-memory lots:" "$WEFT" validate "$TMP/ft.ini" --max-memory lots
 within 1000 check "\[workload.perm\] hosts: range 'host1..host99999999' names 99999999 nodes, more than the topology's 16 endpoints" \
     "$WEFT" validate "$TMP/ft.ini" --set workload.perm:hosts=host1..host99999999
 
+# [trace] interval below one full frame on the fastest link (4096 + 82 B at 400 Gb/s)
+incast="$WEFT_SRCDIR/experiments/roce-incast.ini"
+frame_ns=$(awk 'BEGIN { printf "%.2f", (4096 + 82) * 8 / 400 }')
+check "\[trace\] interval: 1ps is shorter than one 4178 B frame on the fastest link (400Gbps: ${frame_ns}ns).*expected at least ${frame_ns}ns" \
+    "$WEFT" validate "$incast" --set trace:interval=1ps
+expect_exit 0 "$WEFT" validate "$incast" --set trace:interval=84ns
+expect_exit 0 "$WEFT" validate "$incast" --set trace:interval=0s
+
+# [pfc] quanta whose refresh (every quanta / 2 of 64 B) comes before one frame has left
+min_quanta=$(((4096 + 82 + 31) / 32))
+check "\[pfc\] quanta: 1 is too short.*expected at least $min_quanta" \
+    "$WEFT" validate "$incast" --set pfc:quanta=1
+check "\[pfc\] quanta: $((min_quanta - 1)) is too short" \
+    "$WEFT" validate "$incast" --set pfc:quanta=$((min_quanta - 1))
+expect_exit 0 "$WEFT" validate "$incast" --set pfc:quanta=$min_quanta
 echo "ok"
