@@ -8,6 +8,7 @@
 #include <gsl/gsl_version.h>
 
 #include "cli/cli.h"
+#include "cli/footprint.h"
 #include "cli/session.h"
 #include "network/results.h"
 #include "sim/trace.h"
@@ -216,12 +217,13 @@ close_trace (WeftSession *s, WeftTrace *trace, const char *out, WeftSimStatus st
 
 /* Prepares, runs and reports one experiment; returns the exit status. */
 static int
-run_experiment (const char *path, char **sets, gint64 seed, const char *output, gboolean quiet)
+run_experiment (const char *path, char **sets, gint64 seed, const char *output, gboolean quiet,
+                guint64 max_memory)
 {
     WeftSession s;
     g_autoptr (GError) error = NULL;
     guint64 useed = (guint64) seed;
-    if (!weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, &error)) {
+    if (!weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, max_memory, &error)) {
         g_printerr ("%s\n", error->message);
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
@@ -257,7 +259,7 @@ weft_cli_run (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
     gint64 seed = -1;
-    g_autofree char *output = NULL;
+    g_autofree char *output = NULL, *max_memory = NULL;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
@@ -266,6 +268,7 @@ weft_cli_run (int argc, char **argv)
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
           "trace file (default: [trace] output, else NAME.h5)", "PATH" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress line on stderr", NULL },
+        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, WEFT_FOOTPRINT_MAX_HELP, "SIZE" },
         { NULL }
     };
     g_autoptr (GOptionContext) ctx =
@@ -276,11 +279,13 @@ weft_cli_run (int argc, char **argv)
              "to PATH once complete: a finished trace already at PATH is never destroyed by a\n"
              "run that does not finish.\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
-             "2 bad input, 3 hang (no progress for [experiment] hang_timeout: the waiting\n"
-             "flows and their paths are printed), 4 interrupted (SIGINT/SIGTERM; the trace is\n"
-             "closed, marked incomplete and kept as PATH.partial), 6 workload failed (on\n"
-             "InfiniBand or RoCE a connection ran out of retries, [transport] rc_retry_cnt:\n"
-             "\"transport retry counter exceeded\", as NCCL reports it; the trace is complete).");
+             "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
+             "refused before anything is built), 3 hang (no progress for [experiment]\n"
+             "hang_timeout: the waiting flows and their paths are printed), 4 interrupted\n"
+             "(SIGINT/SIGTERM; the trace is closed, marked incomplete and kept as\n"
+             "PATH.partial), 6 workload failed (on InfiniBand or RoCE a connection ran out of\n"
+             "retries, [transport] rc_retry_cnt: \"transport retry counter exceeded\", as NCCL\n"
+             "reports it; the trace is complete).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
@@ -295,10 +300,15 @@ weft_cli_run (int argc, char **argv)
         g_printerr ("weft run: --seed: expected a non-negative integer\n");
         return WEFT_EXIT_BAD_INPUT;
     }
+    guint64 max_bytes = 0;
+    if (max_memory && !weft_footprint_parse_max (max_memory, &max_bytes, &error)) {
+        g_printerr ("weft run: %s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
 
     Signals saved;
     signals_catch (&saved);
-    int rc = run_experiment (argv[1], sets, seed, output, quiet);
+    int rc = run_experiment (argv[1], sets, seed, output, quiet, max_bytes);
     signals_restore (&saved);
     return rc;
 }

@@ -2,11 +2,11 @@
 #define G_LOG_DOMAIN "weft-cli"
 #include "cli/session.h"
 
-#include "topologies/topology.h"
+#include "cli/footprint.h"
 
 gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
-                      const guint64 *seed_override, GError **error)
+                      const guint64 *seed_override, guint64 max_memory, GError **error)
 {
     *s = (WeftSession){ 0 };
     s->exp = weft_experiment_load (path, error);
@@ -25,14 +25,20 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
     if (!weft_network_check_groups (s->exp, error) ||
         !weft_runcfg_read (s->exp, &s->ec, &s->tc, error))
         return FALSE;
-    s->graph = weft_topology_build (s->exp, error);
+    s->graph = weft_footprint_build_topology (s->exp, TRUE, max_memory, error);
     if (!s->graph)
         return FALSE;
     s->sim = weft_sim_new (s->ec.seed);
     s->sim->duration = s->ec.duration;
     s->sim->hang_timeout = s->ec.hang_timeout;
     s->net = weft_network_build (s->exp, s->graph, s->sim, error);
-    return s->net != NULL;
+    if (s->net == NULL)
+        return FALSE;
+    guint64 fastest = 0;
+    for (guint i = 0; i < weft_graph_n_links (s->graph); i++)
+        fastest = MAX (fastest, weft_graph_link (s->graph, i)->rate_bps);
+    return weft_runcfg_check_interval (s->exp, &s->tc, s->net->fabric.mtu + s->net->fabric.header,
+                                       fastest, s->net->ports->len, error);
 }
 
 void

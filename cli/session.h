@@ -1,8 +1,8 @@
 /* cli/session.h - one run from an experiment file: the glue that sees every folder.
  *
- * load (includes, --set overrides) -> [experiment]/[trace] -> topology -> models -> trace ->
- * run -> summary.  `weft run` and `weft validate` both go through weft_session_prepare, so
- * validation is exactly what a run would check before simulating.
+ * load (includes, --set overrides) -> [experiment]/[trace] -> memory estimate -> topology ->
+ * models -> trace -> run -> summary.  `weft run` and `weft validate` both go through
+ * weft_session_prepare, so validation is exactly what a run would check before simulating.
  */
 #ifndef WEFT_CLI_SESSION_H
 #define WEFT_CLI_SESSION_H
@@ -23,10 +23,12 @@ typedef struct {
 } WeftSession;
 
 /* Everything up to (not including) opening the trace.  @overrides: NULL-terminated
- * "GROUP:KEY=VALUE" strings; @seed_override: when non-NULL replaces [experiment] seed.
+ * "GROUP:KEY=VALUE" strings; @seed_override: when non-NULL replaces [experiment] seed;
+ * @max_memory: bytes the run may use (0: only the process's own limits, cli/footprint.h):
+ * an experiment whose estimate exceeds them is refused before its fabric is built.
  * Errors are bad input (exit 2). */
 gboolean weft_session_prepare (WeftSession *s, const char *path, char **overrides,
-                               const guint64 *seed_override, GError **error);
+                               const guint64 *seed_override, guint64 max_memory, GError **error);
 void weft_session_clear (WeftSession *s);
 
 #endif /* WEFT_CLI_SESSION_H */

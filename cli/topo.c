@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/footprint.h"
 #include "sim/experiment.h"
 #include "sim/graph.h"
 #include "topologies/export.h"
@@ -78,7 +79,7 @@ int
 weft_cli_topo (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
-    g_autofree char *format = NULL, *src = NULL, *dst = NULL;
+    g_autofree char *format = NULL, *src = NULL, *dst = NULL, *max_memory = NULL;
     gboolean routes_doc = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
@@ -88,6 +89,10 @@ weft_cli_topo (int argc, char **argv)
         { "routes", 'r', 0, G_OPTION_ARG_NONE, &routes_doc,
           "SRC DST: print the path from node SRC to endpoint DST, with the equal-cost ports",
           NULL },
+        { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory,
+          "refuse a topology whose graph and routes would exceed SIZE (e.g. 8GiB; the "
+          "process's own limits apply anyway)",
+          "SIZE" },
         { NULL }
     };
     g_autoptr (GOptionContext) ctx =
@@ -138,11 +143,17 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("weft topo: --routes and --format: expected one of them\n");
         return WEFT_EXIT_BAD_INPUT;
     }
+    guint64 max_bytes = 0;
+    if (max_memory && !weft_footprint_parse_max (max_memory, &max_bytes, &error)) {
+        g_printerr ("weft topo: %s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
     g_autoptr (WeftExperiment) exp = weft_experiment_load (argv[1], &error);
     for (guint i = 0; exp && sets && sets[i]; i++)
         if (!weft_experiment_set (exp, sets[i], &error))
             break;
-    g_autoptr (WeftGraph) g = error ? NULL : weft_topology_build (exp, &error);
+    g_autoptr (WeftGraph) g =
+        error ? NULL : weft_footprint_build_topology (exp, FALSE, max_bytes, &error);
     if (g == NULL) {
         g_printerr ("%s\n", error->message);
         return WEFT_EXIT_BAD_INPUT;

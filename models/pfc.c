@@ -36,7 +36,9 @@ const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_UINT ("quanta", WeftPfcConfig, quanta, "65535", "1", "65535",
                      "pause time carried by a PAUSE, in quanta of 512 bit times at the "
                      "link rate (65535: 83.9 us at 400 Gb/s); refreshed at half that while "
-                     "the queue stays above xoff"),
+                     "the queue stays above xoff, so at least (mtu + header) / 32 (131 for "
+                     "4096 + 82 B): shorter, the refreshes outnumber the data frames and the "
+                     "run slows down as much"),
     WEFT_PARAM_UINT ("response", WeftPfcConfig, response, "905", "0", "65535",
                      "quanta between a PAUSE's arrival and the sender stopping (802.3 Annex "
                      "31B upper bound at 400 Gb/s: 905; 100G: 394)"),
@@ -417,6 +419,21 @@ pfc_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "pfc", "xoff",
                                      "dynamic needs a shared buffer: set [switch] "
                                      "buffer_sharing = static or dynamic");
+    /* A PAUSE is refreshed every quanta / 2 (quanta x 32 B of wire time) while its ingress
+     * stays above xoff: refreshed more often than a data frame takes to send, PAUSE frames
+     * outnumber the data they pause and the run's cost goes into them (quanta = 1 simulates
+     * under a microsecond per wall minute). */
+    guint64 frame = env->fabric->mtu + env->fabric->header, min_quanta = (frame + 31) / 32;
+    if (pfc->quanta < min_quanta)
+        return weft_experiment_fail (
+            exp, error, WEFT_CONFIG_ERROR_RANGE, "pfc", "quanta",
+            "%" G_GUINT64_FORMAT
+            " is too short: a PAUSE is refreshed every quanta / 2 (%" G_GUINT64_FORMAT
+            " B of wire time) while the ingress stays above xoff, more often than one %" G_GUINT64_FORMAT
+            " B data frame takes to send, so PAUSE frames would outnumber the data and the run "
+            "slow down as much; expected at least %" G_GUINT64_FORMAT
+            " (one frame between refreshes)",
+            pfc->quanta, pfc->quanta * 32, frame, min_quanta);
     /* The PFC watchdog must get the chance to break a deadlock before the hang watchdog
      * declares the run hung. */
     weft_time_t hang = env->sim->hang_timeout;

@@ -34,6 +34,7 @@ weft_graph_new (void)
     g->endpoints = g_array_new (FALSE, FALSE, sizeof (guint32));
     g->by_name = g_hash_table_new (g_str_hash, g_str_equal);
     g->staging = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g->free_hint = g_array_new (FALSE, TRUE, sizeof (guint32));
     g->gpudirect = TRUE;
     return g;
 }
@@ -53,6 +54,7 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->endpoints);
     g_hash_table_unref (g->by_name);
     g_array_unref (g->staging);
+    g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
     g_free (g);
 }
@@ -92,6 +94,7 @@ weft_graph_add_node (WeftGraph *g, const char *name, WeftNodeKind kind, guint n_
         g_array_append_val (n.ports, none);
     g_array_append_val (g->nodes, n);
     g_array_append_val (g->staging, none);
+    g_array_set_size (g->free_hint, id + 1);
     WeftNode *stored = &g_array_index (g->nodes, WeftNode, id);
     g_hash_table_insert (g->by_name, stored->name, GUINT_TO_POINTER (id + 1));
     if (kind == WEFT_NODE_HOST || kind == WEFT_NODE_GPU || kind == WEFT_NODE_CPU)
@@ -113,12 +116,17 @@ weft_graph_make_endpoint (WeftGraph *g, guint32 node)
     return n->endpoint;
 }
 
+/* The first empty port of @node, growing it when it has none.  Ports only fill (no link is
+ * ever removed), so the search starts where the last one ended: a switch cabled port by port
+ * costs linear time in its ports, not quadratic. */
 static guint32
-first_empty_port (WeftNode *n)
+first_empty_port (WeftGraph *g, guint32 node)
 {
-    for (guint i = 0; i < n->ports->len; i++)
-        if (g_array_index (n->ports, guint32, i) == WEFT_GRAPH_NONE)
-            return i;
+    WeftNode *n = &g_array_index (g->nodes, WeftNode, node);
+    guint32 *hint = &g_array_index (g->free_hint, guint32, node);
+    for (; *hint < n->ports->len; ++*hint)
+        if (g_array_index (n->ports, guint32, *hint) == WEFT_GRAPH_NONE)
+            return *hint;
     guint32 none = WEFT_GRAPH_NONE;
     g_array_append_val (n->ports, none);
     return n->ports->len - 1;
@@ -142,9 +150,9 @@ weft_graph_connect (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, 
                               g_array_index (nb->ports, guint32, pb) == WEFT_GRAPH_NONE,
                           WEFT_GRAPH_NONE);
     if (pa == WEFT_GRAPH_NONE)
-        pa = first_empty_port (na);
+        pa = first_empty_port (g, a);
     if (pb == WEFT_GRAPH_NONE)
-        pb = first_empty_port (nb);
+        pb = first_empty_port (g, b);
 
     guint32 id = g->links->len;
     WeftLink l = { .a = a,

@@ -16,19 +16,22 @@
  * Routes: for every forwarding node and destination endpoint, the set of output ports on
  * minimal (equal-cost) paths, and one static choice among them (D-mod-k style for fat trees,
  * or loaded from a forwarding-table file).  weft_graph_routes_compute() fills both by
- * breadth-first search from every endpoint; generators may then override static choices.
- * Identical port sets are stored once, so the table costs 4 bytes per (forwarding node,
- * destination) plus the distinct sets.
+ * breadth-first search; generators may then override static choices.  Identical port sets are
+ * stored once.
  *
  * Route tables (hierarchical, so that a 16k-GPU fabric stays small):
  *  - Nodes with server < 0 form the fabric region; nodes with server = s >= 0 belong to server
  *    s.  A server node with a link to a fabric-region node (a NIC) is "fabric-attached".
- *  - The fabric table has a row per forwarding fabric-region node (a switch) and a column per
- *    fabric destination (hosts and NICs send through all their fabric ports alike):
- *    every fabric-region endpoint and every fabric-attached server node.  Columns are numbered
- *    leaf-major (the nodes hanging off each fabric switch, in node order then port order); that
- *    column number is the destination key of D-mod-k.  It is filled by one BFS per distinct
- *    attachment switch, not per column.
+ *  - Fabric destinations (hosts and NICs send through all their fabric ports alike) are every
+ *    fabric-region endpoint and every fabric-attached server node.  They are numbered
+ *    leaf-major (the nodes hanging off each fabric switch, in node order then port order);
+ *    that number is the destination key of D-mod-k.
+ *  - Destinations cabled to one forwarding fabric node only (hosts under a leaf, the NICs of
+ *    one rail leaf) form that node's group: their equal-cost sets are the same at every switch
+ *    but that one.  Any other destination (a host cabled to two leaves) is a group of its own.
+ *    The fabric table has a row per forwarding fabric-region node (a switch) and a column per
+ *    group, plus, per destination, its attachment switch's last hop toward it.  It is filled by
+ *    one breadth-first search per group (64 at a time, sim/routes.c).
  *  - Each server has a small table: rows are its nodes, columns its endpoints plus one
  *    "outside" column (toward the nearest fabric-attached nodes of the server).
  *  - A server endpoint's fabric traffic leaves and enters through its gateway
@@ -41,13 +44,17 @@
  *    servers are ignored by routing.
  *  - Static choice (D-mod-k): set[(key / div) % n], where the set is ordered cable-major (by the
  *    port's rank among parallel cables to the same neighbour, then by neighbour id), key is the
- *    destination's fabric column (its endpoint index inside a server), and div is 1 for a tier-1
- *    switch and, for a tier-t switch, the product of the distinct upward neighbours of one
- *    switch of each lower tier.  With destinations numbered leaf-major this is balanced on
+ *    destination's fabric number (its endpoint index inside a server), and div is 1 for a
+ *    tier-1 switch and, for a tier-t switch, the product of the distinct upward neighbours of
+ *    one switch of each lower tier.  With destinations numbered leaf-major this is balanced on
  *    full fat trees: a shift permutation puts at most one flow on every link.
- *  - Static overrides are stored densely (2 bytes per cell, allocated on the first override).
- * Memory: 4 bytes x fabric switches x fabric destinations (16k NICs, 1.3k switches: ~85 MB),
- * plus about 4 bytes x 30 x 18 per DGX-class server.
+ *  - Static overrides are exact per (switch, destination): a hash while they are few (a
+ *    forwarding-table file), a dense array of 2 bytes per (switch, destination) once they are
+ *    more than one cell in ten (minhop and updn set nearly every cell).
+ * Memory: 4 bytes x fabric switches x groups plus 8 bytes per destination (a k = 128 fat tree:
+ * 20,480 switches x 8,192 leaves, 0.7 GB; 16k NICs on 512 rail leaves and 1.3k switches:
+ * 2.7 MB), plus about 4 bytes x 30 x 18 per DGX-class server; with minhop or updn, 2 bytes x
+ * switches x destinations more.
  */
 #ifndef WEFT_SIM_GRAPH_H
 #define WEFT_SIM_GRAPH_H
@@ -141,9 +148,9 @@ const char *weft_node_kind_name (WeftNodeKind kind);
 const char *weft_link_kind_name (WeftLinkKind kind);
 
 /* Fills equal-cost sets and static choices for every (forwarding node, endpoint) pair by
- * breadth-first search from each endpoint over forwarding nodes.  The default static choice is
- * set[endpoint_index % n] (D-mod-k at every tier).  Call after all links are added; call again
- * after changing links. */
+ * breadth-first search from each destination group over forwarding nodes.  The default static
+ * choice is D-mod-k (above).  Call after all links are added; call again after changing
+ * links. */
 void weft_graph_routes_compute (WeftGraph *g);
 
 /* Output ports of @node toward endpoint @dst_ep on minimal paths; *n_out = 0 when unreachable
@@ -172,6 +179,30 @@ guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArra
 
 /* Approximate bytes held by the route tables (for benchmarks and `weft topo`). */
 gsize weft_graph_routes_bytes (const WeftGraph *g);
+
+/* The counts that decide how much memory a graph and its route tables take: measured from a
+ * graph (weft_graph_measure, routes or not), or computed from a generator's parameters before
+ * anything is built (topologies/topology.h), so that a fabric too large for the machine is
+ * refused before it is built. */
+typedef struct {
+    guint64 nodes, links, endpoints;
+    guint64 ports;        /* every port of every node, cabled or not */
+    guint64 switches;     /* forwarding fabric-region nodes: the fabric table's rows */
+    guint64 destinations; /* fabric destinations (hosts, NICs) */
+    guint64 groups;       /* destination groups: the fabric table's columns */
+    guint64 server_cells; /* cells of the server tables, summed over servers */
+    guint64 hosts, gpus;  /* nodes of kind host and gpu (a workload's default hosts) */
+} WeftGraphSize;
+
+/* Counts @g's sizes (its fabric table's rows, groups and destinations as
+ * weft_graph_routes_compute would make them). */
+void weft_graph_measure (const WeftGraph *g, WeftGraphSize *out);
+
+/* Estimated peak bytes of a graph of size @s (*@graph_bytes: nodes, names, ports, links) and of
+ * its route tables while they are computed (*@routes_bytes: the tables, the adjacency and the
+ * search's scratch arrays), default D-mod-k routes without overrides.  The terms are listed in
+ * doc/scale.md, with how close they come to measured peaks. */
+void weft_graph_size_bytes (const WeftGraphSize *s, guint64 *graph_bytes, guint64 *routes_bytes);
 
 /* Gateway of a server node: the fabric-attached node (NIC) its fabric traffic leaves and enters
  * through, the nearest fabric-attached node of the server.  Fabric-region nodes are their own

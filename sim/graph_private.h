@@ -8,11 +8,35 @@
 
 #define NO_OVERRIDE 0xFFFFu
 
+/* A server's table: a set id per (row, column), dense; it is small (tens of nodes). */
 typedef struct {
     guint32 *cells; /* set id per (row, col), rows * cols */
     guint16 *over;  /* static overrides (port), NO_OVERRIDE = none; NULL until the first */
     guint32 n_rows, n_cols;
 } Table;
+
+/* Static overrides of fabric cells, keyed by (row * n_cols + col): an open-addressing hash
+ * while they are few (a forwarding-table file naming some routes), a dense array of ports once
+ * they are many (a routing engine that sets every cell) - whichever is smaller. */
+typedef struct {
+    guint64 *keys;  /* cell + 1; 0: an empty slot */
+    guint16 *ports; /* per slot */
+    gsize cap, used;
+    guint16 *dense; /* port per cell, NO_OVERRIDE = none; replaces the hash when set */
+    gsize n_cells;  /* rows * cols */
+} Overrides;
+
+/* The fabric table.  Destinations hanging off one forwarding node (hosts under a leaf, the
+ * NICs of one rail leaf) share their routes everywhere but at that node: the cells hold a set
+ * per (row, group), and the attachment node's own last hop is a set per column. */
+typedef struct {
+    guint32 *cells; /* set id per (row, group), n_rows * n_groups */
+    guint32 n_rows, n_groups, n_cols;
+    guint32 *group; /* per column: its group */
+    guint32 *last;  /* per column: set id of the group's attachment row toward it */
+    guint32 *grow;  /* per group: the fabric row of its attachment node, or NONE */
+    Overrides over;
+} Fabric;
 
 typedef struct {
     /* flattened adjacency, built at compute time */
@@ -25,7 +49,7 @@ typedef struct {
     guint32 *gw;       /* per node: fabric-attached node that carries its fabric traffic */
     guint32 *div;      /* per node: D-mod-k divisor */
     guint32 *fports;   /* per node: set id of its fabric ports (fabric-attached server nodes) */
-    Table fabric;
+    Fabric fabric;
     Table *servers; /* indexed by server id */
     guint n_servers;
     /* interned port sets: set_off[id] indexes set_data, where set_data[off] = n, then ports */
@@ -41,7 +65,8 @@ struct _WeftGraph {
     GArray *links;     /* WeftLink */
     GArray *endpoints; /* guint32 node id per endpoint index */
     GHashTable *by_name;
-    GArray *staging; /* guint32 per node: staging node, or NONE (the node itself) */
+    GArray *staging;   /* guint32 per node: staging node, or NONE (the node itself) */
+    GArray *free_hint; /* guint32 per node: no empty port below this index */
     gboolean gpudirect;
     Routes *routes;
 };

@@ -1,10 +1,19 @@
 /* sim/routes.c - the fabric graph's route tables.
  *
  * Routes are hierarchical (see sim/graph.h, "Route tables"): one table for the fabric region
- * (nodes with server < 0), whose columns are the fabric's endpoints and the server nodes cabled
- * to it (NICs), and one small table per server.  The fabric table is filled by one BFS per
- * distinct attachment point (a leaf), not per column: every NIC hanging off one leaf sees the
- * same distances beyond that leaf, so a 16k-NIC fabric with 512 leaves costs 512 searches.
+ * (nodes with server < 0), and one small table per server.  The fabric table's columns are
+ * destination groups, not destinations: the endpoints and NICs hanging off one forwarding node
+ * (the hosts under a leaf, the NICs on a rail leaf) have the same equal-cost sets everywhere
+ * but at that node, so a cell holds the set per (row, group), and the attachment node's last
+ * hop toward each of them is a set per destination.  A k = 128 fat tree (20,480 switches,
+ * 8,192 leaves, 524,288 hosts) thus needs 20,480 x 8,192 cells, not 20,480 x 524,288.
+ *
+ * Filling it searches the fabric once per group: 64 groups at a time, a bit per group in one
+ * 64-bit word per switch, level by level; a port's word collects the groups for which it leads
+ * one hop closer.  A switch's ports then split the batch's groups into classes with the same
+ * set, and each class costs one pass over the switch's ports.  The sets are those of a
+ * breadth-first search per group, port for port and in the same order (tests/check_routes.c
+ * compares them with a plain search).
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-graph"
@@ -27,7 +36,12 @@ weft_graph_routes_free (Routes *r)
     g_free (r->div);
     g_free (r->fports);
     g_free (r->fabric.cells);
-    g_free (r->fabric.over);
+    g_free (r->fabric.group);
+    g_free (r->fabric.last);
+    g_free (r->fabric.grow);
+    g_free (r->fabric.over.keys);
+    g_free (r->fabric.over.ports);
+    g_free (r->fabric.over.dense);
     for (guint i = 0; i < r->n_servers; i++) {
         g_free (r->servers[i].cells);
         g_free (r->servers[i].over);
@@ -108,6 +122,71 @@ set_intern (Routes *r, const guint32 *ports, guint n)
         if (m == n && memcmp (q, ports, n * sizeof (guint32)) == 0)
             return id;
     }
+}
+
+/* ---- static overrides of fabric cells ---------------------------------------------------- */
+
+/* The slot of @key (a cell + 1) in the hash: where it is, or the empty slot it would take. */
+static gsize
+over_slot (const Overrides *o, guint64 key)
+{
+    gsize mask = o->cap - 1;
+    gsize i = (gsize) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 29) & mask;
+    while (o->keys[i] != 0 && o->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static guint16
+over_get (const Overrides *o, guint64 cell)
+{
+    if (o->dense)
+        return o->dense[cell];
+    if (o->used == 0)
+        return NO_OVERRIDE;
+    gsize i = over_slot (o, cell + 1);
+    return o->keys[i] ? o->ports[i] : NO_OVERRIDE;
+}
+
+/* A hash slot costs 10 bytes at most half full, so 20 to 40 bytes an override; the dense
+ * array 2 bytes a cell.  Past one override in ten cells the array is the smaller. */
+static void
+over_put (Overrides *o, guint64 cell, guint16 port)
+{
+    if (!o->dense && (o->used + 1) * 10 > o->n_cells) {
+        o->dense = g_new (guint16, o->n_cells + 1);
+        memset (o->dense, 0xff, sizeof (guint16) * (o->n_cells + 1));
+        for (gsize i = 0; i < o->cap; i++)
+            if (o->keys[i])
+                o->dense[o->keys[i] - 1] = o->ports[i];
+        g_clear_pointer (&o->keys, g_free);
+        g_clear_pointer (&o->ports, g_free);
+        o->cap = o->used = 0;
+    }
+    if (o->dense) {
+        o->dense[cell] = port;
+        return;
+    }
+    if ((o->used + 1) * 2 > o->cap) {
+        Overrides old = *o;
+        o->cap = old.cap ? old.cap * 2 : 64;
+        o->keys = g_new0 (guint64, o->cap);
+        o->ports = g_new (guint16, o->cap);
+        for (gsize i = 0; i < old.cap; i++)
+            if (old.keys[i]) {
+                gsize j = over_slot (o, old.keys[i]);
+                o->keys[j] = old.keys[i];
+                o->ports[j] = old.ports[i];
+            }
+        g_free (old.keys);
+        g_free (old.ports);
+    }
+    gsize i = over_slot (o, cell + 1);
+    if (!o->keys[i]) {
+        o->keys[i] = cell + 1;
+        o->used++;
+    }
+    o->ports[i] = port;
 }
 
 /* ---- route computation --------------------------------------------------------------- */
@@ -341,108 +420,291 @@ is_fabric_attached (const WeftGraph *g, const Routes *r, guint32 v)
     return FALSE;
 }
 
-/* Groups the columns by attachment point, keeping column order inside a group: key[i] is column
- * i's attachment point (or its own node), order lists the columns group by group. */
-static void
-group_columns (const WeftGraph *g, const Routes *r, GArray *cols, guint32 *key, guint32 *order)
+/* Groups the columns by attachment point: a column hanging off a single forwarding fabric node
+ * joins that node's group, any other (a multi-homed host or NIC) is a group of its own.  Groups
+ * are numbered in the order of their attachment node's id.  Fills the fabric's group[] and
+ * grow[] and returns the attachment node of every group.  (transfer full) */
+static guint32 *
+group_columns (const WeftGraph *g, Routes *r, GArray *cols)
 {
     guint nn = g->nodes->len;
+    Fabric *t = &r->fabric;
+    guint32 *gid = g_new (guint32, nn + 1);
+    memset (gid, 0xff, sizeof (guint32) * (nn + 1));
+    t->group = g_new (guint32, cols->len + 1);
     for (guint i = 0; i < cols->len; i++) {
         guint32 cnode = g_array_index (cols, guint32, i);
         guint32 x = single_attachment (g, r, cnode);
-        key[i] = x != WEFT_GRAPH_NONE ? x : cnode;
+        t->group[i] = x != WEFT_GRAPH_NONE ? x : cnode; /* a node id for now */
+        gid[t->group[i]] = 0;
     }
-    /* counting sort by key */
-    guint32 *cnt = g_new0 (guint32, nn + 1);
-    for (guint i = 0; i < cols->len; i++)
-        cnt[key[i] + 1]++;
+    t->n_groups = 0;
     for (guint v = 0; v < nn; v++)
-        cnt[v + 1] += cnt[v];
+        if (gid[v] != WEFT_GRAPH_NONE)
+            gid[v] = t->n_groups++;
+    guint32 *src = g_new (guint32, t->n_groups + 1);
+    t->grow = g_new (guint32, t->n_groups + 1);
+    for (guint v = 0; v < nn; v++)
+        if (gid[v] != WEFT_GRAPH_NONE) {
+            src[gid[v]] = v;
+            t->grow[gid[v]] = node_at (g, v)->server < 0 ? r->row[v] : WEFT_GRAPH_NONE;
+        }
     for (guint i = 0; i < cols->len; i++)
-        order[cnt[key[i]]++] = i;
-    g_free (cnt);
+        t->group[i] = gid[t->group[i]];
+    g_free (gid);
+    return src;
 }
 
-/* BFS over the fabric from a multi-homed server node @x: its fabric neighbours at distance 1,
- * then onward through forwarding fabric nodes. */
+/* The search of one batch of up to 64 groups: bit b of a row's words stands for group g0 + b.
+ * Only fabric rows (forwarding fabric nodes) are searched: nothing else carries transit
+ * traffic, and a group's attachment node, when it is no row, starts the search. */
+typedef struct {
+    guint32 *rownode;    /* per row: its node */
+    guint32 *sorted;     /* per row, its connected ports cable-major (sort_ports' order) ... */
+    guint32 *sorted_off; /* ... from sorted[sorted_off[row]] to sorted[sorted_off[row + 1]] */
+    guint32 *rev;        /* per (node, port) index: the index of the port at the other end */
+    guint64 *mask;       /* per (node, port) index: the batch's groups it leads one hop closer to */
+    guint64 *vis, *front, *next; /* per row: groups reached, reached last level, reached now */
+    guint32 *cur, *nxt;          /* the rows with a non-zero front, next */
+} Batch;
+
 static void
-bfs_from_server_node (Ctx *c, guint32 x)
+batch_init (Batch *b, const WeftGraph *g, const Routes *r)
 {
-    const WeftGraph *g = c->g;
-    const Routes *r = c->r;
-    bfs_reset (c);
-    c->dist[x] = 0;
-    c->queue[c->n_queue++] = x;
-    guint32 off = r->port_off[x], np = n_ports_of (r, x);
-    for (guint32 p = 0; p < np; p++) {
-        guint32 u = r->peer[off + p];
-        if (u != WEFT_GRAPH_NONE && node_at (g, u)->server < 0 && c->dist[u] == WEFT_GRAPH_NONE) {
-            c->dist[u] = 1;
-            c->queue[c->n_queue++] = u;
+    guint nn = g->nodes->len;
+    guint32 n_rows = r->fabric.n_rows, total = r->port_off[nn];
+    b->rownode = g_new (guint32, n_rows + 1);
+    b->sorted_off = g_new (guint32, n_rows + 2);
+    guint32 n_sorted = 0;
+    for (guint v = 0; v < nn; v++)
+        if (r->row[v] != WEFT_GRAPH_NONE) {
+            b->rownode[r->row[v]] = v;
+            n_sorted += n_ports_of (r, v);
+        }
+    b->sorted = g_new (guint32, n_sorted + 1);
+    n_sorted = 0;
+    for (guint32 ri = 0; ri < n_rows; ri++) {
+        guint32 v = b->rownode[ri], off = r->port_off[v], np = n_ports_of (r, v);
+        b->sorted_off[ri] = n_sorted;
+        guint32 *s = b->sorted + n_sorted;
+        guint n = 0;
+        for (guint32 p = 0; p < np; p++)
+            if (r->peer[off + p] != WEFT_GRAPH_NONE)
+                s[n++] = p;
+        sort_ports (r, v, s, n);
+        n_sorted += n;
+    }
+    b->sorted_off[n_rows] = n_sorted;
+    b->rev = g_new (guint32, total + 1);
+    for (guint v = 0; v < nn; v++) {
+        guint32 off = r->port_off[v], np = n_ports_of (r, v);
+        for (guint32 p = 0; p < np; p++) {
+            guint32 u, pu;
+            b->rev[off + p] = weft_graph_peer (g, v, p, &u, &pu) ? r->port_off[u] + pu : 0;
         }
     }
-    /* continue the search from the first hops */
-    for (guint32 head = 1; head < c->n_queue; head++) {
-        guint32 v = c->queue[head];
-        if (!node_at (g, v)->forwards)
+    b->mask = g_new0 (guint64, total + 1);
+    b->vis = g_new0 (guint64, n_rows + 1);
+    b->front = g_new0 (guint64, n_rows + 1);
+    b->next = g_new0 (guint64, n_rows + 1);
+    b->cur = g_new (guint32, n_rows + 1);
+    b->nxt = g_new (guint32, n_rows + 1);
+}
+
+static void
+batch_clear (Batch *b)
+{
+    g_free (b->rownode);
+    g_free (b->sorted);
+    g_free (b->sorted_off);
+    g_free (b->rev);
+    g_free (b->mask);
+    g_free (b->vis);
+    g_free (b->front);
+    g_free (b->next);
+    g_free (b->cur);
+    g_free (b->nxt);
+}
+
+/* Row @j is reached through port index @pi (at @j's end) for the groups @bits. */
+static inline void
+reach (Batch *b, guint32 j, guint32 pi, guint64 bits, guint *n_nxt)
+{
+    if (!b->next[j])
+        b->nxt[(*n_nxt)++] = j;
+    b->next[j] |= bits;
+    b->mask[pi] |= bits;
+}
+
+/* Breadth-first search from the attachment nodes of groups g0 .. g0 + nb - 1 at once, level by
+ * level: a row first reached at level d + 1 from a row of level d gets the group's bit in the
+ * mask of its port toward that row, which is then on a shortest path.  An attachment node
+ * that is a row is level 0; one that is not (a multi-homed host or NIC) makes the rows it is
+ * cabled to level 1 (as the search in sim/graph.h's policy: such a node is expanded, never
+ * crossed). */
+static void
+search_batch (const Routes *r, Batch *b, const guint32 *src, guint32 g0, guint nb)
+{
+    guint n_cur = 0, n_nxt = 0;
+    for (guint k = 0; k < nb; k++) {
+        guint64 bit = G_GUINT64_CONSTANT (1) << k;
+        guint32 x = src[g0 + k], xr = r->fabric.grow[g0 + k];
+        if (xr != WEFT_GRAPH_NONE) {
+            if (!b->front[xr])
+                b->cur[n_cur++] = xr;
+            b->front[xr] |= bit;
+            b->vis[xr] |= bit;
             continue;
-        guint32 o2 = r->port_off[v], np2 = n_ports_of (r, v);
-        for (guint32 p = 0; p < np2; p++) {
-            guint32 u = r->peer[o2 + p];
-            if (u == WEFT_GRAPH_NONE || c->dist[u] != WEFT_GRAPH_NONE ||
-                node_at (g, u)->server >= 0)
-                continue;
-            c->dist[u] = c->dist[v] + 1;
-            c->queue[c->n_queue++] = u;
         }
+        guint32 off = r->port_off[x], np = n_ports_of (r, x);
+        for (guint32 q = 0; q < np; q++) {
+            guint32 v = r->peer[off + q];
+            if (v != WEFT_GRAPH_NONE && r->row[v] != WEFT_GRAPH_NONE)
+                reach (b, r->row[v], b->rev[off + q], bit, &n_nxt);
+        }
+    }
+    for (;;) {
+        for (guint i = 0; i < n_cur; i++) {
+            guint32 ri = b->cur[i], u = b->rownode[ri];
+            guint64 f = b->front[ri];
+            guint32 off = r->port_off[u], np = n_ports_of (r, u);
+            for (guint32 q = 0; q < np; q++) {
+                guint32 v = r->peer[off + q];
+                if (v == WEFT_GRAPH_NONE || r->row[v] == WEFT_GRAPH_NONE)
+                    continue;
+                guint64 bits = f & ~b->vis[r->row[v]];
+                if (bits)
+                    reach (b, r->row[v], b->rev[off + q], bits, &n_nxt);
+            }
+        }
+        for (guint i = 0; i < n_cur; i++)
+            b->front[b->cur[i]] = 0;
+        if (n_nxt == 0)
+            break;
+        for (guint i = 0; i < n_nxt; i++) {
+            guint32 j = b->nxt[i];
+            b->vis[j] |= b->next[j];
+            b->front[j] = b->next[j];
+            b->next[j] = 0;
+        }
+        guint32 *tmp = b->cur;
+        b->cur = b->nxt;
+        b->nxt = tmp;
+        n_cur = n_nxt;
+        n_nxt = 0;
     }
 }
 
-/* Fills the fabric table: one search per attachment point, whose sets serve every column
- * hanging off it. */
+/* Writes the batch's cells: for each row, the groups whose port masks agree form a class with
+ * one set, built once from the row's ports in cable-major order.  Clears the masks and the
+ * reached words for the next batch. */
+static void
+fill_batch (Routes *r, Batch *b, guint32 g0, guint nb, guint32 *buf)
+{
+    Fabric *t = &r->fabric;
+    guint64 full = nb == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << nb) - 1;
+    guint64 cls[64];
+    for (guint32 ri = 0; ri < t->n_rows; ri++) {
+        guint32 off = r->port_off[b->rownode[ri]];
+        const guint32 *s = b->sorted + b->sorted_off[ri];
+        guint32 ns = b->sorted_off[ri + 1] - b->sorted_off[ri];
+        guint32 *cells = t->cells + (gsize) ri * t->n_groups + g0;
+        guint n_cls = 1;
+        cls[0] = full;
+        for (guint32 i = 0; i < ns; i++) {
+            guint64 m = b->mask[off + s[i]];
+            if (m == 0 || m == full)
+                continue;
+            for (guint c = 0, n = n_cls; c < n; c++) {
+                guint64 in = cls[c] & m;
+                if (in && in != cls[c]) {
+                    cls[n_cls++] = cls[c] & ~m;
+                    cls[c] = in;
+                }
+            }
+        }
+        for (guint c = 0; c < n_cls; c++) {
+            guint64 rep = cls[c] & (~cls[c] + 1);
+            guint n = 0;
+            for (guint32 i = 0; i < ns; i++)
+                if (b->mask[off + s[i]] & rep)
+                    buf[n++] = s[i];
+            guint32 id = set_intern (r, buf, n);
+            for (guint64 m = cls[c]; m; m &= m - 1)
+                cells[__builtin_ctzll (m)] = id;
+        }
+        for (guint32 i = 0; i < ns; i++)
+            b->mask[off + s[i]] = 0;
+        b->vis[ri] = 0;
+    }
+}
+
+/* The attachment rows' last hops: for each column hanging off a row, that row's ports to it,
+ * in port order (which is sort_ports' order for cables to one node).  One pass over each
+ * attachment row's ports: a million hosts on one switch cost a million steps, not a million
+ * scans of its ports. */
+static void
+fill_last_hops (Routes *r, const guint32 *src)
+{
+    Fabric *t = &r->fabric;
+    guint32 *start = g_new0 (guint32, t->n_cols + 2);
+    t->last = g_new0 (guint32, t->n_cols + 1);
+    for (int pass = 0; pass < 2; pass++) {
+        guint32 *ports = pass ? g_new (guint32, start[t->n_cols] + 1) : NULL;
+        guint32 *fill = pass ? g_new (guint32, t->n_cols + 1) : NULL;
+        if (pass)
+            memcpy (fill, start, sizeof (guint32) * (t->n_cols + 1));
+        for (guint32 gi = 0; gi < t->n_groups; gi++) {
+            if (t->grow[gi] == WEFT_GRAPH_NONE)
+                continue;
+            guint32 x = src[gi], off = r->port_off[x], np = n_ports_of (r, x);
+            for (guint32 p = 0; p < np; p++) {
+                guint32 u = r->peer[off + p];
+                if (u == WEFT_GRAPH_NONE || u == x || r->col[u] == WEFT_GRAPH_NONE ||
+                    t->group[r->col[u]] != gi)
+                    continue;
+                if (pass)
+                    ports[fill[r->col[u]]++] = p;
+                else
+                    start[r->col[u] + 1]++;
+            }
+        }
+        if (!pass) {
+            for (guint32 ci = 0; ci < t->n_cols; ci++)
+                start[ci + 1] += start[ci];
+            continue;
+        }
+        for (guint32 ci = 0; ci < t->n_cols; ci++)
+            t->last[ci] = set_intern (r, ports + start[ci], start[ci + 1] - start[ci]);
+        g_free (ports);
+        g_free (fill);
+    }
+    g_free (start);
+}
+
+/* Fills the fabric table: 64 groups per search. */
 static void
 compute_fabric (Ctx *c, GArray *cols)
 {
     const WeftGraph *g = c->g;
     Routes *r = c->r;
-    guint nn = g->nodes->len;
-    Table *t = &r->fabric;
+    Fabric *t = &r->fabric;
     t->n_cols = cols->len;
-    t->cells = g_new0 (guint32, (gsize) t->n_rows * t->n_cols + 1);
-
-    guint32 *key = g_new (guint32, cols->len + 1);
-    guint32 *order = g_new (guint32, cols->len + 1);
-    group_columns (g, r, cols, key, order);
-
-    guint32 *rowset = g_new (guint32, t->n_rows + 1);
-    guint32 *rownode = g_new (guint32, t->n_rows + 1);
-    for (guint v = 0; v < nn; v++)
-        if (r->row[v] != WEFT_GRAPH_NONE && node_at (g, v)->server < 0)
-            rownode[r->row[v]] = v;
-
-    for (guint i = 0; i < cols->len;) {
-        guint32 x = key[order[i]];
-        if (node_at (g, x)->server < 0)
-            bfs (c, &x, 1, -1);
-        else
-            bfs_from_server_node (c, x); /* a multi-homed server node: search the fabric from it */
-        for (guint32 row = 0; row < t->n_rows; row++)
-            rowset[row] = set_from_dist (c, rownode[row]);
-        for (; i < cols->len && key[order[i]] == x; i++) {
-            guint32 ci = order[i];
-            guint32 cnode = g_array_index (cols, guint32, ci);
-            for (guint32 row = 0; row < t->n_rows; row++)
-                t->cells[(gsize) row * t->n_cols + ci] = rowset[row];
-            if (x != cnode)
-                t->cells[(gsize) r->row[x] * t->n_cols + ci] = set_of_ports_to (c, x, cnode);
-            if (node_at (g, cnode)->server < 0 && r->row[cnode] != WEFT_GRAPH_NONE)
-                t->cells[(gsize) r->row[cnode] * t->n_cols + ci] = 0;
+    guint32 *src = group_columns (g, r, cols);
+    t->cells = g_new0 (guint32, (gsize) t->n_rows * t->n_groups + 1);
+    t->over.n_cells = (gsize) t->n_rows * t->n_cols;
+    if (t->n_rows > 0) {
+        Batch b;
+        batch_init (&b, g, r);
+        for (guint32 g0 = 0; g0 < t->n_groups; g0 += 64) {
+            guint nb = MIN (64, t->n_groups - g0);
+            search_batch (r, &b, src, g0, nb);
+            fill_batch (r, &b, g0, nb, c->buf);
         }
+        batch_clear (&b);
     }
-    g_free (rowset);
-    g_free (rownode);
-    g_free (key);
-    g_free (order);
+    fill_last_hops (r, src);
+    g_free (src);
 }
 
 static void
@@ -654,17 +916,21 @@ weft_graph_routes_compute (WeftGraph *g)
     g_free (c.queue);
     g_free (c.buf);
     g->routes = r;
-    g_debug ("routes: %u fabric rows x %u columns, %u servers, %u distinct port sets",
-             r->fabric.n_rows, r->fabric.n_cols, r->n_servers, r->set_off->len);
+    g_debug ("routes: %u fabric rows x %u groups (%u destinations), %u servers, %u distinct "
+             "port sets",
+             r->fabric.n_rows, r->fabric.n_groups, r->fabric.n_cols, r->n_servers, r->set_off->len);
 }
 
 /* ---- lookups ------------------------------------------------------------------------- */
 
+typedef enum { CELL_NONE, CELL_FABRIC, CELL_SERVER } CellKind;
+
 typedef struct {
     guint32 set;
-    Table *table; /* NULL when the cell is structural (a NIC's fabric ports) */
-    gsize cell;
-    guint32 key; /* D-mod-k destination key */
+    CellKind kind; /* CELL_NONE when structural (a NIC's fabric ports) */
+    Table *table;  /* CELL_SERVER: the server's table */
+    guint64 cell;  /* CELL_FABRIC: row * n_cols + col; CELL_SERVER: index in the table */
+    guint32 key;   /* D-mod-k destination key */
     guint32 div;
 } Cell;
 
@@ -673,6 +939,7 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
 {
     Routes *r = g->routes;
     out->set = 0;
+    out->kind = CELL_NONE;
     out->table = NULL;
     out->cell = 0;
     out->key = dst_ep;
@@ -684,6 +951,7 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
     guint32 target = sd < 0 ? dn : r->gw[dn];
     if (sv >= 0 && sv == sd) {
         Table *t = &r->servers[sv];
+        out->kind = CELL_SERVER;
         out->table = t;
         out->cell = (gsize) r->row[node] * t->n_cols + r->scol[dn];
         out->set = t->cells[out->cell];
@@ -693,10 +961,11 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
         return FALSE;
     out->key = r->col[target];
     if (sv < 0 && r->row[node] != WEFT_GRAPH_NONE) {
-        Table *t = &r->fabric;
-        out->table = t;
-        out->cell = (gsize) r->row[node] * t->n_cols + r->col[target];
-        out->set = t->cells[out->cell];
+        const Fabric *t = &r->fabric;
+        guint32 row = r->row[node], col = r->col[target], grp = t->group[col];
+        out->kind = CELL_FABRIC;
+        out->cell = (guint64) row * t->n_cols + col;
+        out->set = t->grow[grp] == row ? t->last[col] : t->cells[(gsize) row * t->n_groups + grp];
         out->div = r->div[node];
         return TRUE;
     }
@@ -710,6 +979,7 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
     if (sv < 0)
         return FALSE;
     Table *t = &r->servers[sv];
+    out->kind = CELL_SERVER;
     out->table = t;
     out->cell = (gsize) r->row[node] * t->n_cols + (t->n_cols - 1);
     out->set = t->cells[out->cell];
@@ -738,9 +1008,14 @@ weft_graph_route_static (const WeftGraph *g, guint32 node, guint32 dst_ep)
     Cell c;
     if (!find_cell (g, node, dst_ep, &c))
         return WEFT_GRAPH_NONE;
-    if (c.table != NULL && c.table->over != NULL && c.table->over[c.cell] != NO_OVERRIDE)
+    if (c.kind == CELL_FABRIC) {
+        guint16 port = over_get (&g->routes->fabric.over, c.cell);
+        if (port != NO_OVERRIDE)
+            return port;
+    }
+    if (c.kind == CELL_SERVER && c.table->over != NULL && c.table->over[c.cell] != NO_OVERRIDE)
         return c.table->over[c.cell];
-    if (c.table == NULL && g->routes->extra_over != NULL) {
+    if (c.kind == CELL_NONE && g->routes->extra_over != NULL) {
         gpointer v = g_hash_table_lookup (g->routes->extra_over,
                                           GSIZE_TO_POINTER (((gsize) node << 32) | dst_ep));
         if (v)
@@ -762,7 +1037,11 @@ weft_graph_route_set_static (WeftGraph *g, guint32 node, guint32 dst_ep, guint32
     Cell c;
     if (!find_cell (g, node, dst_ep, &c))
         return;
-    if (c.table != NULL) {
+    if (c.kind == CELL_FABRIC) {
+        over_put (&g->routes->fabric.over, c.cell, (guint16) port);
+        return;
+    }
+    if (c.kind == CELL_SERVER) {
         if (c.table->over == NULL) {
             gsize n = (gsize) c.table->n_rows * c.table->n_cols;
             c.table->over = g_new (guint16, n + 1);
@@ -820,13 +1099,108 @@ weft_graph_routes_bytes (const WeftGraph *g)
     Routes *r = g->routes;
     if (r == NULL)
         return 0;
-    gsize b = (gsize) r->fabric.n_rows * r->fabric.n_cols * 4;
-    if (r->fabric.over)
-        b += (gsize) r->fabric.n_rows * r->fabric.n_cols * 2;
+    const Fabric *t = &r->fabric;
+    gsize b = (gsize) t->n_rows * t->n_groups * 4 + (gsize) t->n_cols * 8 + (gsize) t->n_groups * 4;
+    b += t->over.dense ? t->over.n_cells * 2 : t->over.cap * 10;
     for (guint i = 0; i < r->n_servers; i++)
         b += (gsize) r->servers[i].n_rows * r->servers[i].n_cols * (r->servers[i].over ? 6 : 4);
     b += r->set_data->len * 4 + r->set_off->len * 4 + r->ht_cap * 4;
     guint nn = g->nodes->len;
     b += (gsize) nn * 4 * 7 + (gsize) r->port_off[nn] * 8;
     return b;
+}
+
+/* ---- sizes, before building -------------------------------------------------------------- */
+
+/* The fabric node every fabric port of @v leads to (the key of @v's group), or @v itself when
+ * there is none or more than one: as single_attachment, from the graph alone. */
+static guint32
+group_key (const WeftGraph *g, guint32 v)
+{
+    const WeftNode *n = node_at (g, v);
+    guint32 x = WEFT_GRAPH_NONE;
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 u;
+        if (!weft_graph_peer (g, v, p, &u, NULL))
+            continue;
+        if (node_at (g, u)->server >= 0) {
+            if (n->server >= 0)
+                continue;
+            return v;
+        }
+        if (x != WEFT_GRAPH_NONE && u != x)
+            return v;
+        x = u;
+    }
+    return x != WEFT_GRAPH_NONE && node_at (g, x)->forwards ? x : v;
+}
+
+void
+weft_graph_measure (const WeftGraph *g, WeftGraphSize *out)
+{
+    g_return_if_fail (g != NULL && out != NULL);
+    *out = (WeftGraphSize){ .nodes = g->nodes->len,
+                            .links = g->links->len,
+                            .endpoints = g->endpoints->len };
+    guint nn = g->nodes->len;
+    guint8 *key = g_new0 (guint8, nn + 1);
+    gint32 max_server = -1;
+    for (guint v = 0; v < nn; v++) {
+        const WeftNode *n = node_at (g, v);
+        out->ports += n->ports->len;
+        out->hosts += n->kind == WEFT_NODE_HOST;
+        out->gpus += n->kind == WEFT_NODE_GPU;
+        out->switches += n->server < 0 && n->forwards;
+        max_server = MAX (max_server, n->server);
+        gboolean dest = n->server < 0 ? n->endpoint != WEFT_GRAPH_NONE : FALSE;
+        for (guint p = 0; n->server >= 0 && p < n->ports->len && !dest; p++) {
+            guint32 u;
+            dest = weft_graph_peer (g, v, p, &u, NULL) && node_at (g, u)->server < 0;
+        }
+        if (!dest)
+            continue;
+        out->destinations++;
+        guint32 k = group_key (g, v);
+        out->groups += !key[k];
+        key[k] = 1;
+    }
+    g_free (key);
+    /* a server's table: its nodes x (its endpoints + "outside") */
+    guint64 *members = g_new0 (guint64, max_server + 2), *eps = g_new0 (guint64, max_server + 2);
+    for (guint v = 0; v < nn; v++) {
+        const WeftNode *n = node_at (g, v);
+        if (n->server < 0)
+            continue;
+        members[n->server]++;
+        eps[n->server] += n->endpoint != WEFT_GRAPH_NONE;
+    }
+    for (gint32 sv = 0; sv <= max_server; sv++)
+        out->server_cells += members[sv] * (eps[sv] + 1);
+    g_free (members);
+    g_free (eps);
+}
+
+void
+weft_graph_size_bytes (const WeftGraphSize *s, guint64 *graph_bytes, guint64 *routes_bytes)
+{
+    g_return_if_fail (s != NULL);
+    /* The graph.  Per node: its WeftNode in an array that doubles as it grows (up to twice its
+     * length), its name (~48 bytes with the allocator's overhead), its ports' GArray (~48 bytes
+     * of header), its entry in the name table (~40 bytes), staging and free-port hints; per
+     * port 4 bytes, doubled; per link its WeftLink, doubled; per endpoint 8 bytes. */
+    guint64 graph = s->nodes * (2 * sizeof (WeftNode) + 48 + 48 + 40 + 16) + s->ports * 8 +
+                    s->links * 2 * sizeof (WeftLink) + s->endpoints * 8;
+    /* The route tables.  Per node: 9 arrays of 4 bytes (adjacency offsets, rows, columns,
+     * gateways, divisors, NIC sets, and the search's distances and queue); per port: peer, rank,
+     * the port at the other end and its 8-byte group mask, and the sorted port lists (at most a
+     * port each); the fabric cells, 4 bytes per (switch, group); per destination its group, its
+     * last hop and that last hop's interned set (~20 bytes); per group its attachment; per
+     * switch its batch words and set classes (~64 bytes); the server tables. */
+    guint64 routes = s->nodes * 9 * 4 + s->ports * (4 + 4 + 4 + 8 + 4) +
+                     s->switches * s->groups * 4 + s->destinations * 28 + s->groups * 8 +
+                     s->switches * 64 + s->server_cells * 4;
+    if (graph_bytes)
+        *graph_bytes = graph;
+    if (routes_bytes)
+        *routes_bytes = routes;
 }

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "sim/units.h"
+
 const WeftParamSpec weft_experiment_params[] = {
     WEFT_PARAM_STRING ("name", WeftExperimentConfig, name, "",
                        "experiment name; default: the file name without .ini"),
@@ -23,7 +25,11 @@ const WeftParamSpec weft_trace_params[] = {
                        "HDF5 trace file; default NAME.h5 in the current directory (weft run "
                        "--output overrides)"),
     WEFT_PARAM_TIME ("interval", WeftTraceConfig, interval, "10us", "0s", NULL,
-                     "sample interval of /links, /pfc, /dcqcn and /buffers; 0: no samples"),
+                     "sample interval of /links, /pfc, /dcqcn and /buffers; 0: no samples.  At "
+                     "least one full data frame's time on the fastest link (83.56ns for 4178 B "
+                     "at 400 Gb/s): a sample visits every port, so a shorter interval costs "
+                     "more than the packets it samples and shows nothing a frame time would "
+                     "not"),
     WEFT_PARAM_END,
 };
 
@@ -51,4 +57,25 @@ weft_runcfg_clear (WeftExperimentConfig *ec, WeftTraceConfig *tc)
 {
     weft_params_clear (weft_experiment_params, ec);
     weft_params_clear (weft_trace_params, tc);
+}
+
+gboolean
+weft_runcfg_check_interval (const WeftExperiment *exp, const WeftTraceConfig *tc,
+                            guint64 frame_bytes, guint64 fastest_bps, guint n_ports, GError **error)
+{
+    if (tc->interval == 0 || fastest_bps == 0)
+        return TRUE;
+    weft_time_t floor_ps = weft_time_serialize (frame_bytes, fastest_bps);
+    if (tc->interval >= floor_ps)
+        return TRUE;
+    g_autofree char *have = weft_units_format_time (tc->interval);
+    g_autofree char *want = weft_units_format_time (floor_ps);
+    g_autofree char *rate = weft_units_format_rate (fastest_bps);
+    double per_s = 1e12 / (double) tc->interval * n_ports;
+    return weft_experiment_fail (
+        exp, error, WEFT_CONFIG_ERROR_RANGE, "trace", "interval",
+        "%s is shorter than one %" G_GUINT64_FORMAT " B frame on the fastest link (%s: %s): "
+        "every sample visits all %u ports (%.3g port samples per simulated second), more than "
+        "the packets they would describe; expected at least %s, or 0 for no samples",
+        have, frame_bytes, rate, want, n_ports, per_s, want);
 }

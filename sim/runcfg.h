@@ -30,4 +30,13 @@ gboolean weft_runcfg_read (const WeftExperiment *exp, WeftExperimentConfig *ec, 
                            GError **error);
 void weft_runcfg_clear (WeftExperimentConfig *ec, WeftTraceConfig *tc);
 
+/* Refuses a [trace] interval shorter than one full data frame (@frame_bytes on the wire) on the
+ * fabric's fastest link (@fastest_bps): every sample visits every one of the @n_ports ports,
+ * so sampling faster than the fastest port can send a frame costs more than the packets being
+ * sampled, and nothing on a link changes by more than a frame between two samples.
+ * WEFT_CONFIG_ERROR_RANGE naming [trace] interval, the floor and the cost. */
+gboolean weft_runcfg_check_interval (const WeftExperiment *exp, const WeftTraceConfig *tc,
+                                     guint64 frame_bytes, guint64 fastest_bps, guint n_ports,
+                                     GError **error);
+
 #endif /* WEFT_SIM_RUNCFG_H */

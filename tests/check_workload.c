@@ -8,7 +8,8 @@
  * distributions and empirical quantiles of the shipped WebSearch CDF match their definitions
  * within statistical tolerances; malformed CDFs fail with file:line; Poisson arrivals have the
  * mean inter-arrival time that the load implies (including a CDF's mean); bad input fails with
- * the right domain and code (unknown kind, unknown node, inapplicable key, missing receiver).
+ * the right domain and code (unknown kind, unknown node, inapplicable key, missing receiver, a
+ * range longer than the topology's endpoints, refused at once).
  *
  * Not checked: the exact flows a seed produces (only their properties), the shape of the
  * inter-arrival distribution beyond its mean, and anything about running the flows.
@@ -604,6 +605,14 @@ START_TEST (test_workload_errors)
                   WEFT_CONFIG_ERROR_MISSING, "count");
     assert_fails ("[workload.x]\nkind = permutation\nhosts = host1;host9\n", WEFT_CONFIG_ERROR_NODE,
                   "host9");
+    /* A range is checked against the topology before it is expanded: at once, however long. */
+    gint64 t0 = g_get_monotonic_time ();
+    assert_fails ("[workload.x]\nkind = permutation\nhosts = host1..host99999999\n",
+                  WEFT_CONFIG_ERROR_RANGE, "names 99999999 nodes, more than the topology's");
+    ck_assert_int_lt (g_get_monotonic_time () - t0, G_USEC_PER_SEC);
+    /* a range no longer than the endpoints still names each node: the first missing one */
+    assert_fails ("[workload.x]\nkind = incast\nreceiver = host0\nsenders = host6..host9\n",
+                  WEFT_CONFIG_ERROR_NODE, "host8");
     assert_fails ("[workload.x]\nkind = all_to_all\nflow_sise = 1KiB\n",
                   WEFT_CONFIG_ERROR_UNKNOWN_KEY, "flow_size");
     assert_fails ("[experiment]\nseed = 1\n", WEFT_CONFIG_ERROR_MISSING, "workload");

@@ -40,7 +40,7 @@ harness_try_prepare (WeftSession *session, const char *text, GError **error)
 {
     g_autofree char *path = g_build_filename (harness_tmp, "t.ini", NULL);
     ck_assert (g_file_set_contents (path, text, -1, NULL));
-    return weft_session_prepare (session, path, NULL, NULL, error);
+    return weft_session_prepare (session, path, NULL, NULL, 0, error);
 }
 
 void

@@ -19,8 +19,11 @@ tests_check_event_SOURCES = tests/check_event.c
 check_PROGRAMS += tests/check_timer
 tests_check_timer_SOURCES = tests/check_timer.c
 tests_check_packet_SOURCES = tests/check_packet.c
-check_PROGRAMS += tests/check_graph tests/check_topology
+check_PROGRAMS += tests/check_graph tests/check_topology tests/check_routes
 tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_routes_SOURCES = tests/check_routes.c
+check_PROGRAMS += tests/check_footprint
+tests_check_footprint_SOURCES = tests/check_footprint.c
 tests_check_topology_SOURCES = tests/check_topology.c
 check_PROGRAMS += tests/check_workload
 tests_check_workload_SOURCES = tests/check_workload.c
@@ -50,7 +53,8 @@ e2e_tests += tests/e2e/roce_trace.sh tests/e2e/roce_ecmp.sh
 e2e_tests += tests/e2e/readme.sh
 e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
-	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh
+	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh \
+	tests/e2e/scale.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a

@@ -38,15 +38,41 @@ add_host (WeftGraph *g, guint64 i)
 
 #define TOO_MANY(n) ((n) > 1000000)
 
-WeftGraph *
-weft_topology_single_switch (const WeftSingleSwitchParams *p, GError **error)
+static gboolean
+single_switch_check (const WeftSingleSwitchParams *p, GError **error)
 {
     if (p->hosts < 1 || TOO_MANY (p->hosts)) {
         g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM,
                      "[topology] hosts: %" G_GUINT64_FORMAT " hosts: expected 1 to 1000000",
                      p->hosts);
-        return NULL;
+        return FALSE;
     }
+    return TRUE;
+}
+
+gboolean
+weft_topology_single_switch_size (const WeftSingleSwitchParams *p, WeftGraphSize *out,
+                                  GError **error)
+{
+    if (!single_switch_check (p, error))
+        return FALSE;
+    guint64 n = p->hosts;
+    *out = (WeftGraphSize){ .nodes = n + 1,
+                            .links = n,
+                            .endpoints = n,
+                            .ports = 2 * n,
+                            .switches = 1,
+                            .destinations = n,
+                            .groups = 1,
+                            .hosts = n };
+    return TRUE;
+}
+
+WeftGraph *
+weft_topology_single_switch (const WeftSingleSwitchParams *p, GError **error)
+{
+    if (!single_switch_check (p, error))
+        return NULL;
     WeftGraph *g = weft_graph_new ();
     guint32 sw = add_switch (g, "sw0", p->hosts, 1);
     for (guint64 i = 0; i < p->hosts; i++)
@@ -54,15 +80,40 @@ weft_topology_single_switch (const WeftSingleSwitchParams *p, GError **error)
     return g;
 }
 
-WeftGraph *
-weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error)
+static gboolean
+dumbbell_check (const WeftDumbbellParams *p, GError **error)
 {
     if (p->left_hosts < 1 || p->right_hosts < 1 || TOO_MANY (p->left_hosts + p->right_hosts)) {
         g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM,
                      "[topology] %s: a dumbbell needs at least one host on each side",
                      p->left_hosts < 1 ? "left_hosts" : "right_hosts");
-        return NULL;
+        return FALSE;
     }
+    return TRUE;
+}
+
+gboolean
+weft_topology_dumbbell_size (const WeftDumbbellParams *p, WeftGraphSize *out, GError **error)
+{
+    if (!dumbbell_check (p, error))
+        return FALSE;
+    guint64 n = p->left_hosts + p->right_hosts;
+    *out = (WeftGraphSize){ .nodes = n + 2,
+                            .links = n + 1,
+                            .endpoints = n,
+                            .ports = 2 * n + 2,
+                            .switches = 2,
+                            .destinations = n,
+                            .groups = 2,
+                            .hosts = n };
+    return TRUE;
+}
+
+WeftGraph *
+weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error)
+{
+    if (!dumbbell_check (p, error))
+        return NULL;
     WeftGraph *g = weft_graph_new ();
     guint32 sw[2] = { add_switch (g, "sw0", p->left_hosts + 1, 1),
                       add_switch (g, "sw1", p->right_hosts + 1, 1) };
@@ -74,8 +125,8 @@ weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error)
     return g;
 }
 
-WeftGraph *
-weft_topology_leafspine (const WeftLeafSpineParams *p, GError **error)
+static gboolean
+leafspine_check (const WeftLeafSpineParams *p, GError **error)
 {
     const char *bad = p->leaves < 1                                           ? "leaves"
                       : p->spines < 1                                         ? "spines"
@@ -88,8 +139,33 @@ weft_topology_leafspine (const WeftLeafSpineParams *p, GError **error)
         g_set_error (error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM,
                      "[topology] %s: expected at least 1 (and at most a million hosts or links)",
                      bad);
-        return NULL;
+        return FALSE;
     }
+    return TRUE;
+}
+
+gboolean
+weft_topology_leafspine_size (const WeftLeafSpineParams *p, WeftGraphSize *out, GError **error)
+{
+    if (!leafspine_check (p, error))
+        return FALSE;
+    guint64 L = p->leaves, S = p->spines, H = p->hosts_per_leaf, C = p->links_per_spine;
+    *out = (WeftGraphSize){ .nodes = L + S + L * H,
+                            .links = L * H + L * S * C,
+                            .endpoints = L * H,
+                            .ports = 2 * L * H + 2 * L * S * C,
+                            .switches = L + S,
+                            .destinations = L * H,
+                            .groups = L,
+                            .hosts = L * H };
+    return TRUE;
+}
+
+WeftGraph *
+weft_topology_leafspine (const WeftLeafSpineParams *p, GError **error)
+{
+    if (!leafspine_check (p, error))
+        return NULL;
     WeftGraph *g = weft_graph_new ();
     guint64 up = p->spines * p->links_per_spine;
     guint32 *leaf = g_new (guint32, p->leaves);

@@ -54,4 +54,13 @@ WeftGraph *weft_topology_single_switch (const WeftSingleSwitchParams *p, GError 
 WeftGraph *weft_topology_dumbbell (const WeftDumbbellParams *p, GError **error);
 WeftGraph *weft_topology_leafspine (const WeftLeafSpineParams *p, GError **error);
 
+/* The counts of the graph each would build (sim/graph.h WeftGraphSize), from the parameters
+ * alone; the same errors. */
+gboolean weft_topology_single_switch_size (const WeftSingleSwitchParams *p, WeftGraphSize *out,
+                                           GError **error);
+gboolean weft_topology_dumbbell_size (const WeftDumbbellParams *p, WeftGraphSize *out,
+                                      GError **error);
+gboolean weft_topology_leafspine_size (const WeftLeafSpineParams *p, WeftGraphSize *out,
+                                       GError **error);
+
 #endif /* WEFT_TOPOLOGIES_LEAFSPINE_H */

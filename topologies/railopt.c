@@ -344,20 +344,74 @@ cable_cores (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, const Swit
     g_free (cnext);
 }
 
+/* The whole plan: leaves, tiers, spines and cores, checked. */
+static gboolean
+plan (const WeftRailOptParams *p, const WeftServerParams *server, Plan *P, GError **error)
+{
+    *P = (Plan){ 0 };
+    if (!plan_leaves (p, server, P, error) || !plan_tiers (p, P, error))
+        return FALSE;
+    if (P->tiers == 3) {
+        if (!plan_three_tiers (p, P, error))
+            return FALSE;
+    } else if (P->tiers != 2) {
+        return fail (error, "topology", "tiers", "%" G_GUINT64_FORMAT ": expected 2 or 3",
+                     P->tiers);
+    }
+    P->n_spines = P->tiers == 2 ? P->sp2 : P->pods * P->sp_pod;
+    return TRUE;
+}
+
+/* One server's counts, from a scratch graph holding one server whose NICs are cabled to a
+ * stand-in switch (so a NIC's fabric port is counted as the generator makes it). */
+static void
+server_counts (const WeftServerParams *server, WeftGraphSize *one)
+{
+    WeftGraph *g = weft_graph_new ();
+    guint32 *nics = g_new (guint32, server->nics);
+    guint32 stand_in = weft_graph_add_node (g, "stand-in", WEFT_NODE_SWITCH, server->nics);
+    weft_server_add (g, server, 0, nics);
+    for (guint64 r = 0; r < server->nics; r++)
+        weft_graph_connect (g, nics[r], WEFT_GRAPH_NONE, stand_in, r, 1, 0, WEFT_LINK_FABRIC);
+    weft_graph_measure (g, one);
+    one->nodes -= 1;
+    one->links -= server->nics;
+    one->ports -= server->nics;
+    g_free (nics);
+    weft_graph_free (g);
+}
+
+gboolean
+weft_topology_railopt_size (const WeftRailOptParams *p, const WeftServerParams *server,
+                            WeftGraphSize *out, GError **error)
+{
+    Plan P;
+    if (!plan (p, server, &P, error))
+        return FALSE;
+    WeftGraphSize one;
+    server_counts (server, &one);
+    guint64 n = P.n_servers, switches = P.L + P.n_spines + P.cores;
+    *out = (WeftGraphSize){
+        .nodes = switches + n * one.nodes,
+        .links = n * (one.links + P.R) + P.L * P.U + (P.tiers == 3 ? P.n_spines * P.U2 : 0),
+        .endpoints = n * one.endpoints,
+        .ports = switches * P.radix + n * one.ports,
+        .switches = switches,
+        .destinations = n * P.R,
+        .groups = (n + P.S - 1) / P.S * P.R, /* the rail leaves of the SUs holding servers */
+        .server_cells = n * one.server_cells,
+        .hosts = n * one.hosts,
+        .gpus = n * one.gpus,
+    };
+    return TRUE;
+}
+
 WeftGraph *
 weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *server, GError **error)
 {
-    Plan P = { 0 };
-    if (!plan_leaves (p, server, &P, error) || !plan_tiers (p, &P, error))
+    Plan P;
+    if (!plan (p, server, &P, error))
         return NULL;
-    if (P.tiers == 3) {
-        if (!plan_three_tiers (p, &P, error))
-            return NULL;
-    } else if (P.tiers != 2) {
-        return fail (error, "topology", "tiers", "%" G_GUINT64_FORMAT ": expected 2 or 3", P.tiers),
-               NULL;
-    }
-    P.n_spines = P.tiers == 2 ? P.sp2 : P.pods * P.sp_pod;
 
     WeftGraph *g = weft_graph_new ();
     Switches sws;
@@ -376,14 +430,38 @@ weft_topology_railopt (const WeftRailOptParams *p, const WeftServerParams *serve
     return g;
 }
 
+static gboolean
+fattree_check (const WeftFatTreeParams *p, GError **error)
+{
+    if (p->k < 2 || p->k % 2 != 0 || p->k > 256)
+        return fail (error, "topology", "k",
+                     "%" G_GUINT64_FORMAT ": expected an even number from 2 to 256", p->k);
+    return TRUE;
+}
+
+gboolean
+weft_topology_fattree_size (const WeftFatTreeParams *p, WeftGraphSize *out, GError **error)
+{
+    if (!fattree_check (p, error))
+        return FALSE;
+    guint64 k = p->k, hosts = k * k * k / 4, switches = 5 * k * k / 4;
+    *out = (WeftGraphSize){ .nodes = hosts + switches,
+                            .links = 3 * hosts,
+                            .endpoints = hosts,
+                            .ports = switches * k + hosts,
+                            .switches = switches,
+                            .destinations = hosts,
+                            .groups = k * k / 2, /* the edge switches */
+                            .hosts = hosts };
+    return TRUE;
+}
+
 WeftGraph *
 weft_topology_fattree (const WeftFatTreeParams *p, GError **error)
 {
     guint64 k = p->k, h = k / 2;
-    if (k < 2 || k % 2 != 0 || k > 256)
-        return fail (error, "topology", "k",
-                     "%" G_GUINT64_FORMAT ": expected an even number from 2 to 256", k),
-               NULL;
+    if (!fattree_check (p, error))
+        return NULL;
     WeftGraph *g = weft_graph_new ();
     char name[64];
     guint32 *edge = g_new (guint32, k * h), *agg = g_new (guint32, k * h),

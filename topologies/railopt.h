@@ -54,6 +54,13 @@ WeftGraph *weft_topology_railopt (const WeftRailOptParams *p, const WeftServerPa
  * 48 links. */
 WeftGraph *weft_topology_fattree (const WeftFatTreeParams *p, GError **error);
 
+/* The counts of the graph weft_topology_railopt / weft_topology_fattree would build (sim/graph.h
+ * WeftGraphSize), from the parameters alone; the same errors. */
+gboolean weft_topology_railopt_size (const WeftRailOptParams *p, const WeftServerParams *server,
+                                     WeftGraphSize *out, GError **error);
+gboolean weft_topology_fattree_size (const WeftFatTreeParams *p, WeftGraphSize *out,
+                                     GError **error);
+
 /* Checks that @down ports at ratio @ratio give a whole number of uplinks (stored in *up);
  * otherwise sets an error for "[topology] @key" naming the nearest ratios that fit in @radix. */
 gboolean weft_topology_taper (double ratio, guint64 down, guint64 radix, const char *key,

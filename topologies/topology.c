@@ -4,6 +4,7 @@
 #include "topologies/topology.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 
 #include "topologies/file.h"
 #include "topologies/lft.h"
@@ -192,10 +193,41 @@ gen_leafspine (const void *p, const void *server, const char *dir, GError **erro
     return weft_topology_leafspine (p, error);
 }
 
+static gboolean
+size_railopt (const void *p, const void *server, WeftGraphSize *out, GError **error)
+{
+    return weft_topology_railopt_size (p, server, out, error);
+}
+
+static gboolean
+size_fattree (const void *p, const void *server, WeftGraphSize *out, GError **error)
+{
+    return weft_topology_fattree_size (p, out, error);
+}
+
+static gboolean
+size_single_switch (const void *p, const void *server, WeftGraphSize *out, GError **error)
+{
+    return weft_topology_single_switch_size (p, out, error);
+}
+
+static gboolean
+size_dumbbell (const void *p, const void *server, WeftGraphSize *out, GError **error)
+{
+    return weft_topology_dumbbell_size (p, out, error);
+}
+
+static gboolean
+size_leafspine (const void *p, const void *server, WeftGraphSize *out, GError **error)
+{
+    return weft_topology_leafspine_size (p, out, error);
+}
+
 static const WeftTopologyGenerator gen_dumbbell_def = {
     "dumbbell",      "two switches joined by one bottleneck link, hosts split left and right",
     dumbbell_params, sizeof (WeftDumbbellParams),
     FALSE,           gen_dumbbell,
+    size_dumbbell,
 };
 static const WeftTopologyGenerator gen_leafspine_def = {
     "leafspine",
@@ -204,25 +236,29 @@ static const WeftTopologyGenerator gen_leafspine_def = {
     sizeof (WeftLeafSpineParams),
     FALSE,
     gen_leafspine,
+    size_leafspine,
 };
 static const WeftTopologyGenerator gen_railopt_def = {
     "railopt",      "rail-optimised fat tree of DGX-class servers in scalable units (2 or 3 tiers)",
     railopt_params, sizeof (WeftRailOptParams),
     TRUE,           gen_railopt,
+    size_railopt,
 };
 static const WeftTopologyGenerator gen_file_def = {
     "file",      "nodes and links listed in a file, for anything the generators do not cover",
     file_params, sizeof (FileParams),
     FALSE,       gen_file,
+    NULL,
 };
 static const WeftTopologyGenerator gen_fattree_def = {
     "fattree",      "k-ary three-tier fat tree of plain hosts",
     fattree_params, sizeof (WeftFatTreeParams),
     FALSE,          gen_fattree,
+    size_fattree,
 };
 static const WeftTopologyGenerator gen_single_switch_def = {
     "single_switch", "N hosts on one switch", single_switch_params, sizeof (WeftSingleSwitchParams),
-    FALSE,           gen_single_switch,
+    FALSE,           gen_single_switch,       size_single_switch,
 };
 
 /* One sorted array (STYLE B4): grep finds every generator here. */
@@ -246,16 +282,33 @@ weft_topology_generator_lookup (const char *name)
     return NULL;
 }
 
-WeftGraph *
-weft_topology_build (const WeftExperiment *exp, GError **error)
+/* An experiment's [topology] (and [server]) read into its generator's params. */
+typedef struct {
+    const WeftTopologyGenerator *gen;
+    Common common;
+    WeftServerParams server;
+    void *params;
+} Reading;
+
+static void
+reading_clear (Reading *rd)
 {
+    if (rd->gen)
+        weft_params_clear (rd->gen->params, rd->params);
+    weft_params_clear (common_params, &rd->common);
+    weft_params_clear (weft_server_params (), &rd->server);
+    g_free (rd->params);
+}
+
+static gboolean
+read_topology (const WeftExperiment *exp, Reading *rd, GError **error)
+{
+    *rd = (Reading){ 0 };
     GKeyFile *kf = weft_experiment_keyfile (exp);
     g_autofree char *name = g_key_file_get_string (kf, "topology", "generator", NULL);
-    if (name == NULL) {
-        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, "topology", "generator",
-                              "missing: expected a generator name such as leafspine");
-        return NULL;
-    }
+    if (name == NULL)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, "topology", "generator",
+                                     "missing: expected a generator name such as leafspine");
     g_strstrip (name);
     const WeftTopologyGenerator *gen = weft_topology_generator_lookup (name);
     if (gen == NULL) {
@@ -264,68 +317,132 @@ weft_topology_build (const WeftExperiment *exp, GError **error)
             names[i] = generators[i] ? generators[i]->name : NULL;
         const char *close = weft_suggest (name, names);
         g_autofree char *list = g_strjoinv (", ", (char **) names);
-        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "topology", "generator",
-                              "unknown generator '%s'%s%s%s: expected one of %s", name,
-                              close ? ", did you mean '" : "", close ? close : "",
-                              close ? "'?" : "", list);
-        return NULL;
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "topology", "generator",
+                                     "unknown generator '%s'%s%s%s: expected one of %s", name,
+                                     close ? ", did you mean '" : "", close ? close : "",
+                                     close ? "'?" : "", list);
     }
-
-    Common common = { 0 };
-    WeftServerParams server = { 0 };
-    void *params = g_malloc0 (gen->params_size);
-    WeftGraph *g = NULL;
-    g_autofree char *dir = NULL;
-    GError *local = NULL;
-    WeftParamBinding bind[2] = { { common_params, &common }, { gen->params, params } };
+    rd->gen = gen;
+    rd->params = g_malloc0 (gen->params_size);
+    WeftParamBinding bind[2] = { { common_params, &rd->common }, { gen->params, rd->params } };
     if (!weft_params_read (exp, "topology", bind, 2, error))
-        goto out;
-    if (gen->uses_server) {
-        if (!weft_server_read (&server, exp, error))
-            goto out;
-    } else if (weft_experiment_has_group (exp, "server")) {
-        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "server", NULL,
-                              "generator %s builds no servers: expected no [server] group",
-                              gen->name);
-        goto out;
-    }
+        return FALSE;
+    if (gen->uses_server)
+        return weft_server_read (&rd->server, exp, error);
+    if (weft_experiment_has_group (exp, "server"))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "server", NULL,
+                                     "generator %s builds no servers: expected no [server] group",
+                                     gen->name);
+    return TRUE;
+}
 
-    /* Relative names resolve against the file that set them: the topology file's against
-     * the one that set [topology] file, not the one that chose the generator. */
-    dir = weft_experiment_dir_for (exp, "topology", gen == &gen_file_def ? "file" : "generator");
-    g = gen->generate (params, gen->uses_server ? &server : NULL, dir, &local);
-    if (g == NULL) {
-        /* the message starts "[group] key: ": name the file (or --set) that set that key */
-        const char *grp = g_str_has_prefix (local->message, "[server]") ? "server" : "topology";
-        const char *k0 = strstr (local->message, "] "), *k1 = k0 ? strchr (k0, ':') : NULL;
-        g_autofree char *key = k1 ? g_strndup (k0 + 2, k1 - k0 - 2) : NULL;
-        g_propagate_prefixed_error (error, local, "%s: ", weft_experiment_origin (exp, grp, key));
-        goto out;
+/* A generator's error starts "[group] key: ": name the file (or --set) that set that key. */
+static void
+propagate_generator_error (const WeftExperiment *exp, GError **error, GError *local)
+{
+    const char *grp = g_str_has_prefix (local->message, "[server]") ? "server" : "topology";
+    const char *k0 = strstr (local->message, "] "), *k1 = k0 ? strchr (k0, ':') : NULL;
+    g_autofree char *key = k1 ? g_strndup (k0 + 2, k1 - k0 - 2) : NULL;
+    g_propagate_prefixed_error (error, local, "%s: ", weft_experiment_origin (exp, grp, key));
+}
+
+WeftGraph *
+weft_topology_generate (const WeftExperiment *exp, GError **error)
+{
+    Reading rd;
+    WeftGraph *g = NULL;
+    GError *local = NULL;
+    if (read_topology (exp, &rd, error)) {
+        /* Relative names resolve against the file that set them: the topology file's against
+         * the one that set [topology] file, not the one that chose the generator. */
+        g_autofree char *dir = weft_experiment_dir_for (
+            exp, "topology", rd.gen == &gen_file_def ? "file" : "generator");
+        g = rd.gen->generate (rd.params, rd.gen->uses_server ? &rd.server : NULL, dir, &local);
+        if (g == NULL)
+            propagate_generator_error (exp, error, local);
     }
-    weft_graph_routes_compute (g);
-    if (common.routing_engine == ENGINE_MINHOP)
-        weft_minhop_route (g);
-    else if (common.routing_engine == ENGINE_UPDN)
-        weft_updn_route (g);
-    if (common.forwarding_table && *common.forwarding_table) {
+    reading_clear (&rd);
+    return g;
+}
+
+gboolean
+weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error)
+{
+    Reading rd;
+    gboolean ok = read_topology (exp, &rd, error);
+    if (ok) {
+        weft_graph_routes_compute (g);
+        if (rd.common.routing_engine == ENGINE_MINHOP)
+            weft_minhop_route (g);
+        else if (rd.common.routing_engine == ENGINE_UPDN)
+            weft_updn_route (g);
+    }
+    if (ok && rd.common.forwarding_table && *rd.common.forwarding_table) {
         g_autofree char *lft_dir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
-        g_autofree char *lft = g_path_is_absolute (common.forwarding_table)
-                                   ? g_strdup (common.forwarding_table)
-                                   : g_build_filename (lft_dir, common.forwarding_table, NULL);
+        g_autofree char *lft = g_path_is_absolute (rd.common.forwarding_table)
+                                   ? g_strdup (rd.common.forwarding_table)
+                                   : g_build_filename (lft_dir, rd.common.forwarding_table, NULL);
+        GError *local = NULL;
         if (!weft_lft_load (g, lft, &local)) {
             g_propagate_prefixed_error (
                 error, local, "%s: [topology] forwarding_table: ",
                 weft_experiment_origin (exp, "topology", "forwarding_table"));
-            g_clear_pointer (&g, weft_graph_free);
-            goto out;
+            ok = FALSE;
         }
     }
-    g_debug ("%s: %u nodes, %u links, %u endpoints", gen->name, weft_graph_n_nodes (g),
-             weft_graph_n_links (g), weft_graph_n_endpoints (g));
-out:
-    weft_params_clear (gen->params, params);
-    weft_params_clear (common_params, &common);
-    weft_params_clear (weft_server_params (), &server);
-    g_free (params);
+    if (ok)
+        g_debug ("%s: %u nodes, %u links, %u endpoints", rd.gen->name, weft_graph_n_nodes (g),
+                 weft_graph_n_links (g), weft_graph_n_endpoints (g));
+    reading_clear (&rd);
+    return ok;
+}
+
+WeftGraph *
+weft_topology_build (const WeftExperiment *exp, GError **error)
+{
+    WeftGraph *g = weft_topology_generate (exp, error);
+    if (g && !weft_topology_route (g, exp, error))
+        g_clear_pointer (&g, weft_graph_free);
     return g;
+}
+
+gboolean
+weft_topology_size (const WeftExperiment *exp, WeftGraphSize *out, gboolean *known, GError **error)
+{
+    Reading rd;
+    GError *local = NULL;
+    gboolean ok = read_topology (exp, &rd, error);
+    *out = (WeftGraphSize){ 0 };
+    *known = ok && rd.gen->size != NULL;
+    if (*known && !rd.gen->size (rd.params, rd.gen->uses_server ? &rd.server : NULL, out, &local)) {
+        propagate_generator_error (exp, error, local);
+        ok = *known = FALSE;
+    }
+    reading_clear (&rd);
+    return ok;
+}
+
+guint64
+weft_topology_engine_bytes (const WeftExperiment *exp, const WeftGraphSize *s)
+{
+    Reading rd;
+    guint64 bytes = 0;
+    if (read_topology (exp, &rd, NULL)) {
+        guint64 dense = s->switches * s->destinations * 2;
+        if (rd.common.routing_engine == ENGINE_MINHOP)
+            bytes += dense;
+        else if (rd.common.routing_engine == ENGINE_UPDN)
+            bytes += dense + s->switches * s->groups * 8;
+        if (rd.common.forwarding_table && *rd.common.forwarding_table) {
+            g_autofree char *dir = weft_experiment_dir_for (exp, "topology", "forwarding_table");
+            g_autofree char *path = g_path_is_absolute (rd.common.forwarding_table)
+                                        ? g_strdup (rd.common.forwarding_table)
+                                        : g_build_filename (dir, rd.common.forwarding_table, NULL);
+            GStatBuf st;
+            if (g_stat (path, &st) == 0)
+                bytes += MIN ((guint64) st.st_size * 2, dense);
+        }
+    }
+    reading_clear (&rd);
+    return bytes;
 }

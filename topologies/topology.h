@@ -5,7 +5,9 @@
  * declared in its parameter table (plus the common keys below), so `weft params topology.NAME`
  * can list them and an unknown key is an error.  Generators are pure functions from a params
  * struct to a WeftGraph; weft_topology_build reads the parameters, runs the generator, computes
- * the route tables (sim/graph.h) and applies an optional forwarding-table file.
+ * the route tables (sim/graph.h) and applies an optional forwarding-table file.  Every
+ * generator but the file one also gives the size of its graph from the parameters alone
+ * (weft_topology_size), so that a run can be refused before a fabric too large is built.
  *
  * Common keys (every generator):
  *   generator          the generator name (required)
@@ -32,6 +34,9 @@ typedef struct {
      * "[group] key: "). */
     WeftGraph *(*generate) (const void *params, const void *server, const char *exp_dir,
                             GError **error);
+    /* The counts of the graph generate would make, without building it (the same errors); NULL
+     * when they cannot be known before (a topology file). */
+    gboolean (*size) (const void *params, const void *server, WeftGraphSize *out, GError **error);
 } WeftTopologyGenerator;
 
 /* NULL-terminated, sorted by name.  (transfer none) */
@@ -51,5 +56,27 @@ const WeftParamSpec *weft_topology_common_params (void);
  * (transfer full)
  */
 WeftGraph *weft_topology_build (const WeftExperiment *exp, GError **error);
+
+/* weft_topology_build in two steps, so that the graph can be measured before its routes are
+ * computed: the generator's graph without routes, then the routes, routing engine and
+ * forwarding table.  The same errors.  (transfer full) */
+WeftGraph *weft_topology_generate (const WeftExperiment *exp, GError **error);
+gboolean weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error);
+
+/**
+ * weft_topology_size:
+ * The counts of the graph @exp's [topology] would build, from the parameters alone, as
+ * weft_graph_measure would count them: TRUE with *@known FALSE when the generator cannot tell
+ * before building (a topology file), FALSE on bad parameters (the errors of
+ * weft_topology_build).
+ */
+gboolean weft_topology_size (const WeftExperiment *exp, WeftGraphSize *out, gboolean *known,
+                             GError **error);
+
+/* Bytes the routing engine and the forwarding table of @exp add to the route tables of a graph
+ * of size @s: minhop and updn override nearly every (switch, destination) route (2 bytes each,
+ * and updn keeps 8 bytes per (switch, group) of hop counts); a forwarding table file, about
+ * twice its size in hashed overrides.  0 with D-mod-k and no file. */
+guint64 weft_topology_engine_bytes (const WeftExperiment *exp, const WeftGraphSize *s);
 
 #endif /* WEFT_TOPOLOGIES_TOPOLOGY_H */

@@ -577,3 +577,103 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
         g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
     return TRUE;
 }
+
+/* ---- flows, before generating them ------------------------------------------------------- */
+
+/* Names in a hosts or senders list, a range counted without expanding it; no more than
+ * @n_endpoints (a longer list is refused when it is resolved). */
+static guint64
+count_names (char **list, guint64 n_endpoints)
+{
+    g_autoptr (GPtrArray) items = weft_workload_list_items (list);
+    g_autoptr (GString) p0 = g_string_new (NULL);
+    g_autoptr (GString) p1 = g_string_new (NULL);
+    guint64 n = 0;
+    for (guint i = 0; i < items->len; i++) {
+        const char *item = items->pdata[i], *dots = strstr (item, "..");
+        guint64 lo, hi;
+        g_autofree char *a = dots ? g_strstrip (g_strndup (item, (gsize) (dots - item))) : NULL;
+        g_autofree char *b = dots ? g_strstrip (g_strdup (dots + 2)) : NULL;
+        g_autofree char *b_full = b && *b && strspn (b, "0123456789") == strlen (b) &&
+                                          weft_workload_split_index (a, p0, &lo)
+                                      ? g_strconcat (p0->str, b, NULL)
+                                      : NULL;
+        if (dots && weft_workload_split_index (a, p0, &lo) &&
+            weft_workload_split_index (b_full ? b_full : b, p1, &hi) && lo <= hi)
+            n += hi - lo + 1;
+        else
+            n++;
+    }
+    return MIN (n, n_endpoints);
+}
+
+static guint64
+sat_mul (guint64 a, guint64 b)
+{
+    return a && b > G_MAXUINT64 / a ? G_MAXUINT64 : a * b;
+}
+
+/* One group's estimate, or 0 when its keys do not read. */
+static guint64
+estimate_group (const WeftExperiment *exp, const char *group, guint64 n_hosts, guint64 n_endpoints)
+{
+    int kind;
+    if (!check_kind_keys (exp, group, &kind, NULL) || kind < 0)
+        return 0;
+    Common c = { 0 };
+    FlowsParams fp = { 0 };
+    PermParams pp = { 0 };
+    IncastParams ip = { 0 };
+    AllToAllParams ap = { 0 };
+    NcclParams np = { 0 };
+    TrainParams tp = { 0 };
+    PerfParams bw = { 0 }, lat = { 0 };
+    void *objs[N_KINDS] = { &fp, &pp, &ip, &ap, &np, &tp, &bw, &lat };
+    WeftParamBinding b[2] = { { common_params, &c }, { kinds[kind].spec, objs[kind] } };
+    guint64 n = 0;
+    if (weft_params_read (exp, group, b, 2, NULL)) {
+        guint64 hosts = c.hosts && c.hosts[0] ? count_names (c.hosts, n_endpoints) : n_hosts;
+        gboolean poisson = c.arrival == ARRIVAL_POISSON;
+        switch (kind) {
+        case KIND_FLOWS: {
+            g_autoptr (GPtrArray) entries = weft_workload_list_items (fp.flows);
+            n = entries->len;
+            break;
+        }
+        case KIND_PERMUTATION:
+            n = poisson ? c.count : hosts;
+            break;
+        case KIND_INCAST: {
+            g_autoptr (GPtrArray) s = weft_workload_list_items (ip.senders);
+            const char *one = s->len == 1 ? s->pdata[0] : NULL;
+            n = one && strspn (one, "0123456789") == strlen (one)
+                    ? MIN (g_ascii_strtoull (one, NULL, 10), n_endpoints)
+                : s->len > 0 ? count_names (ip.senders, n_endpoints)
+                             : (hosts ? hosts - 1 : 0);
+            if (poisson)
+                n = c.count;
+            break;
+        }
+        case KIND_ALL_TO_ALL:
+            n = poisson ? c.count : sat_mul (hosts, hosts ? hosts - 1 : 0);
+            break;
+        default:
+            break;
+        }
+    }
+    weft_params_clear (common_params, &c);
+    weft_params_clear (kinds[kind].spec, objs[kind]);
+    return n;
+}
+
+guint64
+weft_workload_estimate_flows (const WeftExperiment *exp, guint64 n_hosts, guint64 n_endpoints)
+{
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
+    guint64 total = 0;
+    for (guint i = 0; groups && groups[i]; i++) {
+        guint64 n = estimate_group (exp, groups[i], n_hosts, n_endpoints);
+        total = n > G_MAXUINT64 - total ? G_MAXUINT64 : total + n;
+    }
+    return total;
+}

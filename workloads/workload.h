@@ -124,6 +124,20 @@ gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, 
                                  GArray *flows, GArray *deps, GArray *colls, GArray *coll_gates,
                                  GArray *coll_ranks, GPtrArray *names, GError **error);
 
+/**
+ * weft_workload_estimate_flows:
+ * The flows @exp's workload groups would make on a topology of @n_hosts default hosts (its
+ * hosts, else its GPUs) and @n_endpoints endpoints (no list names more), from the parameters
+ * alone and without generating them, for a memory
+ * estimate made before anything is built: explicit inline lists, permutations (one flow per
+ * host), incasts (one per sender) and all-to-all (n(n - 1) with fixed arrivals); Poisson
+ * arrivals with a count, that count.  Not counted (0): CSV flow files, Poisson arrivals
+ * without a count, and the collectives and perftest kinds.  A group whose keys are wrong
+ * counts 0 (generating it will say why).
+ */
+guint64 weft_workload_estimate_flows (const WeftExperiment *exp, guint64 n_hosts,
+                                      guint64 n_endpoints);
+
 /* ---- perftest (kind = ib_write_bw | ib_write_lat; workloads/workload_perf.c) ---------------- */
 
 #define WEFT_PERFTEST_MAX_SIZES 32

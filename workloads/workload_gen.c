@@ -43,9 +43,8 @@ resolve_node (Ctx *x, const char *key, const char *where, const char *name, guin
     return TRUE;
 }
 
-/* Splits "host12" into ("host", 12); FALSE without a numeric suffix. */
-static gboolean
-split_index (const char *name, GString *prefix, guint64 *index)
+gboolean
+weft_workload_split_index (const char *name, GString *prefix, guint64 *index)
 {
     gsize len = strlen (name), i = len;
     while (i > 0 && g_ascii_isdigit (name[i - 1]))
@@ -58,49 +57,65 @@ split_index (const char *name, GString *prefix, guint64 *index)
     return TRUE;
 }
 
+/* Resolves @name and appends it to @ids, refusing a duplicate. */
+static gboolean
+add_name (Ctx *x, const char *key, const char *name, GHashTable *seen, GArray *ids, GError **error)
+{
+    guint32 id;
+    if (!resolve_node (x, key, NULL, name, &id, error))
+        return FALSE;
+    if (g_hash_table_contains (seen, GUINT_TO_POINTER (id)))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
+                                     "'%s' is listed twice", name);
+    g_hash_table_add (seen, GUINT_TO_POINTER (id));
+    g_array_append_val (ids, id);
+    return TRUE;
+}
+
 /* Appends the node ids named by @items (names or ranges "host0..host7") to @ids, refusing
- * duplicates. */
+ * duplicates.  A range is checked against the topology before it is expanded (it cannot name
+ * more nodes than there are endpoints), and each name is resolved as it is made, so
+ * host1..host99999999 is refused at once, not after building 10^8 names. */
 gboolean
 weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids, GError **error)
 {
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     g_autoptr (GString) p0 = g_string_new (NULL);
     g_autoptr (GString) p1 = g_string_new (NULL);
+    g_autoptr (GString) name = g_string_new (NULL);
+    guint n_ep = weft_graph_n_endpoints (x->g);
     for (guint i = 0; i < items->len; i++) {
         const char *item = items->pdata[i];
         const char *dots = strstr (item, "..");
-        g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-        if (dots) {
-            g_autofree char *a = g_strstrip (g_strndup (item, (gsize) (dots - item)));
-            g_autofree char *b = g_strstrip (g_strdup (dots + 2));
-            guint64 lo, hi;
-            /* "dgx-1/gpu0..7": the last index alone repeats the first name's prefix. */
-            g_autofree char *b_full = NULL;
-            const char *last = b;
-            if (*b && strspn (b, "0123456789") == strlen (b) && split_index (a, p0, &lo))
-                last = b_full = g_strconcat (p0->str, b, NULL);
-            if (!split_index (a, p0, &lo) || !split_index (last, p1, &hi) ||
-                strcmp (p0->str, p1->str) != 0 || lo > hi)
-                return weft_experiment_fail (
-                    x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
-                    "bad range '%s': expected NAME<first>..NAME<last> or NAME<first>..<last>, "
-                    "e.g. host0..host7 or dgx-1/gpu0..7",
-                    item);
-            for (guint64 k = lo; k <= hi; k++)
-                g_ptr_array_add (names, g_strdup_printf ("%s%" G_GUINT64_FORMAT, p0->str, k));
-        } else {
-            g_ptr_array_add (names, g_strdup (item));
-        }
-        for (guint k = 0; k < names->len; k++) {
-            guint32 id;
-            if (!resolve_node (x, key, NULL, names->pdata[k], &id, error))
+        if (!dots) {
+            if (!add_name (x, key, item, seen, ids, error))
                 return FALSE;
-            if (g_hash_table_contains (seen, GUINT_TO_POINTER (id)))
-                return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
-                                             "'%s' is listed twice",
-                                             (const char *) names->pdata[k]);
-            g_hash_table_add (seen, GUINT_TO_POINTER (id));
-            g_array_append_val (ids, id);
+            continue;
+        }
+        g_autofree char *a = g_strstrip (g_strndup (item, (gsize) (dots - item)));
+        g_autofree char *b = g_strstrip (g_strdup (dots + 2));
+        guint64 lo, hi;
+        /* "dgx-1/gpu0..7": the last index alone repeats the first name's prefix. */
+        g_autofree char *b_full = NULL;
+        const char *last = b;
+        if (*b && strspn (b, "0123456789") == strlen (b) && weft_workload_split_index (a, p0, &lo))
+            last = b_full = g_strconcat (p0->str, b, NULL);
+        if (!weft_workload_split_index (a, p0, &lo) || !weft_workload_split_index (last, p1, &hi) ||
+            strcmp (p0->str, p1->str) != 0 || lo > hi)
+            return weft_experiment_fail (
+                x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, key,
+                "bad range '%s': expected NAME<first>..NAME<last> or NAME<first>..<last>, "
+                "e.g. host0..host7 or dgx-1/gpu0..7",
+                item);
+        if (hi - lo + 1 > n_ep)
+            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, key,
+                                         "range '%s' names %" G_GUINT64_FORMAT
+                                         " nodes, more than the topology's %u endpoints",
+                                         item, hi - lo + 1, n_ep);
+        for (guint64 k = lo; k <= hi; k++) {
+            g_string_printf (name, "%s%" G_GUINT64_FORMAT, p0->str, k);
+            if (!add_name (x, key, name->str, seen, ids, error))
+                return FALSE;
         }
     }
     return TRUE;

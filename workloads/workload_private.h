@@ -229,6 +229,8 @@ gboolean weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCo
 /* workload_train.c */
 gboolean weft_workload_gen_training (Ctx *x, const TrainParams *p, GError **error);
 extern const WeftParamSpec weft_workload_train_params[];
+/* Splits "host12" into ("host", 12); FALSE without a numeric suffix (of at most 9 digits). */
+gboolean weft_workload_split_index (const char *name, GString *prefix, guint64 *index);
 gboolean weft_workload_resolve_names (Ctx *x, const char *key, GPtrArray *items, GArray *ids,
                                       GError **error);
 GArray *weft_workload_select_hosts (Ctx *x, GError **error);

@@ -157,6 +157,7 @@ def concrete(sub, words):
         "GROUP": "pfc",
         "SRC": "dgx-1/gpu0",
         "DST": "dgx-4/gpu3",
+        "SIZE": "8GiB",
     }
     out = []
     for i, w in enumerate(words):

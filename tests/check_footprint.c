@@ -1,0 +1,283 @@
+/* tests/check_footprint.c - the memory estimate made before a run is built (cli/footprint.h).
+ *
+ * Invariants checked: every generator's size from its parameters alone (weft_topology_size)
+ * equals the counts of the graph it then builds (weft_graph_measure), field by field, on fat
+ * trees, leaf-spines with parallel cables, single switches, dumbbells and rail-optimised
+ * fabrics of two and three tiers, partial and per rail, with another server preset; the
+ * measured groups of a topology file with multi-homed hosts are the hand-counted ones; the
+ * route estimate covers the tables actually built; the flows estimated for the pattern kinds
+ * are exactly the flows then generated; the cgroup v2 limit is the smallest memory.max on the
+ * way up the hierarchy; a run whose estimate exceeds --max-memory is refused naming [topology]
+ * and the estimate, and one that fits is not.
+ * Unchecked here: how close the estimate comes to a process's measured peak (doc/scale.md's
+ * table, bench/README.md), the refusal end to end (tests/e2e/scale.sh).
+ */
+#include "config.h"
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "cli/footprint.h"
+#include "sim/experiment.h"
+#include "tests/harness.h"
+#include "topologies/topology.h"
+#include "workloads/workload.h"
+
+static WeftExperiment *
+exp_text (const char *text)
+{
+    GError *err = NULL;
+    WeftExperiment *exp = weft_experiment_new_from_data (text, "t.ini", &err);
+    ck_assert_msg (exp != NULL, "%s", err ? err->message : "");
+    return exp;
+}
+
+static void
+assert_same_size (const char *what, const WeftGraphSize *a, const WeftGraphSize *b)
+{
+#define SAME(f)                                                                                    \
+    ck_assert_msg (a->f == b->f,                                                                   \
+                   "%s: " #f " %" G_GUINT64_FORMAT " from the parameters, %" G_GUINT64_FORMAT      \
+                   " built",                                                                       \
+                   what, a->f, b->f)
+    SAME (nodes);
+    SAME (links);
+    SAME (endpoints);
+    SAME (ports);
+    SAME (switches);
+    SAME (destinations);
+    SAME (groups);
+    SAME (server_cells);
+    SAME (hosts);
+    SAME (gpus);
+#undef SAME
+}
+
+START_TEST (test_footprint_sizes_match_graphs)
+{
+    static const char *const topologies[] = {
+        "generator = fattree\nk = 2\n",
+        "generator = fattree\nk = 6\n",
+        "generator = leafspine\nleaves = 5\nspines = 3\nhosts_per_leaf = 3\nlinks_per_spine = 2\n",
+        "generator = single_switch\nhosts = 7\n",
+        "generator = dumbbell\nleft_hosts = 3\nright_hosts = 4\n",
+        "generator = railopt\nsus = 1\nservers_per_su = 4\nradix = 8\nservers = 3\n",
+        "generator = railopt\nsus = 2\nservers_per_su = 4\nradix = 16\n",
+        "generator = railopt\nsus = 4\nservers_per_su = 8\nradix = 16\ntiers = 3\nservers = 27\n",
+        "generator = railopt\nsus = 4\nservers_per_su = 8\nradix = 16\ntiers = 3\n"
+        "spine_grouping = per_rail\nleaf_oversubscription = 2:1\n",
+        "generator = railopt\nsus = 1\nservers_per_su = 4\nradix = 8\n[server]\npreset = dgx-a100\n",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (topologies); i++) {
+        g_autofree char *text = g_strconcat ("[topology]\n", topologies[i], NULL);
+        g_autoptr (WeftExperiment) exp = exp_text (text);
+        WeftGraphSize from_params, built;
+        gboolean known;
+        GError *err = NULL;
+        ck_assert_msg (weft_topology_size (exp, &from_params, &known, &err), "%s: %s",
+                       topologies[i], err ? err->message : "");
+        ck_assert (known);
+        g_autoptr (WeftGraph) g = weft_topology_generate (exp, &err);
+        ck_assert_msg (g != NULL, "%s", err ? err->message : "");
+        weft_graph_measure (g, &built);
+        assert_same_size (topologies[i], &from_params, &built);
+        ck_assert_uint_gt (built.groups, 0);
+    }
+}
+END_TEST
+
+/* Bad parameters: the size gives the generator's own error; a topology file is not known. */
+START_TEST (test_footprint_size_errors_and_files)
+{
+    g_autoptr (WeftExperiment) bad = exp_text ("[topology]\ngenerator = fattree\nk = 5\n");
+    WeftGraphSize s;
+    gboolean known = TRUE;
+    GError *err = NULL;
+    ck_assert (!weft_topology_size (bad, &s, &known, &err));
+    ck_assert (g_error_matches (err, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARAM));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] k:"));
+    g_clear_error (&err);
+    g_autoptr (WeftExperiment) file =
+        exp_text ("[topology]\ngenerator = file\nfile = no-such.topo\n");
+    ck_assert (weft_topology_size (file, &s, &known, &err));
+    ck_assert (!known);
+}
+END_TEST
+
+/* a and d are cabled to two switches (a group each), b twice to s1, c and e to s2, and the
+ * switch s4 (a destination) only to s3: 6 destinations, 5 groups, 5 switches. */
+START_TEST (test_footprint_measure_groups)
+{
+    g_autofree char *topo = g_build_filename (harness_tmp, "t.topo", NULL);
+    ck_assert (g_file_set_contents (topo,
+                                    "node s0 switch\nnode s1 switch\nnode s2 switch\n"
+                                    "node s3 switch\nnode s4 switch endpoint=1\n"
+                                    "node a host\nnode b host\nnode c host\nnode d host\n"
+                                    "node e host\n"
+                                    "link a s0 1Gbps\nlink a s1 1Gbps\nlink b s1 1Gbps\n"
+                                    "link b s1 1Gbps\nlink c s2 1Gbps\nlink e s2 1Gbps\n"
+                                    "link d s3 1Gbps\nlink d s0 1Gbps\nlink s0 s2 1Gbps\n"
+                                    "link s1 s3 1Gbps\nlink s2 s3 1Gbps\nlink s4 s3 1Gbps\n",
+                                    -1, NULL));
+    g_autofree char *text = g_strdup_printf ("[topology]\ngenerator = file\nfile = %s\n", topo);
+    g_autoptr (WeftExperiment) exp = exp_text (text);
+    GError *err = NULL;
+    g_autoptr (WeftGraph) g = weft_topology_build (exp, &err);
+    ck_assert_msg (g != NULL, "%s", err ? err->message : "");
+    WeftGraphSize s;
+    weft_graph_measure (g, &s);
+    ck_assert_uint_eq (s.destinations, 6);
+    ck_assert_uint_eq (s.groups, 5);
+    ck_assert_uint_eq (s.switches, 5);
+    ck_assert_uint_eq (s.hosts, 5);
+    ck_assert_uint_eq (s.links, 12);
+}
+END_TEST
+
+/* The route estimate covers the tables built (it adds the search's scratch arrays). */
+START_TEST (test_footprint_routes_cover_tables)
+{
+    static const char *const texts[] = {
+        "[topology]\ngenerator = fattree\nk = 16\n",
+        "[topology]\ngenerator = railopt\nsus = 4\nservers_per_su = 8\nradix = 16\ntiers = 3\n",
+        "[topology]\ngenerator = single_switch\nhosts = 5000\n",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (texts); i++) {
+        g_autoptr (WeftExperiment) exp = exp_text (texts[i]);
+        GError *err = NULL;
+        g_autoptr (WeftGraph) g = weft_topology_build (exp, &err);
+        ck_assert_msg (g != NULL, "%s", err ? err->message : "");
+        WeftGraphSize s;
+        guint64 graph, routes;
+        weft_graph_measure (g, &s);
+        weft_graph_size_bytes (&s, &graph, &routes);
+        ck_assert_uint_ge (routes, weft_graph_routes_bytes (g));
+        ck_assert_uint_le (routes, 4 * weft_graph_routes_bytes (g));
+        ck_assert_uint_gt (graph, s.links * sizeof (WeftLink));
+    }
+}
+END_TEST
+
+/* The flows estimated from the parameters are the flows generated, for the kinds it counts. */
+START_TEST (test_footprint_flows_match_generated)
+{
+    static const struct {
+        const char *workload;
+        guint64 expected; /* on 16 hosts; G_MAXUINT64: as generated */
+    } cases[] = {
+        { "[workload.p]\nkind = permutation\n", 16 },
+        { "[workload.p]\nkind = permutation\nhosts = host2..host9;host12\n", 9 },
+        { "[workload.i]\nkind = incast\nreceiver = host0\nsenders = 5\n", 5 },
+        { "[workload.i]\nkind = incast\nreceiver = host0\nsenders = host1..4;host9\n", 5 },
+        { "[workload.i]\nkind = incast\nreceiver = host0\n", 15 },
+        { "[workload.a]\nkind = all_to_all\n", 16 * 15 },
+        { "[workload.f]\nkind = flows\nflows = host0>host1 1MiB; host2>host3 2KiB 1us\n", 2 },
+        { "[workload.p]\nkind = permutation\narrival = poisson\ncount = 50\n", 50 },
+        { "[workload.p]\nkind = permutation\n[workload.a]\nkind = all_to_all\n"
+          "hosts = host0..host3\n",
+          16 + 12 },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *text =
+            g_strconcat ("[topology]\ngenerator = fattree\nk = 4\n", cases[i].workload, NULL);
+        g_autoptr (WeftExperiment) exp = exp_text (text);
+        GError *err = NULL;
+        g_autoptr (WeftGraph) g = weft_topology_build (exp, &err);
+        ck_assert (g != NULL);
+        g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
+        g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+        g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (WeftCollInstance));
+        g_autoptr (GArray) gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
+        g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+        g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+        ck_assert_msg (
+            weft_workload_generate (exp, g, 1, flows, deps, colls, gates, ranks, names, &err), "%s",
+            err ? err->message : "");
+        ck_assert_uint_eq (flows->len, cases[i].expected);
+        ck_assert_uint_eq (weft_workload_estimate_flows (exp, 16, 16), flows->len);
+    }
+    /* collectives are not counted (their flows follow the algorithm) */
+    g_autoptr (WeftExperiment) nccl =
+        exp_text ("[workload.n]\nkind = nccl-test\nop = all_reduce\n");
+    ck_assert_uint_eq (weft_workload_estimate_flows (nccl, 16, 16), 0);
+}
+END_TEST
+
+static void
+write_limit (const char *dir, const char *value)
+{
+    ck_assert (g_mkdir_with_parents (dir, 0700) == 0);
+    g_autofree char *f = g_build_filename (dir, "memory.max", NULL);
+    ck_assert (g_file_set_contents (f, value, -1, NULL));
+}
+
+START_TEST (test_footprint_cgroup_limit)
+{
+    g_autofree char *root = g_build_filename (harness_tmp, "cg", NULL);
+    g_autofree char *a = g_build_filename (root, "a", NULL);
+    g_autofree char *b = g_build_filename (a, "b", NULL);
+    g_autofree char *c = g_build_filename (b, "c", NULL);
+    write_limit (root, "max\n");
+    write_limit (a, "4294967296\n");
+    write_limit (b, "1073741824\n");
+    write_limit (c, "max\n");
+    /* the process in a/b/c: b's limit is the smallest on the way up */
+    ck_assert_uint_eq (weft_footprint_cgroup_limit (root, "0::/a/b/c\n"), 1073741824);
+    ck_assert_uint_eq (weft_footprint_cgroup_limit (root, "12:cpu:/x\n0::/a\n"), 4294967296);
+    ck_assert_uint_eq (weft_footprint_cgroup_limit (root, "0::/\n"), G_MAXUINT64);
+    /* cgroup v1 only: nothing to read */
+    ck_assert_uint_eq (weft_footprint_cgroup_limit (root, "4:memory:/a/b\n"), G_MAXUINT64);
+}
+END_TEST
+
+START_TEST (test_footprint_check_refuses_above_limit)
+{
+    g_autoptr (WeftExperiment) exp =
+        exp_text ("[topology]\ngenerator = fattree\nk = 48\n[workload.p]\nkind = permutation\n");
+    WeftFootprint fp;
+    GError *err = NULL;
+    ck_assert (weft_footprint_estimate (exp, NULL, TRUE, &fp, &err));
+    ck_assert (fp.known);
+    ck_assert_uint_eq (fp.n_flows, 48 * 48 * 48 / 4);
+    ck_assert_uint_gt (fp.total, G_GUINT64_CONSTANT (64) << 20);
+    ck_assert (!weft_footprint_check (exp, &fp, G_GUINT64_CONSTANT (64) << 20, &err));
+    ck_assert (g_error_matches (err, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_RANGE));
+    ck_assert_msg (strstr (err->message, "t.ini: [topology] generator: fattree:") &&
+                       strstr (err->message, "GiB") && strstr (err->message, "--max-memory") &&
+                       !strchr (err->message, '\n'),
+                   "%s", err->message);
+    g_clear_error (&err);
+    ck_assert (weft_footprint_check (exp, &fp, G_GUINT64_CONSTANT (64) << 30, &err));
+    /* without models (weft topo) the estimate is smaller */
+    WeftFootprint topo;
+    ck_assert (weft_footprint_estimate (exp, NULL, FALSE, &topo, &err));
+    ck_assert_uint_lt (topo.total, fp.total);
+    ck_assert_uint_eq (topo.models + topo.flows, 0);
+    /* --max-memory values */
+    guint64 bytes;
+    ck_assert (weft_footprint_parse_max ("8GiB", &bytes, NULL));
+    ck_assert_uint_eq (bytes, G_GUINT64_CONSTANT (8) << 30);
+    ck_assert (!weft_footprint_parse_max ("8", &bytes, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "--max-memory"));
+    g_clear_error (&err);
+    ck_assert (!weft_footprint_parse_max ("0B", &bytes, &err));
+    g_clear_error (&err);
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("footprint");
+    TCase *tc = tcase_create ("estimate");
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
+    tcase_add_test (tc, test_footprint_sizes_match_graphs);
+    tcase_add_test (tc, test_footprint_size_errors_and_files);
+    tcase_add_test (tc, test_footprint_measure_groups);
+    tcase_add_test (tc, test_footprint_routes_cover_tables);
+    tcase_add_test (tc, test_footprint_flows_match_generated);
+    tcase_add_test (tc, test_footprint_cgroup_limit);
+    tcase_add_test (tc, test_footprint_check_refuses_above_limit);
+    suite_add_tcase (s, tc);
+    return s;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Sizes the parameter ranges allow but the machine cannot hold, and settings that would make a
+# run endless: refused at once (exit 2, one line naming the group and key, with the estimate or
+# the cost), before anything is built; what fits is not refused.
+. "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
+check() { # check PATTERN CMD...: exit 2, one line on stderr matching PATTERN
+    pat=$1; shift
+    expect_exit 2 "$@"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] || { cat "$TMP/err" >&2; fail "'$*': expected one line"; }
+    grep -q -- "$pat" "$TMP/err" || { cat "$TMP/err" >&2; fail "'$*': no '$pat' in the message"; }
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# within MS CMD...: CMD took less than MS milliseconds (it was refused before building)
+within() {
+    ms=$1; shift
+    t0=$(now_ms); "$@"; t1=$(now_ms)
+    [ $((t1 - t0)) -lt "$ms" ] || fail "'$*' took $((t1 - t0)) ms, expected under $ms"
+}
+
+cat >"$TMP/ft.ini" <<'EOF'
+[topology]
+generator = fattree
+k = 4
+[workload.perm]
+kind = permutation
+EOF
+
+# k = 128: 20,480 switches, 8,192 leaves, 524,288 hosts and flows.  The route table alone is
+# 20,480 x 8,192 cells of 4 bytes (0.625 GiB); refused under --max-memory 2GiB.
+within 3000 check "ft.ini: \[topology\] generator: fattree: 544768 nodes and 1572864 links need about .* GiB.*more than the 2.00 GiB --max-memory allows" \
+    "$WEFT" validate "$TMP/ft.ini" --set topology:k=128 --max-memory 2GiB
+est=$(sed 's/.*need about \([0-9.]*\) GiB.*/\1/' "$TMP/err")
+routes=$(sed 's/.*routes \([0-9.]*\) GiB.*/\1/' "$TMP/err")
+flows=$(sed 's/.*flows [0-9.]* GiB for \([0-9]*\) flows.*/\1/' "$TMP/err")
+awk -v e="$est" -v r="$routes" 'BEGIN { exit !(e > 2 && r >= 0.625 && r < 2 * 0.625) }' ||
+    fail "k = 128: estimate $est GiB, routes $routes GiB: expected above 2 GiB, routes from 0.625 GiB"
+[ "$flows" = 524288 ] || fail "k = 128: $flows flows estimated, expected one per host (524288)"
+
+# k = 256 (inside the range 2..256: 1.37 TB before route tables were grouped): refused at
+# once by `weft run` too, leaving no trace behind
+within 3000 check "\[topology\] generator: fattree: 4276224 nodes .*--max-memory" \
+    "$WEFT" run -q "$TMP/ft.ini" --set topology:k=256 --max-memory 8GiB -o "$TMP/t.h5"
+[ ! -e "$TMP/t.h5" ] && [ ! -e "$TMP/t.h5.partial" ] || fail "k = 256: a trace was left behind"
+# and `weft topo`, which counts the graph and its routes only
+within 3000 check "\[topology\] generator: fattree: 4276224 nodes .*routes [0-9.]* GiB;" \
+    "$WEFT" topo "$TMP/ft.ini" --set topology:k=256 --max-memory 8GiB
+
+# what fits is not refused
+expect_exit 0 "$WEFT" validate "$TMP/ft.ini" --set topology:k=16 --max-memory 1GiB
+
+# the address-space limit the process runs under (not under AddressSanitizer, which reserves
+# terabytes of address space for itself)
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+    expect_exit 2 sh -c "ulimit -v 1048576 && exec \"\$0\" validate \"\$1\" --set topology:k=96" \
+        "$WEFT" "$TMP/ft.ini"
+    grep -q "more than the 1.00 GiB the address-space limit (ulimit -v) allows" "$TMP/err" ||
+        { cat "$TMP/err" >&2; fail "ulimit -v: not refused as over the address-space limit"; }
+fi
+check "--max-memory lots:" "$WEFT" validate "$TMP/ft.ini" --max-memory lots
+
+# a host range longer than the topology's endpoints: refused before it is expanded
+within 1000 check "\[workload.perm\] hosts: range 'host1..host99999999' names 99999999 nodes, more than the topology's 16 endpoints" \
+    "$WEFT" validate "$TMP/ft.ini" --set workload.perm:hosts=host1..host99999999
+
+# [trace] interval below one full frame on the fastest link (4096 + 82 B at 400 Gb/s)
+incast="$WEFT_SRCDIR/experiments/roce-incast.ini"
+frame_ns=$(awk 'BEGIN { printf "%.2f", (4096 + 82) * 8 / 400 }')
+check "\[trace\] interval: 1ps is shorter than one 4178 B frame on the fastest link (400Gbps: ${frame_ns}ns).*expected at least ${frame_ns}ns" \
+    "$WEFT" validate "$incast" --set trace:interval=1ps
+expect_exit 0 "$WEFT" validate "$incast" --set trace:interval=84ns
+expect_exit 0 "$WEFT" validate "$incast" --set trace:interval=0s
+
+# [pfc] quanta whose refresh (every quanta / 2 of 64 B) comes before one frame has left
+min_quanta=$(((4096 + 82 + 31) / 32))
+check "\[pfc\] quanta: 1 is too short.*expected at least $min_quanta" \
+    "$WEFT" validate "$incast" --set pfc:quanta=1
+check "\[pfc\] quanta: $((min_quanta - 1)) is too short" \
+    "$WEFT" validate "$incast" --set pfc:quanta=$((min_quanta - 1))
+expect_exit 0 "$WEFT" validate "$incast" --set pfc:quanta=$min_quanta
+echo "ok"
