@@ -7,7 +7,7 @@
 #   - SIGKILL: killed (exit 137); during setup nothing is written; later PATH.partial is left
 #     with status "running" (weft report: incomplete, exit 1), never under the final name.
 # Prints the table of outcomes.  Moments: "setup" 0.3 s into building a k = 64 fat tree (seconds
-# of setup), "early" 0.3 s and "late" 2 s into a run of 1 GiB flows that lasts longer.
+# of setup), "early" 0.3 s and "late" 2 s into a run of 8 GiB flows that lasts far longer.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 cat >"$TMP/big.ini" <<INI
 [topology]
@@ -24,7 +24,7 @@ hosts = 16
 link_rate = 100Gbps
 [workload.p]
 kind = permutation
-flow_size = 1GiB
+flow_size = 8GiB
 INI
 "$WEFT" run -q "$WEFT_SRCDIR/experiments/incast.ini" -o "$TMP/first.h5" >/dev/null || fail "first run"
 printf '%-7s %-6s %-5s %-9s %s\n' signal moment exit old.h5 "out.h5.partial (weft report)"

@@ -10,7 +10,7 @@ hosts = 16
 link_rate = 100Gbps
 [workload.p]
 kind = permutation
-flow_size = 1GiB
+flow_size = 8GiB
 INI
 cat >"$TMP/short.ini" <<INI
 [topology]
