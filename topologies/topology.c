@@ -130,7 +130,9 @@ static const WeftParamSpec railopt_params[] = {
 
 static const WeftParamSpec fattree_params[] = {
     WEFT_PARAM_UINT ("k", WeftFatTreeParams, k, "4", "2", "256",
-                     "switch radix (even): k pods, k^3/4 hosts, 5k^2/4 switches"),
+                     "switch radix (even): k pods, k^3/4 hosts, 5k^2/4 switches (a run with "
+                     "one flow per host needs about 0.5 GiB at k = 64, 4 GiB at 128, 40 GiB "
+                     "at 256: doc/scale.md)"),
     WEFT_PARAM_RATE ("link_rate", WeftFatTreeParams, link_rate_bps, "100Gbps", "1Mbps", "10Tbps",
                      "rate of every link"),
     WEFT_PARAM_TIME ("link_delay", WeftFatTreeParams, link_delay_ps, "0ps", "0ps", "1s",
