@@ -1,93 +1,103 @@
-/* analysis/trace_reader.c - reading weft traces.
+/* analysis/trace_reader.c - reading weft traces, damaged and hostile ones included: opening
+ * a trace and judging it (/meta, every data set checked), and the row readers.  The checks
+ * themselves are in analysis/trace_reader_check.c.
  *
  * The memory types come from the schema module (sim/trace_types.h), the same ones the writer
  * uses; analysis/ depends on the schema only, not on the writer.  HDF5 converts compound
  * members by name, so a reader keeps working when a later schema adds members; and a member
  * of the memory type that the file lacks (an older schema's file) is left as it was in the
- * buffer, which read_rows() zero-fills, so a schema-1 file reads with the schema-2 members 0.
+ * buffer, which the read zero-fills, so a schema-1 file reads with the schema-2 members 0.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-reader"
-#include "analysis/trace_reader.h"
-#include "sim/trace_types.h"
+#include "analysis/trace_reader_private.h"
 
-#include <hdf5.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
-/* A string attribute, variable-length or fixed-length; NULL if absent or unreadable. */
-static char *
-attr_string (hid_t obj, const char *name)
+typedef enum {
+    OPEN_OK,
+    OPEN_NOT_HDF5, /* missing, not a regular file, or no HDF5 signature: not a trace */
+    OPEN_DAMAGED,  /* HDF5's signature, but it does not open */
+} OpenResult;
+
+/* Opens @path read-only into @t; otherwise *why says why (transfer full). */
+static OpenResult
+trace_open (WeftTraceFile *t, const char *path, char **why)
 {
-    if (H5Aexists (obj, name) <= 0)
-        return NULL;
-    hid_t attr = H5Aopen (obj, name, H5P_DEFAULT);
-    hid_t ftype = attr >= 0 ? H5Aget_type (attr) : H5I_INVALID_HID;
-    char *out = NULL;
-    if (ftype >= 0 && H5Tget_class (ftype) == H5T_STRING) {
-        hid_t mtype = H5Tcopy (H5T_C_S1);
-        if (H5Tis_variable_str (ftype) > 0) {
-            char *vl = NULL;
-            H5Tset_size (mtype, H5T_VARIABLE);
-            H5Tset_cset (mtype, H5Tget_cset (ftype));
-            if (H5Aread (attr, mtype, &vl) >= 0 && vl != NULL) {
-                out = g_strdup (vl);
-                H5free_memory (vl);
-            }
-        } else {
-            size_t size = H5Tget_size (ftype);
-            char *buf = g_malloc0 (size + 1);
-            H5Tset_size (mtype, size);
-            H5Tset_cset (mtype, H5Tget_cset (ftype));
-            if (H5Aread (attr, mtype, buf) >= 0)
-                out = g_strdup (buf); /* stops at the first NUL of NUL-padded text */
-            g_free (buf);
-        }
-        H5Tclose (mtype);
+    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
+    t->path = path;
+    t->file = H5I_INVALID_HID;
+    GStatBuf st;
+    if (g_stat (path, &st) != 0) {
+        *why = g_strdup ("no such file");
+        return OPEN_NOT_HDF5;
     }
-    if (ftype >= 0)
-        H5Tclose (ftype);
-    if (attr >= 0)
-        H5Aclose (attr);
-    H5Eclear2 (H5E_DEFAULT);
-    return out;
-}
-
-/* A numeric attribute converted to @mtype; FALSE if absent or unreadable. */
-static gboolean
-attr_number (hid_t obj, const char *name, hid_t mtype, void *out)
-{
-    if (H5Aexists (obj, name) <= 0)
-        return FALSE;
-    hid_t attr = H5Aopen (obj, name, H5P_DEFAULT);
-    gboolean ok = attr >= 0 && H5Aread (attr, mtype, out) >= 0;
-    if (attr >= 0)
-        H5Aclose (attr);
-    H5Eclear2 (H5E_DEFAULT);
-    return ok;
-}
-
-/* Rows in a one-dimensional data set, or -1. */
-static gint64
-count_rows (hid_t file, const char *path)
-{
-    if (H5Lexists (file, path, H5P_DEFAULT) <= 0) { /* also <0 when a parent group is missing */
+    /* HDF5 would block on a FIFO and read a device or /proc file forever */
+    if (!S_ISREG (st.st_mode)) {
+        *why = g_strdup ("not a regular file");
+        return OPEN_NOT_HDF5;
+    }
+    t->file_bytes = (guint64) st.st_size;
+    if (H5Fis_hdf5 (path) <= 0) {
         H5Eclear2 (H5E_DEFAULT);
-        return -1;
+        *why = g_strdup ("not an HDF5 file");
+        return OPEN_NOT_HDF5;
     }
-    gint64 n = -1;
-    hid_t dset = H5Dopen2 (file, path, H5P_DEFAULT);
-    hid_t space = dset >= 0 ? H5Dget_space (dset) : H5I_INVALID_HID;
-    hsize_t dims[1];
-    if (space >= 0 && H5Sget_simple_extent_ndims (space) == 1 &&
-        H5Sget_simple_extent_dims (space, dims, NULL) == 1)
-        n = (gint64) dims[0];
-    if (space >= 0)
-        H5Sclose (space);
-    if (dset >= 0)
-        H5Dclose (dset);
-    H5Eclear2 (H5E_DEFAULT);
-    return n;
+    t->file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (t->file < 0) {
+        /* HDF5's signature is there but the file does not open: cut short while written. */
+        char *reason = weft_trace_hdf5_reason ();
+        *why = g_strdup_printf ("truncated or damaged HDF5 file (%s)", reason);
+        g_free (reason);
+        return OPEN_DAMAGED;
+    }
+    return OPEN_OK;
 }
+
+static void
+trace_close (WeftTraceFile *t)
+{
+    if (t->file >= 0)
+        H5Fclose (t->file);
+    t->file = H5I_INVALID_HID;
+    H5Eclear2 (H5E_DEFAULT);
+}
+
+/* /meta schema_version: FALSE with *why if /meta or the attribute is missing or malformed,
+ * or the version is 0 or newer than this reader's. */
+static gboolean
+read_version (const WeftTraceFile *t, guint *version, char **why)
+{
+    char *link_why = NULL;
+    int found = weft_trace_reader_hard_path (t->file, "/meta", H5I_GROUP, &link_why);
+    if (found <= 0) {
+        *why = found == 0 ? g_strdup ("no /meta group") : link_why;
+        return FALSE;
+    }
+    hid_t meta = H5Gopen2 (t->file, "/meta", H5P_DEFAULT);
+    if (meta < 0) {
+        char *reason = weft_trace_hdf5_reason ();
+        *why = g_strdup_printf ("/meta is unreadable (%s)", reason);
+        g_free (reason);
+        return FALSE;
+    }
+    guint64 v = 0; /* wide enough that a huge stored value does not clip to a valid one */
+    WeftTraceAttr r =
+        weft_trace_reader_attr_number (meta, "schema_version", TRUE, H5T_NATIVE_UINT64, &v, why);
+    H5Gclose (meta);
+    H5Eclear2 (H5E_DEFAULT);
+    if (r == WEFT_TRACE_ATTR_ABSENT)
+        *why = g_strdup ("no /meta schema_version");
+    else if (r == WEFT_TRACE_ATTR_READ && (v == 0 || v > WEFT_TRACE_SCHEMA_VERSION))
+        *why = g_strdup_printf ("schema version %" G_GUINT64_FORMAT
+                                " is not one this reader knows (1 to %d)",
+                                v, WEFT_TRACE_SCHEMA_VERSION);
+    *version = (guint) v;
+    return *why == NULL;
+}
+
+/* ---- weft_trace_reader_open ------------------------------------------------------------- */
 
 void
 weft_trace_info_free (WeftTraceInfo *info)
@@ -106,32 +116,88 @@ weft_trace_info_free (WeftTraceInfo *info)
 }
 
 static WeftTraceInfo *
-not_a_trace (WeftTraceInfo *info, hid_t file, GError **error, const char *reason)
+not_a_trace (WeftTraceInfo *info, WeftTraceFile *t, GError **error, char *reason)
 {
     g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: not a weft trace: %s",
                  info->path, reason);
-    if (file >= 0)
-        H5Fclose (file);
+    g_free (reason);
+    trace_close (t);
     weft_trace_info_free (info);
     return NULL;
 }
 
-/* /meta's attributes into @info (those missing stay 0 or NULL); returns its complete flag. */
+/* Notes the first damage found: the reason a trace is damaged names its first problem. */
+static void
+damage (WeftTraceInfo *info, char *why)
+{
+    if (!info->damaged) {
+        info->damaged = TRUE;
+        info->reason = why;
+    } else
+        g_free (why);
+}
+
+/* /meta's attributes, every one the writer has always written: its kind and where it goes
+ * in WeftTraceInfo (-1: checked, not kept). */
+typedef enum { META_INTEGER, META_FLOAT, META_STRING } MetaKind;
+static const struct {
+    const char *name;
+    MetaKind kind;
+    gssize offset;
+} meta_attrs[] = {
+    { "weft_version", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, weft_version) },
+    { "git_revision", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, git_revision) },
+    { "experiment", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, experiment_text) },
+    { "experiment_path", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, experiment_path) },
+    { "seed", META_INTEGER, G_STRUCT_OFFSET (WeftTraceInfo, seed) },
+    { "glib_version", META_STRING, -1 },
+    { "hdf5_version", META_STRING, -1 },
+    { "gsl_version", META_STRING, -1 },
+    { "status", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, status_text) },
+    { "complete", META_INTEGER, -1 }, /* read apart: 8 bits */
+    { "sim_time_ps", META_INTEGER, G_STRUCT_OFFSET (WeftTraceInfo, sim_time_ps) },
+    { "wall_time_s", META_FLOAT, G_STRUCT_OFFSET (WeftTraceInfo, wall_time_s) },
+    { "events", META_INTEGER, G_STRUCT_OFFSET (WeftTraceInfo, events) },
+    { "message", META_STRING, G_STRUCT_OFFSET (WeftTraceInfo, message) },
+};
+
+/* /meta's attributes into @info; a missing or malformed one damages the trace (and leaves
+ * its field 0 or NULL).  Returns the complete flag. */
 static guint8
-read_meta (WeftTraceInfo *info, hid_t meta)
+read_meta (WeftTraceInfo *info, const WeftTraceFile *t)
 {
     guint8 complete = 0;
-    attr_number (meta, "complete", H5T_NATIVE_UINT8, &complete);
-    attr_number (meta, "seed", H5T_NATIVE_UINT64, &info->seed);
-    attr_number (meta, "sim_time_ps", H5T_NATIVE_UINT64, &info->sim_time_ps);
-    attr_number (meta, "wall_time_s", H5T_NATIVE_DOUBLE, &info->wall_time_s);
-    attr_number (meta, "events", H5T_NATIVE_UINT64, &info->events);
-    info->status_text = attr_string (meta, "status");
-    info->weft_version = attr_string (meta, "weft_version");
-    info->git_revision = attr_string (meta, "git_revision");
-    info->experiment_path = attr_string (meta, "experiment_path");
-    info->experiment_text = attr_string (meta, "experiment");
-    info->message = attr_string (meta, "message");
+    hid_t meta = H5Gopen2 (t->file, "/meta", H5P_DEFAULT);
+    for (guint i = 0; meta >= 0 && i < G_N_ELEMENTS (meta_attrs); i++) {
+        const char *name = meta_attrs[i].name;
+        gssize at = meta_attrs[i].offset;
+        char *why = NULL, *text = NULL;
+        guint64 u = 0;
+        double d = 0;
+        WeftTraceAttr r;
+        if (meta_attrs[i].kind == META_STRING) {
+            r = weft_trace_reader_attr_string (t, meta, name, &text, &why);
+            if (at >= 0)
+                G_STRUCT_MEMBER (char *, info, at) = text;
+            else
+                g_free (text);
+        } else if (meta_attrs[i].kind == META_FLOAT) {
+            r = weft_trace_reader_attr_number (meta, name, FALSE, H5T_NATIVE_DOUBLE, &d, &why);
+            G_STRUCT_MEMBER (double, info, at) = d;
+        } else if (strcmp (name, "complete") == 0)
+            r = weft_trace_reader_attr_number (meta, name, TRUE, H5T_NATIVE_UINT8, &complete, &why);
+        else {
+            r = weft_trace_reader_attr_number (meta, name, TRUE, H5T_NATIVE_UINT64, &u, &why);
+            G_STRUCT_MEMBER (guint64, info, at) = u;
+        }
+        if (r == WEFT_TRACE_ATTR_ABSENT)
+            why = g_strdup_printf ("/meta %s is missing (every trace has it)", name);
+        if (why != NULL)
+            damage (info, why);
+    }
+    if (meta >= 0)
+        H5Gclose (meta);
+    H5Eclear2 (H5E_DEFAULT);
     return complete;
 }
 
@@ -140,11 +206,15 @@ static void
 judge_status (WeftTraceInfo *info, guint8 complete)
 {
     gboolean known = weft_trace_status_from_name (info->status_text, &info->status);
+    if (info->damaged)
+        return; /* the reason names the damage */
     if (info->status_text == NULL)
         info->reason = g_strdup ("/meta has no status");
-    else if (!known)
-        info->reason = g_strdup_printf ("unknown status \"%s\"", info->status_text);
-    else if (info->status == WEFT_TRACE_STATUS_RUNNING)
+    else if (!known) {
+        char *shown = weft_trace_reader_printable (info->status_text);
+        info->reason = g_strdup_printf ("unknown status \"%s\"", shown);
+        g_free (shown);
+    } else if (info->status == WEFT_TRACE_STATUS_RUNNING)
         info->reason = g_strdup ("status is \"running\": the writer never closed it (killed, "
                                  "or still running)");
     else if (info->status == WEFT_TRACE_STATUS_INTERRUPTED)
@@ -160,156 +230,155 @@ judge_status (WeftTraceInfo *info, guint8 complete)
         info->complete = TRUE;
 }
 
+/* Where weft_trace_reader_open() counts @rec's rows, or NULL (not counted). */
+static gint64 *
+row_count (WeftTraceInfo *info, const WeftTraceRecord *rec)
+{
+    if (rec == &weft_trace_record_node)
+        return &info->n_nodes;
+    if (rec == &weft_trace_record_link)
+        return &info->n_links;
+    if (rec == &weft_trace_record_flow)
+        return &info->n_flows;
+    if (rec == &weft_trace_record_link_sample)
+        return &info->n_link_samples;
+    if (rec == &weft_trace_record_port)
+        return &info->n_ports;
+    if (rec == &weft_trace_record_collective)
+        return &info->n_collectives;
+    return NULL;
+}
+
+/* Packets /ports counts as sent; 0 if it does not read. */
+static guint64
+packets_sent (const WeftTraceFile *t, guint version)
+{
+    WeftTraceTable tab;
+    char *why = NULL;
+    gboolean missing;
+    guint64 sum = 0;
+    if (weft_trace_reader_table_open (t, &weft_trace_record_port, version, &tab, &why, &missing)) {
+        GArray *ports = weft_trace_reader_table_read (&tab, &weft_trace_record_port, &why);
+        for (guint i = 0; ports != NULL && i < ports->len; i++)
+            sum += g_array_index (ports, WeftTracePort, i).tx_packets;
+        if (ports != NULL)
+            g_array_free (ports, TRUE);
+        weft_trace_reader_table_close (&tab);
+    }
+    g_free (why);
+    return sum;
+}
+
+/* Every data set of the file's schema, checked (not read): a missing or malformed one
+ * damages the trace.  And one check across them: a complete trace writes a /flows row for
+ * every flow, so packets counted in /ports with no /flows rows means the rows were lost. */
+static void
+check_tables (WeftTraceInfo *info, const WeftTraceFile *t)
+{
+    for (guint i = 0; weft_trace_records[i] != NULL; i++) {
+        const WeftTraceRecord *rec = weft_trace_records[i];
+        WeftTraceTable tab;
+        char *why = NULL;
+        gboolean missing;
+        gint64 *count = row_count (info, rec);
+        if (rec->since > info->schema_version)
+            continue;
+        if (weft_trace_reader_table_open (t, rec, info->schema_version, &tab, &why, &missing)) {
+            if (count != NULL)
+                *count = (gint64) tab.rows;
+            weft_trace_reader_table_close (&tab);
+        } else {
+            damage (info, missing ? g_strdup_printf ("%s is missing (every trace of schema %u "
+                                                     "has it)",
+                                                     rec->dataset, info->schema_version)
+                                  : g_strdup_printf ("%s: %s", rec->dataset, why));
+            g_free (why);
+        }
+    }
+    if (!info->damaged && info->n_flows == 0 && weft_trace_status_complete (info->status)) {
+        guint64 sent = packets_sent (t, info->schema_version);
+        if (sent > 0)
+            damage (info,
+                    g_strdup_printf ("/flows has no rows, but /ports counts %" G_GUINT64_FORMAT
+                                     " packets sent: the flows' rows are missing",
+                                     sent));
+    }
+}
+
 WeftTraceInfo *
 weft_trace_reader_open (const char *path, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
     WeftTraceInfo *info = g_new0 (WeftTraceInfo, 1);
     info->path = g_strdup (path);
     info->status = WEFT_TRACE_STATUS_RUNNING;
     info->n_nodes = info->n_links = info->n_flows = info->n_link_samples = info->n_ports = -1;
     info->n_collectives = -1;
 
-    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return not_a_trace (info, H5I_INVALID_HID, error, "no such file");
-    if (H5Fis_hdf5 (path) <= 0) {
-        H5Eclear2 (H5E_DEFAULT);
-        return not_a_trace (info, H5I_INVALID_HID, error, "not an HDF5 file");
-    }
-    hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0) {
-        /* HDF5's signature is there but the file does not open: cut short while written. */
-        char *why = weft_trace_hdf5_reason ();
-        info->reason = g_strdup_printf ("truncated or damaged HDF5 file (%s)", why);
-        g_free (why);
+    WeftTraceFile t;
+    char *why = NULL;
+    switch (trace_open (&t, path, &why)) {
+    case OPEN_NOT_HDF5:
+        return not_a_trace (info, &t, error, why);
+    case OPEN_DAMAGED:
+        info->reason = why;
         return info;
+    case OPEN_OK:
+        break;
     }
-    if (H5Lexists (file, "/meta", H5P_DEFAULT) <= 0) {
-        H5Eclear2 (H5E_DEFAULT);
-        return not_a_trace (info, file, error, "no /meta group");
-    }
-    hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
-    if (meta < 0) {
-        char *why = weft_trace_hdf5_reason ();
-        info->reason = g_strdup_printf ("/meta is unreadable (%s)", why);
-        g_free (why);
-        H5Fclose (file);
-        return info;
-    }
-    if (!attr_number (meta, "schema_version", H5T_NATIVE_UINT, &info->schema_version)) {
-        H5Gclose (meta);
-        return not_a_trace (info, file, error, "no /meta schema_version");
-    }
-    if (info->schema_version > WEFT_TRACE_SCHEMA_VERSION) {
-        char *why = g_strdup_printf ("schema version %u is newer than this reader's (%d)",
-                                     info->schema_version, WEFT_TRACE_SCHEMA_VERSION);
-        H5Gclose (meta);
-        not_a_trace (info, file, error, why);
-        g_free (why);
-        return NULL;
-    }
+    if (!read_version (&t, &info->schema_version, &why))
+        return not_a_trace (info, &t, error, why);
 
     info->readable = TRUE;
-    guint8 complete = read_meta (info, meta);
-    H5Gclose (meta);
-
-    info->n_nodes = count_rows (file, "/topology/nodes");
-    info->n_links = count_rows (file, "/topology/links");
-    info->n_flows = count_rows (file, "/flows");
-    info->n_link_samples = count_rows (file, "/links");
-    info->n_ports = count_rows (file, "/ports");
-    info->n_collectives = count_rows (file, "/collectives");
-    H5Fclose (file);
-    H5Eclear2 (H5E_DEFAULT);
+    guint8 complete = read_meta (info, &t);
+    weft_trace_status_from_name (info->status_text, &info->status);
+    check_tables (info, &t);
+    trace_close (&t);
 
     judge_status (info, complete);
     g_debug ("%s: %s", path, info->complete ? "complete" : info->reason);
     return info;
 }
 
-static GArray *
-read_rows (const char *path, const WeftTraceRecord *rec, GError **error)
-{
-    g_return_val_if_fail (path != NULL, NULL);
-    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
-    GArray *rows = NULL;
-    hid_t mtype = H5I_INVALID_HID, dset = H5I_INVALID_HID, space = H5I_INVALID_HID;
-    gboolean is_hdf5 = H5Fis_hdf5 (path) > 0;
-    hid_t file = is_hdf5 ? H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
-    hsize_t dims[1] = { 0 };
-    gboolean ok = file >= 0 && (dset = H5Dopen2 (file, rec->dataset, H5P_DEFAULT)) >= 0 &&
-                  (space = H5Dget_space (dset)) >= 0 && H5Sget_simple_extent_ndims (space) == 1 &&
-                  H5Sget_simple_extent_dims (space, dims, NULL) == 1;
-    if (ok) {
-        mtype = weft_trace_type_record (rec);
-        /* zeroed (clear_ = TRUE): HDF5 leaves members absent from the file untouched */
-        rows = g_array_sized_new (FALSE, TRUE, rec->row_size, (guint) dims[0]);
-        g_array_set_size (rows, (guint) dims[0]);
-        ok = dims[0] == 0 || H5Dread (dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows->data) >= 0;
-    }
-    if (!ok) {
-        char *why = is_hdf5 ? weft_trace_hdf5_reason () : g_strdup ("not an HDF5 file");
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s", path,
-                     rec->dataset, why);
-        g_free (why);
-        if (rows != NULL)
-            g_array_free (rows, TRUE);
-        rows = NULL;
-    }
-    if (mtype >= 0)
-        H5Tclose (mtype);
-    if (space >= 0)
-        H5Sclose (space);
-    if (dset >= 0)
-        H5Dclose (dset);
-    if (file >= 0)
-        H5Fclose (file);
-    H5Eclear2 (H5E_DEFAULT);
-    return rows;
-}
-
-/* Whether @path is a trace older than schema @since, without the data set @name that schema
- * added: that reads as 0 rows. */
-static gboolean
-predates (const char *path, const char *name, guint since)
-{
-    H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
-    if (H5Fis_hdf5 (path) <= 0) {
-        H5Eclear2 (H5E_DEFAULT);
-        return FALSE;
-    }
-    hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0) {
-        H5Eclear2 (H5E_DEFAULT);
-        return FALSE;
-    }
-    guint version = 0;
-    gboolean old = FALSE;
-    if (H5Lexists (file, name, H5P_DEFAULT) <= 0 && H5Lexists (file, "/meta", H5P_DEFAULT) > 0) {
-        hid_t meta = H5Gopen2 (file, "/meta", H5P_DEFAULT);
-        old = meta >= 0 && attr_number (meta, "schema_version", H5T_NATIVE_UINT, &version) &&
-              version < since;
-        if (meta >= 0)
-            H5Gclose (meta);
-    }
-    H5Fclose (file);
-    H5Eclear2 (H5E_DEFAULT);
-    return old;
-}
+/* ---- the row readers -------------------------------------------------------------------- */
 
 /* Every row of @rec's data set; none from a file older than the schema that added it. */
 static GArray *
 read_record (const char *path, const WeftTraceRecord *rec, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
-    if (rec->since > 1 && predates (path, rec->dataset, rec->since))
-        return g_array_new (FALSE, TRUE, rec->row_size);
-    return read_rows (path, rec, error);
+    g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+    WeftTraceFile t;
+    WeftTraceTable tab;
+    char *why = NULL;
+    guint version = 0;
+    gboolean missing = FALSE;
+    GArray *rows = NULL;
+    OpenResult opened = trace_open (&t, path, &why);
+    if (opened == OPEN_OK) {
+        /* a file without a readable version is read as the current schema */
+        char *version_why = NULL;
+        if (!read_version (&t, &version, &version_why))
+            version = WEFT_TRACE_SCHEMA_VERSION;
+        g_free (version_why);
+        if (weft_trace_reader_table_open (&t, rec, version, &tab, &why, &missing)) {
+            rows = weft_trace_reader_table_read (&tab, rec, &why);
+            weft_trace_reader_table_close (&tab);
+        } else if (missing && version < rec->since) {
+            g_clear_pointer (&why, g_free);
+            rows = g_array_new (FALSE, TRUE, rec->row_size);
+        }
+    }
+    trace_close (&t);
+    if (rows == NULL) {
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s", path,
+                     rec->dataset, why);
+        g_free (why);
+    }
+    return rows;
 }
 
 /* The readers of analysis/trace_reader.h, one per record. */

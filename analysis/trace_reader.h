@@ -1,18 +1,41 @@
 /* analysis/trace_reader.h - reading weft trace files (doc/hdf5-schema.md).
  *
  * Knows the records of sim/trace_schema.h and nothing else of weft.  Opening a trace answers
- * three questions in order:
+ * four questions in order:
  *   - is it a weft trace at all?  A missing file, a non-HDF5 file, or an HDF5 file without
- *     /meta schema_version is not: weft_trace_reader_open() fails with WEFT_TRACE_ERROR_READ.
+ *     /meta schema_version (or with one that is not a single number from 1 to this reader's
+ *     version) is not: weft_trace_reader_open() fails with WEFT_TRACE_ERROR_READ.
  *   - can it be read?  An HDF5 file that does not open (truncated, or killed mid-write) gives
  *     an info with readable = FALSE, complete = FALSE and a one-line reason.
+ *   - is it whole?  Every data set its schema version has must be there and be what the
+ *     schema says (below), and every /meta attribute present must be one value of its kind;
+ *     otherwise damaged = TRUE, complete = FALSE and reason names the first problem.
  *   - is it complete?  Only when the writer closed it after the whole run: /meta complete = 1
- *     and status done, duration or hang (a hang trace is complete data about a hung run).
- *     An interrupted or failed run's trace is closed but incomplete, and so is one still
- *     "running"; then complete = FALSE and reason says why.
+ *     and status done, duration, hang or workload-failed (a hang trace is complete data about
+ *     a hung run).  An interrupted or failed run's trace is closed but incomplete, and so is
+ *     one still "running"; then complete = FALSE and reason says why.
  *
- * Row readers return every row of a data set; they are for analysis, not for huge traces
- * (a /links of 10^8 samples would want a chunked reader).
+ * Hostile files.  Nothing a file declares is used before it is checked, since libhdf5 trusts
+ * it: before HDF5 reads any rows, a data set must be reached through hard links only (no
+ * soft or external links), be a data set, hold compound rows whose members are the first
+ * members of its record in sim/trace_schema.h, by name, in order, each of the field's class,
+ * sign and size (integers and IEEE floats with every bit in use; fixed-length strings of the
+ * schema's length), inside the row and not overlapping; have a one-dimensional data space;
+ * be stored in the file itself (contiguous, chunked or compact; no external storage) with no
+ * filter but deflate, shuffle and Fletcher-32, and chunks of at most
+ * WEFT_TRACE_READER_MAX_CHUNK_BYTES; and declare no more rows than its stored bytes can hold
+ * (WEFT_TRACE_READER_DEFLATE_RATIO times them through deflate, once without) nor than its
+ * stored chunks cover.  An attribute is read only when it is one value (a scalar, or one
+ * element) of the expected class; a fixed-length string attribute only up to
+ * WEFT_TRACE_READER_MAX_ATTR_BYTES and the file's size.  Text from the file that goes into
+ * a reason (a status, a member name) is escaped and cut short, so a reason is one line.
+ *
+ * Memory.  Rows are read a slab of whole chunks (about 1 MiB) at a time into their array;
+ * besides that array, a read needs HDF5's buffers (one chunk of at most
+ * WEFT_TRACE_READER_MAX_CHUNK_BYTES, its 1 MiB chunk cache and conversion buffer).  The array
+ * holds what the file stores, so a file of N bytes costs at most about 1032 N in rows, never
+ * what its headers declare.  When the rows do not fit in what the process may allocate
+ * (RLIMIT_AS), the reader fails with WEFT_TRACE_ERROR_READ instead of aborting.
  *
  * Older schemas: a version-1 trace reads too.  Members a later schema added (schema 2: /links
  * stall_ps; /ports xmit_wait_ps, lossless_drops, symbol_errors, link_downed, rcv_errors,
@@ -31,11 +54,18 @@
 #include "sim/errors.h"
 #include "sim/trace_schema.h"
 
+/* The reader's bounds on what a file may declare (see above). */
+#define WEFT_TRACE_READER_MAX_ROW_BYTES 4096 /* a stored row (weft's widest: under 200) */
+#define WEFT_TRACE_READER_MAX_CHUNK_BYTES (16 * 1024 * 1024) /* a chunk, inflated */
+#define WEFT_TRACE_READER_MAX_ATTR_BYTES (16 * 1024 * 1024)  /* a fixed-length string */
+#define WEFT_TRACE_READER_DEFLATE_RATIO 1032 /* deflate's most: 258 bytes per 2-bit code */
+
 typedef struct {
     char *path;
     gboolean readable; /* the HDF5 file opened and /meta was read */
     gboolean complete; /* closed by the writer (see above) */
-    char *reason;      /* one line: why not readable or not complete; NULL when complete */
+    gboolean damaged;  /* a data set or /meta attribute missing or malformed (see above) */
+    char *reason;      /* one line: why not readable, whole or complete; NULL when complete */
     guint schema_version;
     WeftTraceStatus status; /* WEFT_TRACE_STATUS_RUNNING also for an unknown status text */
     char *status_text;      /* as stored ("running", "done", ...); NULL if unreadable */
@@ -44,15 +74,15 @@ typedef struct {
     double wall_time_s;
     guint64 events;
     char *weft_version, *git_revision, *experiment_path, *experiment_text, *message;
-    /* Rows per data set; -1 when the data set is absent or unreadable. */
+    /* Rows per data set; -1 when the data set is absent or damaged. */
     gint64 n_nodes, n_links, n_flows, n_link_samples, n_ports;
     gint64 n_collectives; /* schema 3; -1 in an older file, which has no /collectives */
 } WeftTraceInfo;
 
-/** Opens @path read-only, reads /meta and counts rows, then closes the file.  Returns NULL
- * with WEFT_TRACE_ERROR_READ ("PATH: not a weft trace: REASON") if @path is missing, is not
- * HDF5, or has no /meta schema_version, or a schema version newer than this reader.
- * (transfer full: free with weft_trace_info_free) */
+/** Opens @path read-only, reads /meta and checks every data set (counting rows), then closes
+ * the file.  Returns NULL with WEFT_TRACE_ERROR_READ ("PATH: not a weft trace: REASON") if
+ * @path is missing, not a regular file, not HDF5, or has no /meta schema_version, or one that
+ * is not a number this reader knows.  (transfer full: free with weft_trace_info_free) */
 WeftTraceInfo *weft_trace_reader_open (const char *path, GError **error);
 
 void weft_trace_info_free (WeftTraceInfo *info);
@@ -67,8 +97,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTraceInfo, weft_trace_info_free)
  * _dcqcn_samples (WeftTraceDcqcnSample), _buffer_samples (WeftTraceBufferSample).
  * A data set a later schema added (/collectives: schema 3; /paths, /pfc, /dcqcn, /buffers:
  * schema 4) reads as 0 rows from a file of an older schema; a file of that schema or newer
- * without it fails like any unreadable data set, with WEFT_TRACE_ERROR_READ
- * ("PATH: cannot read /flows: REASON").  (transfer full) */
+ * without it fails like any data set that is missing, fails the checks above or does not
+ * read, with WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON", one line).
+ * (transfer full) */
 #define WEFT_TRACE_DECLARE_READER(one, many, ...)                                                  \
     GArray *weft_trace_reader_##many (const char *path, GError **error);
 WEFT_TRACE_RECORDS (WEFT_TRACE_DECLARE_READER)

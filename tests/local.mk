@@ -150,3 +150,5 @@ tests_check_transport_SOURCES = tests/check_transport.c
 e2e_tests += tests/e2e/rc_timeout.sh
 e2e_tests += tests/e2e/full_disk.sh
 e2e_tests += tests/e2e/crash_drills.sh
+check_PROGRAMS += tests/check_trace_reader
+tests_check_trace_reader_SOURCES = tests/check_trace_reader.c
