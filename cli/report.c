@@ -25,6 +25,9 @@
 
 enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
 
+/* --nccl without /topology/nodes: the most ranks a table may list (a million GPUs) */
+#define MAX_RANKS_WITHOUT_NODES (1u << 20)
+
 typedef struct {
     gboolean have_flows, have_ports;
     guint64 flows_total, flows_finished, fct_flows;
@@ -35,15 +38,37 @@ typedef struct {
     char *problem;    /* a data set that failed to read: one line */
 } Summary;
 
-/* The workloads of the trace's experiment whose flows are asked about one by one
- * (analysis/headline.h), NULL-terminated; NULL without a readable experiment. */
-static char **
-flow_workloads (const WeftTraceInfo *info)
+/* The experiment text the trace carries, if weft report may parse it: a run stores it with
+ * its includes resolved, so it names none, and one in a trace is not followed - a damaged or
+ * hostile trace could name any file (/dev/zero never ends).  NULL, with *@problem set (if
+ * unset), for such a text; NULL without one. */
+static const char *
+trace_experiment (const WeftTraceInfo *info, char **problem)
 {
-    if (!info->experiment_text)
+    if (info->experiment_text == NULL)
         return NULL;
-    g_autoptr (WeftExperiment) exp =
-        weft_experiment_new_from_data (info->experiment_text, "trace", NULL);
+    GKeyFile *kf = g_key_file_new ();
+    gboolean include =
+        g_key_file_load_from_data (kf, info->experiment_text, (gsize) -1, G_KEY_FILE_NONE, NULL) &&
+        g_key_file_has_key (kf, "experiment", "include", NULL);
+    g_key_file_free (kf);
+    if (!include)
+        return info->experiment_text;
+    if (*problem == NULL)
+        *problem = g_strdup_printf ("%s: /meta experiment names an include, which a run "
+                                    "resolves: not followed",
+                                    info->path);
+    return NULL;
+}
+
+/* The workloads of @experiment whose flows are asked about one by one (analysis/headline.h),
+ * NULL-terminated; NULL without a readable experiment. */
+static char **
+flow_workloads (const char *experiment)
+{
+    if (!experiment)
+        return NULL;
+    g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (experiment, "trace", NULL);
     if (!exp)
         return NULL;
     g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
@@ -114,17 +139,16 @@ summarise (Summary *s, const WeftTraceInfo *info)
 {
     const char *path = info->path;
     GError *error = NULL;
+    const char *experiment = trace_experiment (info, &s->problem);
     GArray *flows = weft_trace_reader_flows (path, &error);
-    g_auto (GStrv) counted = flow_workloads (info);
+    g_auto (GStrv) counted = flow_workloads (experiment);
     GString *head = g_string_new (NULL);
     GArray *colls = optional (weft_trace_reader_collectives, path);
     if (colls) {
         /* the benchmark ones: every workload that is not a flow workload or training */
         g_autoptr (GPtrArray) bench = g_ptr_array_new_with_free_func (g_free);
         g_autoptr (WeftExperiment) exp =
-            info->experiment_text
-                ? weft_experiment_new_from_data (info->experiment_text, "trace", NULL)
-                : NULL;
+            experiment ? weft_experiment_new_from_data (experiment, "trace", NULL) : NULL;
         for (guint i = 0; exp && i < colls->len; i++) {
             const char *w = g_array_index (colls, WeftTraceCollective, i).workload;
             g_autofree char *group = g_strconcat ("workload.", w, NULL);
@@ -145,7 +169,8 @@ summarise (Summary *s, const WeftTraceInfo *info)
             weft_headline_flows (head, counted[i], (const WeftTraceFlow *) flows->data, flows->len,
                                  info->sim_time_ps);
     } else {
-        s->problem = g_strdup (error->message);
+        if (s->problem == NULL)
+            s->problem = g_strdup (error->message);
         g_clear_error (&error);
     }
     GArray *ports = weft_trace_reader_ports (path, &error);
@@ -163,7 +188,7 @@ summarise (Summary *s, const WeftTraceInfo *info)
     GArray *buffers = optional (weft_trace_reader_buffer_samples, path);
     WeftTraceTables t = { flows, ports, pfc, buffers };
     GString *lines = g_string_new (NULL);
-    if (info->experiment_text && !weft_network_report (info->experiment_text, &t, lines, &error)) {
+    if (experiment && !weft_network_report (experiment, &t, lines, &error)) {
         g_string_append_printf (lines, "  (the mechanisms' lines: %s)\n", error->message);
         g_clear_error (&error);
     }
@@ -217,8 +242,8 @@ print_json (const WeftTraceInfo *info, const Summary *s)
     json_string (o, info->experiment_path);
     g_string_append_printf (o, ", \"seed\": %" G_GUINT64_FORMAT ", \"status\": ", info->seed);
     json_string (o, info->status_text);
-    g_string_append_printf (o,
-                            ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
+    g_string_append_printf (o, ", \"complete\": %s, \"damaged\": %s, \"reason\": ",
+                            info->complete ? "true" : "false", info->damaged ? "true" : "false");
     json_string (o, info->reason);
     g_string_append (o, ", \"message\": ");
     json_string (o, info->message);
@@ -261,6 +286,8 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     }
     if (info->complete)
         printf ("status:      complete (%s)\n", info->status_text);
+    else if (info->damaged)
+        printf ("status:      DAMAGED: %s\n", info->reason);
     else if (info->readable && info->status_text != NULL &&
              info->status != WEFT_TRACE_STATUS_RUNNING)
         printf ("status:      incomplete (%s): %s\n", info->status_text, info->reason);
@@ -346,19 +373,29 @@ format_rate (guint64 bps)
     return g_strdup_printf ("%" G_GUINT64_FORMAT " b/s", bps);
 }
 
-/* The node's name from /topology/nodes (ids are row numbers there, but look, not index), or
- * "node<id>" if the node is missing.  (transfer full) */
-static char *
-node_name (GArray *nodes, guint32 id)
+/* Each node id's row in /topology/nodes (ids are row numbers there, but look, not index),
+ * the first row that has it: looked up once, so that a trace whose ids are not row numbers
+ * costs one pass, not one per port.  (transfer full; NULL without @nodes) */
+static GHashTable *
+node_rows (GArray *nodes)
 {
-    if (nodes != NULL) {
-        if (id < nodes->len && g_array_index (nodes, WeftTraceNode, id).id == id)
-            return g_strndup (g_array_index (nodes, WeftTraceNode, id).name, WEFT_TRACE_NAME_LEN);
-        for (guint i = 0; i < nodes->len; i++)
-            if (g_array_index (nodes, WeftTraceNode, i).id == id)
-                return g_strndup (g_array_index (nodes, WeftTraceNode, i).name,
-                                  WEFT_TRACE_NAME_LEN);
-    }
+    if (nodes == NULL)
+        return NULL;
+    GHashTable *rows = g_hash_table_new (NULL, NULL);
+    for (guint i = nodes->len; i-- > 0;)
+        g_hash_table_insert (rows, GUINT_TO_POINTER (g_array_index (nodes, WeftTraceNode, i).id),
+                             GUINT_TO_POINTER (i + 1));
+    return rows;
+}
+
+/* The node's name from /topology/nodes (@rows: node_rows()), or "node<id>" if the node is
+ * missing.  (transfer full) */
+static char *
+node_name (GArray *nodes, GHashTable *rows, guint32 id)
+{
+    guint row = rows ? GPOINTER_TO_UINT (g_hash_table_lookup (rows, GUINT_TO_POINTER (id))) : 0;
+    if (row > 0)
+        return g_strndup (g_array_index (nodes, WeftTraceNode, row - 1).name, WEFT_TRACE_NAME_LEN);
     return g_strdup_printf ("node%u", id);
 }
 
@@ -400,10 +437,13 @@ print_ports_text (const WeftTraceInfo *info, GArray *ports, GArray *nodes)
     gboolean v2 = info->schema_version >= 2;
     char **names = g_new0 (char *, ports->len + 1);
     int width = 6; /* "# node" */
+    GHashTable *rows = node_rows (nodes);
     for (guint i = 0; i < ports->len; i++) {
-        names[i] = node_name (nodes, g_array_index (ports, WeftTracePort, i).node);
+        names[i] = node_name (nodes, rows, g_array_index (ports, WeftTracePort, i).node);
         width = MAX (width, (int) strlen (names[i]));
     }
+    if (rows != NULL)
+        g_hash_table_destroy (rows);
     printf ("# %s: %u ports; " PORTS_UNITS "\n", info->path, ports->len);
     if (!v2)
         printf ("# schema version %u: port state, rate, link layer, PortXmitWait, "
@@ -441,8 +481,8 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
     json_string (o, info->path);
     g_string_append_printf (o, ", \"schema_version\": %u, \"status\": ", info->schema_version);
     json_string (o, info->status_text);
-    g_string_append_printf (o,
-                            ", \"complete\": %s, \"reason\": ", info->complete ? "true" : "false");
+    g_string_append_printf (o, ", \"complete\": %s, \"damaged\": %s, \"reason\": ",
+                            info->complete ? "true" : "false", info->damaged ? "true" : "false");
     json_string (o, info->reason);
     g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", \"PortRcvData\": "
                         "\"4-byte words\", \"PortXmitWait\": \"ps\", \"rate_bps\": \"bit/s\"}"
@@ -450,10 +490,11 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
     if (ports == NULL)
         g_string_append (o, "null");
     else {
+        GHashTable *rows = node_rows (nodes);
         g_string_append_c (o, '[');
         for (guint i = 0; i < ports->len; i++) {
             const WeftTracePort *p = &g_array_index (ports, WeftTracePort, i);
-            char *name = node_name (nodes, p->node);
+            char *name = node_name (nodes, rows, p->node);
             char *layer = g_strndup (p->link_layer, WEFT_TRACE_KIND_LEN);
             Counter c[N_COUNTERS];
             port_counters (p, v2, c);
@@ -487,6 +528,8 @@ print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const
             g_free (layer);
         }
         g_string_append_c (o, ']');
+        if (rows != NULL)
+            g_hash_table_destroy (rows);
     }
     g_string_append (o, ", \"problem\": ");
     json_string (o, problem);
@@ -516,10 +559,6 @@ report_ports (const WeftTraceInfo *info, gboolean json)
         print_ports_json (info, ports, nodes, problem);
     else if (ports != NULL)
         print_ports_text (info, ports, nodes);
-    if (!json && problem != NULL)
-        g_printerr ("weft report: %s\n", problem);
-    if (!json && ports != NULL && !info->complete)
-        g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
     if (ports != NULL)
         g_array_free (ports, TRUE);
     if (nodes != NULL)
@@ -544,20 +583,47 @@ report_nccl (const WeftTraceInfo *info)
         return problem;
     }
     GArray *nodes = weft_trace_reader_nodes (info->path, NULL);
+    /* A table lists each rank: a rank count beyond the nodes the trace has (each rank is a
+     * node of its own) is damage, and would cost a line and an allocation per rank. */
+    guint max_ranks = nodes ? nodes->len : MAX_RANKS_WITHOUT_NODES;
+    for (guint i = 0; i < rows->len; i++) {
+        guint n = g_array_index (rows, WeftTraceCollective, i).n_ranks;
+        if (n > max_ranks) {
+            char *problem = g_strdup_printf ("%s: cannot read /collectives: row %u has %u ranks, "
+                                             "more than the trace's %u nodes",
+                                             info->path, i, n, max_ranks);
+            if (nodes != NULL)
+                g_array_free (nodes, TRUE);
+            g_array_free (rows, TRUE);
+            return problem;
+        }
+    }
     GString *out = g_string_new (NULL);
     weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
                                      nodes ? (const WeftTraceNode *) nodes->data : NULL,
                                      nodes ? nodes->len : 0);
     fputs (out->str, stdout);
-    if (rows->len == 0)
+    if (rows->len == 0 && info->complete) /* else say_why() explains exit status 1 */
         g_printerr ("weft report: %s: no collectives in this trace\n", info->path);
-    if (!info->complete)
-        g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
     g_string_free (out, TRUE);
     if (nodes != NULL)
         g_array_free (nodes, TRUE);
     g_array_free (rows, TRUE);
     return NULL;
+}
+
+/* The one line on stderr that goes with exit status 1 (complete and no @problem: 0): why the
+ * trace is damaged, or does not open, or the data set that did not read, or why the trace
+ * is incomplete.  Every reason the reader gives is one line. */
+static void
+say_why (const WeftTraceInfo *info, const char *problem)
+{
+    if (info->damaged)
+        g_printerr ("weft report: %s: damaged trace: %s\n", info->path, info->reason);
+    else if (!info->readable || (problem == NULL && !info->complete))
+        g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
+    else if (problem != NULL)
+        g_printerr ("weft report: %s\n", problem);
 }
 
 /* `weft report --help`: what each mode prints, and the exit status. */
@@ -614,11 +680,19 @@ static const char report_description[] =
     "\"# weft workload NAME\".  A trace older than schema 3 has no /collectives and\n"
     "prints nothing.  --json does not apply.\n"
     "\n"
-    "Exit status:\n"
+    "A damaged trace (status DAMAGED) lacks a data set or /meta attribute that\n"
+    "every trace of its schema has, or holds one that is not what the schema says:\n"
+    "another type or layout, or more rows than the file stores.  The reader checks\n"
+    "all of this before reading (doc/hdf5-schema.md, \"Damaged and hostile files\"),\n"
+    "prints what still reads, and names the first problem.\n"
+    "\n"
+    "Exit status (with one line on stderr saying why, unless 0):\n"
     "  0  the trace is complete: closed by weft after the whole run (status done,\n"
-    "     duration, or hang: a hung run's trace is complete data about the hang)\n"
+    "     duration, hang or workload-failed: a hung run's trace is complete data\n"
+    "     about the hang)\n"
     "  1  the trace is incomplete: the run was interrupted or failed (the trace\n"
-    "     stops there), or the file still says \"running\", or is truncated or damaged\n"
+    "     stops there), or the file still says \"running\", or is truncated or\n"
+    "     damaged, or a data set it needs does not read\n"
     "  2  bad usage, or the file is missing, not HDF5 or not a weft trace\n";
 
 int
@@ -671,9 +745,9 @@ weft_cli_report (int argc, char **argv)
     }
     if (nccl) {
         char *problem = report_nccl (info);
-        if (problem != NULL)
-            g_printerr ("weft report: %s\n", problem);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+        if (status != REPORT_COMPLETE)
+            say_why (info, problem);
         g_free (problem);
         weft_trace_info_free (info);
         return status;
@@ -681,6 +755,8 @@ weft_cli_report (int argc, char **argv)
     if (ports) {
         char *problem = report_ports (info, json);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+        if (status != REPORT_COMPLETE)
+            say_why (info, problem);
         g_free (problem);
         weft_trace_info_free (info);
         return status;
@@ -693,6 +769,8 @@ weft_cli_report (int argc, char **argv)
     else
         print_text (info, &s);
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+    if (status != REPORT_COMPLETE)
+        say_why (info, s.problem);
     g_free (s.problem);
     g_free (s.mechanisms);
     g_free (s.headline);
