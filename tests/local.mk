@@ -152,3 +152,5 @@ e2e_tests += tests/e2e/full_disk.sh
 e2e_tests += tests/e2e/crash_drills.sh
 check_PROGRAMS += tests/check_trace_reader
 tests_check_trace_reader_SOURCES = tests/check_trace_reader.c
+# analysis/weft_trace.py's defences: its checks in a child process, one-line errors
+e2e_tests += tests/e2e/python_reader.sh
