@@ -88,6 +88,11 @@ WeftTraceInfo *weft_trace_reader_open (const char *path, GError **error);
 void weft_trace_info_free (WeftTraceInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTraceInfo, weft_trace_info_free)
 
+/** The schema version that added field @f to @rec: the one its doc opens with
+ * ("*(schema 2)* ...", as doc/hdf5-schema.md shows it), or the record's own.  A file of
+ * schema V has every field added by V or before. */
+guint weft_trace_reader_field_since (const WeftTraceRecord *rec, const WeftTraceField *f);
+
 /** Every row of a data set, as a GArray of its record's struct; members the file lacks (an
  * older schema) are 0.  One reader per record of sim/trace_schema.h,
  *     GArray *weft_trace_reader_<many> (const char *path, GError **error);

@@ -180,10 +180,8 @@ member_matches (hid_t t, const WeftTraceField *f, guint version)
     return FALSE;
 }
 
-/* The schema version that added @f to @rec: the one its doc opens with ("*(schema 2)* ..."),
- * as doc/hdf5-schema.md shows it, or the record's own. */
-static guint
-field_since (const WeftTraceRecord *rec, const WeftTraceField *f)
+guint
+weft_trace_reader_field_since (const WeftTraceRecord *rec, const WeftTraceField *f)
 {
     static const char mark[] = "*(schema ";
     guint64 v = 0;
@@ -197,7 +195,7 @@ static guint
 fields_in_version (const WeftTraceRecord *rec, guint version)
 {
     guint n = 0;
-    while (n < rec->n_fields && field_since (rec, &rec->fields[n]) <= version)
+    while (n < rec->n_fields && weft_trace_reader_field_since (rec, &rec->fields[n]) <= version)
         n++;
     return n;
 }

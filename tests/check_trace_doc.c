@@ -1,4 +1,5 @@
-/* tests/check_trace_doc.c - doc/hdf5-schema.md and the records of sim/trace_schema.h agree.
+/* tests/check_trace_doc.c - doc/hdf5-schema.md, analysis/weft_trace.py's record table and the
+ * records of sim/trace_schema.h agree.
  *
  * Invariants checked: the page has one generated table per record, and each is exactly what
  * the code gives: every field, in file order, with its type, unit and meaning (a field added,
@@ -6,7 +7,9 @@
  * `make schema-doc`); the generator rejects a marker that names no record, a record marked
  * twice and a record without a table, and leaves the prose alone; units follow the naming
  * rule of STYLE.md (_ps in ps, _bytes in B, _bps in bit/s); field names are unique within a
- * record and every doc is one non-empty line.
+ * record and every doc is one non-empty line.  The Python reader's record table is exactly
+ * what analysis/schema_py.c gives (data sets, fields, numpy types, the schema versions that
+ * added them), and its generator refuses a source without exactly one pair of markers.
  * Unchecked here: the prose around the tables, and the HDF5 types themselves (the files'
  * bytes are what tests/check_trace.c reads back and bench/same-bytes.sh compares).
  */
@@ -15,6 +18,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "analysis/schema_py.h"
 #include "sim/trace_doc.h"
 #include "tests/harness.h"
 
@@ -130,6 +134,57 @@ START_TEST (test_trace_doc_update_rejects_bad_markers)
 }
 END_TEST
 
+START_TEST (test_trace_doc_python_table_matches_code)
+{
+    char *path = harness_srcpath ("analysis/weft_trace.py"), *text = NULL;
+    GError *error = NULL;
+    ck_assert_msg (g_file_get_contents (path, &text, NULL, &error), "%s",
+                   error ? error->message : "?");
+    char *want = weft_schema_py_update (text, &error);
+    ck_assert_msg (want != NULL, "%s: %s", path, error ? error->message : "?");
+    char *where = strcmp (text, want) != 0 ? first_difference (text, want) : NULL;
+    ck_assert_msg (where == NULL, "%s and sim/trace_schema.h disagree (run `make schema-doc`), %s",
+                   path, where);
+    /* what the table says, spot-checked against the schema by hand */
+    ck_assert_ptr_nonnull (strstr (want, "    \"flows\": (1, [\n        (\"id\", \"<u4\", 1),\n"));
+    ck_assert_ptr_nonnull (strstr (want, "        (\"ecn_marked\", \"<u8\", 4),\n"));
+    ck_assert_ptr_nonnull (strstr (want, "        (\"stall_ps\", \"<u8\", 2),\n"));
+    ck_assert_ptr_nonnull (strstr (want, "    \"collectives\": (3, [\n"));
+    ck_assert_ptr_nonnull (strstr (want, "        (\"tier\", \"<i4\", 1),\n"));
+    ck_assert_ptr_nonnull (strstr (want, "        (\"name\", \"S64\", 1),\n"));
+    ck_assert_ptr_nonnull (strstr (want, "        (\"alpha\", \"<f8\", 4),\n"));
+    g_free (want);
+    g_free (text);
+    g_free (path);
+}
+END_TEST
+
+START_TEST (test_trace_doc_python_update_needs_markers)
+{
+    static const char *const bad[] = {
+        "x = 1\n",
+        WEFT_SCHEMA_PY_BEGIN "\nRECORDS = {}\n",
+        WEFT_SCHEMA_PY_END "\n" WEFT_SCHEMA_PY_BEGIN "\n",
+        WEFT_SCHEMA_PY_BEGIN "\n" WEFT_SCHEMA_PY_BEGIN "\n" WEFT_SCHEMA_PY_END "\n",
+        WEFT_SCHEMA_PY_BEGIN "\n" WEFT_SCHEMA_PY_END "\n" WEFT_SCHEMA_PY_END "\n",
+    };
+    for (guint k = 0; k < G_N_ELEMENTS (bad); k++) {
+        GError *error = NULL;
+        ck_assert_msg (weft_schema_py_update (bad[k], &error) == NULL, "case %u accepted", k);
+        ck_assert (g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ));
+        g_clear_error (&error);
+    }
+    GError *error = NULL;
+    char *fresh = weft_schema_py_update (
+        "a = 1\n" WEFT_SCHEMA_PY_BEGIN "\nstale\n" WEFT_SCHEMA_PY_END "\nb = 2\n", &error);
+    ck_assert_msg (fresh != NULL, "%s", error ? error->message : "?");
+    ck_assert (g_str_has_prefix (fresh, "a = 1\n" WEFT_SCHEMA_PY_BEGIN "\n# Each record"));
+    ck_assert (g_str_has_suffix (fresh, "}\n" WEFT_SCHEMA_PY_END "\nb = 2\n"));
+    ck_assert_ptr_null (strstr (fresh, "stale"));
+    g_free (fresh);
+}
+END_TEST
+
 /* STYLE.md B2: units in names.  A field whose name carries a unit documents that unit. */
 START_TEST (test_trace_schema_units_follow_names)
 {
@@ -169,6 +224,8 @@ test_suite (void)
     tcase_add_test (tc, test_trace_doc_update_replaces_tables_only);
     tcase_add_test (tc, test_trace_doc_update_rejects_bad_markers);
     tcase_add_test (tc, test_trace_schema_units_follow_names);
+    tcase_add_test (tc, test_trace_doc_python_table_matches_code);
+    tcase_add_test (tc, test_trace_doc_python_update_needs_markers);
     suite_add_tcase (s, tc);
     return s;
 }

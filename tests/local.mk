@@ -34,16 +34,16 @@ tests_check_trace_SOURCES = tests/check_trace.c
 noinst_PROGRAMS += tests/mktrace
 tests_mktrace_SOURCES = tests/mktrace.c
 tests_mktrace_LDADD = $(WEFT_LIBS)
-# doc/hdf5-schema.md's field tables come from the records in sim/trace_schema.h:
-# tests/check_trace_doc fails while they differ, and `make schema-doc` rewrites them (in the
-# source tree) with tests/schemadoc.
+# doc/hdf5-schema.md's field tables and analysis/weft_trace.py's record table come from the
+# records in sim/trace_schema.h: tests/check_trace_doc fails while they differ, and
+# `make schema-doc` rewrites them (in the source tree) with tests/schemadoc.
 check_PROGRAMS += tests/check_trace_doc
 tests_check_trace_doc_SOURCES = tests/check_trace_doc.c
 noinst_PROGRAMS += tests/schemadoc
 tests_schemadoc_SOURCES = tests/schemadoc.c
 tests_schemadoc_LDADD = $(WEFT_LIBS)
 schema-doc: tests/schemadoc$(EXEEXT)
-	tests/schemadoc$(EXEEXT) $(srcdir)/doc/hdf5-schema.md
+	tests/schemadoc$(EXEEXT) $(srcdir)/doc/hdf5-schema.md $(srcdir)/analysis/weft_trace.py
 .PHONY: schema-doc
 e2e_tests += tests/e2e/trace_python.sh tests/e2e/report_ports.sh tests/e2e/report_nccl.sh \
 	tests/e2e/nccl_layout.sh tests/e2e/server_presets.sh
