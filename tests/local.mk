@@ -154,3 +154,7 @@ check_PROGRAMS += tests/check_trace_reader
 tests_check_trace_reader_SOURCES = tests/check_trace_reader.c
 # analysis/weft_trace.py's defences: its checks in a child process, one-line errors
 e2e_tests += tests/e2e/python_reader.sh
+# Damaged and hostile traces: tests/mkdamaged.py derives them from mktrace's, and
+# tests/damaged_check.py runs both readers over them (tests/e2e/damaged_traces.sh).
+e2e_tests += tests/e2e/damaged_traces.sh
+EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
