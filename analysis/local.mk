@@ -1,5 +1,6 @@
 # analysis/: trace readers and reports (know the HDF5 schema only)
 libweft_a_SOURCES += analysis/trace_reader.c analysis/trace_reader.h analysis/trace_reader_check.c \
+	analysis/trace_reader_raw.c analysis/trace_reader_child.c \
 	analysis/trace_reader_private.h
 libweft_a_SOURCES += analysis/nccl_table.c analysis/nccl_table.h
 libweft_a_SOURCES += analysis/perftest_table.c analysis/perftest_table.h

@@ -65,14 +65,23 @@ trace_close (WeftTraceFile *t)
 }
 
 /* /meta schema_version: FALSE with *why if /meta or the attribute is missing or malformed,
- * or the version is 0 or newer than this reader's. */
+ * or the version is 0 or newer than this reader's - and with *damaged too if /meta is there
+ * but is no group, or its bytes fail the checks libhdf5 does not make
+ * (analysis/trace_reader_raw.c), which come first. */
 static gboolean
-read_version (const WeftTraceFile *t, guint *version, char **why)
+read_version (const WeftTraceFile *t, guint *version, char **why, gboolean *damaged)
 {
-    char *link_why = NULL;
-    int found = weft_trace_reader_hard_path (t->file, "/meta", H5I_GROUP, &link_why);
+    char *link_why = NULL, *raw_why = NULL;
+    int found = weft_trace_reader_hard_path (t, "/meta", H5I_GROUP, &link_why);
+    *damaged = found < 0; /* there, but not a group reached by a sound header and link */
     if (found <= 0) {
         *why = found == 0 ? g_strdup ("no /meta group") : link_why;
+        return FALSE;
+    }
+    if (!weft_trace_reader_raw_meta (t, &raw_why)) {
+        *why = g_strdup_printf ("/meta is damaged: %s", raw_why);
+        g_free (raw_why);
+        *damaged = TRUE;
         return FALSE;
     }
     hid_t meta = H5Gopen2 (t->file, "/meta", H5P_DEFAULT);
@@ -230,6 +239,17 @@ judge_status (WeftTraceInfo *info, guint8 complete)
         info->complete = TRUE;
 }
 
+/* "/flows: WHY", unless @why already begins with the data set's name (a link or a header on
+ * the way to it).  (transfer full) */
+static char *
+about (const WeftTraceRecord *rec, const char *why)
+{
+    gsize n = strlen (rec->dataset);
+    if (strncmp (why, rec->dataset, n) == 0 && (why[n] == ':' || why[n] == ' '))
+        return g_strdup (why);
+    return g_strdup_printf ("%s: %s", rec->dataset, why);
+}
+
 /* Where weft_trace_reader_open() counts @rec's rows, or NULL (not counted). */
 static gint64 *
 row_count (WeftTraceInfo *info, const WeftTraceRecord *rec)
@@ -291,7 +311,7 @@ check_tables (WeftTraceInfo *info, const WeftTraceFile *t)
             damage (info, missing ? g_strdup_printf ("%s is missing (every trace of schema %u "
                                                      "has it)",
                                                      rec->dataset, info->schema_version)
-                                  : g_strdup_printf ("%s: %s", rec->dataset, why));
+                                  : about (rec, why));
             g_free (why);
         }
     }
@@ -306,7 +326,7 @@ check_tables (WeftTraceInfo *info, const WeftTraceFile *t)
 }
 
 WeftTraceInfo *
-weft_trace_reader_open (const char *path, GError **error)
+weft_trace_reader_open_direct (const char *path, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -328,8 +348,15 @@ weft_trace_reader_open (const char *path, GError **error)
     case OPEN_OK:
         break;
     }
-    if (!read_version (&t, &info->schema_version, &why))
-        return not_a_trace (info, &t, error, why);
+    gboolean damaged_meta = FALSE;
+    if (!read_version (&t, &info->schema_version, &why, &damaged_meta)) {
+        if (!damaged_meta)
+            return not_a_trace (info, &t, error, why);
+        info->damaged = TRUE; /* /meta does not read: like a file that does not open */
+        info->reason = why;
+        trace_close (&t);
+        return info;
+    }
 
     info->readable = TRUE;
     guint8 complete = read_meta (info, &t);
@@ -344,9 +371,11 @@ weft_trace_reader_open (const char *path, GError **error)
 
 /* ---- the row readers -------------------------------------------------------------------- */
 
-/* Every row of @rec's data set; none from a file older than the schema that added it. */
-static GArray *
-read_record (const char *path, const WeftTraceRecord *rec, GError **error)
+/* weft_trace_reader_open() and the readers below run these in a child process
+ * (trace_reader_child.c). */
+
+GArray *
+weft_trace_reader_read_direct (const char *path, const WeftTraceRecord *rec, GError **error)
 {
     g_return_val_if_fail (path != NULL, NULL);
     g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -361,7 +390,8 @@ read_record (const char *path, const WeftTraceRecord *rec, GError **error)
     if (opened == OPEN_OK) {
         /* a file without a readable version is read as the current schema */
         char *version_why = NULL;
-        if (!read_version (&t, &version, &version_why))
+        gboolean damaged_meta;
+        if (!read_version (&t, &version, &version_why, &damaged_meta))
             version = WEFT_TRACE_SCHEMA_VERSION;
         g_free (version_why);
         if (weft_trace_reader_table_open (&t, rec, version, &tab, &why, &missing)) {
@@ -374,8 +404,10 @@ read_record (const char *path, const WeftTraceRecord *rec, GError **error)
     }
     trace_close (&t);
     if (rows == NULL) {
-        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s: %s", path,
-                     rec->dataset, why);
+        char *what = about (rec, why);
+        g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s", path,
+                     what);
+        g_free (what);
         g_free (why);
     }
     return rows;
@@ -385,7 +417,7 @@ read_record (const char *path, const WeftTraceRecord *rec, GError **error)
 #define DEFINE_READER(one, many, ...)                                                              \
     GArray *weft_trace_reader_##many (const char *path, GError **error)                            \
     {                                                                                              \
-        return read_record (path, &weft_trace_record_##one, error);                                \
+        return weft_trace_reader_read_record (path, &weft_trace_record_##one, error);              \
     }
 WEFT_TRACE_RECORDS (DEFINE_READER)
 #undef DEFINE_READER

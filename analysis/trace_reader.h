@@ -27,15 +27,25 @@
  * (WEFT_TRACE_READER_DEFLATE_RATIO times them through deflate, once without) nor than its
  * stored chunks cover.  An attribute is read only when it is one value (a scalar, or one
  * element) of the expected class; a fixed-length string attribute only up to
- * WEFT_TRACE_READER_MAX_ATTR_BYTES and the file's size.  Text from the file that goes into
- * a reason (a status, a member name) is escaped and cut short, so a reason is one line.
+ * WEFT_TRACE_READER_MAX_ATTR_BYTES and the file's size.  What libhdf5 1.10 decodes without
+ * checking is checked first in the file's own bytes: /meta's attribute messages and the
+ * global heap objects of its strings, each group's local heap, each data set's chunked
+ * layout (analysis/trace_reader_raw.c); a file in a format weft does not write (version-2
+ * object headers) is refused there.  Text from the file that goes into a reason (a status, a
+ * member name) is escaped and cut short, so a reason is one line.
+ *
+ * Processes.  Every function below does its reading in a child process (a fork) and gets
+ * the result through a pipe: if libhdf5 dies on damage nobody checks for, the caller gets a
+ * damaged info ("libhdf5 crashed reading it (signal 11, ...)") or WEFT_TRACE_ERROR_READ, not
+ * the signal.  A fork costs about a millisecond; the rows cross the pipe once.
  *
  * Memory.  Rows are read a slab of whole chunks (about 1 MiB) at a time into their array;
  * besides that array, a read needs HDF5's buffers (one chunk of at most
  * WEFT_TRACE_READER_MAX_CHUNK_BYTES, its 1 MiB chunk cache and conversion buffer).  The array
  * holds what the file stores, so a file of N bytes costs at most about 1032 N in rows, never
  * what its headers declare.  When the rows do not fit in what the process may allocate
- * (RLIMIT_AS), the reader fails with WEFT_TRACE_ERROR_READ instead of aborting.
+ * (RLIMIT_AS), the reader fails with WEFT_TRACE_ERROR_READ instead of aborting; the child
+ * holds the rows too while it sends them, under the same limit.
  *
  * Older schemas: a version-1 trace reads too.  Members a later schema added (schema 2: /links
  * stall_ps; /ports xmit_wait_ps, lossless_drops, symbol_errors, link_downed, rcv_errors,

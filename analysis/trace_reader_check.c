@@ -38,19 +38,29 @@ weft_trace_reader_printable (const char *s)
 
 /* Whether @name (absolute: "/topology/nodes") names an object through hard links only, each
  * folder on the way a group: 1 yes, 0 it is missing, -1 not (*why says what it is instead).
- * Soft links may loop and external links open other files, which no trace has. */
+ * Soft links may loop and external links open other files, which no trace has.  Each object's
+ * header is checked in the file's bytes (trace_reader_raw.c) before HDF5 opens it. */
 int
-weft_trace_reader_hard_path (hid_t file, const char *name, H5I_type_t want, char **why)
+weft_trace_reader_hard_path (const WeftTraceFile *t, const char *name, H5I_type_t want, char **why)
 {
+    hid_t file = t->file;
     char **parts = g_strsplit (name + 1, "/", -1);
     GString *at = g_string_new (NULL);
     int found = 1;
     for (guint i = 0; found == 1 && parts[i] != NULL; i++) {
         gboolean last = parts[i + 1] == NULL;
+        char *raw = NULL;
+        /* the group the link is looked up in: its header first */
+        char *parent = g_strdup (i == 0 ? "/" : at->str);
+        gboolean parent_ok = weft_trace_reader_raw_group (t, parent, &raw);
         g_string_append_printf (at, "/%s", parts[i]);
-        htri_t exists = H5Lexists (file, at->str, H5P_DEFAULT);
+        htri_t exists = parent_ok ? H5Lexists (file, at->str, H5P_DEFAULT) : -1;
         H5L_info_t link;
-        if (exists == 0)
+        if (!parent_ok) {
+            *why = g_strdup_printf ("%s: %s", parent, raw);
+            g_clear_pointer (&raw, g_free);
+            found = -1;
+        } else if (exists == 0)
             found = 0;
         else if (exists < 0 || H5Lget_info (file, at->str, &link, H5P_DEFAULT) < 0) {
             char *reason = weft_trace_hdf5_reason ();
@@ -62,6 +72,10 @@ weft_trace_reader_hard_path (hid_t file, const char *name, H5I_type_t want, char
                                     link.type == H5L_TYPE_SOFT       ? "soft"
                                     : link.type == H5L_TYPE_EXTERNAL ? "external"
                                                                      : "user-defined");
+            found = -1;
+        } else if (!weft_trace_reader_raw_dataset (t, at->str, &raw)) {
+            *why = g_strdup_printf ("%s: %s", at->str, raw);
+            g_free (raw);
             found = -1;
         } else {
             hid_t obj = H5Oopen (file, at->str, H5P_DEFAULT);
@@ -83,6 +97,7 @@ weft_trace_reader_hard_path (hid_t file, const char *name, H5I_type_t want, char
             if (obj >= 0)
                 H5Oclose (obj);
         }
+        g_free (parent);
     }
     g_string_free (at, TRUE);
     g_strfreev (parts);
@@ -345,7 +360,7 @@ weft_trace_reader_table_open (const WeftTraceFile *t, const WeftTraceRecord *rec
     tab->rows = 0;
     *missing = FALSE;
     char *link_why = NULL;
-    int found = weft_trace_reader_hard_path (t->file, rec->dataset, H5I_DATASET, &link_why);
+    int found = weft_trace_reader_hard_path (t, rec->dataset, H5I_DATASET, &link_why);
     if (found <= 0) {
         *missing = found == 0;
         *why = found == 0 ? g_strdup ("it is missing") : link_why;

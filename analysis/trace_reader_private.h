@@ -1,7 +1,9 @@
 /* analysis/trace_reader_private.h - shared by the two files of the trace reader
  * (trace_reader.c: opening and judging a trace, the row readers; trace_reader_check.c: the
- * checks of links, types, layouts, stored bytes and attributes, and the chunked read).  Not
- * for other modules: they use analysis/trace_reader.h.
+ * checks of links, types, layouts, stored bytes and attributes, and the chunked read;
+ * trace_reader_raw.c: the checks of /meta's bytes that the API cannot make;
+ * trace_reader_child.c: the public functions, which run the others in a child process).  Not
+ * for other modules: they use analysis/trace_reader.h (the fuzz target excepted).
  *
  * Every function here reports a problem as *why, one line (transfer full), and leaves HDF5's
  * error stack empty.
@@ -35,8 +37,10 @@ typedef enum { WEFT_TRACE_ATTR_ABSENT, WEFT_TRACE_ATTR_READ, WEFT_TRACE_ATTR_BAD
 char *weft_trace_reader_printable (const char *s);
 
 /* Whether @name ("/topology/nodes") is an object of type @want (H5I_GROUP, H5I_DATASET)
- * reached through hard links and groups only: 1 yes, 0 it is missing, -1 not (*why). */
-int weft_trace_reader_hard_path (hid_t file, const char *name, H5I_type_t want, char **why);
+ * reached through hard links and groups only, each header sound (trace_reader_raw.c) before
+ * HDF5 opens it: 1 yes, 0 it is missing, -1 not (*why). */
+int weft_trace_reader_hard_path (const WeftTraceFile *t, const char *name, H5I_type_t want,
+                                 char **why);
 
 /* Opens @rec's data set of a file of schema @version into @tab after every check; FALSE with
  * *why otherwise, and *missing when the data set is simply not there. */
@@ -58,5 +62,26 @@ WeftTraceAttr weft_trace_reader_attr_number (hid_t meta, const char *name, gbool
  * WEFT_TRACE_READER_MAX_ATTR_BYTES and the file's size), into *out (transfer full). */
 WeftTraceAttr weft_trace_reader_attr_string (const WeftTraceFile *t, hid_t meta, const char *name,
                                              char **out, char **why);
+
+/* Whether what libhdf5 decodes from /meta without checking is sound, checked in the file's
+ * bytes (analysis/trace_reader_raw.c): every attribute message of its object header, and the
+ * global heap object of each variable-length string.  FALSE with *why. */
+gboolean weft_trace_reader_raw_meta (const WeftTraceFile *t, char **why);
+
+/* The same for data set @name's object header, before H5Dopen decodes it: its layout; and for
+ * group @name's, before a link is looked up in it: its local heap. */
+gboolean weft_trace_reader_raw_dataset (const WeftTraceFile *t, const char *name, char **why);
+gboolean weft_trace_reader_raw_group (const WeftTraceFile *t, const char *name, char **why);
+
+/* weft_trace_reader_open() and the row readers, in the caller's own process: what the public
+ * functions run in a child (trace_reader_child.c), and what the fuzz target calls, to see the
+ * crashes a child would hide.  The same results and errors. */
+WeftTraceInfo *weft_trace_reader_open_direct (const char *path, GError **error);
+GArray *weft_trace_reader_read_direct (const char *path, const WeftTraceRecord *rec,
+                                       GError **error);
+
+/* weft_trace_reader_read_direct() in a child process: the public row readers. */
+GArray *weft_trace_reader_read_record (const char *path, const WeftTraceRecord *rec,
+                                       GError **error);
 
 #endif /* WEFT_ANALYSIS_TRACE_READER_PRIVATE_H */

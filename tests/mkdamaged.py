@@ -463,6 +463,11 @@ def huge(c):
         off, _ = message(data, f["flows"], 0x0008)
         struct.pack_into("<I", data, off + 3 + 8 + 4, 0xffffff00)
     c.add_patch("nudge", "flows-layout-element-size", None, elem_size)
+
+    def elem_size_zero(data, f):  # libhdf5 1.10 divides by it in H5Dopen
+        off, _ = message(data, f["flows"], 0x0008)
+        struct.pack_into("<I", data, off + 3 + 8 + 4, 0)
+    c.add_patch("huge", "flows-layout-element-size-0", None, elem_size_zero)
     # a fixed-length string attribute whose declared size dwarfs the file
     for what, size in [("2^31", 2 ** 31 - 1), ("2^24", 2 ** 24)]:
         def attr_size(data, f, s=size):
