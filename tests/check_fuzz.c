@@ -1,0 +1,82 @@
+/* tests/check_fuzz.c - every input in the fuzz corpora and crasher folders, replayed.
+ *
+ * Invariant checked: each file of fuzz/corpus/trace_reader and fuzz/crashers/trace_reader goes
+ * through the trace reader's fuzz target (fuzz/trace_reader_fuzz.c) twice - the work in this
+ * process, then through the public functions, which read in a child - without a crash, a
+ * sanitizer report (under check-sanitize) or a broken promise of the reader (the target
+ * aborts on one).  The files of fuzz/crashers/trace_reader-libhdf5 crash libhdf5 itself,
+ * beyond what the reader checks, and go through the public functions only: there they must
+ * come out as errors.  Each file is a test of its own, so a failure names it.  This build's
+ * compiler runs the target; libFuzzer is only needed to find new inputs (`make fuzz`).
+ * Unchecked here: inputs nobody has found yet.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "fuzz/trace_reader_fuzz.h"
+#include "tests/harness.h"
+
+/* The inputs, in name order within each folder, and how many of them (the first) also run
+ * in this process: set up by test_suite(). */
+static GPtrArray *inputs;
+static guint n_direct;
+
+static void
+add_folder (const char *relative)
+{
+    char *dir = harness_srcpath (relative);
+    GDir *d = g_dir_open (dir, 0, NULL);
+    GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        g_ptr_array_add (names, g_build_filename (dir, name, NULL));
+    g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+    for (guint i = 0; i < names->len; i++)
+        g_ptr_array_add (inputs, g_strdup (names->pdata[i]));
+    if (d != NULL)
+        g_dir_close (d);
+    g_ptr_array_free (names, TRUE);
+    g_free (dir);
+}
+
+START_TEST (test_fuzz_trace_reader_replays)
+{
+    const char *path = inputs->pdata[_i];
+    char *data = NULL;
+    gsize size = 0;
+    GError *error = NULL;
+    ck_assert_msg (g_file_get_contents (path, &data, &size, &error), "%s", error->message);
+    /* in this process, where the sanitizers of check-sanitize see everything, and as weft
+     * report reads, in a child */
+    if ((guint) _i < n_direct)
+        ck_assert_int_eq (weft_fuzz_trace_reader ((const guint8 *) data, size, TRUE, TRUE), 0);
+    ck_assert_int_eq (weft_fuzz_trace_reader ((const guint8 *) data, size, TRUE, FALSE), 0);
+    g_free (data);
+}
+END_TEST
+
+/* The corpus is there: a missing folder would make the replay pass vacuously. */
+START_TEST (test_fuzz_corpus_present)
+{
+    ck_assert_uint_ge (inputs->len, 5);
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("fuzz");
+    TCase *tc = tcase_create ("trace_reader");
+    inputs = g_ptr_array_new_with_free_func (g_free);
+    add_folder ("fuzz/corpus/trace_reader");
+    add_folder ("fuzz/crashers/trace_reader");
+    n_direct = inputs->len;
+    add_folder ("fuzz/crashers/trace_reader-libhdf5");
+    tcase_set_timeout (tc, 60);
+    tcase_add_test (tc, test_fuzz_corpus_present);
+    tcase_add_loop_test (tc, test_fuzz_trace_reader_replays, 0, (int) inputs->len);
+    suite_add_tcase (s, tc);
+    return s;
+}
