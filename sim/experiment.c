@@ -139,13 +139,15 @@ merge_file (WeftExperiment *exp, const char *shown, const char *includer, Chain 
     g_autofree char *text = NULL;
     g_autoptr (GError) why = NULL;
     if (!weft_input_read (shown, WEFT_INPUT_MAX_EXPERIMENT, &text, &len, &why)) {
+        /* an include's name may hold what its escapes made (\n, \r) */
+        g_autofree char *name = printable (shown);
         if (includer)
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE,
-                         "%s: cannot read experiment file (included from %s): %s", shown, includer,
+                         "%s: cannot read experiment file (included from %s): %s", name, includer,
                          why->message);
         else
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_FILE,
-                         "%s: cannot read experiment file: %s", shown, why->message);
+                         "%s: cannot read experiment file: %s", name, why->message);
         return FALSE;
     }
     g_autofree char *dir = g_path_get_dirname (shown);
@@ -155,6 +157,46 @@ merge_file (WeftExperiment *exp, const char *shown, const char *includer, Chain 
     g_ptr_array_set_size (chain->canon, chain->canon->len - 1);
     g_ptr_array_set_size (chain->shown, chain->shown->len - 1);
     return ok;
+}
+
+/* The first control byte (below 0x20 but tab, or DEL) in @text, or 0. */
+static guchar
+control_byte (const char *text)
+{
+    for (const char *p = text; p && *p; p++) {
+        guchar c = (guchar) *p;
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return c;
+    }
+    return 0;
+}
+
+/* Refuses a key name or a value (as written, before its escapes) holding a control byte:
+ * experiment files are text, and such a byte would reach file names and messages. */
+static gboolean
+check_controls (GKeyFile *kf, const char *origin, GError **error)
+{
+    g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+    for (guint g = 0; groups && groups[g]; g++) {
+        g_auto (GStrv) keys = g_key_file_get_keys (kf, groups[g], NULL, NULL);
+        for (guint k = 0; keys && keys[k]; k++) {
+            g_autofree char *raw = g_key_file_get_value (kf, groups[g], keys[k], NULL);
+            guchar c = control_byte (groups[g]);
+            c = c ? c : control_byte (keys[k]);
+            c = c ? c : control_byte (raw);
+            if (c == 0)
+                continue;
+            g_autofree char *group = printable (groups[g]);
+            g_autofree char *key = printable (keys[k]);
+            g_autofree char *value = printable (raw ? raw : "");
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: [%s] %s: '%s' holds control byte \\x%02x: experiment files are "
+                         "text",
+                         origin, group, key, value, c);
+            return FALSE;
+        }
+    }
+    return TRUE;
 }
 
 /* Parses one file's text, merges its includes (depth-first), then its own keys over them. */
@@ -172,6 +214,8 @@ merge_text (WeftExperiment *exp, const char *text, gsize len, const char *shown,
     /* The names array owns the display name; origins borrow it for the experiment's life. */
     char *origin = g_strdup (shown);
     g_ptr_array_add (exp->names, origin);
+    if (!check_controls (kf, origin, error))
+        return FALSE;
 
     g_auto (GStrv) includes = g_key_file_get_string_list (kf, "experiment", "include", NULL, NULL);
     for (guint i = 0; includes && includes[i]; i++) {
@@ -250,6 +294,13 @@ gboolean
 weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error)
 {
     g_return_val_if_fail (exp != NULL && assignment != NULL, FALSE);
+    guchar c = control_byte (assignment);
+    if (c != 0) {
+        g_autofree char *shown = printable (assignment);
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE,
+                     SET_ORIGIN " %s: control byte \\x%02x: overrides are text", shown, c);
+        return FALSE;
+    }
     const char *colon = strchr (assignment, ':');
     const char *eq = colon ? strchr (colon + 1, '=') : NULL;
     g_autofree char *group =

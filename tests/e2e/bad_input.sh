@@ -82,4 +82,12 @@ if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reache
 printf '[topo\033[2J\n' >"$TMP/k.ini"
 check '\\x1b\[2J' "$WEFT" validate "$TMP/k.ini"
 if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reached stderr"; fi
+# ... nor through an include's name or an override
+printf '[experiment]\ninclude = %s;x\001\033[2J.ini\n' "$base" >"$TMP/k.ini"
+check 'k.ini: \[experiment\] include: .*x\\x01\\x1b\[2J.ini.* holds control byte \\x01' \
+    "$WEFT" validate "$TMP/k.ini"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reached stderr"; fi
+check '^--set experiment:duration=1\\x1b\[2Jus: control byte \\x1b' \
+    "$WEFT" validate --set "experiment:duration=1$(printf '\033')[2Jus" "$base"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then fail "an ESC byte reached stderr"; fi
 echo "bad input: ok"
