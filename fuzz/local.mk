@@ -2,15 +2,22 @@
 # crashed one (fuzz/README.md).  `make check` replays both through tests/check_fuzz, built by
 # whatever compiler configure found; `make fuzz` builds each target with clang, libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer in fuzz-build/ and runs it for FUZZ_SECONDS.
-fuzz_targets = trace_reader
-EXTRA_PROGRAMS += fuzz/trace_reader_fuzz fuzz/mkseeds
+fuzz_targets = trace_reader experiment
+EXTRA_PROGRAMS += fuzz/trace_reader_fuzz fuzz/experiment_fuzz fuzz/mkseeds
 fuzz_trace_reader_fuzz_SOURCES = fuzz/trace_reader_fuzz.c fuzz/trace_reader_fuzz.h
 fuzz_trace_reader_fuzz_LDADD = $(WEFT_LIBS)
 fuzz_trace_reader_fuzz_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_experiment_fuzz_SOURCES = fuzz/experiment_fuzz.c fuzz/experiment_fuzz.h
+fuzz_experiment_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DWEFT_FUZZ_SRCDIR='"$(abs_top_srcdir)"'
+fuzz_experiment_fuzz_LDADD = $(WEFT_LIBS)
+fuzz_experiment_fuzz_LDFLAGS = $(FUZZ_LINKFLAGS)
 fuzz_mkseeds_SOURCES = fuzz/mkseeds.c
 fuzz_mkseeds_LDADD = $(WEFT_LIBS)
 check_PROGRAMS += tests/check_fuzz
-tests_check_fuzz_SOURCES = tests/check_fuzz.c fuzz/trace_reader_fuzz.c fuzz/trace_reader_fuzz.h
+tests_check_fuzz_SOURCES = tests/check_fuzz.c fuzz/trace_reader_fuzz.c fuzz/trace_reader_fuzz.h \
+	fuzz/experiment_fuzz.c fuzz/experiment_fuzz.h
+# both targets in one program: without libFuzzer's entry points, which would clash
+tests_check_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DWEFT_FUZZ_NO_ENTRY
 EXTRA_DIST += fuzz/README.md fuzz/mkseeds.sh fuzz/corpus fuzz/crashers
 
 # The fuzzing build, like check-sanitize's: a `make distdir` copy of the sources

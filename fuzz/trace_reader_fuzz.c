@@ -108,6 +108,7 @@ weft_fuzz_trace_reader (const guint8 *data, gsize size, gboolean every_reader, g
     return 0;
 }
 
+#ifndef WEFT_FUZZ_NO_ENTRY
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -116,3 +117,4 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         direct = g_getenv ("WEFT_FUZZ_PUBLIC") == NULL;
     return weft_fuzz_trace_reader (data, size, FALSE, direct);
 }
+#endif

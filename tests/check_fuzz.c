@@ -8,6 +8,9 @@
  * beyond what the reader checks, and go through the public functions only: there they must
  * come out as errors.  Each file is a test of its own, so a failure names it.  This build's
  * compiler runs the target; libFuzzer is only needed to find new inputs (`make fuzz`).
+ * Each file of fuzz/corpus/experiment and fuzz/crashers/experiment goes through the experiment
+ * front end's target (fuzz/experiment_fuzz.c) likewise: no crash, no GLib warning, and a
+ * refusal of one printable line.
  * Unchecked here: inputs nobody has found yet.
  */
 #include "config.h"
@@ -15,6 +18,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "fuzz/experiment_fuzz.h"
 #include "fuzz/trace_reader_fuzz.h"
 #include "tests/harness.h"
 
@@ -22,9 +26,10 @@
  * in this process: set up by test_suite(). */
 static GPtrArray *inputs;
 static guint n_direct;
+static GPtrArray *experiments;
 
 static void
-add_folder (const char *relative)
+add_folder (GPtrArray *to, const char *relative)
 {
     char *dir = harness_srcpath (relative);
     GDir *d = g_dir_open (dir, 0, NULL);
@@ -34,7 +39,7 @@ add_folder (const char *relative)
         g_ptr_array_add (names, g_build_filename (dir, name, NULL));
     g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
     for (guint i = 0; i < names->len; i++)
-        g_ptr_array_add (inputs, g_strdup (names->pdata[i]));
+        g_ptr_array_add (to, g_strdup (names->pdata[i]));
     if (d != NULL)
         g_dir_close (d);
     g_ptr_array_free (names, TRUE);
@@ -57,10 +62,23 @@ START_TEST (test_fuzz_trace_reader_replays)
 }
 END_TEST
 
+START_TEST (test_fuzz_experiment_replays)
+{
+    const char *path = experiments->pdata[_i];
+    char *data = NULL;
+    gsize size = 0;
+    GError *error = NULL;
+    ck_assert_msg (g_file_get_contents (path, &data, &size, &error), "%s", error->message);
+    ck_assert_int_eq (weft_fuzz_experiment ((const guint8 *) data, size), 0);
+    g_free (data);
+}
+END_TEST
+
 /* The corpus is there: a missing folder would make the replay pass vacuously. */
 START_TEST (test_fuzz_corpus_present)
 {
     ck_assert_uint_ge (inputs->len, 5);
+    ck_assert_uint_ge (experiments->len, 15);
 }
 END_TEST
 
@@ -70,13 +88,21 @@ test_suite (void)
     Suite *s = suite_create ("fuzz");
     TCase *tc = tcase_create ("trace_reader");
     inputs = g_ptr_array_new_with_free_func (g_free);
-    add_folder ("fuzz/corpus/trace_reader");
-    add_folder ("fuzz/crashers/trace_reader");
+    add_folder (inputs, "fuzz/corpus/trace_reader");
+    add_folder (inputs, "fuzz/crashers/trace_reader");
     n_direct = inputs->len;
-    add_folder ("fuzz/crashers/trace_reader-libhdf5");
+    add_folder (inputs, "fuzz/crashers/trace_reader-libhdf5");
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_fuzz_corpus_present);
     tcase_add_loop_test (tc, test_fuzz_trace_reader_replays, 0, (int) inputs->len);
     suite_add_tcase (s, tc);
+
+    TCase *te = tcase_create ("experiment");
+    experiments = g_ptr_array_new_with_free_func (g_free);
+    add_folder (experiments, "fuzz/corpus/experiment");
+    add_folder (experiments, "fuzz/crashers/experiment");
+    tcase_set_timeout (te, 60);
+    tcase_add_loop_test (te, test_fuzz_experiment_replays, 0, (int) experiments->len);
+    suite_add_tcase (s, te);
     return s;
 }
