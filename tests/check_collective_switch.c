@@ -98,9 +98,10 @@ START_TEST (test_collective_switch_nvls_scatter_gather_bound)
     const char *ops[] = { "reduce_scatter", "all_gather" };
     const double n = 8, rate = 450e9 * 0.8 * IB_SHARE;
     for (guint i = 0; i < G_N_ELEMENTS (ops); i++) {
-        g_autofree char *wl = g_strdup_printf ("[workload.c]\nkind = nccl-test\nop = %s\n"
-                                               "minbytes = 32MiB\nmaxbytes = 32MiB\nalgo = nvls\n" PIN,
-                                               ops[i]);
+        g_autofree char *wl =
+            g_strdup_printf ("[workload.c]\nkind = nccl-test\nop = %s\n"
+                             "minbytes = 32MiB\nmaxbytes = 32MiB\nalgo = nvls\n" PIN,
+                             ops[i]);
         g_autofree char *text = dgx (1, wl);
         WeftSession s;
         run (&s, text);
@@ -125,8 +126,9 @@ START_TEST (test_collective_switch_sharp_hosts_bound)
     const char *topo[] = { "generator = single_switch\nhosts = 4\n",
                            "generator = leafspine\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n" };
     for (guint i = 0; i < G_N_ELEMENTS (topo); i++) {
-        g_autofree char *text = g_strdup_printf (
-            "[topology]\n%slink_rate = 100Gbps\n[fabric]\nkind = infiniband\n%s", topo[i], sharp_wl);
+        g_autofree char *text =
+            g_strdup_printf ("[topology]\n%slink_rate = 100Gbps\n[fabric]\nkind = infiniband\n%s",
+                             topo[i], sharp_wl);
         WeftSession s;
         run (&s, text);
         WeftTraceCollective row = last_row (&s);
@@ -136,8 +138,8 @@ START_TEST (test_collective_switch_sharp_hosts_bound)
         /* nothing crosses the fabric but the hosts' contributions and the sums */
         guint32 sw_flows = 0;
         for (guint f = 0; f < s.net->tp.n_flows; f++)
-            sw_flows += weft_graph_node (s.graph, s.net->tp.flows[f].spec.dst)->kind ==
-                        WEFT_NODE_SWITCH;
+            sw_flows +=
+                weft_graph_node (s.graph, s.net->tp.flows[f].spec.dst)->kind == WEFT_NODE_SWITCH;
         ck_assert_uint_gt (sw_flows, 0);
         weft_session_clear (&s);
     }
@@ -192,7 +194,8 @@ START_TEST (test_collective_switch_refusals)
 {
     const char *ar = "[workload.c]\nkind = nccl-test\nop = all_reduce\nminbytes = 1MiB\n"
                      "maxbytes = 1MiB\n";
-    g_autofree char *a100 = g_strconcat ("[server]\npreset = dgx-a100\n", ar, "algo = nvls\n", NULL);
+    g_autofree char *a100 =
+        g_strconcat ("[server]\npreset = dgx-a100\n", ar, "algo = nvls\n", NULL);
     g_autofree char *off = g_strconcat ("[server]\nnvls = false\n", ar, "algo = nvls\n", NULL);
     g_autofree char *ll = g_strconcat (ar, "algo = nvls\nproto = ll\n", NULL);
     g_autofree char *two = g_strconcat (ar, "algo = nvls\n", NULL);
