@@ -40,6 +40,10 @@ const WeftParamSpec weft_infiniband_params[] = {
     WEFT_PARAM_STRING ("sl2vl_file", WeftIbConfig, sl2vl_file, "",
                        "per-port SL-to-VL tables: lines 'NODE PORT VL0;VL1;...' (PORT from 1, "
                        "or * for every port), overriding sl2vl; relative to the experiment file"),
+    WEFT_PARAM_BOOL ("sharp", WeftIbConfig, sharp, "false",
+                     "SHARP (Scalable Hierarchical Aggregation and Reduction Protocol): the "
+                     "fabric switches reduce collectives' data in the network, NCCL's "
+                     "CollNetDirect (algo = collnetdirect; doc/collectives.md)"),
     WEFT_PARAM_END,
 };
 

@@ -58,6 +58,8 @@ typedef struct {
     char **arb_high_text, **arb_low_text;
     guint64 high_limit; /* 4 KiB units of high-priority data before a low-priority packet; 255:
                            unlimited */
+    gboolean sharp;     /* SHARP: the fabric switches aggregate (topologies make them endpoints,
+                           weft_topology_route; workloads/collective.h, CollNetDirect) */
     /* Resolved */
     guint8 sl2vl[WEFT_IB_SLS];
     WeftIbArbEntry high[WEFT_IB_ARB_ENTRIES], low[WEFT_IB_ARB_ENTRIES];

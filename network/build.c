@@ -107,8 +107,9 @@ check_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
     return TRUE;
 }
 
-/* The transport agent of a flow's endpoint: a host's or GPU's own, or a NIC's, which forwards
- * too (its switch model gets one the first time a flow starts or ends there); NULL for
+/* The transport agent of a flow's endpoint: a host's or GPU's own, or that of a forwarding
+ * endpoint - a NIC, host memory (staging), a switch that reduces (NVLink SHARP, InfiniBand
+ * SHARP) - whose switch model gets one the first time a flow starts or ends there; NULL for
  * nodes that cannot terminate flows. */
 static WeftNicAgent *
 endpoint_agent (WeftNetwork *net, guint32 node)
@@ -116,8 +117,7 @@ endpoint_agent (WeftNetwork *net, guint32 node)
     WeftModel *m = net->node_model[node];
     if (m && m->klass == &weft_nic_class)
         return &((WeftNic *) m)->agent;
-    WeftNodeKind k = weft_graph_node (net->graph, node)->kind;
-    if (m && (k == WEFT_NODE_NIC || k == WEFT_NODE_CPU)) /* CPU: host memory, for staging */
+    if (m && weft_graph_node (net->graph, node)->endpoint != WEFT_GRAPH_NONE)
         return weft_switch_agent ((WeftSwitch *) m, &net->tp);
     return NULL;
 }

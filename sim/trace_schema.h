@@ -302,7 +302,8 @@ typedef struct {
        "`algbw_gbs` × the op's bus factor: all-reduce 2(n-1)/n; all-gather, reduce-scatter "      \
        "and all-to-all (n-1)/n; broadcast, reduce and sendrecv 1 (nccl-tests' definitions)")       \
     X (SHORT, algo, "",                                                                            \
-       "*(schema 5)* NCCL algorithm it ran with, as NCCL names it: `Ring`, `Tree`; `P2P` for "     \
+       "*(schema 5)* NCCL algorithm it ran with, as NCCL names it: `Ring`, `Tree`, `NVLS`, "       \
+       "`CollNetDirect`; `P2P` for "                                                               \
        "alltoall and sendrecv (point-to-point sends); empty before schema 5")                      \
     X (SHORT, proto, "",                                                                           \
        "*(schema 5)* NCCL protocol it ran with: `LL`, `LL128`, `Simple` "                          \

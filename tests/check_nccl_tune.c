@@ -109,6 +109,45 @@ START_TEST (test_nccl_tune_table_by_hand)
 }
 END_TEST
 
+START_TEST (test_nccl_tune_in_switch_by_hand)
+{
+    /* One node of 8 H100 (totalBw 360): NVLS has 8 channels at the fastest intra-node speed
+     * that fits 9 times into 360, 40 GB/s; bandwidth 8 x 40 x 5/6, latency 23 us, Simple only,
+     * for all_reduce, reduce_scatter and all_gather.  CollNetDirect on the seed cluster (ring
+     * graph 8 x 45, ppn 8): 8 x 45 / 1 x 0.85 x 0.5, latency 2 x (3.7 + 7 x 0.4) + 31. */
+    WeftNcclComm one = seed_comm (1);
+    one.nvls_channels = 8;
+    one.nvls_bw_gbs = 40;
+    one.nvls = TRUE;
+    WeftNcclTune t;
+    tune (&t, &one);
+    const guint S = WEFT_NCCL_SIMPLE, N = WEFT_COLL_NVLS, C = WEFT_COLL_COLLNET_DIRECT;
+    for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
+        gboolean runs = op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_REDUCE_SCATTER ||
+                        op == WEFT_COLL_ALL_GATHER;
+        ck_assert_double_eq_tol (t.bw_gbs[op][N][S], runs ? 8 * 40 * 5.0 / 6 : 0, EPS);
+        ck_assert_double_eq (t.bw_gbs[op][N][WEFT_NCCL_LL], 0);
+        ck_assert_double_eq (t.bw_gbs[op][C][S], 0); /* no SHARP */
+    }
+    ck_assert_double_eq_tol (t.lat_us[WEFT_COLL_ALL_REDUCE][N][S], 23, EPS);
+    WeftCollAlgo a;
+    WeftNcclProto p;
+    ck_assert (weft_nccl_tune_pick (&t, WEFT_COLL_ALL_REDUCE, 64 << 20, &a, &p));
+    ck_assert_int_eq (a, N);
+    ck_assert_int_eq (p, S);
+    /* Across nodes NCCL 2.20 runs NVLS only with CollNet: not offered. */
+    WeftNcclComm four = seed_comm (4);
+    four.nvls = four.collnet = TRUE;
+    four.nvls_channels = 8;
+    four.nvls_bw_gbs = 40;
+    tune (&t, &four);
+    ck_assert_double_eq (t.bw_gbs[WEFT_COLL_ALL_REDUCE][N][S], 0);
+    ck_assert_double_eq_tol (t.bw_gbs[WEFT_COLL_ALL_REDUCE][C][S], 8 * 45 * 0.85 * 0.5, EPS);
+    ck_assert_double_eq_tol (t.lat_us[WEFT_COLL_ALL_REDUCE][C][S], 2 * (3.7 + 7 * 0.4) + 31, EPS);
+    ck_assert_double_eq (t.bw_gbs[WEFT_COLL_ALL_GATHER][C][S], 0);
+}
+END_TEST
+
 START_TEST (test_nccl_tune_latency_matches_published_log)
 {
     /* NVIDIA/nccl issue #1453: 3 nodes x 8 H100, NCCL_DEBUG_SUBSYS=TUNING prints
@@ -163,7 +202,8 @@ START_TEST (test_nccl_tune_lists)
         ck_assert_uint_eq (en.proto[WEFT_NCCL_LL128], 2); /* unchanged */
         g_error_free (e);
     }
-    const char *bad_algos[] = { "nvls", "ring,collnetchain", "^ring,tree", "rings" };
+    const char *bad_algos[] = { "nvlstree", "ring,collnetchain", "^ring,tree,nvls,collnetdirect",
+                                "rings" };
     for (guint i = 0; i < G_N_ELEMENTS (bad_algos); i++) {
         GError *e = NULL;
         ck_assert (!weft_nccl_parse_algos (bad_algos[i], &en, &e));
@@ -275,6 +315,9 @@ START_TEST (test_nccl_tune_comm_from_dgx)
     ck_assert_uint_eq (c.n_nodes, 1);
     ck_assert_uint_eq (c.ring_channels, 12);
     ck_assert_double_eq_tol (c.ring_bw_gbs, 30, EPS);
+    /* NVLS: a head per GPU, 9 x 40 <= 360 < 9 x 50 */
+    ck_assert_uint_eq (c.nvls_channels, 8);
+    ck_assert_double_eq_tol (c.nvls_bw_gbs, 40, EPS);
     /* Plain hosts on one switch, 100 Gb/s = 12.5 GB/s each: every host a node, one channel
      * at 12 GB/s; no NVLink. */
     comm_of ("[topology]\ngenerator = single_switch\nhosts = 4\nlink_rate = 100Gbps\n", 16, &c);
@@ -421,6 +464,7 @@ test_suite (void)
     tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_nccl_tune_table_by_hand);
+    tcase_add_test (tc, test_nccl_tune_in_switch_by_hand);
     tcase_add_test (tc, test_nccl_tune_latency_matches_published_log);
     tcase_add_test (tc, test_nccl_tune_lists);
     tcase_add_test (tc, test_nccl_tune_ll128_default);

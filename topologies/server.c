@@ -33,6 +33,10 @@ static const WeftParamSpec server_params[] = {
     WEFT_PARAM_RATE ("nic_rate", WeftServerParams, nic_rate_bps, "400Gbps", "1Gbps", "10Tbps",
                      "NIC port rate, the NIC-leaf link (presets: ConnectX-7 400 Gb/s on H100 and "
                      "B200, ConnectX-6 HDR 200 Gb/s on A100)"),
+    WEFT_PARAM_BOOL ("nvls", WeftServerParams, nvls, "true",
+                     "the NVSwitch reduces and multicasts (NVLink SHARP, third-generation "
+                     "NVSwitch and later: NCCL's NVLS algorithm; presets: H100 and B200 true, "
+                     "A100 false); false: a plain crossbar"),
     WEFT_PARAM_BOOL (
         "gpudirect", WeftServerParams, gpudirect, "true",
         "GPUDirect RDMA: NICs read GPU memory directly (false: staged in host memory)"),
@@ -70,13 +74,14 @@ weft_server_params (void)
 #define GBYTES(n) (GBPS (n) * 8)
 static const struct {
     guint64 gpus, nics, nvlink_rate_bps, pcie_rate_bps, nic_rate_bps;
+    gboolean nvls;
     const char *nic_names;
 } presets[] = {
-    [WEFT_SERVER_DGX_H100] = { 8, 8, GBYTES (450), GBYTES (50), GBPS (400),
+    [WEFT_SERVER_DGX_H100] = { 8, 8, GBYTES (450), GBYTES (50), GBPS (400), TRUE,
                                "mlx5_0;mlx5_3;mlx5_4;mlx5_5;mlx5_6;mlx5_9;mlx5_10;mlx5_11" },
-    [WEFT_SERVER_DGX_B200] = { 8, 8, GBYTES (900), GBYTES (50), GBPS (400),
+    [WEFT_SERVER_DGX_B200] = { 8, 8, GBYTES (900), GBYTES (50), GBPS (400), TRUE,
                                "mlx5_4;mlx5_7;mlx5_8;mlx5_9;mlx5_10;mlx5_13;mlx5_14;mlx5_15" },
-    [WEFT_SERVER_DGX_A100] = { 8, 8, GBYTES (300), GBYTES (25), GBPS (200),
+    [WEFT_SERVER_DGX_A100] = { 8, 8, GBYTES (300), GBYTES (25), GBPS (200), FALSE,
                                "mlx5_0;mlx5_1;mlx5_2;mlx5_3;mlx5_6;mlx5_7;mlx5_8;mlx5_9" },
 };
 
@@ -90,6 +95,7 @@ weft_server_preset_set (WeftServerParams *p, WeftServerPreset preset)
     p->nvlink_rate_bps = presets[preset].nvlink_rate_bps;
     p->pcie_rate_bps = presets[preset].pcie_rate_bps;
     p->nic_rate_bps = presets[preset].nic_rate_bps;
+    p->nvls = presets[preset].nvls;
     g_strfreev (p->nic_names);
     p->nic_names = g_strsplit (presets[preset].nic_names, ";", -1);
 }
@@ -114,6 +120,7 @@ weft_server_read (WeftServerParams *p, const WeftExperiment *exp, GError **error
     FROM_PRESET ("nvlink_rate", nvlink_rate_bps);
     FROM_PRESET ("pcie_rate", pcie_rate_bps);
     FROM_PRESET ("nic_rate", nic_rate_bps);
+    FROM_PRESET ("nvls", nvls);
 #undef FROM_PRESET
     if (!g_key_file_has_key (kf, "server", "nic_names", NULL)) {
         g_strfreev (p->nic_names);
@@ -210,6 +217,11 @@ weft_server_add (WeftGraph *g, const WeftServerParams *p, guint index, guint32 *
                                 WEFT_LINK_NVLINK);
         weft_graph_set_staging (g, gpu, p->gpudirect ? WEFT_GRAPH_NONE : cpu);
     }
+    /* NVLink SHARP: a collective's flows start and end at the NVSwitch, which reduces what the
+     * GPUs send it and multicasts what they store (workloads/collective.h, NVLS).  Marked
+     * last, so the server's other endpoints keep their indices. */
+    for (guint k = 0; p->nvls && k < p->nvswitches && k < 64; k++)
+        weft_graph_make_endpoint (g, nvs[k]);
     weft_graph_set_gpudirect (g, p->gpudirect);
     g_free (pcie);
 }

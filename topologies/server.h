@@ -13,7 +13,9 @@
  * Names (server i, numbered from 1 with the prefix "dgx-"):  PREFIXi/gpuG, PREFIXi/nvswitchK,
  * PREFIXi/pcieN, PREFIXi/NICNAME (nic_names[n], the names a user sees on a real DGX H100:
  * mlx5_0, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_9, mlx5_10, mlx5_11), PREFIXi/cpu.
- * Endpoints: GPUs, the CPU, and the NICs (so a NIC's DMA to host memory has a route).  The CPU
+ * Endpoints: GPUs, the CPU, and the NICs (so a NIC's DMA to host memory has a route); with
+ * nvls (NVLink SHARP, on by the H100 and B200 presets) the NVSwitches too, so that collectives
+ * can send to the switch that reduces and receive what it multicasts.  The CPU
  * forwards (the root complex carries PCIe peer-to-peer between root ports, so GPU g reaches
  * NIC n != g through it); GPUs do not (GPU-to-GPU traffic crosses the NVSwitch, 2 hops, which
  * is shorter than PCIe through the CPU, 4 hops).
@@ -52,6 +54,7 @@ typedef struct {
     weft_time_t pcie_latency_ps;
     guint64 nic_rate_bps;
     gboolean gpudirect;
+    gboolean nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP): it is an endpoint */
     char *name_prefix;
     char **nic_names;
 } WeftServerParams;

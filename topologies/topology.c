@@ -367,12 +367,30 @@ weft_topology_generate (const WeftExperiment *exp, GError **error)
     return g;
 }
 
+/* InfiniBand SHARP ([infiniband] sharp, read and checked by models/infiniband.c): collectives
+ * send to the fabric switches, which reduce and send the result back, so the switches must be
+ * endpoints before the routes are computed.  Only then, so that every other fabric's route
+ * tables stay as they are. */
+static void
+mark_sharp (WeftGraph *g, const WeftExperiment *exp)
+{
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    if (!g_key_file_get_boolean (kf, "infiniband", "sharp", NULL))
+        return;
+    for (guint32 id = 0; id < weft_graph_n_nodes (g); id++) {
+        const WeftNode *n = weft_graph_node (g, id);
+        if (n->kind == WEFT_NODE_SWITCH && n->server < 0)
+            weft_graph_make_endpoint (g, id);
+    }
+}
+
 gboolean
 weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error)
 {
     Reading rd;
     gboolean ok = read_topology (exp, &rd, error);
     if (ok) {
+        mark_sharp (g, exp);
         weft_graph_routes_compute (g);
         if (rd.common.routing_engine == ENGINE_MINHOP)
             weft_minhop_route (g);

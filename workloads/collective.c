@@ -458,6 +458,204 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
     g_free (n_child);
 }
 
+/* ---- in-switch reduction: NVLS and CollNetDirect ------------------------------------------- */
+
+guint
+weft_collective_nvls_switches (const WeftGraph *g, guint32 gpu, guint32 *out, guint max)
+{
+    const WeftNode *n = weft_graph_node (g, gpu);
+    guint k = 0;
+    for (guint p = 0; p < n->ports->len && k < max; p++) {
+        guint32 peer, pp;
+        if (!weft_graph_peer (g, gpu, p, &peer, &pp))
+            continue;
+        const WeftNode *m = weft_graph_node (g, peer);
+        if (m->kind == WEFT_NODE_NVSWITCH && m->endpoint != WEFT_GRAPH_NONE)
+            out[k++] = peer;
+    }
+    return k;
+}
+
+guint32
+weft_collective_sharp_switch (const WeftGraph *g, guint32 node)
+{
+    guint32 gw = weft_graph_node (g, node)->server >= 0 ? weft_graph_gateway (g, node) : node;
+    if (gw == WEFT_GRAPH_NONE)
+        return WEFT_GRAPH_NONE;
+    const WeftNode *n = weft_graph_node (g, gw);
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 peer, pp;
+        if (!weft_graph_peer (g, gw, p, &peer, &pp))
+            continue;
+        const WeftNode *m = weft_graph_node (g, peer);
+        if (m->kind == WEFT_NODE_SWITCH && m->server < 0 && m->endpoint != WEFT_GRAPH_NONE)
+            return peer;
+    }
+    return WEFT_GRAPH_NONE;
+}
+
+#define MAX_NVS 64
+
+/* The root of a SHARP tree over @leaves: the lowest-id switch that is an endpoint and cabled to
+ * every one of them; WEFT_GRAPH_NONE if there is none. */
+static guint32
+sharp_root (const WeftGraph *g, const guint32 *leaves, guint n_leaves)
+{
+    guint32 best = WEFT_GRAPH_NONE;
+    const WeftNode *l0 = weft_graph_node (g, leaves[0]);
+    for (guint p = 0; p < l0->ports->len; p++) {
+        guint32 up, pp;
+        if (!weft_graph_peer (g, leaves[0], p, &up, &pp) || up >= best)
+            continue;
+        const WeftNode *u = weft_graph_node (g, up);
+        if (u->kind != WEFT_NODE_SWITCH || u->endpoint == WEFT_GRAPH_NONE)
+            continue;
+        guint hit = 0;
+        for (guint k = 0; k < n_leaves; k++) {
+            const WeftNode *l = weft_graph_node (g, leaves[k]);
+            for (guint q = 0; q < l->ports->len; q++) {
+                guint32 peer, pq;
+                if (weft_graph_peer (g, leaves[k], q, &peer, &pq) && peer == up) {
+                    hit++;
+                    break;
+                }
+            }
+        }
+        if (hit == n_leaves)
+            best = up;
+    }
+    return best;
+}
+
+/* NVLS: per channel and slice, each head's shard reduced in the switch and multicast from it
+ * (workloads/collective.h). */
+static void
+expand_nvls (Ctx *x)
+{
+    const WeftCollSpec *spec = x->spec;
+    guint n = spec->n_ranks, C = spec->channels;
+    guint64 cb = spec->chunk_bytes;
+    guint32 nvs[MAX_NVS];
+    guint K = weft_collective_nvls_switches (spec->graph, spec->ranks[0], nvs, MAX_NVS);
+    gboolean reduce = spec->op != WEFT_COLL_ALL_GATHER,
+             mcast = spec->op != WEFT_COLL_REDUCE_SCATTER;
+    guint64 *shard = g_new (guint64, n);
+    Emit *in = g_new (Emit, n);
+    for (guint c = 0; c < C; c++) {
+        guint64 part = split (spec->bytes, C, c), max_slices = 0;
+        for (guint h = 0; h < n; h++) {
+            shard[h] = spec->op == WEFT_COLL_ALL_REDUCE ? split (part, n, h)
+                                                        : split (spec->bytes / n, C, c);
+            max_slices = MAX (max_slices, n_slices (shard[h], cb));
+        }
+        for (guint64 j = 0; j < max_slices; j++) {
+            for (guint h = 0; h < n; h++) {
+                if (j >= n_slices (shard[h], cb))
+                    continue;
+                guint64 sz = slice_bytes (shard[h], cb, j);
+                guint32 sw = nvs[(h + j) % K], head = spec->ranks[h];
+                Emit sum = emit_none;
+                if (reduce) {
+                    for (guint i = 0; i < n; i++)
+                        in[i] = emit (x, spec->ranks[i], sw, sz, c);
+                    sum = emit (x, sw, head, sz, c);
+                    for (guint i = 0; i < n; i++)
+                        depend (x, in[i], sum);
+                }
+                if (mcast) {
+                    Emit st = emit (x, head, sw, sz, c + C);
+                    depend (x, sum, st);
+                    for (guint i = 0; i < n; i++)
+                        depend (x, st, emit (x, sw, spec->ranks[i], sz, c + C));
+                }
+            }
+        }
+    }
+    g_free (shard);
+    g_free (in);
+}
+
+/* CollNetDirect: per channel, head and slice, a direct reduce-scatter to the head inside each
+ * server, the heads' sums through the aggregation switches' tree, and a direct all-gather from
+ * each head (workloads/collective.h). */
+static void
+expand_collnet (Ctx *x, const Member *members, const guint *group_start, guint n_groups)
+{
+    const WeftCollSpec *spec = x->spec;
+    const WeftGraph *g = spec->graph;
+    guint C = spec->channels, gsz = group_start[1] - group_start[0];
+    guint64 cb = spec->chunk_bytes;
+    /* Per head: the servers' leaf switches (distinct, in order of first use), which head goes
+     * to which, and the root when the leaves differ. */
+    guint32 *leaf_of = g_new (guint32, n_groups), *leaves = g_new (guint32, n_groups);
+    guint *leaf_index = g_new (guint, n_groups);
+    Emit *up = g_new (Emit, n_groups), *part_in = g_new (Emit, n_groups), *lin = g_new (Emit, gsz);
+    Emit *leaf_sum = g_new (Emit, n_groups), *leaf_down = g_new (Emit, n_groups);
+    for (guint h = 0; h < gsz; h++) {
+        guint n_leaves = 0;
+        for (guint s = 0; s < n_groups; s++) {
+            leaf_of[s] = weft_collective_sharp_switch (g, members[group_start[s] + h].id);
+            guint k = 0;
+            while (k < n_leaves && leaves[k] != leaf_of[s])
+                k++;
+            if (k == n_leaves)
+                leaves[n_leaves++] = leaf_of[s];
+            leaf_index[s] = k;
+        }
+        guint32 root = n_leaves == 1 ? leaves[0] : sharp_root (g, leaves, n_leaves);
+        for (guint c = 0; c < C; c++) {
+            guint64 shard = split (split (spec->bytes, C, c), gsz, h), ns = n_slices (shard, cb);
+            for (guint64 j = 0; j < ns; j++) {
+                guint64 sz = slice_bytes (shard, cb, j);
+                /* Up: each server's GPUs to head h, the head to its leaf. */
+                for (guint s = 0; s < n_groups; s++) {
+                    const Member *m = members + group_start[s];
+                    for (guint i = 0; i < gsz; i++)
+                        lin[i] = i == h ? emit_none : emit (x, m[i].id, m[h].id, sz, c);
+                    up[s] = emit (x, m[h].id, leaf_of[s], sz, c);
+                    for (guint i = 0; i < gsz; i++)
+                        depend (x, lin[i], up[s]);
+                }
+                /* The switches: each leaf's partial sum to the root, the sum back down. */
+                if (n_leaves > 1) {
+                    for (guint k = 0; k < n_leaves; k++) {
+                        part_in[k] = emit (x, leaves[k], root, sz, c);
+                        for (guint s = 0; s < n_groups; s++)
+                            if (leaf_index[s] == k)
+                                depend (x, up[s], part_in[k]);
+                    }
+                    for (guint k = 0; k < n_leaves; k++) {
+                        leaf_down[k] = emit (x, root, leaves[k], sz, c);
+                        for (guint q = 0; q < n_leaves; q++)
+                            depend (x, part_in[q], leaf_down[k]);
+                    }
+                }
+                for (guint s = 0; s < n_groups; s++) {
+                    const Member *m = members + group_start[s];
+                    leaf_sum[s] = emit (x, leaf_of[s], m[h].id, sz, c);
+                    if (n_leaves > 1)
+                        depend (x, leaf_down[leaf_index[s]], leaf_sum[s]);
+                    else
+                        for (guint q = 0; q < n_groups; q++)
+                            depend (x, up[q], leaf_sum[s]);
+                    /* Down: the head to every other GPU of its server. */
+                    for (guint i = 0; i < gsz; i++)
+                        if (i != h)
+                            depend (x, leaf_sum[s], emit (x, m[h].id, m[i].id, sz, c + C));
+                }
+            }
+        }
+    }
+    g_free (leaf_of);
+    g_free (leaves);
+    g_free (leaf_index);
+    g_free (up);
+    g_free (part_in);
+    g_free (lin);
+    g_free (leaf_sum);
+    g_free (leaf_down);
+}
+
 /* ---- direct patterns ---------------------------------------------------------------------- */
 
 static void
@@ -500,6 +698,82 @@ add_base_latency (Ctx *x, guint xfers0, guint deps0)
     g_free (waits);
 }
 
+/* NVLS: every rank a GPU of one server, on the same NVLink SHARP switches. */
+static gboolean
+check_nvls (const WeftCollSpec *spec, GError **error)
+{
+    const WeftGraph *g = spec->graph;
+    guint32 nvs[MAX_NVS], other[MAX_NVS];
+    guint K = weft_collective_nvls_switches (g, spec->ranks[0], nvs, MAX_NVS);
+    gint32 server = weft_graph_node (g, spec->ranks[0])->server;
+    for (guint i = 0; i < spec->n_ranks; i++) {
+        const WeftNode *r = weft_graph_node (g, spec->ranks[i]);
+        guint k = weft_collective_nvls_switches (g, spec->ranks[i], other, MAX_NVS);
+        if (r->kind != WEFT_NODE_GPU || K == 0 || k != K || memcmp (nvs, other, K * sizeof *nvs)) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: NVLS needs GPUs on an NVSwitch with NVLink SHARP ([server] nvls); "
+                         "%s has none",
+                         weft_collective_op_name (spec->op), r->name);
+            return FALSE;
+        }
+        if (r->server != server) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: NVLS runs inside one server (%s is in another)",
+                         weft_collective_op_name (spec->op), r->name);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* CollNetDirect: servers of one size, every rank with an aggregation switch, and a root for
+ * every head's tree when the switches differ. */
+static gboolean
+check_collnet (const WeftCollSpec *spec, const Member *members, const guint *group_start,
+               guint n_groups, GError **error)
+{
+    const WeftGraph *g = spec->graph;
+    const char *op = weft_collective_op_name (spec->op);
+    guint gsz = group_start[1] - group_start[0];
+    for (guint s = 0; s < n_groups; s++) {
+        if (group_start[s + 1] - group_start[s] != gsz) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: CollNetDirect needs as many ranks in every server (%u and %u)", op,
+                         gsz, group_start[s + 1] - group_start[s]);
+            return FALSE;
+        }
+    }
+    guint32 *leaves = g_new (guint32, n_groups);
+    gboolean ok = TRUE;
+    for (guint h = 0; h < gsz && ok; h++) {
+        guint n_leaves = 0;
+        for (guint s = 0; s < n_groups && ok; s++) {
+            guint32 id = members[group_start[s] + h].id, l = weft_collective_sharp_switch (g, id);
+            if (l == WEFT_GRAPH_NONE) {
+                g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                             "%s: CollNetDirect needs an InfiniBand SHARP switch ([infiniband] "
+                             "sharp) where %s's traffic enters the fabric",
+                             op, weft_graph_node (g, id)->name);
+                ok = FALSE;
+                break;
+            }
+            guint k = 0;
+            while (k < n_leaves && leaves[k] != l)
+                k++;
+            if (k == n_leaves)
+                leaves[n_leaves++] = l;
+        }
+        if (ok && n_leaves > 1 && sharp_root (g, leaves, n_leaves) == WEFT_GRAPH_NONE) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: no SHARP switch is cabled to all of %s's %u leaves", op,
+                         weft_graph_node (g, members[h].id)->name, n_leaves);
+            ok = FALSE;
+        }
+    }
+    g_free (leaves);
+    return ok;
+}
+
 static gboolean
 check_spec (const WeftCollSpec *spec, GError **error)
 {
@@ -525,6 +799,25 @@ check_spec (const WeftCollSpec *spec, GError **error)
                      "%s: the tree algorithm runs all_reduce only (as in NCCL); use ring", op);
         return FALSE;
     }
+    if (spec->algo == WEFT_COLL_NVLS && spec->op != WEFT_COLL_ALL_REDUCE &&
+        spec->op != WEFT_COLL_REDUCE_SCATTER && spec->op != WEFT_COLL_ALL_GATHER &&
+        spec->op != WEFT_COLL_ALL_TO_ALL && spec->op != WEFT_COLL_SEND_RECV) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: NVLS runs all_reduce, reduce_scatter and all_gather only (as in NCCL)",
+                     op);
+        return FALSE;
+    }
+    if (spec->algo == WEFT_COLL_COLLNET_DIRECT && spec->op != WEFT_COLL_ALL_REDUCE &&
+        spec->op != WEFT_COLL_ALL_TO_ALL && spec->op != WEFT_COLL_SEND_RECV) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: weft runs CollNetDirect for all_reduce only", op);
+        return FALSE;
+    }
+    if ((spec->algo == WEFT_COLL_NVLS || spec->algo == WEFT_COLL_COLLNET_DIRECT) && !spec->graph) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: in-switch reduction needs the fabric graph", op);
+        return FALSE;
+    }
     guint nn = spec->graph ? weft_graph_n_nodes (spec->graph) : G_MAXUINT;
     g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
     for (guint i = 0; i < spec->n_ranks; i++) {
@@ -539,8 +832,29 @@ check_spec (const WeftCollSpec *spec, GError **error)
             return FALSE;
         }
     }
-    return TRUE;
+    return spec->algo == WEFT_COLL_NVLS ? check_nvls (spec, error) : TRUE;
 }
+
+gboolean
+weft_collective_check (const WeftCollSpec *spec, GError **error)
+{
+    g_return_val_if_fail (spec != NULL, FALSE);
+    if (!check_spec (spec, error))
+        return FALSE;
+    if (spec->algo != WEFT_COLL_COLLNET_DIRECT || spec->n_ranks < 2 ||
+        spec->op == WEFT_COLL_ALL_TO_ALL || spec->op == WEFT_COLL_SEND_RECV)
+        return TRUE;
+    Member *members = g_new (Member, spec->n_ranks);
+    guint *group_start = g_new (guint, spec->n_ranks + 1);
+    guint n_groups = ring_groups (spec, members, group_start);
+    gboolean ok = check_collnet (spec, members, group_start, n_groups, error);
+    g_free (members);
+    g_free (group_start);
+    return ok;
+}
+
+static const char *const algo_debug_names[WEFT_COLL_N_ALGOS] = { "ring", "tree", "nvls",
+                                                                 "collnet_direct" };
 
 gboolean
 weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, GError **error)
@@ -565,18 +879,31 @@ weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, G
         Member *members = g_new (Member, n);
         guint *group_start = g_new (guint, n + 1);
         guint n_groups = ring_groups (spec, members, group_start);
-        if (spec->algo == WEFT_COLL_TREE)
+        gboolean ok = TRUE;
+        if (spec->algo == WEFT_COLL_COLLNET_DIRECT)
+            ok = check_collnet (spec, members, group_start, n_groups, error);
+        if (!ok)
+            ;
+        else if (spec->algo == WEFT_COLL_TREE)
             expand_tree (&x, members, group_start, n_groups);
+        else if (spec->algo == WEFT_COLL_NVLS)
+            expand_nvls (&x);
+        else if (spec->algo == WEFT_COLL_COLLNET_DIRECT)
+            expand_collnet (&x, members, group_start, n_groups);
         else
             expand_ring (&x, members, group_start, n_groups);
         g_free (members);
         g_free (group_start);
+        if (!ok) {
+            g_free (x.relay);
+            return FALSE;
+        }
     }
     g_free (x.relay);
     add_base_latency (&x, xfers0, deps0);
     g_debug ("%s %s: %u ranks, %u channels, %" G_GUINT64_FORMAT " B: %u transfers, %u deps",
-             weft_collective_op_name (spec->op), spec->algo == WEFT_COLL_TREE ? "tree" : "ring", n,
-             spec->channels, spec->bytes, xfers->len - xfers0, deps->len - deps0);
+             weft_collective_op_name (spec->op), algo_debug_names[spec->algo], n, spec->channels,
+             spec->bytes, xfers->len - xfers0, deps->len - deps0);
     return TRUE;
 }
 

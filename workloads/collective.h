@@ -14,6 +14,13 @@
  *         a rank as soon as slice j of step s-1 has arrived there (pipelining).
  *   tree  all-reduce on a double binary tree (NCCL 2.4+): half the data reduces up one tree
  *         and broadcasts down, half on the complementary tree, chunk-pipelined.
+ *   nvls  (NVLink SHARP, one server) all-reduce, reduce-scatter and all-gather through the
+ *         server's NVSwitch, which reduces what the GPUs send it and multicasts what they
+ *         store: the switch is an endpoint of the transfers (topologies/server.h, nvls).
+ *   collnet_direct  (InfiniBand SHARP, NCCL's CollNetDirect) all-reduce: inside each server a
+ *         direct reduce-scatter over NVLink to one head GPU per shard, each head's shard up
+ *         through its NIC to the aggregation switches, which reduce it and send the result
+ *         back down, then a direct all-gather from each head.
  *   all-to-all and send/recv: direct transfers, no steps.
  *
  * Exact construction.
@@ -73,6 +80,31 @@
  * (NCCL's LL: 8 in 16; LL128: 120 in 128; Simple, or 0/0: the data itself): a transfer of d
  * bytes of data carries ceil(d / line_data) x line_bytes bytes (WeftCollXfer.bytes); slices
  * (chunk_bytes) and the byte splits above count data.
+ * NVLS.  Switch k of a GPU is its k-th NVLink peer that is an NVSwitch and an endpoint (K of
+ * them); every rank must be a GPU of one server with such switches.  The n ranks are the heads
+ * in the caller's order; head h owns shard h.  Per channel c: all_reduce's part split(bytes,
+ * C, c) is cut into n shards split(part, n, h); reduce_scatter's and all_gather's shard h is
+ * split(bytes / n, C, c).  Each shard is cut into slices; slice j of shard h goes through
+ * switch (h + j) mod K.  all_reduce and reduce_scatter: every rank sends the slice to the
+ * switch (channel c; multimem.ld_reduce reads every GPU's copy through the switch, the head's
+ * own too), and the switch sends the sum to head h once all n have arrived.  all_reduce and
+ * all_gather: the head sends its slice to the switch (after the sum arrived, for all_reduce)
+ * and the switch sends it to every rank, the head too (multimem.st), on channel c + C, so the
+ * stores and multicasts do not queue behind the reductions of one connection.  Bytes per GPU
+ * and direction for all_reduce: S (n + 1) / n.
+ * CollNetDirect.  Ranks are grouped by server as for the ring (a plain host is a group of one);
+ * every group must have the same size g.  Local index h of every server is head h, owner of
+ * shard h: per channel c, part split(bytes, C, c), shard split(part, g, h), slices.  The
+ * aggregation switch of a rank is the fabric switch its gateway NIC (or the host itself) is
+ * cabled to, when that switch is an endpoint (topologies, [infiniband] sharp); the heads h of
+ * all servers form tree h: when they hang off one switch it is the root, else their switches
+ * send their partial sums to the lowest-id switch that is an endpoint and cabled to each of
+ * them (the root).  Slice j: every other local GPU sends it to head h (channel c); the head
+ * sends it up to its switch once all of them arrived; a switch that is not the root sends its
+ * partial sum up once all its heads' arrived, the root sends the sum down to its switches (or
+ * its heads) once all its inputs arrived, and each switch to its heads; each head then sends
+ * it to every other local GPU (channel c + C).  Per GPU and direction: 2 (g - 1) / g x S over
+ * NVLink, S / g through the NIC.
  * PXN.  When pxn is set and a transfer goes between GPUs of different servers and different
  * rails, it becomes src -> R (R: the lowest-id GPU of src's server on dst's rail; NVLink),
  * carrying the step latency, then R -> dst with delay 0, depending on the first; predecessors
@@ -99,7 +131,13 @@ typedef enum {
     WEFT_COLL_N_OPS
 } WeftCollOp;
 
-typedef enum { WEFT_COLL_RING, WEFT_COLL_TREE, WEFT_COLL_N_ALGOS } WeftCollAlgo;
+typedef enum {
+    WEFT_COLL_RING,
+    WEFT_COLL_TREE,
+    WEFT_COLL_NVLS,           /* NVLink SHARP: the NVSwitch reduces and multicasts */
+    WEFT_COLL_COLLNET_DIRECT, /* InfiniBand SHARP: the fabric switches reduce */
+    WEFT_COLL_N_ALGOS
+} WeftCollAlgo;
 
 typedef struct {
     WeftCollOp op;
@@ -120,10 +158,11 @@ typedef struct {
 } WeftCollSpec;
 
 typedef struct {
-    guint32 src, dst;   /* node ids */
-    guint64 bytes;      /* on the wire: the protocol's lines */
-    guint64 data_bytes; /* of the collective's data */
-    guint32 channel;
+    guint32 src, dst;     /* node ids */
+    guint64 bytes;        /* on the wire: the protocol's lines */
+    guint64 data_bytes;   /* of the collective's data */
+    guint32 channel;      /* its connection: c, or c + channels for NVLS's and CollNet's second
+                             stream */
     weft_time_t delay_ps; /* after its dependencies (or the collective's start) */
 } WeftCollXfer;
 
@@ -137,10 +176,24 @@ typedef struct {
  * indices relative to the first transfer appended by this call).  Transfers of zero bytes are
  * not emitted.  Errors (WEFT_CONFIG_ERROR_VALUE; nothing is appended): no ranks, a rank
  * listed twice or not in the graph, a root out of range, channels or chunk_bytes 0, the tree
- * algorithm for an op other than all_reduce (alltoall and sendrecv ignore algo).
+ * algorithm for an op other than all_reduce (alltoall and sendrecv ignore algo), nvls for an
+ * op other than all_reduce, reduce_scatter and all_gather or on ranks that are not GPUs of one
+ * server with NVLink SHARP switches, collnet_direct for an op other than all_reduce or on
+ * ranks without an aggregation switch or with servers of different sizes.
  */
 gboolean weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps,
                                  GError **error);
+
+/* Whether weft_collective_expand would accept @spec (its size aside): the same errors. */
+gboolean weft_collective_check (const WeftCollSpec *spec, GError **error);
+
+/* The NVLink SHARP switches of @gpu (its NVLink peers that are NVSwitches and endpoints), at
+ * most @max of them into @out; returns how many. */
+guint weft_collective_nvls_switches (const WeftGraph *g, guint32 gpu, guint32 *out, guint max);
+
+/* The InfiniBand SHARP aggregation switch of @node: the fabric switch cabled to its gateway (a
+ * server node's NIC, or a host itself) that is an endpoint; WEFT_GRAPH_NONE if there is none. */
+guint32 weft_collective_sharp_switch (const WeftGraph *g, guint32 node);
 
 /* nccl-tests' bus-bandwidth factor: all-reduce 2(n-1)/n, all-gather and reduce-scatter
  * (n-1)/n, all-to-all (n-1)/n, broadcast, reduce and send/recv 1. */

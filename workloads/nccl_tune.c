@@ -24,14 +24,34 @@ enum { HW_NVLINK, HW_PCI, HW_NET, N_HW };
 static const double base_lat_us[WEFT_COLL_N_ALGOS][WEFT_NCCL_N_PROTOS] = {
     [WEFT_COLL_TREE] = { 6.8, 14.0, 0 },
     [WEFT_COLL_RING] = { 6.6, 14.0, 8.4 },
+    [WEFT_COLL_NVLS] = { 0, 0, 0 },
+    [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 0 },
 };
 
 /* Latency per hop by the hop's hardware, us. */
 static const double hw_lat_us[N_HW][WEFT_COLL_N_ALGOS][WEFT_NCCL_N_PROTOS] = {
-    [HW_NVLINK] = { [WEFT_COLL_TREE] = { 0.6, 1.25, 28 }, [WEFT_COLL_RING] = { 0.6, 1.9, 3.4 } },
-    [HW_PCI] = { [WEFT_COLL_TREE] = { 1.0, 1.9, 28 }, [WEFT_COLL_RING] = { 1.0, 2.5, 5.7 } },
-    [HW_NET] = { [WEFT_COLL_TREE] = { 5.0, 8.5, 28 }, [WEFT_COLL_RING] = { 2.7, 4.0, 14.0 } },
+    [HW_NVLINK] = { [WEFT_COLL_TREE] = { 0.6, 1.25, 28 },
+                    [WEFT_COLL_RING] = { 0.6, 1.9, 3.4 },
+                    [WEFT_COLL_NVLS] = { 0, 0, 23 },
+                    [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 } },
+    [HW_PCI] = { [WEFT_COLL_TREE] = { 1.0, 1.9, 28 },
+                 [WEFT_COLL_RING] = { 1.0, 2.5, 5.7 },
+                 [WEFT_COLL_NVLS] = { 0, 0, 0 },
+                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 } },
+    [HW_NET] = { [WEFT_COLL_TREE] = { 5.0, 8.5, 28 },
+                 [WEFT_COLL_RING] = { 2.7, 4.0, 14.0 },
+                 [WEFT_COLL_NVLS] = { 0, 0, 18 },
+                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 31 } },
 };
+
+/* NVLS converts its bus bandwidth to algorithm bandwidth by 5/6 (tuning.cc); CollNetDirect's
+ * all-reduce on Hopper (compute capability 9.0) runs at 0.85 of its graph's, and adds 0.4 us of
+ * arity serialization per local GPU beyond the first. */
+#define NVLS_ALG_RATIO (5.0 / 6.0)
+#define COLLNET_SM90_FACTOR 0.85
+#define COLLNET_ARITY_US 0.4
+/* NVLS's chunk: at most 128 KiB in one node (enqueue.cc, computeCollChunkInfo). */
+#define NVLS_MAX_CHUNK 131072
 
 /* The proxy's cost of posting one network send on an Intel host, us; Simple pays it three times
  * (NCCL: getNetOverhead, and the factor of 3 in ncclTopoTuneModel). */
@@ -88,9 +108,9 @@ static const struct {
 } algo_names[] = {
     { "tree", WEFT_COLL_TREE, NULL },
     { "ring", WEFT_COLL_RING, NULL },
-    { "collnetdirect", -1, "CollNet (in-network reduction, SHARP)" },
-    { "collnetchain", -1, "CollNet (in-network reduction, SHARP)" },
-    { "nvls", -1, "NVLink SHARP" },
+    { "collnetdirect", WEFT_COLL_COLLNET_DIRECT, NULL },
+    { "collnetchain", -1, "CollNetChain (in-network reduction along a chain of GPUs)" },
+    { "nvls", WEFT_COLL_NVLS, NULL },
     { "nvlstree", -1, "NVLink SHARP with a tree between nodes" },
 };
 
@@ -100,8 +120,14 @@ static const char *const proto_display[WEFT_NCCL_N_PROTOS] = { "LL", "LL128", "S
 const char *
 weft_nccl_algo_name (WeftCollAlgo algo)
 {
+    static const char *const names[WEFT_COLL_N_ALGOS] = {
+        [WEFT_COLL_RING] = "Ring",
+        [WEFT_COLL_TREE] = "Tree",
+        [WEFT_COLL_NVLS] = "NVLS",
+        [WEFT_COLL_COLLNET_DIRECT] = "CollNetDirect",
+    };
     g_return_val_if_fail ((guint) algo < WEFT_COLL_N_ALGOS, NULL);
-    return algo == WEFT_COLL_TREE ? "Tree" : "Ring";
+    return names[algo];
 }
 
 const char *
@@ -114,8 +140,10 @@ weft_nccl_proto_name (WeftNcclProto proto)
 void
 weft_nccl_enable_default (WeftNcclEnable *en)
 {
-    for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++)
+    for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++) {
         en->algo[a] = 1;
+        en->named[a] = 0;
+    }
     en->proto[WEFT_NCCL_LL] = 1;
     en->proto[WEFT_NCCL_LL128] = 2;
     en->proto[WEFT_NCCL_SIMPLE] = 1;
@@ -147,10 +175,13 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
     gboolean negate;
     guint8 on[WEFT_COLL_N_ALGOS];
     if (!split_list (text, &negate, names)) {
-        for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++)
+        for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++) {
             en->algo[a] = 1;
+            en->named[a] = 0;
+        }
         return TRUE;
     }
+    guint8 named[WEFT_COLL_N_ALGOS] = { 0 };
     for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++)
         on[a] = negate;
     for (guint i = 0; i < names->len; i++) {
@@ -160,8 +191,9 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
             k++;
         if (k == G_N_ELEMENTS (algo_names)) {
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                         "'%s' is not an NCCL algorithm: expected auto, or ring and tree "
-                         "separated by commas (NCCL_ALGO style, '^' to exclude)",
+                         "'%s' is not an NCCL algorithm: expected auto, or ring, tree, nvls "
+                         "and collnetdirect separated by commas (NCCL_ALGO style, '^' to "
+                         "exclude)",
                          name);
             return FALSE;
         }
@@ -169,21 +201,26 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
             if (negate)
                 continue; /* excluding what weft never runs changes nothing */
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                         "%s is NCCL's %s, which weft does not model: expected ring or tree", name,
-                         algo_names[k].what);
+                         "%s is NCCL's %s, which weft does not model: expected ring, tree, nvls "
+                         "or collnetdirect",
+                         name, algo_names[k].what);
             return FALSE;
         }
         on[algo_names[k].algo] = !negate;
+        named[algo_names[k].algo] = !negate;
     }
     gboolean any = FALSE;
     for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++)
         any |= on[a];
     if (!any) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                     "'%s' leaves no algorithm weft runs: expected ring or tree", text);
+                     "'%s' leaves no algorithm weft runs: expected ring, tree, nvls or "
+                     "collnetdirect",
+                     text);
         return FALSE;
     }
     memcpy (en->algo, on, sizeof on);
+    memcpy (en->named, named, sizeof named);
     return TRUE;
 }
 
@@ -376,6 +413,16 @@ weft_nccl_comm_from_graph (WeftNcclComm *comm, const WeftGraph *g, const guint32
     search (speeds, n_speeds, max_bw, tree_total, inter, nics, nic_bw, max_channels,
             &comm->tree_channels, &comm->tree_bw_gbs);
     comm->comm_channels = MIN (2 * comm->ring_channels, MAX_CHANNELS);
+    /* NVLS (search.cc, ncclTopoSearchTryNvls): one channel per GPU of the node, each the head
+     * of 1/ppn of the data; a head's own NVLink carries its channel's bandwidth twice (what
+     * it sends to reduce and what it stores) and every other GPU's once, so a GPU's link
+     * carries (ppn + 1) x the channel's bandwidth: the fastest speed that fits. */
+    guint heads = (guint) MAX (1.0, ppn);
+    comm->nvls_channels = heads;
+    comm->nvls_bw_gbs = 0;
+    for (guint i = 0; i < G_N_ELEMENTS (speeds_intra) && comm->nvls_bw_gbs == 0; i++)
+        if ((heads + 1) * speeds_intra[i] <= total * (1 + 1e-9))
+            comm->nvls_bw_gbs = speeds_intra[i];
     comm->gpudirect = weft_graph_gpudirect (g);
     g_debug ("nccl comm: %u ranks, %u nodes, %s; ring %u x %.1f GB/s, tree %u x %.1f GB/s",
              comm->n_ranks, comm->n_nodes, comm->nvlink ? "NVLink" : "PCIe", comm->ring_channels,
@@ -407,6 +454,36 @@ tuned_op (WeftCollOp op)
     return op != WEFT_COLL_ALL_TO_ALL && op != WEFT_COLL_SEND_RECV;
 }
 
+/* NVLS and CollNetDirect's entries (tuning.cc): Simple only; NVLS for all_reduce,
+ * reduce_scatter and all_gather in one node, CollNetDirect for all_reduce. */
+static void
+in_switch (WeftNcclTune *t, const WeftNcclEnable *en, guint op, guint a)
+{
+    const WeftNcclComm *comm = &t->comm;
+    guint p = WEFT_NCCL_SIMPLE;
+    double ppn = (double) comm->n_ranks / comm->n_nodes, bus, lat;
+    gboolean avail;
+    if (a == WEFT_COLL_NVLS) {
+        avail = comm->nvls && comm->n_nodes == 1 &&
+                (op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_REDUCE_SCATTER ||
+                 op == WEFT_COLL_ALL_GATHER);
+        bus = comm->nvls_channels * comm->nvls_bw_gbs * NVLS_ALG_RATIO;
+        lat = hw_lat_us[comm->nvlink ? HW_NVLINK : HW_PCI][a][p];
+    } else {
+        avail = comm->collnet && op == WEFT_COLL_ALL_REDUCE;
+        /* The CollNet graph has the ring graph's channels (init.cc); weft takes its speed
+         * too.  A GPU without a NIC of its own slows it (the GPU/NIC ratio, halfway). */
+        double factor = ppn / comm->ring_channels;
+        factor -= (factor - 1) / 2;
+        bus = comm->ring_channels * comm->ring_bw_gbs / factor * COLLNET_SM90_FACTOR * 0.5;
+        lat = base_lat_us[a][p] +
+              2 * (MIN (1.0, ppn - 1) * hw_lat_us[HW_NVLINK][a][p] + (ppn - 1) * COLLNET_ARITY_US) +
+              hw_lat_us[HW_NET][a][p];
+    }
+    t->lat_us[op][a][p] = lat;
+    t->bw_gbs[op][a][p] = avail && en->algo[a] && en->proto[p] ? bus : 0;
+}
+
 void
 weft_nccl_tune_init (WeftNcclTune *t, const WeftNcclComm *comm, const WeftNcclEnable *en)
 {
@@ -433,6 +510,10 @@ weft_nccl_tune_init (WeftNcclTune *t, const WeftNcclComm *comm, const WeftNcclEn
         for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++) {
             if (a == WEFT_COLL_TREE && op != WEFT_COLL_ALL_REDUCE)
                 continue;
+            if (a == WEFT_COLL_NVLS || a == WEFT_COLL_COLLNET_DIRECT) {
+                in_switch (t, en, op, a);
+                continue;
+            }
             guint ch = a == WEFT_COLL_TREE ? comm->tree_channels : comm->ring_channels;
             double per_ch = a == WEFT_COLL_TREE ? comm->tree_bw_gbs : comm->ring_bw_gbs;
             for (guint p = 0; p < WEFT_NCCL_N_PROTOS; p++) {
@@ -515,7 +596,8 @@ weft_nccl_tune_pick (const WeftNcclTune *t, WeftCollOp op, guint64 bytes, WeftCo
         *proto = WEFT_NCCL_SIMPLE;
         return TRUE;
     }
-    static const WeftCollAlgo order[] = { WEFT_COLL_TREE, WEFT_COLL_RING };
+    static const WeftCollAlgo order[] = { WEFT_COLL_TREE, WEFT_COLL_RING, WEFT_COLL_COLLNET_DIRECT,
+                                          WEFT_COLL_NVLS };
     double best = -1;
     for (guint i = 0; i < G_N_ELEMENTS (order); i++) {
         for (guint p = 0; p < WEFT_NCCL_N_PROTOS; p++) {
@@ -586,6 +668,35 @@ weft_nccl_tune_exec (const WeftNcclTune *t, WeftCollAlgo algo, WeftNcclProto pro
             chunk /= 2;
         while ((double) (bytes / (nc * chunk)) < depth * 16 / ppn && chunk > 32768)
             chunk /= 2;
+    }
+    if (algo == WEFT_COLL_NVLS || algo == WEFT_COLL_COLLNET_DIRECT) {
+        /* Simple's chunk, cut down for sizes too small to keep every head's pipeline full
+         * (computeCollChunkInfo); NCCL's whole latency once, nothing per step: the switch's
+         * reduction is not a step a GPU waits on. */
+        double ppn = (double) c->n_ranks / c->n_nodes;
+        guint64 ops = (guint64) MAX (channels, 1) * (guint64) MAX (1.0, ppn);
+        if (algo == WEFT_COLL_NVLS) {
+            chunk = MIN (chunk, NVLS_MAX_CHUNK);
+            if (bytes < 64 * ops * chunk && chunk > 65536)
+                chunk = 65536;
+            if (bytes < 8 * ops * chunk && chunk > 32768)
+                chunk = 32768;
+            if (bytes < 2 * ops * chunk && chunk > 16384)
+                chunk = 16384;
+        } else {
+            guint64 depth = ppn > 1 ? 2 : 1; /* connect.cc: 1 without GPUs up or down */
+            while (bytes / (ops * chunk) < depth * 64 && chunk > 131072)
+                chunk /= 2;
+            while (bytes / (ops * chunk) < depth * 8 && chunk > 65536)
+                chunk /= 2;
+            while (bytes / (ops * chunk) < depth * 8 && chunk > 32768)
+                chunk /= 2;
+        }
+        *e = (WeftNcclExec){ .chunk_bytes = chunk,
+                             .line_bytes = line_bytes[proto],
+                             .line_data = line_data[proto],
+                             .base_ps = us_to_ps (t->lat_us[WEFT_COLL_ALL_REDUCE][algo][proto]) };
+        return;
     }
     int intra = c->nvlink ? HW_NVLINK : HW_PCI;
     double intra_us = hw_lat_us[intra][algo][proto];

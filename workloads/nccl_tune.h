@@ -22,9 +22,12 @@
  * for the hop's hardware: NVLink, PCIe or the network) and a base latency once per collective.
  * How long the collective then takes comes out of the simulated network.
  *
- * Algorithms: ring and tree (tree for all_reduce only), the two weft executes.  NCCL's others
- * (CollNetDirect, CollNetChain, NVLS, NVLSTree) are known names that weft refuses to run; each
- * would be one entry of the algorithm table in nccl_tune.c plus its expansion in collective.c.
+ * Algorithms: ring, tree (all_reduce only), NVLS (NVLink SHARP: all_reduce, reduce_scatter and
+ * all_gather inside one node, Simple only; NCCL 2.20 needs CollNet to run it across nodes) and
+ * CollNetDirect (InfiniBand SHARP: all_reduce, Simple only), the last two only where the
+ * communicator says they can run (WeftNcclComm nvls, collnet), as NCCL enables them only on
+ * NVSwitch systems of compute capability 9.0 and with a CollNet (SHARP) plugin.  NCCL's other
+ * names (CollNetChain, NVLSTree) are known names that weft refuses to run.
  * alltoall and sendrecv are NCCL point-to-point operations, outside the tuning model: they run
  * with the Simple protocol.
  *
@@ -54,12 +57,18 @@ typedef struct {
     double tree_bw_gbs;
     guint comm_channels; /* the communicator's channels (NCCL doubles the graph's) */
     gboolean gpudirect;  /* NICs read and write GPU memory directly (GPUDirect RDMA) */
+    guint nvls_channels; /* NCCL's NVLS graph: one channel per head GPU of the node ... */
+    double nvls_bw_gbs;  /* ... at this bandwidth each */
+    /* The caller's (weft_collective_expand can run them on these ranks): NVLink SHARP on the
+     * node's NVSwitch, InfiniBand SHARP on the fabric's switches. */
+    gboolean nvls, collnet;
 } WeftNcclComm;
 
 /* Which algorithms and protocols may be chosen: per entry 0 off, 1 on; for LL128 also 2, "on
  * where NCCL enables it by default" (intra-node NVLink), as NCCL_PROTO left unset gives. */
 typedef struct {
     guint8 algo[WEFT_COLL_N_ALGOS];
+    guint8 named[WEFT_COLL_N_ALGOS]; /* named in the list (not "auto", not excluded) */
     guint8 proto[WEFT_NCCL_N_PROTOS];
 } WeftNcclEnable;
 
@@ -85,8 +94,8 @@ typedef struct {
  * weft_nccl_parse_algos / weft_nccl_parse_protos:
  * Parse an `algo` / `proto` value as NCCL_ALGO / NCCL_PROTO do: names separated by commas,
  * case-insensitive, or a leading '^' to enable all but the names listed; "auto" (or an empty
- * value) is NCCL's default.  Algorithm names weft does not run (collnetdirect, collnetchain,
- * nvls, nvlstree) may be excluded but not enabled.  On error (WEFT_CONFIG_ERROR_VALUE, the
+ * value) is NCCL's default.  Algorithm names weft does not run (collnetchain, nvlstree) may be
+ * excluded but not enabled.  On error (WEFT_CONFIG_ERROR_VALUE, the
  * message says what was expected) @en is unchanged.
  */
 gboolean weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error);

@@ -165,12 +165,14 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
             f->coll = coll;
             const WeftNode *a = weft_graph_node (x->g, hops[k]),
                            *b = weft_graph_node (x->g, hops[k + 1]);
-            /* The protocol efficiency of NVLink applies between two GPUs of one server;
-             * everything else (the fabric, PCIe staging) takes net_efficiency. */
-            f->efficiency = a->kind == WEFT_NODE_GPU && b->kind == WEFT_NODE_GPU &&
-                                    a->server >= 0 && a->server == b->server
-                                ? efficiency
-                                : net_efficiency;
+            /* The protocol efficiency of NVLink applies between two GPUs of one server, or a
+             * GPU and its NVSwitch (NVLS); everything else (the fabric, PCIe staging) takes
+             * net_efficiency. */
+            gboolean nvlink = (a->kind == WEFT_NODE_GPU || a->kind == WEFT_NODE_NVSWITCH) &&
+                              (b->kind == WEFT_NODE_GPU || b->kind == WEFT_NODE_NVSWITCH) &&
+                              a->kind + b->kind != 2 * WEFT_NODE_NVSWITCH;
+            f->efficiency =
+                nvlink && a->server >= 0 && a->server == b->server ? efficiency : net_efficiency;
             if (k > 0) {
                 WeftFlowDep leg = { (guint32) (*x->seq - 2), (guint32) (*x->seq - 1) };
                 g_array_append_val (x->deps, leg);
@@ -228,9 +230,14 @@ weft_workload_coll_parse (Ctx *x, NcclParams *p, GError **error)
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "proto",
                                      "%s", local->message);
     gboolean direct = p->op == WEFT_COLL_ALL_TO_ALL || p->op == WEFT_COLL_SEND_RECV;
-    if (!direct && p->op != WEFT_COLL_ALL_REDUCE && !p->enable.algo[WEFT_COLL_RING])
+    gboolean nvls_op = p->op == WEFT_COLL_REDUCE_SCATTER || p->op == WEFT_COLL_ALL_GATHER;
+    if (!direct && p->op != WEFT_COLL_ALL_REDUCE && !p->enable.algo[WEFT_COLL_RING] &&
+        !(nvls_op && p->enable.algo[WEFT_COLL_NVLS]))
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
-                                     "tree is NCCL's all_reduce algorithm only: expected ring");
+                                     "%s runs on the ring%s only (tree and collnetdirect are "
+                                     "all_reduce algorithms): expected ring%s",
+                                     weft_collective_op_name (p->op), nvls_op ? " or nvls" : "",
+                                     nvls_op ? " or nvls" : "");
     gboolean set;
     if (!parse_auto (x, "chunk", p->chunk, FALSE, 1024, (guint64) 1 << 30, &p->chunk_bytes, &set,
                      error))
@@ -295,7 +302,43 @@ weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollC
      * NCCL_MAX_NCHANNELS would. */
     WeftNcclComm comm;
     weft_nccl_comm_from_graph (&comm, x->g, r, n, p->efficiency, p->channels ? cc->channels : 16);
+    /* The in-switch algorithms where the ranks can run them: GPUs of one server on NVLink SHARP
+     * switches, every rank behind an InfiniBand SHARP switch. */
+    WeftCollSpec probe = cc->spec;
+    probe.op = WEFT_COLL_ALL_REDUCE;
+    probe.channels = probe.chunk_bytes = 1;
+    probe.algo = WEFT_COLL_NVLS;
+    comm.nvls = weft_collective_check (&probe, NULL);
+    probe.algo = WEFT_COLL_COLLNET_DIRECT;
+    comm.collnet = weft_collective_check (&probe, NULL);
     weft_nccl_tune_init (&cc->tune, &comm, &p->enable);
+}
+
+gboolean
+weft_workload_coll_check (Ctx *x, const NcclParams *p, const CollComm *cc, GError **error)
+{
+    static const WeftCollAlgo in_switch[] = { WEFT_COLL_NVLS, WEFT_COLL_COLLNET_DIRECT };
+    for (guint i = 0; i < G_N_ELEMENTS (in_switch); i++) {
+        if (!p->enable.named[in_switch[i]])
+            continue;
+        WeftCollSpec probe = cc->spec;
+        probe.channels = probe.chunk_bytes = 1;
+        probe.algo = in_switch[i];
+        g_autoptr (GError) local = NULL;
+        if (!weft_collective_check (&probe, &local))
+            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
+                                         "%s", local->message);
+    }
+    if (p->op == WEFT_COLL_ALL_TO_ALL || p->op == WEFT_COLL_SEND_RECV)
+        return TRUE;
+    WeftCollAlgo a;
+    WeftNcclProto pr;
+    if (!weft_nccl_tune_pick (&cc->tune, p->op, 1, &a, &pr))
+        return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
+                                     "%s: none of the algorithms enabled runs here with the "
+                                     "protocols enabled (NVLS and CollNetDirect run Simple only)",
+                                     weft_collective_op_name (p->op));
+    return TRUE;
 }
 
 void
@@ -382,6 +425,8 @@ weft_workload_gen_nccl (Ctx *x, NcclParams *p, GError **error)
     guint esize = types[p->type].size;
     g_autofree CollComm *cc = g_new (CollComm, 1); /* its tuning table is a few KiB */
     weft_workload_coll_spec (x, p, ranks, cc);
+    if (!weft_workload_coll_check (x, p, cc, error))
+        return FALSE;
     guint32 prev = G_MAXUINT32;
     guint32 rank_first = x->ranks->len;
     g_array_append_vals (x->ranks, ranks->data, n);

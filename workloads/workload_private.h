@@ -100,8 +100,10 @@ typedef struct {
 #define WEFT_WORKLOAD_COLL_PARAMS(T, M)                                                            \
     WEFT_PARAM_STRING ("algo", T, M algo, "auto",                                                \
                        "NCCL algorithms to choose from, as NCCL_ALGO: auto (NCCL's choice by "   \
-                       "its cost model), ring, tree (double binary tree, all_reduce only), a "   \
-                       "comma-separated list, or ^ and the ones to exclude"),                    \
+                       "its cost model), ring, tree (double binary tree, all_reduce only), "     \
+                       "nvls (NVLink SHARP in one server: all_reduce, reduce_scatter, "          \
+                       "all_gather), collnetdirect (InfiniBand SHARP, [infiniband] sharp: "      \
+                       "all_reduce), a comma-separated list, or ^ and the ones to exclude"),     \
     WEFT_PARAM_STRING ("proto", T, M proto, "auto",                                              \
                        "NCCL protocols to choose from, as NCCL_PROTO: auto, ll, ll128, simple, " \
                        "a comma-separated list, or ^ and the ones to exclude "                   \
@@ -216,6 +218,10 @@ typedef struct {
     WeftNcclTune tune;
 } CollComm;
 void weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollComm *cc);
+/* Refuses (naming `algo`) an in-switch algorithm the list names that @cc's ranks cannot run
+ * (NVLS without NVLink SHARP or across servers, CollNetDirect without InfiniBand SHARP), and a
+ * list that leaves nothing to run @p's op. */
+gboolean weft_workload_coll_check (Ctx *x, const NcclParams *p, const CollComm *cc, GError **error);
 /* Sets cc->spec for one operation of @bytes: algorithm and protocol (NCCL's choice within the
  * enabled ones), channels, chunk, latencies and wire lines; @proto gets the protocol. */
 void weft_workload_coll_plan (const NcclParams *p, CollComm *cc, guint64 bytes,

@@ -279,6 +279,10 @@ weft_workload_gen_training (Ctx *x, const TrainParams *tp, GError **error)
     gboolean ok = make_tp_groups (&s, r, error);
     if (ok)
         make_dp_groups (&s, r, n);
+    for (guint j = 0; j < s.n_tp && ok; j++)
+        ok = weft_workload_coll_check (x, &s.p, s.tpg[j].cc, error);
+    for (guint d = 0; d < s.n_dp && ok; d++)
+        ok = weft_workload_coll_check (x, &s.p, s.dpg[d].cc, error);
 
     s.fwd = (weft_time_t) ((double) tp->compute * (1 - tp->backward_fraction));
     s.bwd = tp->compute - s.fwd;
