@@ -17,7 +17,7 @@ const WeftParamSpec weft_nscc_params[] = {
     WEFT_PARAM_DOUBLE ("pi_gain", WeftNscc, pi_gain, "0.25", "0", "10",
                        "proportional increase below target: cwnd += pi_gain x bytes acked x "
                        "(target - d) / target"),
-    WEFT_PARAM_DOUBLE ("fi_packets", WeftNscc, fi_packets, "1", "0", "64",
+    WEFT_PARAM_DOUBLE ("fi_packets", WeftNscc, fi_packets, "4", "0", "64",
                        "fair increase: full packets added to the window per RTT, whatever the "
                        "window (what makes competing flows converge)"),
     WEFT_PARAM_BOOL ("quick_adapt", WeftNscc, quick_adapt, "true",
