@@ -27,8 +27,8 @@
  *    the control class ahead of data (models/port.h), where it is never tail-dropped (a
  *    switch keeps a separate allowance for headers); the receiver NACKs it at once.
  * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
- * first missing one it arrives (0 in order); /uet_flows keeps the max and the mean over the
- * flow's first copies.
+ * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
+ * reorder_count and reorder_sum the count and the sum (the mean is not traced yet).
  * Invariant: every payload byte is delivered exactly once (bytes_delivered == size_bytes for
  * a finished flow); duplicates are counted and discarded.
  */
