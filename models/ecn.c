@@ -7,8 +7,9 @@
 #include "sim/rng.h"
 
 const WeftParamSpec weft_ecn_params[] = {
-    WEFT_PARAM_BOOL ("enabled", WeftEcn, enabled, "true",
-                     "RED-style ECN marking at the fabric switches' egress queues (RoCE)"),
+    WEFT_PARAM_BOOL (
+        "enabled", WeftEcn, enabled, "true",
+        "RED-style ECN marking at the fabric switches' egress queues (RoCE, Ultra Ethernet)"),
     WEFT_PARAM_BYTES ("kmin", WeftEcn, kmin, "150KB", "0B", "16GiB",
                       "queue bytes at and below which nothing is marked (default: the [dcqcn] "
                       "preset's)"),
@@ -115,9 +116,9 @@ ecn_count (const WeftMechEnv *env, WeftNetworkStats *st)
 const WeftMechanism weft_ecn_mechanism = {
     .name = "ecn",
     .group = "ecn",
-    .help = "RoCE ECN marking at switch egress queues (RED: kmin, kmax, pmax)",
+    .help = "ECN marking (RoCE, Ultra Ethernet) at switch egress queues (RED: kmin, kmax, pmax)",
     .params = weft_ecn_params,
-    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE),
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE) | WEFT_FABRIC_BIT (WEFT_FABRIC_ULTRA_ETHERNET),
     .setup = ecn_setup,
     .count = ecn_count,
 };

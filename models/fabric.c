@@ -6,10 +6,13 @@
 #include "models/switch.h"
 
 const WeftParamSpec weft_fabric_params[] = {
-    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet", "ethernet|infiniband|roce",
+    WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
+                     "ethernet|infiniband|roce|ultra-ethernet",
                      "link layer: ethernet is a lossy baseline (tail drop, no flow control); "
                      "infiniband is credit-based and lossless; roce is RoCEv2 on Ethernet "
-                     "(the [ethernet] packet format) with PFC, ECN and DCQCN"),
+                     "(the [ethernet] packet format) with PFC, ECN and DCQCN; ultra-ethernet is "
+                     "lossy Ethernet with Ultra Ethernet's transport: spraying, RUD, trimming, "
+                     "NSCC ([uet], [nscc])"),
     WEFT_PARAM_ENUM ("routing", WeftFabric, routing, "ecmp", "ecmp|static|adaptive",
                      "path choice at switches: ecmp hashes each flow over the equal-cost ports "
                      "(per-switch seed); static takes the topology's single route (D-mod-k or a "
@@ -29,7 +32,7 @@ const WeftParamSpec weft_ethernet_params[] = {
     WEFT_PARAM_END,
 };
 
-static const char *const kind_names[] = { "ethernet", "infiniband", "roce" };
+static const char *const kind_names[] = { "ethernet", "infiniband", "roce", "ultra-ethernet" };
 
 const char *
 weft_fabric_kind_name (int kind)

@@ -9,7 +9,9 @@
  *   roce        RoCEv2 on Ethernet: the [ethernet] packet format, 802.1p priorities with PFC
  *               ([pfc], models/pfc.h) making the RDMA priority lossless; ECN marking at
  *               switches ([ecn], models/ecn.h) and DCQCN at the NICs ([dcqcn], models/dcqcn.h).
- * Ultra Ethernet is not modelled yet: `kind` refuses it like any other unknown choice.
+ *   ultra-ethernet  the [ethernet] packet format on lossy switches, with Ultra Ethernet's
+ *               transport ([uet], models/uet.h): spraying over entropy values, RUD or ROD
+ *               delivery, packet trimming, ECN marking ([ecn]) and NSCC ([nscc]).
  *
  * Packet format: `mtu` is the largest payload; a packet on the wire is payload + the fabric's
  * header bytes.  Ethernet's default header, 82 B, is RoCEv2's per-packet cost: Ethernet 14 +
@@ -28,12 +30,14 @@
 #include "models/ibcc.h"
 #include "models/infiniband.h"
 #include "models/pfc.h"
+#include "models/uet.h"
 #include "sim/params.h"
 
 typedef enum {
     WEFT_FABRIC_ETHERNET,
     WEFT_FABRIC_INFINIBAND,
     WEFT_FABRIC_ROCE,
+    WEFT_FABRIC_ULTRA_ETHERNET,
     WEFT_FABRIC_KIND_COUNT
 } WeftFabricKind;
 typedef enum { WEFT_ROUTING_ECMP, WEFT_ROUTING_STATIC, WEFT_ROUTING_ADAPTIVE } WeftRoutingKind;
@@ -68,6 +72,7 @@ typedef struct {
     WeftEcn ecn;       /* kind == roce: [ecn] (models/ecn.h); zero (off) elsewhere */
     WeftDcqcn dcqcn;   /* kind == roce: [dcqcn] (models/dcqcn.h); zero (off) elsewhere */
     WeftNicConfig nic; /* [nic] (models/nic.c), every kind */
+    WeftUet uet;       /* kind == ultra-ethernet: [uet], [nscc] (models/uet.h); zero elsewhere */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];
@@ -79,7 +84,7 @@ extern const WeftParamSpec weft_ethernet_params[];
 gboolean weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error);
 void weft_fabric_clear (WeftFabric *fabric);
 
-/* "ethernet", "infiniband", "roce". */
+/* "ethernet", "infiniband", "roce", "ultra-ethernet". */
 const char *weft_fabric_kind_name (int kind);
 
 /* RDMA reliable connections (InfiniBand RC, RoCEv2) have no transport window: link credits

@@ -13,6 +13,9 @@
 static inline gboolean
 sendable (const WeftFlow *f)
 {
+    if (f->uet.rud) /* Ultra Ethernet RUD: the window counts packets in flight */
+        return f->started &&
+               (f->uet.lost_n > 0 || (f->snd_nxt < f->n_pkts && f->uet.inflight < f->window_pkts));
     return f->started &&
            (f->resend || (f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts));
 }
@@ -57,6 +60,41 @@ make_ready (WeftNicAgent *nic, WeftFlow *f)
 
 static void on_rto (WeftSim *sim, void *target, WeftArg arg);
 static void on_pace (WeftSim *sim, void *target, WeftArg arg);
+
+/* ---- Ultra Ethernet at the sender (models/uet.h) --------------------------------------- */
+
+static inline void
+nscc_window (WeftFlow *f, const WeftUet *uet)
+{
+    if (uet->nscc.enabled)
+        f->window_pkts = weft_nscc_window_pkts (&f->uet.cc);
+}
+
+/* A flow starts: its EV state, RUD bitmaps and NSCC window (one BDP: the auto window). */
+static void
+uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
+{
+    const WeftUet *uet = nic->tp->uet;
+    weft_uet_sender_init (uet, &f->uet, f->n_pkts);
+    double wire = (double) (nic->tp->fabric->mtu + nic->tp->fabric->header);
+    if (uet->nscc.enabled) {
+        weft_nscc_flow_init (&uet->nscc, &f->uet.cc, (double) f->window_pkts * wire, wire,
+                             f->base_rtt_ps);
+        nscc_window (f, uet);
+    }
+}
+
+/* A retransmission timeout: the EVs and the window hear of a loss. */
+static void
+uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
+{
+    const WeftUet *uet = nic->tp->uet;
+    weft_uet_ev_timeout (uet, &f->uet);
+    if (uet->nscc.enabled) {
+        weft_nscc_on_loss (&uet->nscc, &f->uet.cc, nic->owner->sim->now);
+        nscc_window (f, uet);
+    }
+}
 
 /* One timer event per flow at a time: a later deadline is picked up when the pending event
  * fires early (sim/timer.h); only an earlier one schedules anew. */
@@ -110,8 +148,13 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
         f->timeouts++;
         f->rto = MIN (f->rto * 2, nic->tp->rto_max);
     }
-    /* Go back to the first unacknowledged packet (selective repeat: send it alone). */
-    if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
+    if (nic->tp->uet)
+        uet_on_timeout (nic, f);
+    /* Go back to the first unacknowledged packet (selective repeat: send it alone; RUD: every
+     * packet out and unacknowledged). */
+    if (f->uet.rud) {
+        weft_uet_on_timeout (&f->uet, f->snd_una, f->snd_nxt);
+    } else if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
         f->resend = TRUE;
         f->resend_seq = f->snd_una;
     } else {
@@ -126,6 +169,8 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
     WeftSim *sim = nic->owner->sim;
     weft_transport_flow_started (nic->tp, f, sim->now);
+    if (nic->tp->uet)
+        uet_flow_begin (nic, f);
     if (nic->tp->fabric->dcqcn.enabled)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
@@ -412,7 +457,13 @@ pull_next (WeftNicAgent *nic, guint port)
             continue;
         }
         guint64 seq;
-        if (f->resend) {
+        if (f->uet.rud) {
+            /* RUD: a packet due again first, then new data; each one counts in flight. */
+            seq = weft_uet_next_lost (&f->uet, f->snd_nxt);
+            if (seq == G_MAXUINT64)
+                seq = f->snd_nxt++;
+            f->uet.inflight++;
+        } else if (f->resend) {
             f->resend = FALSE;
             seq = f->resend_seq;
         } else {
@@ -428,6 +479,11 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->dst = f->spec.dst;
         pkt->dst_ep = f->dst_ep;
         pkt->hash = f->hash;
+        if (nic->tp->uet) {
+            /* Spraying: the packet's path is its entropy value's. */
+            pkt->ev = weft_uet_pick_ev (nic->tp->uet, &f->uet, f->hash);
+            pkt->hash = weft_uet_ev_hash (nic->tp->uet, f->hash, pkt->ev);
+        }
         pkt->seq = seq;
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
         pkt->size = pkt->payload + (guint32) fab->header;
@@ -479,11 +535,62 @@ rtt_sample (WeftNicAgent *nic, WeftFlow *f, weft_time_t rtt)
     f->rto = CLAMP (f->srtt + 4 * f->rttvar, nic->tp->rto_min, nic->tp->rto_max);
 }
 
+/* Ultra Ethernet RUD: a selective ACK or a trim NACK for packet ack->sack, with the
+ * receiver's cumulative point in ack->seq, the data's EV and its CE mark echoed. */
+static void
+on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
+{
+    WeftSim *sim = nic->owner->sim;
+    const WeftUet *uet = nic->tp->uet;
+    gboolean nack = ack->kind == WEFT_PKT_NACK, fresh = FALSE;
+    weft_uet_ev_feedback (uet, &f->uet, ack->ev, nack || ack->ce);
+    f->uet.ecn_echoes += ack->ce;
+    if (nack) {
+        f->uet.nacks++;
+        f->naks++;
+        /* A NACK shows the path alive: it restarts the timer as an ACK would. */
+        fresh = weft_uet_on_nack (&f->uet, ack->sack);
+        if (fresh && uet->nscc.enabled)
+            weft_nscc_on_loss (&uet->nscc, &f->uet.cc, sim->now);
+    } else if ((fresh = weft_uet_on_sack (&f->uet, ack->sack))) {
+        /* Karn: no samples from retransmitted packets. */
+        weft_time_t rtt = ack->retransmit ? 0 : sim->now - ack->sent_at;
+        if (rtt)
+            rtt_sample (nic, f, rtt);
+        if (uet->nscc.enabled)
+            weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
+                              nic->tp->fabric->mtu + nic->tp->fabric->header, rtt, ack->ce,
+                              sim->now);
+    }
+    /* The cumulative point covers packets whose own ACKs may have been lost. */
+    for (guint64 s = f->snd_una; s < ack->seq; s++)
+        fresh |= weft_uet_on_sack (&f->uet, s);
+    guint64 una = weft_uet_advance (&f->uet, f->snd_una, f->n_pkts);
+    if (una > f->snd_una) {
+        f->snd_una = una;
+        f->rc_retries = 0;
+    }
+    nscc_window (f, uet);
+    if (f->snd_una == f->n_pkts)
+        weft_timer_cancel (&f->rto_timer); /* all acknowledged */
+    else if (fresh)
+        timer_restart (nic, f);
+    make_ready (nic, f);
+    weft_packet_release (&sim->pool, ack);
+}
+
 static void
 on_ack (WeftNicAgent *nic, WeftPacket *ack)
 {
     WeftSim *sim = nic->owner->sim;
     WeftFlow *f = &nic->tp->flows[ack->flow];
+    if (f->uet.rud) {
+        on_uet_ack (nic, f, ack);
+        return;
+    }
+    if (nic->tp->uet) /* ROD: the EVs learn from its ACKs and NAKs too */
+        weft_uet_ev_feedback (nic->tp->uet, &f->uet, ack->ev,
+                              ack->kind == WEFT_PKT_NACK || ack->ce);
     if (ack->becn)
         on_becn (nic, f);
     gboolean progressed = ack->seq > f->snd_una;
@@ -524,18 +631,86 @@ ooo_test (const WeftFlow *f, guint64 seq)
     return f->ooo_bits[seq / 8] & (1u << (seq % 8));
 }
 
+/* Ultra Ethernet RUD receiver (models/uet.h): places any packet, answers each one at once -
+ * a selective ACK, or a NACK for a trimmed one - with the cumulative point, its EV and the
+ * echo of its CE mark. */
+static void
+uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
+{
+    WeftSim *sim = nic->owner->sim;
+    WeftTransport *tp = nic->tp;
+    guint8 reply = WEFT_PKT_ACK;
+    if (pkt->trimmed) {
+        f->uet.trims_rx++;
+        reply = WEFT_PKT_NACK;
+    } else {
+        if (pkt->ce)
+            np_on_ce (nic, f);
+        if (!f->finished && !f->uet.rcvd)
+            f->uet.rcvd = g_new0 (guint8, (f->n_pkts + 7) / 8);
+        if (f->finished || weft_uet_bit (f->uet.rcvd, pkt->seq)) {
+            f->dup_discards++;
+        } else {
+            weft_uet_bit_set (f->uet.rcvd, pkt->seq);
+            f->uet.rcvd_n++;
+            f->delivered += pkt->payload;
+            if (pkt->seq > f->rcv_nxt) {
+                guint64 distance = pkt->seq - f->rcv_nxt;
+                f->reorder_count++;
+                f->reorder_sum += distance;
+                f->reorder_max = MAX (f->reorder_max, distance);
+            }
+            while (f->rcv_nxt < f->n_pkts && weft_uet_bit (f->uet.rcvd, f->rcv_nxt))
+                f->rcv_nxt++;
+            weft_sim_progress (sim);
+            if (f->uet.rcvd_n == f->n_pkts) {
+                g_clear_pointer (&f->uet.rcvd, g_free);
+                weft_transport_flow_finished (tp, f, sim);
+            }
+        }
+    }
+    f->acks_sent++;
+    WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
+    ack->kind = reply;
+    ack->sack = pkt->seq;
+    ack->trimmed = 0;
+    ack->prio = weft_fabric_ack_prio (tp->fabric);
+    ack->src = f->spec.dst;
+    ack->dst = f->spec.src;
+    ack->dst_ep = f->src_ep;
+    ack->seq = f->rcv_nxt;
+    ack->payload = 0;
+    ack->size = (guint32) tp->fabric->ack_bytes;
+    ack->hop = 0;
+    weft_port_enqueue (&nic->ports[f->ack_port], ack);
+}
+
 static void
 on_data (WeftNicAgent *nic, WeftPacket *pkt)
 {
     WeftSim *sim = nic->owner->sim;
     WeftTransport *tp = nic->tp;
     WeftFlow *f = &tp->flows[pkt->flow];
+    if (tp->uet && tp->uet->delivery == WEFT_UET_RUD) {
+        uet_on_data (nic, f, pkt);
+        return;
+    }
     guint8 reply = WEFT_PKT_ACK;
     gboolean now = TRUE; /* answer at once; in-order arrivals may wait for ack_every */
+    gboolean echo_ce = tp->uet && pkt->ce; /* Ultra Ethernet ROD: NSCC's and the EVs' signal */
     f->fecn_received += pkt->fecn;
     if (pkt->ce)
         np_on_ce (nic, f);
-    if (pkt->seq == f->rcv_nxt) {
+    if (G_UNLIKELY (pkt->trimmed)) {
+        /* Ultra Ethernet ROD: a trimmed packet is a gap, NAKed at once (once per gap). */
+        f->uet.trims_rx++;
+        if (f->nak_sent || pkt->seq < f->rcv_nxt) {
+            weft_packet_release (&sim->pool, pkt);
+            return;
+        }
+        f->nak_sent = TRUE;
+        reply = WEFT_PKT_NACK;
+    } else if (pkt->seq == f->rcv_nxt) {
         f->rcv_nxt++;
         f->delivered += pkt->payload;
         /* Packets placed out of order earlier now join the in-order prefix. */
@@ -599,7 +774,8 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
     ack->becn = pkt->fecn;
     ack->fecn = 0;
-    ack->ce = 0;
+    ack->ce = echo_ce;
+    ack->trimmed = 0;
     ack->kind = reply;
     ack->prio = weft_fabric_ack_prio (tp->fabric);
     ack->src = f->spec.dst;

@@ -206,7 +206,9 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
             ensure_free_event (port);
         return TRUE;
     }
-    if (port->q_bytes + pkt->size > port->cap_bytes) {
+    /* A trimmed header is never tail-dropped: switches keep an allowance for them
+     * (models/uet.h). */
+    if (port->q_bytes + pkt->size > port->cap_bytes && !pkt->trimmed) {
         port->drops++;
         port->drops_data += pkt->kind == WEFT_PKT_DATA;
         port->s_drops++;

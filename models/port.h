@@ -61,6 +61,7 @@ typedef struct WeftPort {
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
     guint64 drops_data; /* the data packets among the drops */
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
+    guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
     /* Current sample interval, for /links. */
     guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks;
     double s_area; /* queue bytes x ps */

@@ -84,6 +84,11 @@ typedef struct {
     guint64 buffer_drops_threshold; /* lossy packets over their queue's threshold */
     guint64 buffer_drops_full;      /* packets that found the pool full */
     guint64 buffer_peak_bytes;      /* the highest occupancy of any switch's pool */
+    /* Ultra Ethernet ([uet], [nscc]) */
+    guint64 uet_trims;         /* data packets fabric switches trimmed */
+    guint64 uet_nacks;         /* trim NACKs that reached the senders */
+    guint64 nscc_decreases;    /* NSCC multiplicative decreases */
+    guint64 nscc_quick_adapts; /* NSCC quick adapts */
 } WeftNetworkStats;
 
 /* The most mechanisms one fabric may have (weft_mechanisms_configure asserts it). */
@@ -124,7 +129,8 @@ typedef struct {
 /* Fabric kinds as bits, for WeftMechanism.fabrics. */
 #define WEFT_FABRIC_BIT(kind) (1u << (kind))
 #define WEFT_FABRICS_ETHERNET_FAMILY                                                               \
-    (WEFT_FABRIC_BIT (WEFT_FABRIC_ETHERNET) | WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE))
+    (WEFT_FABRIC_BIT (WEFT_FABRIC_ETHERNET) | WEFT_FABRIC_BIT (WEFT_FABRIC_ROCE) |                 \
+     WEFT_FABRIC_BIT (WEFT_FABRIC_ULTRA_ETHERNET))
 #define WEFT_FABRICS_ALL 0xFFu
 
 struct WeftMechanism {
@@ -150,6 +156,8 @@ extern const WeftMechanism weft_infiniband_mechanism; /* models/infiniband.c: cr
 extern const WeftMechanism weft_vlarb_mechanism;      /* models/vlarb.c */
 extern const WeftMechanism weft_ibcc_mechanism;       /* models/ibcc.c */
 extern const WeftMechanism weft_dcqcn_mechanism;      /* models/dcqcn.c */
+extern const WeftMechanism weft_uet_mechanism;        /* models/uet.c */
+extern const WeftMechanism weft_nscc_mechanism;       /* models/nscc.c */
 extern const WeftMechanism weft_ecn_mechanism;        /* models/ecn.c */
 extern const WeftMechanism weft_pfc_mechanism;        /* models/pfc.c */
 extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */

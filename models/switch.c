@@ -237,6 +237,19 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
     return FALSE;
 }
 
+/* Ultra Ethernet trimming (models/uet.h): a data packet that would overflow @o's buffer is cut
+ * to its header and goes in the control class, ahead of data. */
+static inline void
+trim_if_full (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
+{
+    if (pkt->kind != WEFT_PKT_DATA || pkt->trimmed || o->q_bytes + pkt->size <= o->cap_bytes)
+        return;
+    pkt->trimmed = 1;
+    pkt->size = self->trim_bytes;
+    pkt->prio = 0;
+    o->trims++;
+}
+
 static void
 switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
 {
@@ -292,6 +305,8 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         /* ECN marked as the packet joins its queue: by the bytes of its class ahead of it. */
         mark_ce (self, &self->ports[out], pkt);
     }
+    if (self->trim_bytes)
+        trim_if_full (self, &self->ports[out], pkt);
     weft_port_enqueue (&self->ports[out], pkt);
 }
 

@@ -72,6 +72,8 @@ typedef struct {
     gboolean pfc_ingress;       /* RoCE: PFC ingress accounting on this switch's ports */
     gboolean ecn_dequeue;       /* ECN marks as packets leave (else as they are queued) */
     gsl_rng *ecn_rng;           /* RoCE with [ecn] on (fabric switches only): marking draws */
+    guint32 trim_bytes;         /* Ultra Ethernet trimming ([uet] trimming, fabric switches):
+                                   a trimmed packet's size; 0: no trimming */
     WeftNicAgent *agent;        /* owned: the transport of flows starting or ending here; NULL
                                    unless a workload addresses this node */
 } WeftSwitch;

@@ -415,8 +415,10 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 void
 weft_transport_clear (WeftTransport *tp)
 {
-    for (guint i = 0; i < tp->n_flows; i++)
+    for (guint i = 0; i < tp->n_flows; i++) {
         g_free (tp->flows[i].ooo_bits);
+        weft_uet_flow_clear (&tp->flows[i].uet);
+    }
     g_clear_pointer (&tp->flows, g_free);
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
@@ -477,7 +479,8 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     row.reorder_max = f->reorder_max;
     weft_trace_append_flow (tp->trace, &row);
     /* Its path, when the flow has one: ECMP and static tables pick per flow. */
-    if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE) {
+    if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
+        !(tp->uet && tp->uet->load_balance != WEFT_UET_LB_ECMP)) {
         TraceHop th = { tp, f->spec.id, 0 };
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
     }

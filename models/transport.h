@@ -95,6 +95,7 @@ struct WeftFlow {
     gboolean resend;
     WeftIbccFlow cc;     /* [ibcc]: CCT index (models/ibcc.h) */
     WeftDcqcnFlow dcqcn; /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
+    WeftUetFlow uet;     /* Ultra Ethernet: EVs, RUD bitmaps, NSCC window (models/uet.h) */
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
      * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
      * is pending, and its expiry wakes it. */
@@ -144,6 +145,7 @@ typedef struct {
     GArray *active;      /* guint32 ids of the flows under way (started, not finished),
                             in no particular order: what per-interval samples visit */
     gboolean accept_ooo; /* receivers place out-of-order packets (adaptive routing) */
+    const WeftUet *uet;  /* Ultra Ethernet's transport (models/uet.h); NULL on other fabrics */
 
     /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
     guint32 *dep_first, *dep_list;

@@ -44,7 +44,9 @@ typedef struct WeftPacket {
     guint8 retransmit : 1; /* 1 for a retransmitted copy */
     guint8 fecn : 1;       /* InfiniBand DATA: a switch saw congestion (models/ibcc.h) */
     guint8 becn : 1;       /* InfiniBand ACK/NAK: the data it answers carried FECN */
-    guint8 ce : 1;         /* RoCE DATA: ECN Congestion Experienced (models/ecn.h) */
+    guint8 ce : 1;         /* DATA: ECN Congestion Experienced (models/ecn.h); an Ultra
+                              Ethernet ACK: the echo of its data packet's mark */
+    guint8 trimmed : 1;    /* Ultra Ethernet DATA: cut to its header by a switch (models/uet.h) */
     guint8 hop;            /* links crossed so far */
     guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
@@ -55,9 +57,12 @@ typedef struct WeftPacket {
     guint32 payload;     /* application bytes carried */
     guint64 seq;         /* DATA: packet sequence number; ACK: cumulative next expected */
     weft_time_t sent_at; /* DATA: when the sender's transport emitted it (RTT samples) */
+    guint64 sack;        /* Ultra Ethernet RUD ACK or NACK: the data packet it answers */
+    guint16 ev;          /* Ultra Ethernet: the entropy value it was sprayed on (echoed back) */
 } WeftPacket;
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, sl) < 64);
+G_STATIC_ASSERT (sizeof (WeftPacket) == 128); /* two cache lines, the endpoints' in the second */
 
 typedef struct {
     WeftPacket *free_list;

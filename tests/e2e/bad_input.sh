@@ -31,7 +31,6 @@ check "include cycle" "$WEFT" validate "$TMP/a.ini"
 check "GROUP:KEY=VALUE" "$WEFT" validate "$base" --set switchbuffer=1MiB
 printf '[experiment]\ninclude = %s\n[fault.cable]\n' "$base" >"$TMP/f.ini"
 check "\[fault.cable\].*not implemented yet" "$WEFT" validate "$TMP/f.ini"
-check "\[fabric\] kind: .ultra-ethernet. is not a valid choice" "$WEFT" validate "$base" --set fabric:kind=ultra-ethernet
 # fabric-specific groups and keys that would be ignored
 printf '[experiment]\ninclude = %s\n[infiniband]\nbuffer = 64KiB\n' "$base" >"$TMP/ib.ini"
 check "\[infiniband\]: not used with \[fabric\] kind = ethernet" "$WEFT" validate "$TMP/ib.ini"

@@ -1,0 +1,243 @@
+#include "config.h"
+#define G_LOG_DOMAIN "weft-uet"
+#include "models/uet.h"
+
+#include "models/registry.h"
+#include "models/switch.h"
+#include "sim/rng.h"
+
+const WeftParamSpec weft_uet_params[] = {
+    WEFT_PARAM_ENUM ("load_balance", WeftUet, load_balance, "oblivious",
+                     "ecmp|oblivious|round-robin|bitmap|reps",
+                     "entropy value (path) of each data packet: ecmp keeps the flow's own hash "
+                     "(no spraying); oblivious draws one per packet; round-robin takes the pool "
+                     "in turn; bitmap as round-robin, skipping for a round the EVs that came "
+                     "back marked or trimmed; reps reuses the EVs acknowledged unmarked and "
+                     "explores at random when none waits"),
+    WEFT_PARAM_UINT ("ev_pool", WeftUet, ev_pool, "64", "1", "65536",
+                     "entropy values a flow sprays over (each one a path through the switches' "
+                     "ECMP hash)"),
+    WEFT_PARAM_ENUM ("delivery", WeftUet, delivery, "rud", "rud|rod",
+                     "packet delivery: rud (reliable unordered: any order, selective ACKs and "
+                     "retransmissions) or rod (reliable ordered: go-back-N, for comparison)"),
+    WEFT_PARAM_BOOL ("trimming", WeftUet, trimming, "true",
+                     "fabric switches cut a data packet that would overflow its egress queue to "
+                     "trim_header bytes and send it ahead of data; the receiver NACKs it at once"),
+    WEFT_PARAM_BYTES ("trim_header", WeftUet, trim_header, "64B", "1B", "9000B",
+                      "wire bytes of a trimmed packet (at most the MTU)"),
+    WEFT_PARAM_END,
+};
+
+/* ---- entropy values: one function per policy ------------------------------------------- */
+
+static void
+note_used (WeftUetFlow *uf, guint16 ev)
+{
+    if (!weft_uet_bit (uf->ev_used, ev)) {
+        weft_uet_bit_set (uf->ev_used, ev);
+        uf->evs_used++;
+    }
+}
+
+/* A uniform draw per packet: a hash of (seed, flow, packet count), so no stream is shared. */
+static guint16
+pick_oblivious (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    guint64 x = weft_mix64 (cfg->seed ^ ((guint64) flow_hash << 32) ^ uf->tx_count);
+    return (guint16) (x % cfg->ev_pool);
+}
+
+static guint16
+pick_round_robin (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    guint16 ev = (guint16) uf->rr_next;
+    uf->rr_next = (guint32) ((uf->rr_next + 1) % cfg->ev_pool);
+    return ev;
+}
+
+/* Round-robin, skipping the EVs marked bad once (their bit clears as they are skipped). */
+static guint16
+pick_bitmap (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    for (guint64 i = 0; i < cfg->ev_pool; i++) {
+        guint16 ev = pick_round_robin (cfg, uf, flow_hash);
+        if (!weft_uet_bit (uf->ev_bad, ev))
+            return ev;
+        weft_uet_bit_clear (uf->ev_bad, ev);
+    }
+    return pick_round_robin (cfg, uf, flow_hash);
+}
+
+/* REPS: the oldest EV acknowledged unmarked, else an oblivious draw (exploration). */
+static guint16
+pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    if (uf->reps_n == 0)
+        return pick_oblivious (cfg, uf, flow_hash);
+    guint16 ev = uf->reps[uf->reps_head];
+    uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
+    uf->reps_n--;
+    return ev;
+}
+
+guint16
+weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    guint16 ev = 0;
+    switch (cfg->load_balance) {
+    case WEFT_UET_LB_ECMP:
+        ev = 0;
+        break;
+    case WEFT_UET_LB_OBLIVIOUS:
+        ev = pick_oblivious (cfg, uf, flow_hash);
+        break;
+    case WEFT_UET_LB_ROUND_ROBIN:
+        ev = pick_round_robin (cfg, uf, flow_hash);
+        break;
+    case WEFT_UET_LB_BITMAP:
+        ev = pick_bitmap (cfg, uf, flow_hash);
+        break;
+    case WEFT_UET_LB_REPS:
+        ev = pick_reps (cfg, uf, flow_hash);
+        break;
+    default:
+        g_assert_not_reached ();
+    }
+    uf->tx_count++;
+    note_used (uf, ev);
+    return ev;
+}
+
+void
+weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested)
+{
+    if (cfg->load_balance == WEFT_UET_LB_BITMAP) {
+        if (congested)
+            weft_uet_bit_set (uf->ev_bad, ev);
+    } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested && uf->reps_n < cfg->ev_pool) {
+        uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
+        uf->reps_n++;
+    }
+}
+
+void
+weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf)
+{
+    uf->reps_n = 0;
+}
+
+void
+weft_uet_flow_clear (WeftUetFlow *uf)
+{
+    g_clear_pointer (&uf->acked, g_free);
+    g_clear_pointer (&uf->lost, g_free);
+    g_clear_pointer (&uf->ev_bad, g_free);
+    g_clear_pointer (&uf->reps, g_free);
+    g_clear_pointer (&uf->ev_used, g_free);
+    g_clear_pointer (&uf->rcvd, g_free);
+}
+
+/* ---- the mechanism (models/registry.h) ------------------------------------------------- */
+
+/* ECN thresholds on this fabric when [ecn] says nothing: a fifth and four fifths of the
+ * default 1 MiB egress buffer, marking surely above (weft's choice; doc/ultra-ethernet.md). */
+#define UET_ECN_KMIN (200 * 1024)
+#define UET_ECN_KMAX (800 * 1024)
+
+static gboolean
+uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftFabric *fab = env->fabric;
+    WeftUet *uet = &fab->uet;
+    WeftParamBinding b = { weft_uet_params, uet };
+    if (!weft_params_read (exp, "uet", &b, 1, error))
+        return FALSE;
+    uet->enabled = TRUE;
+    uet->seed = weft_mix64 (env->sim->seed ^ G_GUINT64_CONSTANT (0x0e7));
+    if (uet->trim_header > fab->mtu)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "uet", "trim_header",
+                                     "%" G_GUINT64_FORMAT "B is larger than the MTU ([fabric] "
+                                     "mtu = %" G_GUINT64_FORMAT "B)",
+                                     uet->trim_header, fab->mtu);
+    if (g_key_file_has_key (weft_experiment_keyfile (exp), "transport", "recovery", NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "transport",
+                                     "recovery",
+                                     "not used with [fabric] kind = ultra-ethernet: [uet] "
+                                     "delivery chooses rud or rod");
+    /* ECN marking is NSCC's input: on unless [ecn] enabled = false. */
+    if (!weft_ecn_read (&fab->ecn, UET_ECN_KMIN, UET_ECN_KMAX, 1.0, exp, error))
+        return FALSE;
+    if (!g_key_file_has_key (weft_experiment_keyfile (exp), "ecn", "enabled", NULL))
+        fab->ecn.enabled = TRUE;
+    return TRUE;
+}
+
+/* Trimming at the fabric switches with per-port tail-drop buffers. */
+static gboolean
+uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    const WeftUet *uet = &env->fabric->uet;
+    env->tp->uet = uet;
+    if (!uet->trimming)
+        return TRUE;
+    for (guint i = 0; i < env->switches->len; i++) {
+        WeftSwitch *sw = env->switches->pdata[i];
+        if (sw->internal)
+            continue;
+        if (sw->buffer_cfg.sharing != WEFT_BUFFER_NONE)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "uet",
+                                         "trimming",
+                                         "trims at per-port buffers only: not with [switch] "
+                                         "buffer_sharing (set trimming = false)");
+        sw->trim_bytes = (guint32) uet->trim_header;
+    }
+    return TRUE;
+}
+
+static void
+uet_count (const WeftMechEnv *env, WeftNetworkStats *st)
+{
+    for (guint i = 0; i < env->ports->len; i++)
+        st->uet_trims += ((const WeftPort *) env->ports->pdata[i])->trims;
+    for (guint i = 0; i < env->tp->n_flows; i++) {
+        const WeftFlow *f = &env->tp->flows[i];
+        st->uet_nacks += f->uet.nacks;
+    }
+}
+
+static const char *const lb_names[] = { "ecmp", "oblivious", "round-robin", "bitmap", "reps" };
+
+static void
+uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    const WeftUet *uet = &env->fabric->uet;
+    g_string_append_printf (out,
+                            "  uet          %s over %" G_GUINT64_FORMAT
+                            " EVs, %s; %" G_GUINT64_FORMAT " trimmed, %" G_GUINT64_FORMAT
+                            " NACKs, %" G_GUINT64_FORMAT " timeouts (trimming %s, nscc %s)\n",
+                            lb_names[uet->load_balance], uet->ev_pool,
+                            uet->delivery == WEFT_UET_RUD ? "rud" : "rod", st->uet_trims,
+                            st->uet_nacks, st->timeouts, uet->trimming ? "on" : "off",
+                            uet->nscc.enabled ? "on" : "off");
+}
+
+static void
+uet_clear (WeftMechEnv *env)
+{
+    weft_params_clear (weft_uet_params, &env->fabric->uet);
+    weft_ecn_clear (&env->fabric->ecn);
+}
+
+const WeftMechanism weft_uet_mechanism = {
+    .name = "uet",
+    .group = "uet",
+    .help = "Ultra Ethernet transport: spraying over entropy values, RUD/ROD delivery, "
+            "packet trimming",
+    .params = weft_uet_params,
+    .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ULTRA_ETHERNET),
+    .configure = uet_configure,
+    .setup = uet_setup,
+    .count = uet_count,
+    .summary = uet_summary,
+    .clear = uet_clear,
+};

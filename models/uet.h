@@ -1,0 +1,152 @@
+/* models/uet.h - Ultra Ethernet transport ([fabric] kind = ultra-ethernet, the [uet] group):
+ * packet spraying over entropy values, the packet delivery sublayer (RUD, ROD), packet
+ * trimming at switches, and NSCC (models/nscc.h) at the senders.
+ *
+ * Models (doc/ultra-ethernet.md has the sources and what is left out):
+ *  - Spraying: the sending NIC gives every data packet an entropy value (EV) from a pool of
+ *    `ev_pool` values; the packet's hash, which the switches' ECMP uses to choose among
+ *    equal-cost ports (models/routing.h), is mixed from the flow's hash and the EV, so each EV
+ *    is a path and the switches need no code of their own.  Policies (`load_balance`), one
+ *    function each (weft_uet_pick_ev): ecmp (no spraying: the flow's own hash), oblivious (a
+ *    uniform draw per packet), round-robin (the pool in turn), bitmap (the pool in turn,
+ *    skipping for one round the EVs whose packets came back ECN-marked or trimmed) and reps
+ *    (REPS: reuse the EVs whose packets were acknowledged unmarked, in the order they came
+ *    back; when none is waiting, explore a uniform draw; EVs that saw a mark, a trim or a
+ *    timeout are not reused).
+ *  - RUD (reliable unordered delivery): per-packet sequence numbers; the receiver places any
+ *    packet in a bitmap and acknowledges each one selectively (the SACK names the packet, the
+ *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
+ *    resends selectively: at once the packets a trim NACK names, and after a retransmission
+ *    timeout (RFC 6298 from measured RTTs, [transport] rto_min/rto_initial/rto_max) every
+ *    packet sent and not acknowledged.  Its window counts the packets in flight (sent, not
+ *    acknowledged, not known lost), not the span above the cumulative point.
+ *  - ROD (reliable ordered delivery), for comparison: the baseline transport's go-back-N
+ *    (models/transport.h) under the same spraying; a trimmed packet is a gap, NAKed at once.
+ *  - Trimming (`trimming`, per-port tail-drop buffers only): a data packet that would overflow
+ *    a fabric switch's egress queue is cut to `trim_header` bytes, marked trimmed and sent in
+ *    the control class ahead of data (models/port.h), where it is never tail-dropped (a
+ *    switch keeps a separate allowance for headers); the receiver NACKs it at once.
+ * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
+ * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
+ * reorder_count and reorder_sum the count and the sum (the mean is not traced yet).
+ * Invariant: every payload byte is delivered exactly once (bytes_delivered == size_bytes for
+ * a finished flow); duplicates are counted and discarded.
+ */
+#ifndef WEFT_MODELS_UET_H
+#define WEFT_MODELS_UET_H
+
+#include "models/nscc.h"
+#include "sim/packet.h"
+#include "sim/params.h"
+
+typedef enum {
+    WEFT_UET_LB_ECMP,
+    WEFT_UET_LB_OBLIVIOUS,
+    WEFT_UET_LB_ROUND_ROBIN,
+    WEFT_UET_LB_BITMAP,
+    WEFT_UET_LB_REPS,
+} WeftUetLoadBalance;
+
+typedef enum { WEFT_UET_RUD, WEFT_UET_ROD } WeftUetDelivery;
+
+/* [uet] (and [nscc]): read on the ultra-ethernet fabric; zero (enabled FALSE) elsewhere. */
+typedef struct {
+    gboolean enabled;    /* the fabric is ultra-ethernet */
+    int load_balance;    /* WeftUetLoadBalance */
+    guint64 ev_pool;     /* entropy values per flow, 1 to 65536 */
+    int delivery;        /* WeftUetDelivery */
+    gboolean trimming;   /* fabric switches trim instead of dropping data */
+    guint64 trim_header; /* bytes of a trimmed packet on the wire */
+    guint64 seed;        /* the run's seed (oblivious draws) */
+    WeftNscc nscc;       /* [nscc] (models/nscc.h) */
+} WeftUet;
+
+/* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
+typedef struct {
+    /* sender */
+    guint8 *acked;    /* RUD: packets selectively acknowledged */
+    guint8 *lost;     /* RUD: packets to send again (trimmed, or out at a timeout) */
+    guint64 lost_n;   /* bits set in lost */
+    guint64 lost_lo;  /* no bit of lost below this */
+    guint64 inflight; /* RUD: packets sent, not acknowledged, not known lost */
+    guint64 tx_count; /* data packets sent (EV draws) */
+    guint32 rr_next;  /* round-robin and bitmap: the next EV */
+    guint8 *ev_bad;   /* bitmap: EVs to skip on the next pass */
+    guint16 *reps;    /* reps: EVs to reuse, a ring of ev_pool */
+    guint32 reps_head, reps_n;
+    guint8 *ev_used;    /* EVs the flow has sent on (bits) */
+    guint32 evs_used;   /* distinct EVs sent on */
+    guint64 nacks;      /* trim NACKs that reached the sender */
+    guint64 ecn_echoes; /* acknowledgements echoing a CE mark */
+    WeftNsccFlow cc;    /* NSCC window (models/nscc.h) */
+    gboolean rud;       /* the sender runs RUD (bitmaps allocated) */
+    /* receiver */
+    guint8 *rcvd;     /* RUD: packets placed */
+    guint64 rcvd_n;   /* distinct packets placed */
+    guint64 trims_rx; /* trimmed packets that reached the receiver */
+} WeftUetFlow;
+
+extern const WeftParamSpec weft_uet_params[];
+
+/* Frees @uf's bitmaps (the flow's end, or the run's). */
+void weft_uet_flow_clear (WeftUetFlow *uf);
+
+/* The EV of @uf's next data packet of flow hash @flow_hash under @cfg's policy; records it
+ * as used. */
+guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash);
+
+/* The switches' hash of a packet of flow hash @flow_hash sent on @ev: the flow's own hash
+ * under ecmp, one path per EV otherwise. */
+static inline guint32
+weft_uet_ev_hash (const WeftUet *cfg, guint32 flow_hash, guint16 ev)
+{
+    if (cfg->load_balance == WEFT_UET_LB_ECMP)
+        return flow_hash;
+    guint64 x = ((guint64) flow_hash << 20) ^ ev ^ G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+    x ^= x >> 31;
+    x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+    x ^= x >> 29;
+    return (guint32) (x ^ (x >> 32));
+}
+
+/* Feedback on @ev from an acknowledgement: @congested when it echoed a CE mark, or was a
+ * trim NACK or a timeout's; the bitmap and reps policies learn from it. */
+void weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested);
+
+/* A retransmission timeout: reps forgets every EV it was about to reuse. */
+void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf);
+
+/* ---- RUD bookkeeping (models/uet_pds.c): pure state changes, the NIC does the events ---- */
+
+static inline gboolean
+weft_uet_bit (const guint8 *bits, guint64 i)
+{
+    return (bits[i / 8] >> (i % 8)) & 1u;
+}
+
+static inline void
+weft_uet_bit_set (guint8 *bits, guint64 i)
+{
+    bits[i / 8] |= (guint8) (1u << (i % 8));
+}
+
+static inline void
+weft_uet_bit_clear (guint8 *bits, guint64 i)
+{
+    bits[i / 8] &= (guint8) ~(1u << (i % 8));
+}
+
+/* Sender: allocates the bitmaps of a flow of @n_pkts packets (and the policy's EV state). */
+void weft_uet_sender_init (const WeftUet *cfg, WeftUetFlow *uf, guint32 n_pkts);
+/* Sender: the next packet to resend, or G_MAXUINT64 when none waits. */
+guint64 weft_uet_next_lost (WeftUetFlow *uf, guint64 snd_nxt);
+/* Sender: packet @seq is acknowledged; TRUE when it was not before. */
+gboolean weft_uet_on_sack (WeftUetFlow *uf, guint64 seq);
+/* Sender: packet @seq was trimmed; TRUE when it is newly due for a resend. */
+gboolean weft_uet_on_nack (WeftUetFlow *uf, guint64 seq);
+/* Sender: a timeout; every packet in [@snd_una, @snd_nxt) not acknowledged is due again. */
+void weft_uet_on_timeout (WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt);
+/* Sender: the cumulative point @snd_una advanced past acknowledged packets (up to @n_pkts). */
+guint64 weft_uet_advance (const WeftUetFlow *uf, guint64 snd_una, guint64 n_pkts);
+
+#endif /* WEFT_MODELS_UET_H */

@@ -1,0 +1,151 @@
+/* tests/check_uet.c - Ultra Ethernet's per-flow rules (models/uet.h, models/nscc.h), against
+ * values derived here: round-robin visits the pool in turn; bitmap skips a congested EV for
+ * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one;
+ * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
+ * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
+ * marked ACK above target, increases otherwise, and quick adapt drops to what got through.
+ * Leaves unchecked: whole runs (tests/e2e/ue.sh). */
+#include "config.h"
+
+#include <check.h>
+
+#include "models/uet.h"
+#include "tests/harness.h"
+
+static WeftUet
+cfg (int lb, guint64 pool)
+{
+    WeftUet c = { .enabled = TRUE, .load_balance = lb, .ev_pool = pool, .seed = 7 };
+    return c;
+}
+
+START_TEST (test_uet_round_robin_visits_the_pool_in_turn)
+{
+    WeftUet c = cfg (WEFT_UET_LB_ROUND_ROBIN, 5);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 10);
+    for (guint i = 0; i < 12; i++)
+        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), i % 5);
+    ck_assert_uint_eq (f.evs_used, 5);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+START_TEST (test_uet_bitmap_skips_a_congested_ev_once)
+{
+    WeftUet c = cfg (WEFT_UET_LB_BITMAP, 4);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 10);
+    weft_uet_ev_feedback (&c, &f, 1, TRUE);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 0);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 2); /* 1 skipped */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 3);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 0);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 1); /* forgiven after one pass */
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+START_TEST (test_uet_reps_reuses_clean_evs_oldest_first)
+{
+    WeftUet c = cfg (WEFT_UET_LB_REPS, 64);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 10);
+    weft_uet_ev_feedback (&c, &f, 9, FALSE);
+    weft_uet_ev_feedback (&c, &f, 3, TRUE); /* marked: retired */
+    weft_uet_ev_feedback (&c, &f, 5, FALSE);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 9);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 5);
+    weft_uet_ev_feedback (&c, &f, 7, FALSE);
+    weft_uet_ev_timeout (&c, &f); /* a timeout forgets what was to be reused */
+    ck_assert_uint_eq (f.reps_n, 0);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+START_TEST (test_uet_oblivious_stays_in_the_pool_and_spreads)
+{
+    WeftUet c = cfg (WEFT_UET_LB_OBLIVIOUS, 16);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 10);
+    for (guint i = 0; i < 400; i++)
+        ck_assert_uint_lt (weft_uet_pick_ev (&c, &f, 42), 16);
+    /* 400 uniform draws from 16 miss a given value with probability (15/16)^400 ~ 6e-12. */
+    ck_assert_uint_eq (f.evs_used, 16);
+    weft_uet_flow_clear (&f);
+    WeftUet e = cfg (WEFT_UET_LB_ECMP, 16);
+    ck_assert_uint_eq (weft_uet_ev_hash (&e, 1234, 5), 1234);
+    ck_assert_uint_ne (weft_uet_ev_hash (&c, 1234, 5), weft_uet_ev_hash (&c, 1234, 6));
+}
+END_TEST
+
+START_TEST (test_uet_rud_sender_resends_only_what_is_due)
+{
+    WeftUet c = cfg (WEFT_UET_LB_OBLIVIOUS, 4);
+    c.delivery = WEFT_UET_RUD;
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 8);
+    f.inflight = 6; /* packets 0..5 sent */
+    ck_assert (weft_uet_on_sack (&f, 0));
+    ck_assert (!weft_uet_on_sack (&f, 0)); /* a duplicate ACK changes nothing */
+    ck_assert (weft_uet_on_sack (&f, 2));
+    ck_assert (weft_uet_on_nack (&f, 3));
+    ck_assert_uint_eq (f.inflight, 3);
+    ck_assert_uint_eq (weft_uet_advance (&f, 0, 8), 1);
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 3);
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), G_MAXUINT64);
+    weft_uet_on_timeout (&f, 1, 6); /* 1, 3, 4, 5 are out and unacknowledged */
+    ck_assert_uint_eq (f.inflight, 0);
+    ck_assert (weft_uet_on_sack (&f, 4)); /* a late ACK: 4 is no longer due */
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 1);
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 3);
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 5);
+    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), G_MAXUINT64);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+START_TEST (test_uet_nscc_directions)
+{
+    WeftNscc cc = { .enabled = TRUE,
+                    .target_delay = WEFT_US (4),
+                    .md_gain = 0.8,
+                    .pi_gain = 0.25,
+                    .fi_packets = 1,
+                    .quick_adapt = TRUE };
+    WeftNsccFlow f;
+    weft_nscc_flow_init (&cc, &f, 100000, 4178, WEFT_US (5));
+    double w = f.cwnd;
+    /* Marked, queueing delay 8 us against 4: cut by 0.8 x 4 / 8 = 40 %. */
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (10));
+    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
+    /* A second mark within the base RTT does not cut again. */
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (11));
+    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
+    /* Unmarked, no queueing: + 0.25 x 4178 (proportional) + 4178^2 / cwnd (fair). */
+    w = f.cwnd;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (5), FALSE, WEFT_US (12));
+    double pi = w + 0.25 * 4178;
+    ck_assert_double_eq_tol (f.cwnd, pi + 4178.0 * 4178.0 / pi, 1e-6);
+    /* Quick adapt: a loss in the epoch, then the next epoch starts with what got through. */
+    weft_nscc_on_loss (&cc, &f, WEFT_US (13));
+    weft_nscc_on_ack (&cc, &f, 4178, 0, FALSE, WEFT_US (30));
+    ck_assert_uint_eq (f.quick_adapts, 1);
+    ck_assert_double_le (f.cwnd, 3 * 4178.0 + 4178.0);
+}
+END_TEST
+
+Suite *
+test_suite (void)
+{
+    Suite *s = suite_create ("uet");
+    TCase *tc = tcase_create ("rules");
+    tcase_add_test (tc, test_uet_round_robin_visits_the_pool_in_turn);
+    tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
+    tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
+    tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
+    tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
+    tcase_add_test (tc, test_uet_nscc_directions);
+    suite_add_tcase (s, tc);
+    return s;
+}
