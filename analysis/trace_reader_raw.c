@@ -68,8 +68,8 @@ read_at (Raw *r, guint64 addr, guint64 n)
 }
 
 /* A data type's size and whether it is a variable-length string; FALSE if it does not fit in
- * @n bytes, or is variable-length but not a string of bytes (those come from the global
- * heap too, and the reader never reads them). */
+ * @n bytes, is variable-length but not a string of bytes (those come from the global heap too,
+ * and the reader never reads them), or is of a class with names in it. */
 static gboolean
 datatype (const guint8 *p, gsize n, guint64 *size, gboolean *vlen_string)
 {
@@ -84,7 +84,17 @@ datatype (const guint8 *p, gsize n, guint64 *size, gboolean *vlen_string)
         return (p[1] & 0x0f) == 1 && (p[1] >> 4) <= 2 && p[2] <= 1 && p[3] == 0 && *size == 16 &&
                n >= 20 && (p[8] & 0x0f) == 0 && le (p + 12, 4) == 1 && le (p + 16, 2) == 0 &&
                le (p + 18, 2) == 8;
-    return TRUE;
+    /* The classes whose messages hold no names: integers, floats, fixed-length strings, and
+     * arrays of integers or floats.  HDF5 copies a compound's or an enum's member names up to
+     * their NULs wherever those are (found by fuzzing: a heap overflow in H5MM_xstrdup). */
+    guint cls = p[0] & 0x0f, version = p[0] >> 4;
+    if (cls == 0 || cls == 1 || cls == 3)
+        return TRUE;
+    if (cls != 10 || n < 9)
+        return FALSE;
+    gsize rank = p[8];
+    gsize base = version >= 3 ? 9 + 4 * rank : 12 + 8 * rank;
+    return rank >= 1 && base + 8 <= n && ((p[base] & 0x0f) == 0 || (p[base] & 0x0f) == 1);
 }
 
 /* A data space's element count; FALSE if it does not fit in @n bytes or holds too many. */
@@ -161,6 +171,12 @@ attribute (Raw *r, const guint8 *m, gsize n, char **why)
     if (name == 0 || data_at > n || data_at < name_at || !datatype (m + dt_at, dt, &size, &vlen) ||
         !dataspace (r, m + ds_at, ds, &points)) {
         *why = g_strdup ("an attribute message whose parts do not fit in it");
+        return FALSE;
+    }
+    /* HDF5 copies the name up to its terminating NUL, wherever that is (found by fuzzing: a
+     * heap overflow in H5MM_xstrdup, under H5Aexists) */
+    if (memchr (m + name_at, '\0', name) == NULL) {
+        *why = g_strdup ("an attribute message whose name has no end");
         return FALSE;
     }
     char *raw_name = g_strndup ((const char *) m + name_at, name);
