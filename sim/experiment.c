@@ -306,12 +306,14 @@ weft_experiment_set (WeftExperiment *exp, const char *assignment, GError **error
     g_autofree char *group =
         colon ? g_strstrip (g_strndup (assignment, (gsize) (colon - assignment))) : NULL;
     g_autofree char *key = eq ? g_strstrip (g_strndup (colon + 1, (gsize) (eq - colon - 1))) : NULL;
-    if (!colon || !eq || group[0] == '\0' || key[0] == '\0' || strpbrk (group, "=[]") ||
-        strpbrk (key, "[]")) {
+    if (!colon || !eq || group[0] == '\0' || key[0] == '\0' || strpbrk (group, "=[]\t") ||
+        strpbrk (key, "[]\t") || !g_utf8_validate (assignment, -1, NULL)) {
+        /* (a tab or bytes that are not UTF-8 make names a key file cannot hold) */
+        g_autofree char *shown = g_utf8_make_valid (assignment, -1);
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_OVERRIDE,
                      SET_ORIGIN " %s: expected GROUP:KEY=VALUE, e.g. switch:buffer=12MiB or "
                                 "workload.incast:flow_size=2MiB",
-                     assignment);
+                     shown);
         return FALSE;
     }
     if (strcmp (group, "experiment") == 0 && strcmp (key, "include") == 0) {
