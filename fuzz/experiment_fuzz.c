@@ -9,10 +9,10 @@
  *
  * The promises checked, beyond no crash and no sanitizer report (libFuzzer's and the
  * sanitizers' business) and no time-out (libFuzzer's -timeout): no GLib warning or critical
- * (made fatal here, as G_DEBUG=fatal-warnings does: a warning is a bug such as a GError set
- * twice); a refusal is an error of one line without control bytes but tab (it reaches a terminal); an
- * accepted experiment has a topology, a network and a
- * simulator.  Any of those broken aborts, which the fuzzer reports as a crash.
+ * (an abort here, as G_DEBUG=fatal-warnings would stop: a warning is a bug such as a GError set
+ * twice or a key GLib drops); a refusal is an error of one line without control bytes but tab (it
+ * reaches a terminal); an accepted experiment has a topology, a network and a simulator.  Any of
+ * those broken aborts, which the fuzzer reports as a crash.
  *
  * Built with clang by `make fuzz`, which runs it over fuzz/corpus/experiment; tests/check_fuzz
  * replays that corpus and fuzz/crashers/experiment through the same function with any
@@ -38,10 +38,21 @@ static void
 require (gboolean ok, const char *what, const char *message)
 {
     if (!ok) {
-        fprintf (stderr, "experiment_fuzz: broken promise: %s%s%s\n", what,
-                 message ? ": " : "", message ? message : "");
+        fprintf (stderr, "experiment_fuzz: broken promise: %s%s%s\n", what, message ? ": " : "",
+                 message ? message : "");
         abort ();
     }
+}
+
+/* GLib's log writer, but a warning or a critical aborts: SIGABRT, which libFuzzer catches and
+ * saves the input for (GLib's own fatal path stops on a breakpoint trap, which it does not). */
+static GLogWriterOutput
+abort_on_warning (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+    GLogWriterOutput out = g_log_writer_default (level, fields, n_fields, data);
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+        require (FALSE, "a GLib warning or critical", NULL);
+    return out;
 }
 
 /* The scratch folder, made once per process: links to every entry of experiments/. */
@@ -97,7 +108,7 @@ weft_fuzz_experiment (const guint8 *data, gsize size)
 {
     static gboolean fatal;
     if (!fatal) {
-        g_log_set_always_fatal (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL);
+        g_log_set_writer_func (abort_on_warning, NULL, NULL);
         fatal = TRUE;
     }
     char *path = g_build_filename (scratch_dir (), "input.ini", NULL);
@@ -111,8 +122,8 @@ weft_fuzz_experiment (const guint8 *data, gsize size)
 
     WeftSession s;
     GError *error = NULL;
-    gboolean ok = weft_session_prepare (&s, path, sets, NULL, WEFT_FUZZ_EXPERIMENT_MAX_MEMORY,
-                                        &error);
+    gboolean ok =
+        weft_session_prepare (&s, path, sets, NULL, WEFT_FUZZ_EXPERIMENT_MAX_MEMORY, &error);
     if (ok) {
         require (error == NULL, "an error set on success", error ? error->message : NULL);
         require (s.graph != NULL && s.net != NULL && s.sim != NULL,
