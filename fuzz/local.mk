@@ -36,7 +36,7 @@ FUZZ_SANITIZE = address,undefined
 FUZZ_CFLAGS = -g -O2 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,$(FUZZ_SANITIZE) \
 	-fno-sanitize-recover=all
 FUZZ_LINK = -fsanitize=fuzzer,$(FUZZ_SANITIZE)
-FUZZ_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+FUZZ_ENV = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1
 FUZZ_ARGS = -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 # FUZZ_PUBLIC=1: through the public functions, which read in a child (WEFT_FUZZ_PUBLIC)
 FUZZ_PUBLIC =
