@@ -6,7 +6,8 @@
 #     closed at PATH.partial with status "interrupted" (weft report: incomplete, exit 1);
 #   - SIGKILL: killed (exit 137); during setup nothing is written; later PATH.partial is left
 #     with status "running" (weft report: incomplete, exit 1), never under the final name.
-# Prints the table of outcomes.  Moments: "setup" 0.3 s into building a k = 64 fat tree (seconds
+# Prints the table of outcomes.  Moments (counted from when weft's handlers are installed, so
+# that a loaded machine's slow start does not move them): "setup" 0.3 s into building a k = 64 fat tree (seconds
 # of setup), "early" 0.3 s and "late" 2 s into a run of 8 GiB flows that lasts far longer.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 cat >"$TMP/big.ini" <<INI
@@ -39,6 +40,7 @@ for sig in INT TERM KILL; do
         cp "$TMP/first.h5" "$TMP/out.h5"
         "$WEFT" run -q "$ini" -o "$TMP/out.h5" >"$TMP/run.out" 2>"$TMP/run.err" &
         pid=$!
+        handlers_up $pid
         sleep $delay
         kill -$sig $pid
         set +e; wait $pid; rc=$?; set -e

@@ -25,6 +25,7 @@ INI
 cp "$TMP/long.h5" "$TMP/first.h5"
 "$WEFT" run -q "$TMP/long.ini" -o "$TMP/long.h5" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
+handlers_up $pid
 sleep 1
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
@@ -60,6 +61,7 @@ flow_size = 4KiB
 INI
 "$WEFT" run -q "$TMP/big.ini" -o "$TMP/big.h5" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
+handlers_up $pid
 sleep 0.3
 kill -TERM $pid
 set +e; wait $pid; rc=$?; set -e

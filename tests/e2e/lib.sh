@@ -7,6 +7,20 @@ PY=/usr/bin/python3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# handlers_up PID: wait (at most 20 s) until process PID catches SIGINT and SIGTERM (SigCgt in
+# /proc), so a signal sent next meets weft's handler rather than a process still being loaded:
+# on a loaded machine exec and the dynamic loader alone can take longer than a fixed sleep.
+handlers_up() {
+    i=0
+    while [ $i -lt 400 ]; do
+        m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || m=
+        if [ -n "$m" ] && [ $(( 0x$m & 0x4002 )) -eq $(( 0x4002 )) ]; then return 0; fi
+        [ -e "/proc/$1" ] || return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    fail "process $1 never caught SIGINT and SIGTERM"
+}
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 is missing (the test command installs it)"; }
 # expect_exit CODE CMD...: runs CMD, captures stderr in $TMP/err, checks the status.
 expect_exit() {
