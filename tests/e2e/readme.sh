@@ -12,6 +12,7 @@
 #    prints.  `weft --help` must list exactly the subcommands the block shows.
 #  - "Using it", the summary block: each of its lines ("..." for any text) is a line, in order,
 #    of what `weft run experiments/incast.ini` prints.
+#  - "Two commands": .ci/run holds the second command as one of its lines, word for word.
 #  - Everywhere: each `--set GROUP:KEY=VALUE` shown validates against the experiment of its
 #    table row (experiments/incast.ini outside the table; a "..." value only needs the key in
 #    `weft params GROUP`); each `weft SUB ...` with arguments runs (in a table row, on that
@@ -64,6 +65,15 @@ def section(title):
 def blocks(text):
     return re.findall(r"^```[a-z]*\n(.*?)^```", text, re.M | re.S)
 
+
+# --- the two commands: CI (.ci/run) runs the second word for word --------------------------
+two = blocks(section("Two commands"))
+if len(two) < 2:
+    failures.append("README.md: 'Two commands' has fewer than two command blocks")
+else:
+    ci = open(os.path.join(os.environ["WEFT_SRCDIR"], ".ci", "run"), encoding="utf-8").read()
+    if two[1].strip() not in ci.splitlines():
+        failures.append(".ci/run does not run the README's second command word for word")
 
 using = section("Using it")
 synopses_block, summary_block = blocks(using)[:2]
