@@ -1,8 +1,9 @@
 /* tests/check_fuzz.c - every input in the fuzz corpora and crasher folders, replayed.
  *
- * Invariant checked: each file of fuzz/corpus/trace_reader and fuzz/crashers/trace_reader goes
- * through the trace reader's fuzz target (fuzz/trace_reader_fuzz.c) twice - the work in this
- * process, then through the public functions, which read in a child - without a crash, a
+ * Invariant checked: each seed of fuzz/corpus/trace_reader and each file of
+ * fuzz/crashers/trace_reader goes through the trace reader's fuzz target
+ * (fuzz/trace_reader_fuzz.c) twice - the work in this process, then through the public
+ * functions, which read in a child - and each input fuzzing grew, in this process, without a
  * sanitizer report (under check-sanitize) or a broken promise of the reader (the target
  * aborts on one).  The files of fuzz/crashers/trace_reader-libhdf5 crash libhdf5 itself,
  * beyond what the reader checks, and go through the public functions only: there they must
@@ -22,24 +23,42 @@
 #include "fuzz/trace_reader_fuzz.h"
 #include "tests/harness.h"
 
-/* The inputs, in name order within each folder, and how many of them (the first) also run
- * in this process: set up by test_suite(). */
+/* The inputs, in name order within each folder, and how each trace input is replayed (a
+ * bit set of WANT_DIRECT, WANT_PUBLIC): set up by test_suite(). */
+enum { WANT_DIRECT = 1, WANT_PUBLIC = 2 };
 static GPtrArray *inputs;
-static guint n_direct;
+static GArray *wants;
 static GPtrArray *experiments;
 
+static gint
+by_name (gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Adds the files of @relative to @to in name order; for trace inputs (@want non-zero) also how
+ * each is replayed: @want, but only in this process for what fuzzing grew (the corpus files
+ * not named seed-*: they reach the reader's code, and the child's path is the same code behind
+ * a fork, which the seeds and the crashers exercise). */
 static void
-add_folder (GPtrArray *to, const char *relative)
+add_folder (GPtrArray *to, const char *relative, guint want)
 {
     char *dir = harness_srcpath (relative);
     GDir *d = g_dir_open (dir, 0, NULL);
     GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
     const char *name;
     while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-        g_ptr_array_add (names, g_build_filename (dir, name, NULL));
-    g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
-    for (guint i = 0; i < names->len; i++)
-        g_ptr_array_add (to, g_strdup (names->pdata[i]));
+        g_ptr_array_add (names, g_strdup (name));
+    g_ptr_array_sort (names, by_name);
+    gboolean grown = strstr (relative, "corpus/") != NULL;
+    for (guint i = 0; i < names->len; i++) {
+        const char *base = names->pdata[i];
+        g_ptr_array_add (to, g_build_filename (dir, base, NULL));
+        if (want != 0) {
+            guint w = grown && !g_str_has_prefix (base, "seed-") ? WANT_DIRECT : want;
+            g_array_append_val (wants, w);
+        }
+    }
     if (d != NULL)
         g_dir_close (d);
     g_ptr_array_free (names, TRUE);
@@ -55,9 +74,11 @@ START_TEST (test_fuzz_trace_reader_replays)
     ck_assert_msg (g_file_get_contents (path, &data, &size, &error), "%s", error->message);
     /* in this process, where the sanitizers of check-sanitize see everything, and as weft
      * report reads, in a child */
-    if ((guint) _i < n_direct)
+    guint want = g_array_index (wants, guint, _i);
+    if (want & WANT_DIRECT)
         ck_assert_int_eq (weft_fuzz_trace_reader ((const guint8 *) data, size, TRUE, TRUE), 0);
-    ck_assert_int_eq (weft_fuzz_trace_reader ((const guint8 *) data, size, TRUE, FALSE), 0);
+    if (want & WANT_PUBLIC)
+        ck_assert_int_eq (weft_fuzz_trace_reader ((const guint8 *) data, size, TRUE, FALSE), 0);
     g_free (data);
 }
 END_TEST
@@ -88,10 +109,10 @@ test_suite (void)
     Suite *s = suite_create ("fuzz");
     TCase *tc = tcase_create ("trace_reader");
     inputs = g_ptr_array_new_with_free_func (g_free);
-    add_folder (inputs, "fuzz/corpus/trace_reader");
-    add_folder (inputs, "fuzz/crashers/trace_reader");
-    n_direct = inputs->len;
-    add_folder (inputs, "fuzz/crashers/trace_reader-libhdf5");
+    wants = g_array_new (FALSE, FALSE, sizeof (guint));
+    add_folder (inputs, "fuzz/corpus/trace_reader", WANT_DIRECT | WANT_PUBLIC);
+    add_folder (inputs, "fuzz/crashers/trace_reader", WANT_DIRECT | WANT_PUBLIC);
+    add_folder (inputs, "fuzz/crashers/trace_reader-libhdf5", WANT_PUBLIC);
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_fuzz_corpus_present);
     tcase_add_loop_test (tc, test_fuzz_trace_reader_replays, 0, (int) inputs->len);
@@ -99,8 +120,8 @@ test_suite (void)
 
     TCase *te = tcase_create ("experiment");
     experiments = g_ptr_array_new_with_free_func (g_free);
-    add_folder (experiments, "fuzz/corpus/experiment");
-    add_folder (experiments, "fuzz/crashers/experiment");
+    add_folder (experiments, "fuzz/corpus/experiment", 0);
+    add_folder (experiments, "fuzz/crashers/experiment", 0);
     tcase_set_timeout (te, 60);
     tcase_add_loop_test (te, test_fuzz_experiment_replays, 0, (int) experiments->len);
     suite_add_tcase (s, te);
