@@ -202,8 +202,8 @@ START_TEST (test_nccl_tune_lists)
         ck_assert_uint_eq (en.proto[WEFT_NCCL_LL128], 2); /* unchanged */
         g_error_free (e);
     }
-    const char *bad_algos[] = { "nvlstree", "ring,collnetchain", "^ring,tree,nvls,collnetdirect",
-                                "rings" };
+    const char *bad_algos[] = { "collnetchain", "ring,collnetchain",
+                                "^ring,tree,nvls,collnetdirect,nvlstree", "rings" };
     for (guint i = 0; i < G_N_ELEMENTS (bad_algos); i++) {
         GError *e = NULL;
         ck_assert (!weft_nccl_parse_algos (bad_algos[i], &en, &e));

@@ -136,6 +136,7 @@ typedef enum {
     WEFT_COLL_TREE,
     WEFT_COLL_NVLS,           /* NVLink SHARP: the NVSwitch reduces and multicasts */
     WEFT_COLL_COLLNET_DIRECT, /* InfiniBand SHARP: the fabric switches reduce */
+    WEFT_COLL_NVLS_TREE,      /* NVLS inside each server, a tree between servers */
     WEFT_COLL_N_ALGOS
 } WeftCollAlgo;
 
@@ -186,6 +187,16 @@ gboolean weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray
 
 /* Whether weft_collective_expand would accept @spec (its size aside): the same errors. */
 gboolean weft_collective_check (const WeftCollSpec *spec, GError **error);
+
+/**
+ * weft_collective_tree_parents:
+ * NCCL's tree @t (0 or 1) of the double tree over ranks grouped by server (@n_groups groups,
+ * group v holding positions group_start[v] .. group_start[v + 1] - 1, in chain order): fills
+ * @parent (group_start[n_groups] entries) with each position's parent, G_MAXUINT32 at the
+ * root.  See "Tree" above.
+ */
+void weft_collective_tree_parents (const guint *group_start, guint n_groups, guint t,
+                                   guint *parent);
 
 /* The NVLink SHARP switches of @gpu (its NVLink peers that are NVSwitches and endpoints), at
  * most @max of them into @out; returns how many. */

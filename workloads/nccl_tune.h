@@ -55,13 +55,16 @@ typedef struct {
     double ring_bw_gbs;  /* ... and bandwidth per channel, GB/s (10^9 bytes) */
     guint tree_channels; /* the tree graph, likewise */
     double tree_bw_gbs;
-    guint comm_channels; /* the communicator's channels (NCCL doubles the graph's) */
-    gboolean gpudirect;  /* NICs read and write GPU memory directly (GPUDirect RDMA) */
-    guint nvls_channels; /* NCCL's NVLS graph: one channel per head GPU of the node ... */
-    double nvls_bw_gbs;  /* ... at this bandwidth each */
+    guint comm_channels;      /* the communicator's channels (NCCL doubles the graph's) */
+    gboolean gpudirect;       /* NICs read and write GPU memory directly (GPUDirect RDMA) */
+    guint nvls_channels;      /* NCCL's NVLS graph: one channel per head GPU of the node ... */
+    double nvls_bw_gbs;       /* ... at this bandwidth each */
+    guint nvls_tree_channels; /* across nodes: one head per GPU with a NIC ... */
+    double nvls_inter_bw_gbs; /* ... each at this inter-node bandwidth */
     /* The caller's (weft_collective_expand can run them on these ranks): NVLink SHARP on the
      * node's NVSwitch, InfiniBand SHARP on the fabric's switches. */
     gboolean nvls, collnet;
+    gboolean nvls_tree; /* NVLS inside every server, a tree between servers */
 } WeftNcclComm;
 
 /* Which algorithms and protocols may be chosen: per entry 0 off, 1 on; for LL128 also 2, "on
