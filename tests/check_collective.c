@@ -798,7 +798,8 @@ END_TEST
 /* The expansion follows that tree: on 3 servers x 4 GPUs (PXN off), channel c's transfers
  * inside a server join chain neighbours (local GPUs c + i and c + i + 1, mod 4) and those
  * between servers leave and land on local GPU c or c + 1, the chain's first two; every slice
- * of each tree goes up and down once per rank but the root: 2 (n - 1) transfers. */
+ * of each tree goes up and down once per rank but the root: 2 (n - 1) transfers; and the
+ * critical path is the chains' and the servers' tree's depth. */
 START_TEST (test_collective_tree_chain_in_server)
 {
     guint32 ranks[12];
@@ -820,6 +821,15 @@ START_TEST (test_collective_tree_chain_in_server)
             ck_assert_uint_le (lb, 1);
         }
     }
+    /* Critical path, with network steps 100 times the NVLink ones: 3 servers make a chain of
+     * nodes in both trees (0 <- 2 <- 1; 1 <- 0 <- 2); the deepest GPU climbs its chain (3
+     * steps), crosses to the middle server's second GPU (the first child's link), steps to its
+     * first and crosses to the root's first GPU: 4 + 4 NVLink steps and 2 + 2 network steps
+     * up and down.  NCCL's latency model counts 2 x (3 x intra + log2(3) = 1 x network). */
+    dag_free (D);
+    spec.net_step_latency_ps = 100 * LAT;
+    D = dag_expand (&spec);
+    ck_assert_uint_eq (D->critical, 8 * LAT + 4 * 100 * LAT);
     dag_free (D);
     weft_graph_free (g);
 }

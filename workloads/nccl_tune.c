@@ -407,8 +407,12 @@ weft_nccl_comm_from_graph (WeftNcclComm *comm, const WeftGraph *g, const guint32
     guint n_speeds = inter ? G_N_ELEMENTS (speeds_inter) : G_N_ELEMENTS (speeds_intra);
     search (speeds, n_speeds, max_bw, total, inter, nics, nic_bw, max_channels,
             &comm->ring_channels, &comm->ring_bw_gbs);
-    /* A tree's last GPU in a node sends nothing onward inside it: NCCL allows the tree
-     * ppn / (ppn - 1) of the GPU's bandwidth. */
+    /* The tree graph (NCCL's balanced pattern, as weft's trees are built): a chain through the
+     * node's GPUs, whose last GPU sends nothing onward inside it, so NCCL allows the tree
+     * ppn / (ppn - 1) of the GPU's bandwidth.  One speed serves inside and across nodes; NCCL's
+     * second pass may raise the intra-node speed of a tree on two nodes up to twice the
+     * inter-node one while NVLink still fits its channels, which on an H100 it does not
+     * (8 x 48 GB/s already exceeds 360). */
     double ppn = (double) n / comm->n_nodes;
     double tree_total = ppn > 1 ? total * ppn / (ppn - 1) : G_MAXDOUBLE / 2;
     search (speeds, n_speeds, max_bw, tree_total, inter, nics, nic_bw, max_channels,
@@ -543,6 +547,8 @@ weft_nccl_tune_init (WeftNcclTune *t, const WeftNcclComm *comm, const WeftNcclEn
                 if (a == WEFT_COLL_RING && p == WEFT_NCCL_LL128)
                     bus = MIN (bus * (ppn < 2 ? 0.7 : 0.92), ch * ring_ll128_max_bw[ni]);
                 if (a == WEFT_COLL_TREE) {
+                    /* (No 0.85: that is for NCCL's plain tree pattern, all of a node's
+                     * network traffic on one GPU; weft's trees are the balanced pattern.) */
                     bus = MIN (bus * 0.92, ch * tree_max_bw[ni]);
                     if (p == WEFT_NCCL_LL)
                         bus = MIN (bus / 3.8, ll_max_bw[ni]);
