@@ -336,11 +336,18 @@ weft_workload_coll_check (Ctx *x, const NcclParams *p, const CollComm *cc, GErro
         return TRUE;
     WeftCollAlgo a;
     WeftNcclProto pr;
-    if (!weft_nccl_tune_pick (&cc->tune, p->op, 1, &a, &pr))
+    if (!weft_nccl_tune_pick (&cc->tune, p->op, 1, &a, &pr)) {
+        if (p->enable.named[WEFT_COLL_NVLS_TREE] && cc->tune.comm.n_nodes == 1)
+            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
+                                         "%s: NVLSTree runs across servers only (NCCL turns it "
+                                         "off inside one; nvls runs there)",
+                                         weft_collective_op_name (p->op));
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
                                      "%s: none of the algorithms enabled runs here with the "
-                                     "protocols enabled (NVLS and CollNetDirect run Simple only)",
+                                     "protocols enabled (NVLS, NVLSTree and CollNetDirect run "
+                                     "Simple only)",
                                      weft_collective_op_name (p->op));
+    }
     return TRUE;
 }
 
