@@ -490,7 +490,7 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
     g_free (down);
 }
 
-/* ---- in-switch reduction: NVLS and CollNetDirect ------------------------------------------- */
+/* ---- in-switch reduction: NVLS, NVLSTree and CollNetDirect --------------------------------- */
 
 guint
 weft_collective_nvls_switches (const WeftGraph *g, guint32 gpu, guint32 *out, guint max)
