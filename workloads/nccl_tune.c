@@ -436,9 +436,11 @@ weft_nccl_comm_from_graph (WeftNcclComm *comm, const WeftGraph *g, const guint32
         if (speeds_inter[i] <= nic_bw * (1 + 1e-9))
             comm->nvls_inter_bw_gbs = speeds_inter[i];
     comm->gpudirect = weft_graph_gpudirect (g);
-    g_debug ("nccl comm: %u ranks, %u nodes, %s; ring %u x %.1f GB/s, tree %u x %.1f GB/s",
+    g_debug ("nccl comm: %u ranks, %u nodes, %s; ring %u x %.1f GB/s, tree %u x %.1f GB/s, "
+             "nvls %u x %.1f GB/s (across nodes %u x %.1f)",
              comm->n_ranks, comm->n_nodes, comm->nvlink ? "NVLink" : "PCIe", comm->ring_channels,
-             comm->ring_bw_gbs, comm->tree_channels, comm->tree_bw_gbs);
+             comm->ring_bw_gbs, comm->tree_channels, comm->tree_bw_gbs, comm->nvls_channels,
+             comm->nvls_bw_gbs, comm->nvls_tree_channels, comm->nvls_inter_bw_gbs);
 }
 
 /* ---- the table --------------------------------------------------------------------------------
