@@ -22,8 +22,11 @@
  *  - data flow: in tree and ring all-reduce, propagating "whose data this carries" over the
  *    DAG, every rank ends up with every rank's contribution for every slice;
  *  - errors, op names and bus factors.
- * Leaves unchecked: timing on a network (the engine's flow dependencies do that), and that the
- * tree is NCCL's exact double binary tree beyond its shape (at most two children, a tree).
+ *  - NCCL's trees: a chain inside each server, the servers' first GPUs under another server's
+ *    first or second GPU, NCCL's roots, at most two children, logarithmic depth between
+ *    servers, the two trees complementary; the expansion's transfers follow the chains;
+ * Leaves unchecked: timing on a network (the engine's flow dependencies do that), and which
+ * server is whose parent beyond the roots and the shape.
  */
 #include "config.h"
 #include <check.h>
@@ -719,6 +722,119 @@ START_TEST (test_collective_tree_allreduce_reaches_all)
 }
 END_TEST
 
+/* NCCL's tree over servers of @g GPUs each (weft_collective_tree_parents), for 1 to 40 servers:
+ * each server a chain down from its first GPU; the servers' first GPUs hang under another
+ * server's first or second GPU; one root, the first GPU of server 0 in tree 0 and of server
+ * N-1 (N even) or 1 (N odd) in tree 1, as ncclGetDtreeRoots; at most two children per rank; a
+ * tree of logarithmic depth between servers; and the two trees complementary: no server is an
+ * inner node of both (one, the first, when N is odd). */
+START_TEST (test_collective_tree_nccl_shape)
+{
+    static const guint gs[] = { 1, 2, 3, 8 };
+    for (guint a = 0; a < G_N_ELEMENTS (gs); a++) {
+        for (guint N = 1; N <= 40; N++) {
+            guint g = gs[a], n = N * g;
+            guint *start = g_new (guint, N + 1), *parent[2], *kids = g_new (guint, n);
+            for (guint v = 0; v <= N; v++)
+                start[v] = v * g;
+            guint inner_both = 0;
+            gboolean *inner = g_new0 (gboolean, 2 * (gsize) N);
+            for (guint t = 0; t < 2; t++) {
+                parent[t] = g_new (guint, n);
+                weft_collective_tree_parents (start, N, t, parent[t]);
+                guint roots = 0, root = 0;
+                memset (kids, 0, n * sizeof *kids);
+                for (guint p = 0; p < n; p++) {
+                    guint v = p / g, i = p % g, q = parent[t][p];
+                    if (q == G_MAXUINT32) {
+                        roots++;
+                        root = p;
+                        continue;
+                    }
+                    ck_assert_uint_lt (q, n);
+                    kids[q]++;
+                    if (i > 0) { /* the chain */
+                        ck_assert_uint_eq (q, p - 1);
+                        continue;
+                    }
+                    ck_assert_uint_ne (q / g, v); /* another server's first or second GPU */
+                    ck_assert_uint_le (q % g, 1);
+                    inner[t * N + q / g] = TRUE;
+                }
+                ck_assert_uint_eq (roots, 1);
+                guint want_root = t == 0 ? 0 : (N % 2 == 1 && N > 1 ? 1 : N - 1);
+                ck_assert_uint_eq (root, want_root * g);
+                guint depth_max = 1;
+                while ((1u << (depth_max - 1)) < N)
+                    depth_max++;
+                for (guint p = 0; p < n; p++) {
+                    ck_assert_uint_le (kids[p], 2);
+                    /* up to the root: the chain, then at most log2(N) + 1 servers */
+                    guint q = p, hops = 0;
+                    while (q != root && hops <= n) {
+                        if (q % g == 0)
+                            hops++;
+                        q = parent[t][q];
+                    }
+                    ck_assert_uint_le (hops, depth_max);
+                }
+            }
+            for (guint v = 0; v < N; v++)
+                inner_both += inner[v] && inner[N + v];
+            if (N % 2 == 0)
+                ck_assert_uint_eq (inner_both, 0);
+            else
+                ck_assert_uint_le (inner_both, 1);
+            g_free (parent[0]);
+            g_free (parent[1]);
+            g_free (start);
+            g_free (kids);
+            g_free (inner);
+        }
+    }
+}
+END_TEST
+
+/* The expansion follows that tree: on 3 servers x 4 GPUs (PXN off), channel c's transfers
+ * inside a server join chain neighbours (local GPUs c + i and c + i + 1, mod 4) and those
+ * between servers leave and land on local GPU c or c + 1, the chain's first two; every slice
+ * of each tree goes up and down once per rank but the root: 2 (n - 1) transfers; and the
+ * critical path is the chains' and the servers' tree's depth. */
+START_TEST (test_collective_tree_chain_in_server)
+{
+    guint32 ranks[12];
+    WeftGraph *g = servers_graph (3, 4, ranks);
+    WeftCollSpec spec = spec_of (WEFT_COLL_ALL_REDUCE, 12, ranks, 4 * 1000, 4, 1 << 20, g);
+    spec.algo = WEFT_COLL_TREE;
+    Dag *D = dag_expand (&spec);
+    check_everyone_gets_everything (D, ranks, 12);
+    ck_assert_uint_eq (D->x->len, 4 * 2 * 2 * (12 - 1));
+    for (guint i = 0; i < D->x->len; i++) {
+        const WeftCollXfer *x = xf (D, i);
+        const WeftNode *a = weft_graph_node (g, x->src), *b = weft_graph_node (g, x->dst);
+        guint c = x->channel, la = (local_index (g, x->src) + 4 - c) % 4,
+              lb = (local_index (g, x->dst) + 4 - c) % 4;
+        if (a->server == b->server) {
+            ck_assert_uint_eq (MAX (la, lb) - MIN (la, lb), 1);
+        } else {
+            ck_assert_uint_le (la, 1);
+            ck_assert_uint_le (lb, 1);
+        }
+    }
+    /* Critical path, with network steps 100 times the NVLink ones: 3 servers make a chain of
+     * nodes in both trees (0 <- 2 <- 1; 1 <- 0 <- 2); the deepest GPU climbs its chain (3
+     * steps), crosses to the middle server's second GPU (the first child's link), steps to its
+     * first and crosses to the root's first GPU: 4 + 4 NVLink steps and 2 + 2 network steps
+     * up and down.  NCCL's latency model counts 2 x (3 x intra + log2(3) = 1 x network). */
+    dag_free (D);
+    spec.net_step_latency_ps = 100 * LAT;
+    D = dag_expand (&spec);
+    ck_assert_uint_eq (D->critical, 8 * LAT + 4 * 100 * LAT);
+    dag_free (D);
+    weft_graph_free (g);
+}
+END_TEST
+
 /* ---- errors, names, factors --------------------------------------------------------------- */
 
 START_TEST (test_collective_errors)
@@ -808,6 +924,8 @@ test_suite (void)
     tcase_add_test (tc, test_collective_protocol_lines);
     tcase_add_test (tc, test_collective_hop_latencies_and_base);
     tcase_add_test (tc, test_collective_tree_allreduce_reaches_all);
+    tcase_add_test (tc, test_collective_tree_nccl_shape);
+    tcase_add_test (tc, test_collective_tree_chain_in_server);
     tcase_add_test (tc, test_collective_errors);
     tcase_add_test (tc, test_collective_names_and_bus_factor);
     suite_add_tcase (s, tc);

@@ -27,10 +27,12 @@
  *  - the oversubscription lesson: on the 4-SU SuperPOD fabric, an all-to-all spanning the SUs
  *    (PXN off) slows on the 2:1 taper by what the leaves' port counts imply (within 10 %),
  *    while a rail-aligned all-reduce inside one SU runs in the same time on both fabrics.
- * Every check runs the ring with the Simple protocol (`algo = ring`, `proto = simple`), its
- * latencies pinned where a bound is checked; NCCL's choice and the other protocols are
- * tests/check_nccl_tune.c's and tests/check_collective_proto.c's.
- * Leaves unchecked: tree all-reduce timing.
+ * Every check but the tree's runs the ring with the Simple protocol (`algo = ring`, `proto =
+ * simple`), its latencies pinned where a bound is checked; NCCL's choice and the other protocols
+ * are tests/check_nccl_tune.c's and tests/check_collective_proto.c's.
+ *  - two DGX H100: NCCL's tree (a chain per server, the servers joined GPU c to GPU c) meets
+ *    its bound, NVLink carrying 1.75 S each way per GPU (3 %), on its rails;
+ * Leaves unchecked: tree all-reduce timing beyond two servers.
  * The model hides the step latency behind other slices when a step has many of them, so the
  * first check bounds it from above; the one-packet check pins it exactly.
  */
@@ -298,6 +300,48 @@ START_TEST (test_collective_two_dgx_ring_bounds)
 }
 END_TEST
 
+START_TEST (test_collective_two_dgx_tree_bounds)
+{
+    /* NCCL's tree on 2 servers x 8 GPUs, 8 channels, 64 MB, Simple, latencies pinned at 0.
+     * Channel c's part P = S / 8 goes half on each tree, where every rank but the root sends
+     * its half up once and receives it down once.  Inside a server channel c's chain runs GPU
+     * c, c + 1, ..., c - 1: a GPU inside the chain sends up and down on NVLink in both trees
+     * (2 P), the chain's two ends P, and each GPU is an end in 2 of the 8 channels: 6 x 2 P +
+     * 2 x P = 1.75 S each way on NVLink.  Between the two servers both trees join GPU c to
+     * GPU c (the first of each chain), so NIC c carries P each way: S / 8.  busbw = 2 x 15/16
+     * x S / max(1.75 S / NVLink, S / 8 / NIC): NVLink binds at 450 GB/s x 0.8 x payload share
+     * / 1.75 = 204 GB/s of algbw (the NICs would allow 8 x 49.7).  The ring, by contrast, is
+     * held to the NVLink rate itself (test_collective_two_dgx_ring_bounds). */
+    const double share = 4096.0 / (4096 + 26), S = 64e6;
+    const double nvl = 450e9 * 0.8 * share, nic = 400e9 / 8 * share;
+    const double bound = 2.0 * 15 / 16 * S / MAX (1.75 * S / nvl, S / 8 / nic) / 1e9;
+    g_autofree char *text = dgx (2, "[workload.ar]\nkind = nccl-test\nop = all_reduce\n"
+                                    "minbytes = 64MB\nmaxbytes = 64MB\niters = 1\n"
+                                    "warmup_iters = 0\nalgo = tree\nproto = simple\n"
+                                    "step_latency = 0us\nbase_latency = 0us\n");
+    WeftSession s;
+    run (&s, text);
+    WeftTraceCollective row;
+    weft_network_collective_row (s.net, s.net->tp.n_colls - 1, &row);
+    ck_assert_str_eq (row.algo, "Tree");
+    ck_assert_msg (row.busbw_gbs <= bound * 1.01 && row.busbw_gbs >= bound * 0.97,
+                   "busbw %.1f GB/s, bound %.1f", row.busbw_gbs, bound);
+    /* Every inter-server transfer joins the same local GPU: the trees stay on their rails. */
+    guint crossing = 0;
+    for (guint i = 0; i < s.net->tp.n_flows; i++) {
+        const WeftFlow *f = &s.net->tp.flows[i];
+        const WeftNode *a = weft_graph_node (s.graph, f->spec.src);
+        const WeftNode *b = weft_graph_node (s.graph, f->spec.dst);
+        if (a->server == b->server)
+            continue;
+        crossing++;
+        ck_assert_int_eq (a->rail, b->rail);
+    }
+    ck_assert_uint_gt (crossing, 0);
+    weft_session_clear (&s);
+}
+END_TEST
+
 START_TEST (test_collective_shared_nics_all_carry)
 {
     /* 4 NICs for 8 GPUs (GPU g on NIC g / 2, two GPUs per PCIe switch).  NCCL's rings enter
@@ -488,6 +532,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_one_dgx_busbw_is_nvlink_times_efficiency);
     tcase_add_test (tc, test_collective_rings_stay_on_their_rails);
     tcase_add_test (tc, test_collective_two_dgx_ring_bounds);
+    tcase_add_test (tc, test_collective_two_dgx_tree_bounds);
     tcase_add_test (tc, test_collective_shared_nics_all_carry);
     tcase_add_test (tc, test_collective_slow_nic_does_not_stall_the_gpu);
     tcase_add_test (tc, test_collective_one_slow_cable_sets_the_pace);

@@ -14,9 +14,12 @@
  *    NVLink (2 (g - 1) / g S per GPU) and the NIC (S / g), within 3 %.
  *  - NCCL's choice: on one DGX H100 a large all-reduce runs NVLS (NCCL 2.20 prefers its
  *    bandwidth and 23 us over the ring's; LL's ring below it at 16 KiB); on a DGX A100 never.
+ *  - NVLSTree all-reduce on two DGX H100: NVLink carries 9/8 S each way, each NIC S / 8, so
+ *    busbw = 2 (n - 1) / n x S over the slower, within 5 %; each NIC sends S / 8 (and ACKs).
  *  - refusals, one line naming [workload.c] algo (or [infiniband]): NVLS on a DGX A100, with
  *    [server] nvls = false, on plain hosts, across two servers, with LL; CollNetDirect
- *    without [infiniband] sharp; SHARP on RoCE.
+ *    without [infiniband] sharp; SHARP on RoCE; NVLSTree on DGX A100s, with nvls = false, and
+ *    in one server (NCCL runs it across nodes only).
  * Latencies are pinned to 0 where a bound is checked (the base latency adds 23 us or 31 us
  * once, which tests/check_nccl_tune.c's table checks cover).
  * Leaves unchecked: per-packet reduction timing inside a switch (a switch forwards a slice
@@ -190,6 +193,45 @@ START_TEST (test_collective_switch_nccl_picks_nvls)
 }
 END_TEST
 
+/* NVLSTree on two DGX H100, 64 MB, 32 KiB slices: per channel part P, each GPU sends every
+ * head's shard to the switch (P) and, as head h, stores the result (P / 8); it receives its sum
+ * (P / 8) and every multicast (P): NVLink carries 9/8 S each way.  Head h's NIC carries its
+ * shard once each way (up in one tree, down in the other, per slice): S / 8 at 50 GB/s x
+ * payload share, which NVLink (357.7 GB/s / 1.125 = 318 GB/s) undercuts.  So busbw = 2 x 15/16 x
+ * 318 = 596 GB/s; within 5 %, the tree's and the switch's stages filling and draining around
+ * 32 slices per head. */
+START_TEST (test_collective_switch_nvls_tree_two_dgx_bound)
+{
+    g_autofree char *text =
+        dgx (2, "[workload.c]\nkind = nccl-test\nop = all_reduce\nminbytes = 64MB\n"
+                "maxbytes = 64MB\nalgo = nvlstree\nchunk = 32KiB\n" PIN);
+    WeftSession s;
+    run (&s, text);
+    WeftTraceCollective r = last_row (&s);
+    ck_assert_str_eq (r.algo, "NVLSTree");
+    double S = 64e6, g = 8;
+    double nvl = 450e9 * 0.8 * IB_SHARE, nic = 400e9 / 8 * IB_SHARE;
+    double t = MAX ((g + 1) / g * S / nvl, S / g / nic);
+    double bound = 2.0 * 15 / 16 * S / t / 1e9;
+    ck_assert_msg (r.busbw_gbs <= bound * 1.01 && r.busbw_gbs >= bound * 0.95,
+                   "busbw %.1f GB/s, bound %.1f", r.busbw_gbs, bound);
+    /* Nothing but the heads' shards crosses the fabric: S / 8 per NIC and direction and
+     * collective. */
+    for (guint i = 0; i < s.net->ports->len; i++) {
+        const WeftPort *p = s.net->ports->pdata[i];
+        const WeftNode *from = weft_graph_node (s.graph, p->owner->node);
+        if (from->kind != WEFT_NODE_NIC)
+            continue;
+        const WeftNode *to = weft_graph_node (s.graph, p->link.peer->node);
+        if (to->kind != WEFT_NODE_SWITCH || to->server >= 0)
+            continue;
+        /* two collectives (out of place and in place); within 1 % for the ACKs */
+        ck_assert_double_eq_tol ((double) p->tx_bytes, 2 * S / g / IB_SHARE, 2 * S / g * 0.01);
+    }
+    weft_session_clear (&s);
+}
+END_TEST
+
 START_TEST (test_collective_switch_refusals)
 {
     const char *ar = "[workload.c]\nkind = nccl-test\nop = all_reduce\nminbytes = 1MiB\n"
@@ -200,6 +242,11 @@ START_TEST (test_collective_switch_refusals)
     g_autofree char *ll = g_strconcat (ar, "algo = nvls\nproto = ll\n", NULL);
     g_autofree char *two = g_strconcat (ar, "algo = nvls\n", NULL);
     g_autofree char *nosharp = g_strconcat (ar, "algo = collnetdirect\n", NULL);
+    g_autofree char *nvt_a100 =
+        g_strconcat ("[server]\npreset = dgx-a100\n", ar, "algo = nvlstree\n", NULL);
+    g_autofree char *nvt_off =
+        g_strconcat ("[server]\nnvls = false\n", ar, "algo = nvlstree\n", NULL);
+    g_autofree char *nvt = g_strconcat (ar, "algo = nvlstree\n", NULL);
     struct {
         char *text;
         const char *named;
@@ -209,6 +256,9 @@ START_TEST (test_collective_switch_refusals)
         { dgx (1, ll), "[workload.c] algo:" },
         { dgx (2, two), "[workload.c] algo:" },
         { dgx (2, nosharp), "[workload.c] algo:" },
+        { dgx (2, nvt_a100), "[workload.c] algo:" },
+        { dgx (2, nvt_off), "[workload.c] algo:" },
+        { dgx (1, nvt), "[workload.c] algo:" },
         { g_strconcat ("[topology]\ngenerator = single_switch\nhosts = 4\n[fabric]\n"
                        "kind = infiniband\n",
                        ar, "algo = nvls\n", NULL),
@@ -244,6 +294,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_switch_sharp_hosts_bound);
     tcase_add_test (tc, test_collective_switch_sharp_two_dgx_bound);
     tcase_add_test (tc, test_collective_switch_nccl_picks_nvls);
+    tcase_add_test (tc, test_collective_switch_nvls_tree_two_dgx_bound);
     tcase_add_test (tc, test_collective_switch_refusals);
     suite_add_tcase (s, tc);
     return s;

@@ -148,6 +148,37 @@ START_TEST (test_nccl_tune_in_switch_by_hand)
 }
 END_TEST
 
+START_TEST (test_nccl_tune_nvls_tree_by_hand)
+{
+    /* NVLSTree (NCCL 2.20.3 tuning.cc): all_reduce only, Simple only, across nodes only;
+     * bandwidth channels x min(bwIntra, bwInter, halved beyond 2 nodes) x 5/6, latency 0 + 23
+     * (NVLink) + 2 log2(nodes) x 14 (network).  Seed cluster: 8 heads at 40 GB/s inside the
+     * node, 48 GB/s per NIC. */
+    const guint S = WEFT_NCCL_SIMPLE, V = WEFT_COLL_NVLS_TREE, AR = WEFT_COLL_ALL_REDUCE;
+    const guint nodes[] = { 1, 2, 4 };
+    const double bw[] = { 0, 8 * 40 * 5.0 / 6, 8 * 24 * 5.0 / 6 };
+    const double lat[] = { 0, 23 + 2 * 14, 23 + 2 * 2 * 14 };
+    for (guint i = 0; i < G_N_ELEMENTS (nodes); i++) {
+        WeftNcclComm c = seed_comm (nodes[i]);
+        c.nvls_tree = TRUE;
+        c.nvls_channels = c.nvls_tree_channels = 8;
+        c.nvls_bw_gbs = 40;
+        c.nvls_inter_bw_gbs = 48;
+        WeftNcclTune t;
+        tune (&t, &c);
+        ck_assert_double_eq_tol (t.bw_gbs[AR][V][S], bw[i], EPS);
+        if (nodes[i] > 1)
+            ck_assert_double_eq_tol (t.lat_us[AR][V][S], lat[i], EPS);
+        ck_assert_double_eq (t.bw_gbs[AR][V][WEFT_NCCL_LL128], 0);
+        ck_assert_double_eq (t.bw_gbs[WEFT_COLL_ALL_GATHER][V][S], 0);
+        c.nvls_tree = FALSE; /* the ranks cannot run it: not offered */
+        tune (&t, &c);
+        ck_assert_double_eq (t.bw_gbs[AR][V][S], 0);
+    }
+    ck_assert_str_eq (weft_nccl_algo_name (V), "NVLSTree");
+}
+END_TEST
+
 START_TEST (test_nccl_tune_latency_matches_published_log)
 {
     /* NVIDIA/nccl issue #1453: 3 nodes x 8 H100, NCCL_DEBUG_SUBSYS=TUNING prints
@@ -202,8 +233,8 @@ START_TEST (test_nccl_tune_lists)
         ck_assert_uint_eq (en.proto[WEFT_NCCL_LL128], 2); /* unchanged */
         g_error_free (e);
     }
-    const char *bad_algos[] = { "nvlstree", "ring,collnetchain", "^ring,tree,nvls,collnetdirect",
-                                "rings" };
+    const char *bad_algos[] = { "collnetchain", "ring,collnetchain",
+                                "^ring,tree,nvls,collnetdirect,nvlstree", "rings" };
     for (guint i = 0; i < G_N_ELEMENTS (bad_algos); i++) {
         GError *e = NULL;
         ck_assert (!weft_nccl_parse_algos (bad_algos[i], &en, &e));
@@ -465,6 +496,7 @@ test_suite (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_nccl_tune_table_by_hand);
     tcase_add_test (tc, test_nccl_tune_in_switch_by_hand);
+    tcase_add_test (tc, test_nccl_tune_nvls_tree_by_hand);
     tcase_add_test (tc, test_nccl_tune_latency_matches_published_log);
     tcase_add_test (tc, test_nccl_tune_lists);
     tcase_add_test (tc, test_nccl_tune_ll128_default);

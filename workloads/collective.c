@@ -349,11 +349,11 @@ expand_ring (Ctx *x, const Member *members, const guint *group_start, guint n_gr
     g_free (chunk);
 }
 
-/* ---- double binary tree ------------------------------------------------------------------- */
+/* ---- NCCL's trees ------------------------------------------------------------------------- */
 
-/* Tree 0 over positions 0..n-1: position 0 is the root; p > 0 with lowest set bit b hangs
- * under (p - b) | 2b, or under p - b when that is out of range.  Every position has at most
- * two children (the root one). */
+/* NCCL's binary tree over 0..n-1 (src/graph/trees.cc, ncclGetBtree): 0 is the root; p > 0 with
+ * lowest set bit b hangs under (p - b) | 2b, or under p - b when that is out of range.  Every
+ * position has at most two children (the root one). */
 static guint
 btree_parent (guint n, guint p)
 {
@@ -362,8 +362,8 @@ btree_parent (guint n, guint p)
     return up >= n ? p ^ b : up;
 }
 
-/* Tree 1 is tree 0 with positions mirrored (n even) or shifted by one (n odd), so that tree
- * 0's leaves are mostly tree 1's inner nodes. */
+/* Tree 1 of the double tree (ncclGetDtree) is tree 0 with positions mirrored (n even) or
+ * shifted by one (n odd), so that tree 0's leaves are mostly tree 1's inner nodes. */
 static guint
 tree_map (guint n, guint t, guint p)
 {
@@ -380,6 +380,41 @@ tree_unmap (guint n, guint t, guint p)
     return n % 2 == 0 ? n - 1 - p : (p + n - 1) % n;
 }
 
+/* Node @v's parent in inter-node tree @t of @N nodes, NONE for the root; *@type is which child
+ * of it @v is (NCCL's parentChildType: 0 when @v comes before its parent in the binary tree's
+ * own numbering, 1 after). */
+static guint
+dtree_parent (guint N, guint t, guint v, guint *type)
+{
+    guint q = tree_unmap (N, t, v);
+    if (q == 0)
+        return NONE;
+    guint up = btree_parent (N, q);
+    *type = q < up ? 0 : 1;
+    return tree_map (N, t, up);
+}
+
+void
+weft_collective_tree_parents (const guint *group_start, guint n_groups, guint t, guint *parent)
+{
+    for (guint v = 0; v < n_groups; v++) {
+        guint s = group_start[v], len = group_start[v + 1] - s, type = 0;
+        for (guint i = 1; i < len; i++)
+            parent[s + i] = s + i - 1; /* the chain: up toward the node's first GPU */
+        guint u = dtree_parent (n_groups, t, v, &type);
+        if (u == NONE) {
+            parent[s] = NONE;
+            continue;
+        }
+        /* NCCL's balanced pattern: a node's tree parent and its second child connect at its
+         * first GPU, its first child at the second (the first again in a one-GPU node). */
+        guint us = group_start[u], ulen = group_start[u + 1] - us;
+        parent[s] = type == 0 && ulen > 1 ? us + 1 : us;
+    }
+}
+
+/* Per channel c: the chain of every server is channel c's ring through it; the two trees of
+ * NCCL's double tree carry half of the channel's part each, both on connection c. */
 static void
 expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_groups)
 {
@@ -387,8 +422,9 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
     guint n = spec->n_ranks, C = spec->channels;
     guint64 cb = spec->chunk_bytes;
     guint32 *ring = g_new (guint32, n);
-    guint *parent = g_new (guint, n), *depth = g_new (guint, n), *order = g_new (guint, n);
+    guint *parent = g_new (guint, n), *order = g_new (guint, n);
     guint *child = g_new (guint, 2 * (gsize) n), *n_child = g_new (guint, n);
+    Emit *up = g_new (Emit, n), *down = g_new (Emit, n);
 
     for (guint c = 0; c < C; c++) {
         ring_for_channel (members, group_start, n_groups, c, ring);
@@ -397,31 +433,28 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
             guint64 data = split (part, 2, t), ns = n_slices (data, cb);
             if (ns == 0)
                 continue;
-            guint root = tree_map (n, t, 0);
+            weft_collective_tree_parents (group_start, n_groups, t, parent);
+            guint root = NONE;
             memset (n_child, 0, n * sizeof *n_child);
             for (guint p = 0; p < n; p++) {
-                guint q = tree_unmap (n, t, p);
-                parent[p] = q == 0 ? NONE : tree_map (n, t, btree_parent (n, q));
-                if (parent[p] != NONE) {
-                    g_assert (n_child[parent[p]] < 2);
-                    child[2 * parent[p] + n_child[parent[p]]++] = p;
+                if (parent[p] == NONE) {
+                    root = p;
+                    continue;
                 }
+                g_assert (n_child[parent[p]] < 2);
+                child[2 * parent[p] + n_child[parent[p]]++] = p;
             }
             /* Breadth-first order from the root: parents before children. */
             guint head = 0, tail = 0;
             order[tail++] = root;
-            depth[root] = 0;
             while (head < tail) {
                 guint p = order[head++];
-                for (guint i = 0; i < n_child[p]; i++) {
-                    depth[child[2 * p + i]] = depth[p] + 1;
+                for (guint i = 0; i < n_child[p]; i++)
                     order[tail++] = child[2 * p + i];
-                }
             }
             g_assert (tail == n);
             /* up[p]: slice sent by p to its parent; down[p]: slice received by p from its
              * parent. */
-            Emit *up = g_new (Emit, n), *down = g_new (Emit, n);
             for (guint64 j = 0; j < ns; j++) {
                 guint64 sz = slice_bytes (data, cb, j);
                 for (guint i = n; i-- > 0;) { /* reduce: children before parents */
@@ -446,19 +479,18 @@ expand_tree (Ctx *x, const Member *members, const guint *group_start, guint n_gr
                     }
                 }
             }
-            g_free (up);
-            g_free (down);
         }
     }
     g_free (ring);
     g_free (parent);
-    g_free (depth);
     g_free (order);
     g_free (child);
     g_free (n_child);
+    g_free (up);
+    g_free (down);
 }
 
-/* ---- in-switch reduction: NVLS and CollNetDirect ------------------------------------------- */
+/* ---- in-switch reduction: NVLS, NVLSTree and CollNetDirect --------------------------------- */
 
 guint
 weft_collective_nvls_switches (const WeftGraph *g, guint32 gpu, guint32 *out, guint max)
@@ -656,6 +688,121 @@ expand_collnet (Ctx *x, const Member *members, const guint *group_start, guint n
     g_free (leaf_down);
 }
 
+/* NVLSTree: per channel, head and slice, the server's NVLS reduction to its head h, the heads h
+ * of all servers reducing up and broadcasting down NCCL's double tree (tree (c + j) mod 2 for
+ * slice j), and each head's NVLS multicast of the result (workloads/collective.h). */
+static void
+expand_nvls_tree (Ctx *x, const Member *members, const guint *group_start, guint n_groups)
+{
+    const WeftCollSpec *spec = x->spec;
+    guint C = spec->channels, N = n_groups, gsz = group_start[1] - group_start[0];
+    guint64 cb = spec->chunk_bytes;
+    guint32 *nvs = g_new (guint32, (gsize) N * MAX_NVS);
+    guint *K = g_new (guint, N), *parent = g_new (guint, 2 * (gsize) N), *order = g_new (guint, N);
+    guint *child = g_new (guint, 2 * (gsize) N), *n_child = g_new (guint, N);
+    Emit *in = g_new (Emit, gsz), *sum = g_new (Emit, N), *up = g_new (Emit, N),
+         *down = g_new (Emit, N);
+    for (guint s = 0; s < N; s++)
+        K[s] = weft_collective_nvls_switches (spec->graph, members[group_start[s]].id,
+                                              nvs + (gsize) s * MAX_NVS, MAX_NVS);
+    for (guint t = 0; t < 2; t++)
+        for (guint s = 0; s < N; s++) {
+            guint type;
+            parent[t * N + s] = dtree_parent (N, t, s, &type);
+        }
+    for (guint c = 0; c < C; c++) {
+        guint64 part = split (spec->bytes, C, c), max_slices = n_slices (split (part, gsz, 0), cb);
+        /* Slice by slice, every head's in turn, as NVLS does: a connection's transfers run in
+         * order, so each head's tree starts with its first slice. */
+        for (guint64 j = 0; j < max_slices; j++) {
+            for (guint h = 0; h < gsz; h++) {
+                guint64 shard = split (part, gsz, h);
+                if (j >= n_slices (shard, cb))
+                    continue;
+                guint64 sz = slice_bytes (shard, cb, j);
+                const guint *par = parent + ((c + j) % 2) * N;
+                /* The tree of nodes, parents before children. */
+                guint root = 0;
+                memset (n_child, 0, N * sizeof *n_child);
+                for (guint s = 0; s < N; s++) {
+                    if (par[s] == NONE)
+                        root = s;
+                    else
+                        child[2 * par[s] + n_child[par[s]]++] = s;
+                }
+                guint head = 0, tail = 0;
+                order[tail++] = root;
+                while (head < tail) {
+                    guint s = order[head++];
+                    for (guint i = 0; i < n_child[s]; i++)
+                        order[tail++] = child[2 * s + i];
+                }
+                g_assert (tail == N);
+                /* In each server: every GPU's copy into the switch, the sum to head h. */
+                for (guint s = 0; s < N; s++) {
+                    const Member *m = members + group_start[s];
+                    guint32 sw = nvs[(gsize) s * MAX_NVS + (h + j) % K[s]];
+                    for (guint i = 0; i < gsz; i++)
+                        in[i] = emit (x, m[i].id, sw, sz, c);
+                    sum[s] = emit (x, sw, m[h].id, sz, c);
+                    for (guint i = 0; i < gsz; i++)
+                        depend (x, in[i], sum[s]);
+                }
+                /* Up the tree of heads h: children before parents. */
+                for (guint i = N; i-- > 0;) {
+                    guint s = order[i];
+                    up[s] = emit_none;
+                    if (s == root)
+                        continue;
+                    up[s] = emit (x, members[group_start[s] + h].id,
+                                  members[group_start[par[s]] + h].id, sz, c);
+                    depend (x, sum[s], up[s]);
+                    for (guint k = 0; k < n_child[s]; k++)
+                        depend (x, up[child[2 * s + k]], up[s]);
+                }
+                /* Down, and each head's store into its switch, which multicasts to the
+                 * server's GPUs (connection c + C). */
+                for (guint i = 0; i < N; i++) {
+                    guint s = order[i];
+                    const Member *m = members + group_start[s];
+                    guint32 sw = nvs[(gsize) s * MAX_NVS + (h + j) % K[s]];
+                    Emit st = emit (x, m[h].id, sw, sz, c + C);
+                    if (s == root) {
+                        depend (x, sum[s], st);
+                        for (guint k = 0; k < n_child[s]; k++)
+                            depend (x, up[child[2 * s + k]], st);
+                    } else {
+                        depend (x, down[s], st);
+                    }
+                    for (guint r = 0; r < gsz; r++)
+                        depend (x, st, emit (x, sw, m[r].id, sz, c + C));
+                    for (guint k = 0; k < n_child[s]; k++) {
+                        guint d = child[2 * s + k];
+                        down[d] = emit (x, m[h].id, members[group_start[d] + h].id, sz, c);
+                        if (s == root) {
+                            depend (x, sum[s], down[d]);
+                            for (guint q = 0; q < n_child[s]; q++)
+                                depend (x, up[child[2 * s + q]], down[d]);
+                        } else {
+                            depend (x, down[s], down[d]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    g_free (nvs);
+    g_free (K);
+    g_free (parent);
+    g_free (order);
+    g_free (child);
+    g_free (n_child);
+    g_free (in);
+    g_free (sum);
+    g_free (up);
+    g_free (down);
+}
+
 /* ---- direct patterns ---------------------------------------------------------------------- */
 
 static void
@@ -721,6 +868,40 @@ check_nvls (const WeftCollSpec *spec, GError **error)
                          "%s: NVLS runs inside one server (%s is in another)",
                          weft_collective_op_name (spec->op), r->name);
             return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* NVLSTree: every rank a GPU on NVLink SHARP switches shared by its server, servers of one
+ * size. */
+static gboolean
+check_nvls_tree (const WeftCollSpec *spec, const Member *members, const guint *group_start,
+                 guint n_groups, GError **error)
+{
+    const WeftGraph *g = spec->graph;
+    const char *op = weft_collective_op_name (spec->op);
+    guint gsz = group_start[1] - group_start[0];
+    guint32 nvs[MAX_NVS], other[MAX_NVS];
+    for (guint s = 0; s < n_groups; s++) {
+        if (group_start[s + 1] - group_start[s] != gsz) {
+            g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                         "%s: NVLSTree needs as many ranks in every server (%u and %u)", op, gsz,
+                         group_start[s + 1] - group_start[s]);
+            return FALSE;
+        }
+        guint K = weft_collective_nvls_switches (g, members[group_start[s]].id, nvs, MAX_NVS);
+        for (guint i = group_start[s]; i < group_start[s + 1]; i++) {
+            const WeftNode *r = weft_graph_node (g, members[i].id);
+            guint k = weft_collective_nvls_switches (g, members[i].id, other, MAX_NVS);
+            if (r->kind != WEFT_NODE_GPU || r->server < 0 || K == 0 || k != K ||
+                memcmp (nvs, other, K * sizeof *nvs)) {
+                g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                             "%s: NVLSTree needs GPUs on an NVSwitch with NVLink SHARP ([server] "
+                             "nvls); %s has none",
+                             op, r->name);
+                return FALSE;
+            }
         }
     }
     return TRUE;
@@ -807,13 +988,21 @@ check_spec (const WeftCollSpec *spec, GError **error)
                      op);
         return FALSE;
     }
+    if (spec->algo == WEFT_COLL_NVLS_TREE && spec->op != WEFT_COLL_ALL_REDUCE &&
+        spec->op != WEFT_COLL_ALL_TO_ALL && spec->op != WEFT_COLL_SEND_RECV) {
+        g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "%s: NVLSTree runs all_reduce only (as in NCCL)", op);
+        return FALSE;
+    }
     if (spec->algo == WEFT_COLL_COLLNET_DIRECT && spec->op != WEFT_COLL_ALL_REDUCE &&
         spec->op != WEFT_COLL_ALL_TO_ALL && spec->op != WEFT_COLL_SEND_RECV) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
                      "%s: weft runs CollNetDirect for all_reduce only", op);
         return FALSE;
     }
-    if ((spec->algo == WEFT_COLL_NVLS || spec->algo == WEFT_COLL_COLLNET_DIRECT) && !spec->graph) {
+    if ((spec->algo == WEFT_COLL_NVLS || spec->algo == WEFT_COLL_COLLNET_DIRECT ||
+         spec->algo == WEFT_COLL_NVLS_TREE) &&
+        !spec->graph) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
                      "%s: in-switch reduction needs the fabric graph", op);
         return FALSE;
@@ -841,20 +1030,24 @@ weft_collective_check (const WeftCollSpec *spec, GError **error)
     g_return_val_if_fail (spec != NULL, FALSE);
     if (!check_spec (spec, error))
         return FALSE;
-    if (spec->algo != WEFT_COLL_COLLNET_DIRECT || spec->n_ranks < 2 ||
+    if ((spec->algo != WEFT_COLL_COLLNET_DIRECT && spec->algo != WEFT_COLL_NVLS_TREE) ||
         spec->op == WEFT_COLL_ALL_TO_ALL || spec->op == WEFT_COLL_SEND_RECV)
+        return TRUE;
+    if (spec->algo == WEFT_COLL_COLLNET_DIRECT && spec->n_ranks < 2)
         return TRUE;
     Member *members = g_new (Member, spec->n_ranks);
     guint *group_start = g_new (guint, spec->n_ranks + 1);
     guint n_groups = ring_groups (spec, members, group_start);
-    gboolean ok = check_collnet (spec, members, group_start, n_groups, error);
+    gboolean ok = spec->algo == WEFT_COLL_COLLNET_DIRECT
+                      ? check_collnet (spec, members, group_start, n_groups, error)
+                      : check_nvls_tree (spec, members, group_start, n_groups, error);
     g_free (members);
     g_free (group_start);
     return ok;
 }
 
 static const char *const algo_debug_names[WEFT_COLL_N_ALGOS] = { "ring", "tree", "nvls",
-                                                                 "collnet_direct" };
+                                                                 "collnet_direct", "nvls_tree" };
 
 gboolean
 weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, GError **error)
@@ -882,8 +1075,12 @@ weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray *deps, G
         gboolean ok = TRUE;
         if (spec->algo == WEFT_COLL_COLLNET_DIRECT)
             ok = check_collnet (spec, members, group_start, n_groups, error);
+        else if (spec->algo == WEFT_COLL_NVLS_TREE)
+            ok = check_nvls_tree (spec, members, group_start, n_groups, error);
         if (!ok)
             ;
+        else if (spec->algo == WEFT_COLL_NVLS_TREE)
+            expand_nvls_tree (&x, members, group_start, n_groups);
         else if (spec->algo == WEFT_COLL_TREE)
             expand_tree (&x, members, group_start, n_groups);
         else if (spec->algo == WEFT_COLL_NVLS)

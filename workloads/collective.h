@@ -12,8 +12,10 @@
  *         the root.  Each channel is its own ring carrying 1/channels of the data; the data
  *         of a step is cut into slices of at most `chunk` bytes, and slice j of step s leaves
  *         a rank as soon as slice j of step s-1 has arrived there (pipelining).
- *   tree  all-reduce on a double binary tree (NCCL 2.4+): half the data reduces up one tree
- *         and broadcasts down, half on the complementary tree, chunk-pipelined.
+ *   tree  all-reduce as NCCL builds it (2.4+, src/graph/trees.cc and connect.cc): per channel a
+ *         chain through each server's GPUs over NVLink and a double binary tree between
+ *         servers; half the data reduces up one tree and broadcasts down, half on the
+ *         complementary tree, chunk-pipelined.
  *   nvls  (NVLink SHARP, one server) all-reduce, reduce-scatter and all-gather through the
  *         server's NVSwitch, which reduces what the GPUs send it and multicasts what they
  *         store: the switch is an endpoint of the transfers (topologies/server.h, nvls).
@@ -21,6 +23,9 @@
  *         direct reduce-scatter over NVLink to one head GPU per shard, each head's shard up
  *         through its NIC to the aggregation switches, which reduce it and send the result
  *         back down, then a direct all-gather from each head.
+ *   nvls_tree  (NCCL 2.18+ across nodes on NVSwitch systems) all-reduce: NVLS inside each
+ *         server reduces head h's shard to GPU h, the heads h of all servers reduce it up and
+ *         broadcast it down NCCL's double tree, and each head's switch multicasts the result.
  *   all-to-all and send/recv: direct transfers, no steps.
  *
  * Exact construction.
@@ -64,13 +69,32 @@
  * Dependencies.  Ring ops: slice j of step s from position p depends on exactly one transfer,
  * slice j of step s-1 into p (from p-1); step 0 depends on nothing.  Slices of one chunk
  * share its size at every step (a rank forwards the chunk it received), so slices line up.
- * Tree: over the positions of channel c's ring, tree 0 has position 0 as root; p > 0 with
- * lowest set bit b hangs under (p - b) | 2b, or under p - b when that is >= n (NCCL's binary
- * tree: at most two children, the root one).  Tree 1 is tree 0 mirrored (p -> n-1-p) when n
- * is even and shifted (p -> p+1 mod n) when n is odd.  Slice j going up from p depends on
- * slice j coming up from each child of p; the root sends slice j down to its child once all
- * of its children's slice j arrived; slice j going down from p depends on slice j from p's
- * parent.  Critical path: 2 x depth steps.
+ * Tree.  Ranks are grouped into nodes as for the ring (servers; a plain host is a node of one),
+ * nodes numbered 0..N-1 in group order.  Channel c's chain in node v is channel c's ring
+ * through it: its first GPU, then the next, ...; each GPU but the first hangs under the one
+ * before it.  Between nodes, NCCL's double binary tree over 0..N-1 (ncclGetDtree): in tree 0
+ * node 0 is the root and node q > 0 with lowest set bit b hangs under (q - b) | 2b, or under
+ * q - b when that is >= N; tree 1 is tree 0 mirrored (q -> N-1-q) when N is even and shifted
+ * (q -> q+1 mod N) when N is odd.  A node is its parent's first child when it comes before it
+ * in the binary tree's own numbering, else its second.  NCCL's balanced pattern (the tree
+ * graph's first choice, init.cc) places the links at the chain's ends: a node's first GPU
+ * sends up to its parent node and takes its second child; its second GPU (its first again in
+ * a node of one) takes the first child.  So every rank has at most two children.  Slice j
+ * going up from p depends on slice j coming up from each child of p; the root sends slice j
+ * down to each child once all of its children's slice j arrived; slice j going down from p
+ * depends on slice j from p's parent.  Both trees' transfers of channel c use connection c.
+ * Critical path: 2 x depth steps, depth = the chain + about log2 N nodes.
+ * NVLSTree.  Groups as for CollNetDirect (every server the same size g, local index h = head
+ * h, owner of shard h; every rank a GPU on its server's NVLink SHARP switches).  Per channel c
+ * and shard h, slice by slice (all heads' slice j before slice j + 1), slice j on tree
+ * (c + j) mod 2 of the double tree above over the servers: in every server each GPU sends the
+ * slice to switch (h + j) mod K and the switch sends the sum to head h; each non-root head
+ * sends it to its parent's head h once its sum and its children's arrived; the root's head
+ * sends it down to its children once its sum and theirs arrived, and each head passes it on;
+ * a head holding the result stores it into the switch, which multicasts it to every GPU of
+ * the server (connection c + C).  Per GPU and direction: S (g + 1) / g over NVLink; per head
+ * and direction through its NIC: S / g x (1 + the number of its children in the slice's
+ * tree), averaged over both trees.
  * Latency.  Every transfer of a step (and every alltoall / sendrecv transfer) carries a
  * delay_ps: step_latency_ps when its two ranks are in one server, net_step_latency_ps when
  * they are not (or are plain hosts), so a ring all-reduce's critical path holds 2(n-1) of them.
@@ -136,6 +160,7 @@ typedef enum {
     WEFT_COLL_TREE,
     WEFT_COLL_NVLS,           /* NVLink SHARP: the NVSwitch reduces and multicasts */
     WEFT_COLL_COLLNET_DIRECT, /* InfiniBand SHARP: the fabric switches reduce */
+    WEFT_COLL_NVLS_TREE,      /* NVLS inside each server, a tree between servers */
     WEFT_COLL_N_ALGOS
 } WeftCollAlgo;
 
@@ -186,6 +211,16 @@ gboolean weft_collective_expand (const WeftCollSpec *spec, GArray *xfers, GArray
 
 /* Whether weft_collective_expand would accept @spec (its size aside): the same errors. */
 gboolean weft_collective_check (const WeftCollSpec *spec, GError **error);
+
+/**
+ * weft_collective_tree_parents:
+ * NCCL's tree @t (0 or 1) of the double tree over ranks grouped by server (@n_groups groups,
+ * group v holding positions group_start[v] .. group_start[v + 1] - 1, in chain order): fills
+ * @parent (group_start[n_groups] entries) with each position's parent, G_MAXUINT32 at the
+ * root.  See "Tree" above.
+ */
+void weft_collective_tree_parents (const guint *group_start, guint n_groups, guint t,
+                                   guint *parent);
 
 /* The NVLink SHARP switches of @gpu (its NVLink peers that are NVSwitches and endpoints), at
  * most @max of them into @out; returns how many. */

@@ -22,10 +22,9 @@ enum { HW_NVLINK, HW_PCI, HW_NET, N_HW };
 
 /* Latency paid once per collective, us. */
 static const double base_lat_us[WEFT_COLL_N_ALGOS][WEFT_NCCL_N_PROTOS] = {
-    [WEFT_COLL_TREE] = { 6.8, 14.0, 0 },
-    [WEFT_COLL_RING] = { 6.6, 14.0, 8.4 },
-    [WEFT_COLL_NVLS] = { 0, 0, 0 },
-    [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 0 },
+    [WEFT_COLL_TREE] = { 6.8, 14.0, 0 }, [WEFT_COLL_RING] = { 6.6, 14.0, 8.4 },
+    [WEFT_COLL_NVLS] = { 0, 0, 0 },      [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 0 },
+    [WEFT_COLL_NVLS_TREE] = { 0, 0, 0 },
 };
 
 /* Latency per hop by the hop's hardware, us. */
@@ -33,15 +32,18 @@ static const double hw_lat_us[N_HW][WEFT_COLL_N_ALGOS][WEFT_NCCL_N_PROTOS] = {
     [HW_NVLINK] = { [WEFT_COLL_TREE] = { 0.6, 1.25, 28 },
                     [WEFT_COLL_RING] = { 0.6, 1.9, 3.4 },
                     [WEFT_COLL_NVLS] = { 0, 0, 23 },
-                    [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 } },
+                    [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 },
+                    [WEFT_COLL_NVLS_TREE] = { 0, 0, 23 } },
     [HW_PCI] = { [WEFT_COLL_TREE] = { 1.0, 1.9, 28 },
                  [WEFT_COLL_RING] = { 1.0, 2.5, 5.7 },
                  [WEFT_COLL_NVLS] = { 0, 0, 0 },
-                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 } },
+                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 3.7 },
+                 [WEFT_COLL_NVLS_TREE] = { 0, 0, 0 } },
     [HW_NET] = { [WEFT_COLL_TREE] = { 5.0, 8.5, 28 },
                  [WEFT_COLL_RING] = { 2.7, 4.0, 14.0 },
                  [WEFT_COLL_NVLS] = { 0, 0, 18 },
-                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 31 } },
+                 [WEFT_COLL_COLLNET_DIRECT] = { 0, 0, 31 },
+                 [WEFT_COLL_NVLS_TREE] = { 0, 0, 14 } },
 };
 
 /* NVLS converts its bus bandwidth to algorithm bandwidth by 5/6 (tuning.cc); CollNetDirect's
@@ -111,7 +113,7 @@ static const struct {
     { "collnetdirect", WEFT_COLL_COLLNET_DIRECT, NULL },
     { "collnetchain", -1, "CollNetChain (in-network reduction along a chain of GPUs)" },
     { "nvls", WEFT_COLL_NVLS, NULL },
-    { "nvlstree", -1, "NVLink SHARP with a tree between nodes" },
+    { "nvlstree", WEFT_COLL_NVLS_TREE, NULL },
 };
 
 static const char *const proto_names[WEFT_NCCL_N_PROTOS] = { "ll", "ll128", "simple" };
@@ -121,10 +123,9 @@ const char *
 weft_nccl_algo_name (WeftCollAlgo algo)
 {
     static const char *const names[WEFT_COLL_N_ALGOS] = {
-        [WEFT_COLL_RING] = "Ring",
-        [WEFT_COLL_TREE] = "Tree",
-        [WEFT_COLL_NVLS] = "NVLS",
-        [WEFT_COLL_COLLNET_DIRECT] = "CollNetDirect",
+        [WEFT_COLL_RING] = "Ring",          [WEFT_COLL_TREE] = "Tree",
+        [WEFT_COLL_NVLS] = "NVLS",          [WEFT_COLL_COLLNET_DIRECT] = "CollNetDirect",
+        [WEFT_COLL_NVLS_TREE] = "NVLSTree",
     };
     g_return_val_if_fail ((guint) algo < WEFT_COLL_N_ALGOS, NULL);
     return names[algo];
@@ -191,8 +192,8 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
             k++;
         if (k == G_N_ELEMENTS (algo_names)) {
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                         "'%s' is not an NCCL algorithm: expected auto, or ring, tree, nvls "
-                         "and collnetdirect separated by commas (NCCL_ALGO style, '^' to "
+                         "'%s' is not an NCCL algorithm: expected auto, or ring, tree, nvls, "
+                         "collnetdirect and nvlstree separated by commas (NCCL_ALGO style, '^' to "
                          "exclude)",
                          name);
             return FALSE;
@@ -201,8 +202,8 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
             if (negate)
                 continue; /* excluding what weft never runs changes nothing */
             g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                         "%s is NCCL's %s, which weft does not model: expected ring, tree, nvls "
-                         "or collnetdirect",
+                         "%s is NCCL's %s, which weft does not model: expected ring, tree, nvls, "
+                         "collnetdirect or nvlstree",
                          name, algo_names[k].what);
             return FALSE;
         }
@@ -214,8 +215,8 @@ weft_nccl_parse_algos (const char *text, WeftNcclEnable *en, GError **error)
         any |= on[a];
     if (!any) {
         g_set_error (error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
-                     "'%s' leaves no algorithm weft runs: expected ring, tree, nvls or "
-                     "collnetdirect",
+                     "'%s' leaves no algorithm weft runs: expected ring, tree, nvls, "
+                     "collnetdirect or nvlstree",
                      text);
         return FALSE;
     }
@@ -406,8 +407,12 @@ weft_nccl_comm_from_graph (WeftNcclComm *comm, const WeftGraph *g, const guint32
     guint n_speeds = inter ? G_N_ELEMENTS (speeds_inter) : G_N_ELEMENTS (speeds_intra);
     search (speeds, n_speeds, max_bw, total, inter, nics, nic_bw, max_channels,
             &comm->ring_channels, &comm->ring_bw_gbs);
-    /* A tree's last GPU in a node sends nothing onward inside it: NCCL allows the tree
-     * ppn / (ppn - 1) of the GPU's bandwidth. */
+    /* The tree graph (NCCL's balanced pattern, as weft's trees are built): a chain through the
+     * node's GPUs, whose last GPU sends nothing onward inside it, so NCCL allows the tree
+     * ppn / (ppn - 1) of the GPU's bandwidth.  One speed serves inside and across nodes; NCCL's
+     * second pass may raise the intra-node speed of a tree on two nodes up to twice the
+     * inter-node one while NVLink still fits its channels, which on an H100 it does not
+     * (8 x 48 GB/s already exceeds 360). */
     double ppn = (double) n / comm->n_nodes;
     double tree_total = ppn > 1 ? total * ppn / (ppn - 1) : G_MAXDOUBLE / 2;
     search (speeds, n_speeds, max_bw, tree_total, inter, nics, nic_bw, max_channels,
@@ -423,10 +428,19 @@ weft_nccl_comm_from_graph (WeftNcclComm *comm, const WeftGraph *g, const guint32
     for (guint i = 0; i < G_N_ELEMENTS (speeds_intra) && comm->nvls_bw_gbs == 0; i++)
         if ((heads + 1) * speeds_intra[i] <= total * (1 + 1e-9))
             comm->nvls_bw_gbs = speeds_intra[i];
+    /* Across nodes the NVLS graph pairs each head with a NIC (search.cc: at most one head per
+     * NIC), at the fastest inter-node speed one NIC carries. */
+    comm->nvls_tree_channels = MIN (heads, nics);
+    comm->nvls_inter_bw_gbs = 0;
+    for (guint i = 0; i < G_N_ELEMENTS (speeds_inter) && comm->nvls_inter_bw_gbs == 0; i++)
+        if (speeds_inter[i] <= nic_bw * (1 + 1e-9))
+            comm->nvls_inter_bw_gbs = speeds_inter[i];
     comm->gpudirect = weft_graph_gpudirect (g);
-    g_debug ("nccl comm: %u ranks, %u nodes, %s; ring %u x %.1f GB/s, tree %u x %.1f GB/s",
+    g_debug ("nccl comm: %u ranks, %u nodes, %s; ring %u x %.1f GB/s, tree %u x %.1f GB/s, "
+             "nvls %u x %.1f GB/s (across nodes %u x %.1f)",
              comm->n_ranks, comm->n_nodes, comm->nvlink ? "NVLink" : "PCIe", comm->ring_channels,
-             comm->ring_bw_gbs, comm->tree_channels, comm->tree_bw_gbs);
+             comm->ring_bw_gbs, comm->tree_channels, comm->tree_bw_gbs, comm->nvls_channels,
+             comm->nvls_bw_gbs, comm->nvls_tree_channels, comm->nvls_inter_bw_gbs);
 }
 
 /* ---- the table --------------------------------------------------------------------------------
@@ -454,8 +468,9 @@ tuned_op (WeftCollOp op)
     return op != WEFT_COLL_ALL_TO_ALL && op != WEFT_COLL_SEND_RECV;
 }
 
-/* NVLS and CollNetDirect's entries (tuning.cc): Simple only; NVLS for all_reduce,
- * reduce_scatter and all_gather in one node, CollNetDirect for all_reduce. */
+/* NVLS, NVLSTree and CollNetDirect's entries (tuning.cc): Simple only; NVLS for all_reduce,
+ * reduce_scatter and all_gather in one node, NVLSTree for all_reduce across nodes (NCCL turns it
+ * off in one node), CollNetDirect for all_reduce. */
 static void
 in_switch (WeftNcclTune *t, const WeftNcclEnable *en, guint op, guint a)
 {
@@ -469,6 +484,14 @@ in_switch (WeftNcclTune *t, const WeftNcclEnable *en, guint op, guint a)
                  op == WEFT_COLL_ALL_GATHER);
         bus = comm->nvls_channels * comm->nvls_bw_gbs * NVLS_ALG_RATIO;
         lat = hw_lat_us[comm->nvlink ? HW_NVLINK : HW_PCI][a][p];
+    } else if (a == WEFT_COLL_NVLS_TREE) {
+        avail = comm->nvls_tree && comm->n_nodes > 1 && op == WEFT_COLL_ALL_REDUCE;
+        /* The NVLS graph's intra speed, or its inter speed (halved beyond two nodes, where a
+         * head has two children to feed): the slower of the two per channel. */
+        double inter = comm->n_nodes <= 2 ? comm->nvls_inter_bw_gbs : comm->nvls_inter_bw_gbs / 2;
+        bus = comm->nvls_tree_channels * MIN (comm->nvls_bw_gbs, inter) * NVLS_ALG_RATIO;
+        lat = base_lat_us[a][p] + hw_lat_us[comm->nvlink ? HW_NVLINK : HW_PCI][a][p] +
+              2 * log2i (comm->n_nodes) * hw_lat_us[HW_NET][a][p];
     } else {
         avail = comm->collnet && op == WEFT_COLL_ALL_REDUCE;
         /* The CollNet graph has the ring graph's channels (init.cc); weft takes its speed
@@ -510,7 +533,7 @@ weft_nccl_tune_init (WeftNcclTune *t, const WeftNcclComm *comm, const WeftNcclEn
         for (guint a = 0; a < WEFT_COLL_N_ALGOS; a++) {
             if (a == WEFT_COLL_TREE && op != WEFT_COLL_ALL_REDUCE)
                 continue;
-            if (a == WEFT_COLL_NVLS || a == WEFT_COLL_COLLNET_DIRECT) {
+            if (a == WEFT_COLL_NVLS || a == WEFT_COLL_COLLNET_DIRECT || a == WEFT_COLL_NVLS_TREE) {
                 in_switch (t, en, op, a);
                 continue;
             }
@@ -526,6 +549,8 @@ weft_nccl_tune_init (WeftNcclTune *t, const WeftNcclComm *comm, const WeftNcclEn
                 if (a == WEFT_COLL_RING && p == WEFT_NCCL_LL128)
                     bus = MIN (bus * (ppn < 2 ? 0.7 : 0.92), ch * ring_ll128_max_bw[ni]);
                 if (a == WEFT_COLL_TREE) {
+                    /* (No 0.85: that is for NCCL's plain tree pattern, all of a node's
+                     * network traffic on one GPU; weft's trees are the balanced pattern.) */
                     bus = MIN (bus * 0.92, ch * tree_max_bw[ni]);
                     if (p == WEFT_NCCL_LL)
                         bus = MIN (bus / 3.8, ll_max_bw[ni]);
@@ -597,7 +622,7 @@ weft_nccl_tune_pick (const WeftNcclTune *t, WeftCollOp op, guint64 bytes, WeftCo
         return TRUE;
     }
     static const WeftCollAlgo order[] = { WEFT_COLL_TREE, WEFT_COLL_RING, WEFT_COLL_COLLNET_DIRECT,
-                                          WEFT_COLL_NVLS };
+                                          WEFT_COLL_NVLS, WEFT_COLL_NVLS_TREE };
     double best = -1;
     for (guint i = 0; i < G_N_ELEMENTS (order); i++) {
         for (guint p = 0; p < WEFT_NCCL_N_PROTOS; p++) {
@@ -668,6 +693,31 @@ weft_nccl_tune_exec (const WeftNcclTune *t, WeftCollAlgo algo, WeftNcclProto pro
             chunk /= 2;
         while ((double) (bytes / (nc * chunk)) < depth * 16 / ppn && chunk > 32768)
             chunk /= 2;
+    }
+    if (algo == WEFT_COLL_NVLS_TREE) {
+        /* Simple's step, at most 64 KiB from 4 nodes on, cut down while the size gives every
+         * head of every channel too few chunks (computeCollChunkInfo).  NCCL's latency is the
+         * NVLS part once plus one network latency per tree level each way: the base and the
+         * network steps here, the switch's reduction again no step a GPU waits on. */
+        guint64 ops = (guint64) MAX (channels, 1) * MAX (c->nvls_tree_channels, 1);
+        if (c->n_nodes >= 4)
+            chunk = MIN (chunk, 65536);
+        if (bytes < 32 * ops * chunk && chunk > 262144)
+            chunk = 262144;
+        if (bytes < 16 * ops * chunk && chunk > 131072)
+            chunk = 131072;
+        if (bytes < 4 * ops * chunk && chunk > 65536)
+            chunk = 65536;
+        if (bytes < ops * chunk && chunk > 32768)
+            chunk = 32768;
+        int intra = c->nvlink ? HW_NVLINK : HW_PCI;
+        *e = (WeftNcclExec){ .chunk_bytes = chunk,
+                             .line_bytes = line_bytes[proto],
+                             .line_data = line_data[proto],
+                             .net_step_ps = us_to_ps (hw_lat_us[HW_NET][algo][proto]),
+                             .base_ps = us_to_ps (base_lat_us[algo][proto] +
+                                                  hw_lat_us[intra][algo][proto]) };
+        return;
     }
     if (algo == WEFT_COLL_NVLS || algo == WEFT_COLL_COLLNET_DIRECT) {
         /* Simple's chunk, cut down for sizes too small to keep every head's pipeline full

@@ -23,11 +23,12 @@
  * How long the collective then takes comes out of the simulated network.
  *
  * Algorithms: ring, tree (all_reduce only), NVLS (NVLink SHARP: all_reduce, reduce_scatter and
- * all_gather inside one node, Simple only; NCCL 2.20 needs CollNet to run it across nodes) and
- * CollNetDirect (InfiniBand SHARP: all_reduce, Simple only), the last two only where the
- * communicator says they can run (WeftNcclComm nvls, collnet), as NCCL enables them only on
- * NVSwitch systems of compute capability 9.0 and with a CollNet (SHARP) plugin.  NCCL's other
- * names (CollNetChain, NVLSTree) are known names that weft refuses to run.
+ * all_gather inside one node, Simple only; NCCL 2.20 needs CollNet to run it across nodes),
+ * NVLSTree (NVLS in each node, a tree between nodes: all_reduce across nodes, Simple only) and
+ * CollNetDirect (InfiniBand SHARP: all_reduce, Simple only), the last three only where the
+ * communicator says they can run (WeftNcclComm nvls, nvls_tree, collnet), as NCCL enables them
+ * only on NVSwitch systems of compute capability 9.0 and with a CollNet (SHARP) plugin.
+ * NCCL's other name, CollNetChain, is a known name that weft refuses to run.
  * alltoall and sendrecv are NCCL point-to-point operations, outside the tuning model: they run
  * with the Simple protocol.
  *
@@ -55,13 +56,16 @@ typedef struct {
     double ring_bw_gbs;  /* ... and bandwidth per channel, GB/s (10^9 bytes) */
     guint tree_channels; /* the tree graph, likewise */
     double tree_bw_gbs;
-    guint comm_channels; /* the communicator's channels (NCCL doubles the graph's) */
-    gboolean gpudirect;  /* NICs read and write GPU memory directly (GPUDirect RDMA) */
-    guint nvls_channels; /* NCCL's NVLS graph: one channel per head GPU of the node ... */
-    double nvls_bw_gbs;  /* ... at this bandwidth each */
+    guint comm_channels;      /* the communicator's channels (NCCL doubles the graph's) */
+    gboolean gpudirect;       /* NICs read and write GPU memory directly (GPUDirect RDMA) */
+    guint nvls_channels;      /* NCCL's NVLS graph: one channel per head GPU of the node ... */
+    double nvls_bw_gbs;       /* ... at this bandwidth each */
+    guint nvls_tree_channels; /* across nodes: one head per GPU with a NIC ... */
+    double nvls_inter_bw_gbs; /* ... each at this inter-node bandwidth */
     /* The caller's (weft_collective_expand can run them on these ranks): NVLink SHARP on the
      * node's NVSwitch, InfiniBand SHARP on the fabric's switches. */
     gboolean nvls, collnet;
+    gboolean nvls_tree; /* NVLS inside every server, a tree between servers */
 } WeftNcclComm;
 
 /* Which algorithms and protocols may be chosen: per entry 0 off, 1 on; for LL128 also 2, "on
@@ -94,7 +98,7 @@ typedef struct {
  * weft_nccl_parse_algos / weft_nccl_parse_protos:
  * Parse an `algo` / `proto` value as NCCL_ALGO / NCCL_PROTO do: names separated by commas,
  * case-insensitive, or a leading '^' to enable all but the names listed; "auto" (or an empty
- * value) is NCCL's default.  Algorithm names weft does not run (collnetchain, nvlstree) may be
+ * value) is NCCL's default.  The algorithm name weft does not run (collnetchain) may be
  * excluded but not enabled.  On error (WEFT_CONFIG_ERROR_VALUE, the
  * message says what was expected) @en is unchanged.
  */
@@ -151,7 +155,7 @@ guint weft_nccl_tune_channels (const WeftNcclTune *t, WeftCollAlgo algo, WeftNcc
 void weft_nccl_tune_exec (const WeftNcclTune *t, WeftCollAlgo algo, WeftNcclProto proto,
                           guint64 bytes, guint channels, WeftNcclExec *e);
 
-/* NCCL's names: "Tree", "Ring", "LL", "LL128", "Simple". */
+/* NCCL's names: "Tree", "Ring", "NVLS", "CollNetDirect", "NVLSTree", "LL", "LL128", "Simple". */
 const char *weft_nccl_algo_name (WeftCollAlgo algo);
 const char *weft_nccl_proto_name (WeftNcclProto proto);
 

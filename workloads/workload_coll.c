@@ -234,8 +234,8 @@ weft_workload_coll_parse (Ctx *x, NcclParams *p, GError **error)
     if (!direct && p->op != WEFT_COLL_ALL_REDUCE && !p->enable.algo[WEFT_COLL_RING] &&
         !(nvls_op && p->enable.algo[WEFT_COLL_NVLS]))
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
-                                     "%s runs on the ring%s only (tree and collnetdirect are "
-                                     "all_reduce algorithms): expected ring%s",
+                                     "%s runs on the ring%s only (tree, collnetdirect and nvlstree "
+                                     "are all_reduce algorithms): expected ring%s",
                                      weft_collective_op_name (p->op), nvls_op ? " or nvls" : "",
                                      nvls_op ? " or nvls" : "");
     gboolean set;
@@ -311,13 +311,16 @@ weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollC
     comm.nvls = weft_collective_check (&probe, NULL);
     probe.algo = WEFT_COLL_COLLNET_DIRECT;
     comm.collnet = weft_collective_check (&probe, NULL);
+    probe.algo = WEFT_COLL_NVLS_TREE;
+    comm.nvls_tree = weft_collective_check (&probe, NULL);
     weft_nccl_tune_init (&cc->tune, &comm, &p->enable);
 }
 
 gboolean
 weft_workload_coll_check (Ctx *x, const NcclParams *p, const CollComm *cc, GError **error)
 {
-    static const WeftCollAlgo in_switch[] = { WEFT_COLL_NVLS, WEFT_COLL_COLLNET_DIRECT };
+    static const WeftCollAlgo in_switch[] = { WEFT_COLL_NVLS, WEFT_COLL_COLLNET_DIRECT,
+                                              WEFT_COLL_NVLS_TREE };
     for (guint i = 0; i < G_N_ELEMENTS (in_switch); i++) {
         if (!p->enable.named[in_switch[i]])
             continue;
@@ -333,11 +336,18 @@ weft_workload_coll_check (Ctx *x, const NcclParams *p, const CollComm *cc, GErro
         return TRUE;
     WeftCollAlgo a;
     WeftNcclProto pr;
-    if (!weft_nccl_tune_pick (&cc->tune, p->op, 1, &a, &pr))
+    if (!weft_nccl_tune_pick (&cc->tune, p->op, 1, &a, &pr)) {
+        if (p->enable.named[WEFT_COLL_NVLS_TREE] && cc->tune.comm.n_nodes == 1)
+            return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
+                                         "%s: NVLSTree runs across servers only (NCCL turns it "
+                                         "off inside one; nvls runs there)",
+                                         weft_collective_op_name (p->op));
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_VALUE, x->group, "algo",
                                      "%s: none of the algorithms enabled runs here with the "
-                                     "protocols enabled (NVLS and CollNetDirect run Simple only)",
+                                     "protocols enabled (NVLS, NVLSTree and CollNetDirect run "
+                                     "Simple only)",
                                      weft_collective_op_name (p->op));
+    }
     return TRUE;
 }
 

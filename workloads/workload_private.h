@@ -100,10 +100,12 @@ typedef struct {
 #define WEFT_WORKLOAD_COLL_PARAMS(T, M)                                                            \
     WEFT_PARAM_STRING ("algo", T, M algo, "auto",                                                \
                        "NCCL algorithms to choose from, as NCCL_ALGO: auto (NCCL's choice by "   \
-                       "its cost model), ring, tree (double binary tree, all_reduce only), "     \
-                       "nvls (NVLink SHARP in one server: all_reduce, reduce_scatter, "          \
-                       "all_gather), collnetdirect (InfiniBand SHARP, [infiniband] sharp: "      \
-                       "all_reduce), a comma-separated list, or ^ and the ones to exclude"),     \
+                       "its cost model), ring, tree (a chain in each server, a double binary "   \
+                       "tree between servers; all_reduce only), nvls (NVLink SHARP in one "      \
+                       "server: all_reduce, reduce_scatter, all_gather), nvlstree (NVLS in each " \
+                       "server, a tree between servers: all_reduce), collnetdirect (InfiniBand " \
+                       "SHARP, [infiniband] sharp: all_reduce), a comma-separated list, or ^ "   \
+                       "and the ones to exclude"),                                               \
     WEFT_PARAM_STRING ("proto", T, M proto, "auto",                                              \
                        "NCCL protocols to choose from, as NCCL_PROTO: auto, ll, ll128, simple, " \
                        "a comma-separated list, or ^ and the ones to exclude "                   \
