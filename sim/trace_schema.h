@@ -303,7 +303,7 @@ typedef struct {
        "and all-to-all (n-1)/n; broadcast, reduce and sendrecv 1 (nccl-tests' definitions)")       \
     X (SHORT, algo, "",                                                                            \
        "*(schema 5)* NCCL algorithm it ran with, as NCCL names it: `Ring`, `Tree`, `NVLS`, "       \
-       "`CollNetDirect`; `P2P` for "                                                               \
+       "`NVLSTree`, `CollNetDirect`; `P2P` for "                                                   \
        "alltoall and sendrecv (point-to-point sends); empty before schema 5")                      \
     X (SHORT, proto, "",                                                                           \
        "*(schema 5)* NCCL protocol it ran with: `LL`, `LL128`, `Simple` "                          \
