@@ -12,8 +12,6 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
 #include <glib.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,45 +81,23 @@ flow_workloads (const char *experiment)
     return (char **) g_ptr_array_free (names, FALSE);
 }
 
-static gboolean
-in_list (char **names, const char *name)
-{
-    if (names == NULL)
-        return TRUE; /* no experiment to tell: every flow counts */
-    for (guint i = 0; names[i]; i++)
-        if (strcmp (names[i], name) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 static void
 summarise_flows (Summary *s, GArray *flows, char **counted)
 {
-    double *fct = g_new (double, flows->len + 1), *slow = g_new (double, flows->len + 1);
-    gsize n = 0, finished = 0;
-    for (guint i = 0; i < flows->len; i++) {
-        const WeftTraceFlow *f = &g_array_index (flows, WeftTraceFlow, i);
-        finished += f->finished != 0;
-        if (!f->finished || !in_list (counted, f->workload))
-            continue;
-        fct[n] = (double) f->fct_ps;
-        slow[n] = f->slowdown;
-        n++;
-    }
+    gsize finished = 0;
+    for (guint i = 0; i < flows->len; i++)
+        finished += g_array_index (flows, WeftTraceFlow, i).finished != 0;
     s->have_flows = TRUE;
     s->flows_total = flows->len;
     s->flows_finished = finished;
-    s->fct_flows = n;
-    if (n > 0) {
-        gsl_sort (fct, 1, n);
-        gsl_sort (slow, 1, n);
-        s->fct_p50_ps = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.50);
-        s->fct_p99_ps = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.99);
-        s->fct_max_ps = fct[n - 1];
-        s->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, n, 0.99);
-    }
-    g_free (fct);
-    g_free (slow);
+    /* analysis/headline.h's quantiles, as the run's summary has them */
+    WeftQuantiles fct, slow;
+    s->fct_flows = weft_headline_fct ((const WeftTraceFlow *) flows->data, flows->len,
+                                      (const char *const *) counted, &fct, &slow);
+    s->fct_p50_ps = fct.p50;
+    s->fct_p99_ps = fct.p99;
+    s->fct_max_ps = fct.max;
+    s->slowdown_p99 = slow.p99;
 }
 
 /* A data set the schema added later, or that only some fabrics write: NULL when absent. */
