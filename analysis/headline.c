@@ -24,8 +24,8 @@ weft_headline_kind_has_flows (const char *kind)
 
 /* @bytes in the largest unit that divides it exactly, decimal first ("256 MB", "4 MiB",
  * "4097 B"), as sizes are given to nccl-tests and weft alike.  (transfer full) */
-static char *
-size_text (guint64 bytes)
+char *
+weft_headline_size_text (guint64 bytes)
 {
     static const struct {
         const char *unit;
@@ -89,6 +89,16 @@ mean_of (const WeftTraceCollective *rows, guint n, const char *workload, const c
     return TRUE;
 }
 
+gboolean
+weft_headline_busbw (const WeftTraceCollective *rows, guint n, const char *workload, const char *op,
+                     guint64 bytes, double *busbw_gbs)
+{
+    g_return_val_if_fail (busbw_gbs != NULL && (rows != NULL || n == 0), FALSE);
+    double t;
+    return mean_of (rows, n, workload, op, bytes, FALSE, busbw_gbs, &t) ||
+           mean_of (rows, n, workload, op, bytes, TRUE, busbw_gbs, &t);
+}
+
 void
 weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint n,
                            const char *const *workloads)
@@ -121,14 +131,14 @@ weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint 
             bw_out = bw_in;
             t_out = t_in;
         }
-        g_autofree char *big = size_text (hi);
+        g_autofree char *big = weft_headline_size_text (hi);
         g_string_append_printf (out, "  busbw        [%s] %s, %u ranks: %.2f GB/s at %s",
                                 r->workload, r->op, r->n_ranks, bw_out, big);
         if (have_out && have_in && fabs (bw_in - bw_out) > 0.005 * bw_out)
             g_string_append_printf (out, " (in place %.2f)", bw_in);
         if (lo != hi && (mean_of (rows, n, r->workload, r->op, lo, FALSE, &bw_lo, &t_lo) ||
                          mean_of (rows, n, r->workload, r->op, lo, TRUE, &bw_lo, &t_lo))) {
-            g_autofree char *small = size_text (lo);
+            g_autofree char *small = weft_headline_size_text (lo);
             g_string_append_printf (out, "; %.2f us at %s", t_lo / 1e6, small);
         } else {
             g_string_append_printf (out, ", %.2f us", t_out / 1e6);
@@ -205,10 +215,9 @@ weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *ro
     double agg = r.aggregate_bps;
     gboolean tera = agg >= 1e12;
     gsize k = r.flows;
-    g_string_append_printf (out,
-                            "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT " flow%s",
-                            workload, tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k,
-                            k == 1 ? "" : "s");
+    g_string_append_printf (
+        out, "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT " flow%s", workload,
+        tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k, k == 1 ? "" : "s");
     if (r.finished < k)
         g_string_append_printf (out, " (%" G_GSIZE_FORMAT " unfinished: as delivered)",
                                 k - r.finished);

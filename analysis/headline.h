@@ -36,6 +36,16 @@ void weft_headline_quantiles (double *values, gsize n, WeftQuantiles *q);
  * workloads); FALSE for nccl-test, training, ib_write_bw and ib_write_lat (and NULL). */
 gboolean weft_headline_kind_has_flows (const char *kind);
 
+/** @bytes as nccl-tests and weft write sizes: in the largest unit that divides it exactly,
+ * decimal first ("256 MB", "4 MiB", "4097 B").  (transfer full) */
+char *weft_headline_size_text (guint64 bytes);
+
+/** The busbw (GB/s) of (@workload, @op) at @bytes as the busbw line gives it: the mean over
+ * the timed, finished rows placed out of place, or in place when none is; FALSE when there
+ * is neither. */
+gboolean weft_headline_busbw (const WeftTraceCollective *rows, guint n, const char *workload,
+                              const char *op, guint64 bytes, double *busbw_gbs);
+
 /** Appends "  busbw        [NAME] OP, N ranks: B GB/s at SIZE ...; T us at SIZE\n" for every
  * workload and op among the @n timed (non-warm-up) rows whose workload is in @workloads
  * (NULL-terminated; NULL: every workload), in order of first appearance. */
