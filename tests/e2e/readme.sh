@@ -203,6 +203,12 @@ def expected(sub, args):
         if "--json" in args:
             return '"complete": true'
         return "status:      complete (done)"
+    if sub == "compare":
+        if "csv" in args:
+            return "section,name,unit,run,trace,value,ratio"
+        if "json" in args:
+            return '"figures": ['
+        return "\nfigures:\n"
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "
