@@ -3,7 +3,8 @@
 # --set key.  The comparison names exactly that key, and its figures and ratios equal what
 # this test computes from each trace's /flows and /ports with h5py and numpy (numpy's default
 # percentile is the linear interpolation doc/analysis.md states); the text, CSV and JSON forms
-# carry the same numbers.  A directory and a quoted glob name the same runs.  A schema-1
+# carry the same numbers; busbw per size of two nccl-tests sweeps equals the mean over their
+# timed iterations in /collectives.  A directory and a quoted glob name the same runs.  A schema-1
 # trace (made here from a run's) is compared on what it has, and what it lacks is named.
 # Bad input: not a trace or missing (exit 2), an incomplete trace (printed and marked,
 # exit 1), a bad --format or a single trace (exit 2); one line on stderr each.
@@ -129,6 +130,40 @@ grep -q "^missing: $TMP/v1.h5: no lossless violations (schema 1 has none; schema
     "$TMP/out" || fail "schema-1 trace: lossless violations not named missing"
 grep -Eq '^  FCT p99 \(us\) +([0-9.]+) +\1 +1\.0000$' "$TMP/out" ||
     { cat "$TMP/out" >&2; fail "schema-1 trace: FCT p99 not compared"; }
+
+# nccl-tests sweeps: busbw per op and size is the mean over the timed iterations, out of place
+N="$WEFT_SRCDIR/experiments/dgx4-allreduce.ini"
+for algo in tree ring; do
+    "$WEFT" run -q "$N" -o "$TMP/$algo.h5" --set workload.allreduce:minbytes=64KiB \
+        --set workload.allreduce:maxbytes=256KiB --set workload.allreduce:algo=$algo \
+        >/dev/null || fail "run $algo"
+done
+expect_exit 0 "$WEFT" compare "$TMP/tree.h5" "$TMP/ring.h5" --format json
+"$PY" - "$TMP/tree.h5" "$TMP/ring.h5" "$TMP/out" <<'PYEOF' || fail "compare's busbw"
+import json, sys
+import h5py, numpy as np
+
+
+def busbw(path):
+    with h5py.File(path, "r") as f:
+        c = f["collectives"][()]
+    c = c[(c["warmup"] == 0) & (c["in_place"] == 0) & (c["finish_ps"] > 0)]
+    return {int(b): float(np.mean(c["busbw_gbs"][c["bytes"] == b])) for b in set(c["bytes"])}
+
+
+a, b = busbw(sys.argv[1]), busbw(sys.argv[2])
+assert sorted(a) == [65536, 262144] and sorted(b) == sorted(a), (a, b)
+j = json.load(open(sys.argv[3]))
+assert [d["key"] for d in j["differs"]] == ["workload.allreduce:algo"], j["differs"]
+assert j["differs"][0]["values"] == ["tree", "ring"], j["differs"]
+fig = {f["name"]: f for f in j["figures"]}
+for size, text in ((65536, "64 KiB"), (262144, "256 KiB")):
+    f = fig[f"busbw [allreduce] all_reduce {text}"]
+    assert f["unit"] == "GB/s"
+    assert abs(f["values"][0] - a[size]) <= 1e-8 * a[size], (f, a[size])
+    assert abs(f["values"][1] - b[size]) <= 1e-8 * b[size], (f, b[size])
+    assert abs(f["ratios"][1] - b[size] / a[size]) <= 1e-8, (f, b[size] / a[size])
+PYEOF
 
 # bad input
 echo "not hdf5" >"$TMP/junk.h5"
