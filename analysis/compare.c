@@ -141,8 +141,8 @@ flow_figures (WeftComparison *c, guint i, const Run *r, GArray *flows)
         put (c, i, done, "", 1, (double) rate.finished);
     }
     WeftQuantiles fct, slow;
-    if (weft_headline_fct (rows, flows->len, (const char *const *) r->flow_workloads, &fct,
-                           &slow) > 0) {
+    if (weft_headline_fct (rows, flows->len, (const char *const *) r->flow_workloads, &fct, &slow) >
+        0) {
         put (c, i, "FCT p50", "us", 1, fct.p50 / 1e6);
         put (c, i, "FCT p99", "us", 1, fct.p99 / 1e6);
         put (c, i, "FCT p99.9", "us", 1, fct.p999 / 1e6);
@@ -277,8 +277,9 @@ wait_name (const Run *runs, guint n)
         else
             other++;
     }
-    return ib && !other ? "credit-stall time" : other && !ib ? "pause time"
-                                                             : "pause / credit-stall time";
+    return ib && !other   ? "credit-stall time"
+           : other && !ib ? "pause time"
+                          : "pause / credit-stall time";
 }
 
 static void

@@ -44,8 +44,8 @@ expand (const char *arg, GPtrArray *paths, char **why)
             *why = g_strdup_printf ("%s: a directory without .h5 files", arg);
             return FALSE;
         }
-        g_qsort_with_data (paths->pdata + before, (gint) (paths->len - before),
-                           sizeof (gpointer), by_name, NULL);
+        g_qsort_with_data (paths->pdata + before, (gint) (paths->len - before), sizeof (gpointer),
+                           by_name, NULL);
         return TRUE;
     }
     if (!g_file_test (arg, G_FILE_TEST_EXISTS) && strpbrk (arg, "*?[") != NULL) {
@@ -74,8 +74,7 @@ compare_paths (GPtrArray *paths, WeftCompareFormat fmt)
 {
     GError *error = NULL;
     g_ptr_array_add (paths, NULL);
-    g_autoptr (WeftComparison) c =
-        weft_compare_new ((const char *const *) paths->pdata, &error);
+    g_autoptr (WeftComparison) c = weft_compare_new ((const char *const *) paths->pdata, &error);
     if (c == NULL) {
         g_printerr ("weft compare: %s\n", error->message);
         g_error_free (error);

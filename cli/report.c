@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
 #include "analysis/trace_reader.h"
@@ -903,6 +904,56 @@ say_why (const WeftTraceInfo *info, const char *problem)
         g_printerr ("weft report: %s\n", problem);
 }
 
+/* --table: the rows of one data set; returns the exit status. */
+static int
+report_table (const WeftTraceInfo *info, const char *table, const char *columns,
+              ReportFormat format)
+{
+    if (table == NULL) {
+        g_printerr ("weft report: --columns needs --table\n");
+        return REPORT_NOT_A_TRACE;
+    }
+    const WeftTraceRecord *rec = weft_export_record (table);
+    if (rec == NULL) {
+        g_autofree char *names = weft_export_record_names ();
+        g_printerr ("weft report: --table %s: expected one of %s\n", table, names);
+        return REPORT_NOT_A_TRACE;
+    }
+    char *unknown = NULL;
+    const WeftTraceField **fields = weft_export_columns (rec, columns, &unknown);
+    if (fields == NULL) {
+        g_printerr ("weft report: --columns: %s has no column '%s' (see doc/hdf5-schema.md)\n",
+                    rec->dataset, unknown);
+        g_free (unknown);
+        return REPORT_NOT_A_TRACE;
+    }
+    char *problem = NULL;
+    GError *error = NULL;
+    GArray *rows = NULL;
+    if (!info->readable)
+        problem = g_strdup (info->reason);
+    else if ((rows = weft_export_read (rec, info->path, &error)) == NULL) {
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    }
+    if (rows != NULL) {
+        GString *out = g_string_new (NULL);
+        weft_export_rows (out, rec, fields, rows->data, rows->len,
+                          format == REPORT_JSON  ? WEFT_COMPARE_JSON
+                          : format == REPORT_CSV ? WEFT_COMPARE_CSV
+                                                 : WEFT_COMPARE_TEXT);
+        fputs (out->str, stdout);
+        g_string_free (out, TRUE);
+        g_array_free (rows, TRUE);
+    }
+    g_free (fields);
+    int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+    if (status != REPORT_COMPLETE)
+        say_why (info, problem);
+    g_free (problem);
+    return status;
+}
+
 /* `weft report --help`: what each mode prints, and the exit status. */
 static const char report_description[] =
     "Prints the experiment, seed, completion status (with the run's message: a\n"
@@ -961,6 +1012,13 @@ static const char report_description[] =
     "redop, root, placement, time_us, algbw_gbs, busbw_gbs, unrounded); --format\n"
     "csv the same rows, one line each.\n"
     "\n"
+    "--table DATA_SET prints every row of one data set of the trace (flows, links,\n"
+    "ports, collectives, topology/nodes, topology/links, paths, pfc, dcqcn,\n"
+    "buffers), its columns the record's fields as doc/hdf5-schema.md lists them,\n"
+    "or those --columns names, in that order; the same rows and values in text,\n"
+    "CSV and JSON (doubles to 17 digits).  An unknown data set or column is bad\n"
+    "usage (exit 2).\n"
+    "\n"
     "--format json prints the summary as one object, --format csv as field,value\n"
     "lines with the same fields (FCT in ps, empty for null); --json is --format\n"
     "json.  CSV is RFC 4180 (CRLF line ends, fields quoted when they need it).\n"
@@ -984,8 +1042,14 @@ int
 weft_cli_report (int argc, char **argv)
 {
     gboolean json = FALSE, ports = FALSE, nccl = FALSE;
-    char **files = NULL, *format_name = NULL;
+    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL;
     GOptionEntry entries[] = {
+        { "table", 0, 0, G_OPTION_ARG_STRING, &table,
+          "Print the rows of a data set (flows, links, ports, collectives, ...) instead of the "
+          "summary",
+          "DATA_SET" },
+        { "columns", 0, 0, G_OPTION_ARG_STRING, &columns,
+          "With --table: the fields to print, comma-separated (default: all)", "A,B,..." },
         { "format", 0, 0, G_OPTION_ARG_STRING, &format_name,
           "Output format: text (default), csv, json (same rows in each)", "text|csv|json" },
         { "json", 0, 0, G_OPTION_ARG_NONE, &json, "The same as --format json", NULL },
@@ -1042,10 +1106,19 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
     }
-    if (nccl && ports) {
-        g_printerr ("weft report: --nccl and --ports do not combine\n");
+    if ((nccl && ports) || (table && (nccl || ports))) {
+        g_printerr ("weft report: --nccl, --ports and --table do not combine\n");
         weft_trace_info_free (info);
+        g_free (table);
+        g_free (columns);
         return REPORT_NOT_A_TRACE;
+    }
+    if (table || columns) {
+        int status = report_table (info, table, columns, format);
+        weft_trace_info_free (info);
+        g_free (table);
+        g_free (columns);
+        return status;
     }
     if (nccl) {
         char *problem = report_nccl (info, format);

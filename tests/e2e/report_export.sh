@@ -25,6 +25,19 @@ cmp -s "$TMP/out" "$TMP/summary.json" || fail "--json differs from --format json
 expect_exit 2 "$WEFT" report --format yaml "$T"
 grep -q "expected text, csv or json" "$TMP/err" || fail "--format yaml: $(cat "$TMP/err")"
 expect_exit 2 "$WEFT" report --json --format csv "$T"
+# --table: any data set's rows, with chosen columns
+for fmt in text csv json; do
+    expect_exit 0 "$WEFT" report --table flows --format $fmt "$T"
+    cp "$TMP/out" "$TMP/flows.$fmt"
+    expect_exit 0 "$WEFT" report --table collectives --columns bytes,busbw_gbs,op --format $fmt "$N"
+    cp "$TMP/out" "$TMP/colls.$fmt"
+done
+expect_exit 2 "$WEFT" report --table flows --columns id,nope "$T"
+grep -q "^weft report: --columns: /flows has no column 'nope'" "$TMP/err" || fail "$(cat "$TMP/err")"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "unknown column: more than one line"
+expect_exit 2 "$WEFT" report --table flowz "$T"
+grep -q "^weft report: --table flowz: expected one of .*flows" "$TMP/err" || fail "$(cat "$TMP/err")"
+expect_exit 2 "$WEFT" report --table flows --ports "$T"
 
 "$PY" - "$TMP" "$T" "$N" <<'PYEOF' || fail "exports"
 import csv, io, json, re, sys
@@ -88,6 +101,31 @@ for line, p in zip(lines, pj):
     for k, v in counters.items():
         assert v == str(p[k]), (k, v, p[k])
     assert counters["PortXmitData"] == str(p["tx_bytes"] // 4)
+
+# --- --table: the same rows in every format, equal to the data set's ---------------------
+def table(name, path, h5name, columns=None):
+    with h5py.File(path, "r") as f:
+        data = f[h5name][()]
+    cols = columns or list(data.dtype.names)
+    j = json.loads(read(f"{name}.json"))
+    c = list(csv.reader(io.StringIO(read(f"{name}.csv"))))
+    t = [l.split() for l in read(f"{name}.text").splitlines()]
+    assert c[0] == cols and [re.sub(r"\[.*\]$", "", w) for w in t[0][1:]] == cols, (c[0], t[0])
+    assert len(j["rows"]) == len(c) - 1 == len(t) - 1 == len(data), name
+    for i, row in enumerate(data):
+        for k, col in enumerate(cols):
+            want = row[col]
+            if isinstance(want, bytes):
+                want = want.decode().rstrip("\0")
+            jv, cv, tv = j["rows"][i][col], c[i + 1][k], t[i + 1][k]
+            if isinstance(want, str):
+                assert jv == cv == want and tv == (want or "-"), (name, col, jv, cv, tv, want)
+            else:
+                assert jv == want and float(cv) == want and float(tv) == want, (name, col, jv, cv, tv, want)
+
+
+table("flows", trace, "flows")
+table("colls", nccl_trace, "collectives", ["bytes", "busbw_gbs", "op"])
 
 # --- nccl --------------------------------------------------------------------------------
 nj = json.loads(read("nccl.json"))
