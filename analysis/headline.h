@@ -21,8 +21,8 @@
 
 /* Quantiles of a sample: weft's one definition, used by the run summary, `weft report` and
  * `weft compare` (doc/analysis.md).  The q-quantile of n sorted values x[0..n-1] is GSL's
- * gsl_stats_quantile_from_sorted_data: with h = (n - 1) q, x[floor h] + (h - floor h)
- * (x[floor h + 1] - x[floor h]), linear interpolation between the closest ranks (Hyndman and
+ * gsl_stats_quantile_from_sorted_data: with i = floor ((n - 1) q) and d = (n - 1) q - i,
+ * (1 - d) x[i] + d x[i + 1], linear interpolation between the closest ranks (Hyndman and
  * Fan's type 7, numpy's default); one value is every quantile of itself. */
 typedef struct {
     gsize n; /* values; the rest is 0 when n = 0 */
