@@ -234,6 +234,8 @@ find_differences (WeftComparison *c, const Run *runs)
     }
     for (guint k = 0; k < keys->len; k++) {
         const char *key = keys->pdata[k];
+        if (strcmp (key, "experiment:seed") == 0)
+            continue; /* below, from /meta */
         const char *colon = strrchr (key, ':');
         g_autofree char *group = g_strndup (key, (gsize) (colon - key));
         char **values = g_new0 (char *, c->n_runs + 1);
@@ -261,6 +263,26 @@ find_differences (WeftComparison *c, const Run *runs)
         d->values = values;
         g_ptr_array_add (c->differs, d);
     }
+}
+
+/* The seed as the runs used it (/meta seed: `weft run --seed` does not show in the stored
+ * experiment), listed as experiment:seed when it differs. */
+static void
+find_seed_difference (WeftComparison *c)
+{
+    gboolean differ = FALSE;
+    for (guint i = 1; i < c->n_runs; i++)
+        differ |=
+            c->runs[i]->readable && c->runs[0]->readable && c->runs[i]->seed != c->runs[0]->seed;
+    if (!differ)
+        return;
+    WeftCompareDiff *d = g_new0 (WeftCompareDiff, 1);
+    d->key = g_strdup ("experiment:seed");
+    d->values = g_new0 (char *, c->n_runs + 1);
+    for (guint i = 0; i < c->n_runs; i++)
+        if (c->runs[i]->readable)
+            d->values[i] = g_strdup_printf ("%" G_GUINT64_FORMAT, c->runs[i]->seed);
+    g_ptr_array_insert (c->differs, 0, d);
 }
 
 /* The name of PortXmitWait summed: what it measures on the runs' fabrics. */
@@ -384,6 +406,7 @@ weft_compare_new (const char *const *paths, GError **error)
         runs[i].bench_workloads = workloads_of (runs[i].exp, FALSE);
     }
     find_differences (c, runs);
+    find_seed_difference (c);
     const char *wait = wait_name (runs, n);
     for (guint i = 0; i < n; i++)
         if (c->runs[i]->readable)

@@ -3,7 +3,8 @@
  * A comparison reads each trace through analysis/trace_reader.h and holds, per run, its
  * status and the figures of analysis/headline.h; between the runs, the experiment keys
  * whose values differ (read from the resolved experiment each trace stores in /meta, named
- * GROUP:KEY) and, for every figure, its ratio to the first run's.
+ * GROUP:KEY; experiment:seed from /meta seed, which `weft run --seed` sets) and, for every
+ * figure, its ratio to the first run's.
  *
  * Figures, each where the trace holds it: the simulated time; busbw per nccl-test workload,
  * op and size; per flow workload its aggregate throughput and finished flows; FCT p50, p99,

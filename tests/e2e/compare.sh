@@ -100,6 +100,11 @@ for name in fa:
     assert abs(r - fb[name] / fa[name]) <= 5e-5, (name, r)
 PYEOF
 
+# runs that differ only in --seed, which the stored experiment does not show: experiment:seed
+"$WEFT" run -q "$X" --seed 7 -o "$TMP/seed7.h5" >/dev/null || fail "run --seed 7"
+expect_exit 0 "$WEFT" compare "$A" "$TMP/seed7.h5"
+grep -Eq '^  experiment:seed +1 +7$' "$TMP/out" || { cat "$TMP/out" >&2; fail "--seed not named"; }
+
 # a directory, and a glob weft expands itself, name the same two runs in the same order
 expect_exit 0 "$WEFT" compare "$TMP/runs" --format csv
 cmp -s "$TMP/out" "$TMP/csv" || fail "a directory compares otherwise than its files"
