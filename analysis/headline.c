@@ -24,8 +24,8 @@ weft_headline_kind_has_flows (const char *kind)
 
 /* @bytes in the largest unit that divides it exactly, decimal first ("256 MB", "4 MiB",
  * "4097 B"), as sizes are given to nccl-tests and weft alike.  (transfer full) */
-static char *
-size_text (guint64 bytes)
+char *
+weft_headline_size_text (guint64 bytes)
 {
     static const struct {
         const char *unit;
@@ -37,6 +37,21 @@ size_text (guint64 bytes)
             return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", bytes / units[i].scale,
                                     units[i].unit);
     return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
+}
+
+void
+weft_headline_quantiles (double *values, gsize n, WeftQuantiles *q)
+{
+    g_return_if_fail (q != NULL && (values != NULL || n == 0));
+    *q = (WeftQuantiles){ .n = n };
+    if (n == 0)
+        return;
+    gsl_sort (values, 1, n);
+    q->min = values[0];
+    q->p50 = gsl_stats_quantile_from_sorted_data (values, 1, n, 0.5);
+    q->p99 = gsl_stats_quantile_from_sorted_data (values, 1, n, 0.99);
+    q->p999 = gsl_stats_quantile_from_sorted_data (values, 1, n, 0.999);
+    q->max = values[n - 1];
 }
 
 static gboolean
@@ -74,6 +89,16 @@ mean_of (const WeftTraceCollective *rows, guint n, const char *workload, const c
     return TRUE;
 }
 
+gboolean
+weft_headline_busbw (const WeftTraceCollective *rows, guint n, const char *workload, const char *op,
+                     guint64 bytes, double *busbw_gbs)
+{
+    g_return_val_if_fail (busbw_gbs != NULL && (rows != NULL || n == 0), FALSE);
+    double t;
+    return mean_of (rows, n, workload, op, bytes, FALSE, busbw_gbs, &t) ||
+           mean_of (rows, n, workload, op, bytes, TRUE, busbw_gbs, &t);
+}
+
 void
 weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint n,
                            const char *const *workloads)
@@ -106,14 +131,14 @@ weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint 
             bw_out = bw_in;
             t_out = t_in;
         }
-        g_autofree char *big = size_text (hi);
+        g_autofree char *big = weft_headline_size_text (hi);
         g_string_append_printf (out, "  busbw        [%s] %s, %u ranks: %.2f GB/s at %s",
                                 r->workload, r->op, r->n_ranks, bw_out, big);
         if (have_out && have_in && fabs (bw_in - bw_out) > 0.005 * bw_out)
             g_string_append_printf (out, " (in place %.2f)", bw_in);
         if (lo != hi && (mean_of (rows, n, r->workload, r->op, lo, FALSE, &bw_lo, &t_lo) ||
                          mean_of (rows, n, r->workload, r->op, lo, TRUE, &bw_lo, &t_lo))) {
-            g_autofree char *small = size_text (lo);
+            g_autofree char *small = weft_headline_size_text (lo);
             g_string_append_printf (out, "; %.2f us at %s", t_lo / 1e6, small);
         } else {
             g_string_append_printf (out, ", %.2f us", t_out / 1e6);
@@ -122,11 +147,32 @@ weft_headline_collectives (GString *out, const WeftTraceCollective *rows, guint 
     }
 }
 
-void
-weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *rows, guint n,
-                     guint64 end_ps)
+gsize
+weft_headline_fct (const WeftTraceFlow *rows, guint n, const char *const *workloads,
+                   WeftQuantiles *fct_ps, WeftQuantiles *slowdown)
 {
-    g_return_if_fail (out != NULL && workload != NULL && (rows != NULL || n == 0));
+    g_return_val_if_fail (fct_ps != NULL && slowdown != NULL && (rows != NULL || n == 0), 0);
+    double *fct = g_new (double, MAX (n, 1)), *slow = g_new (double, MAX (n, 1));
+    gsize k = 0;
+    for (guint i = 0; i < n; i++) {
+        if (!rows[i].finished || !listed (workloads, rows[i].workload))
+            continue;
+        fct[k] = (double) rows[i].fct_ps;
+        slow[k++] = rows[i].slowdown;
+    }
+    weft_headline_quantiles (fct, k, fct_ps);
+    weft_headline_quantiles (slow, k, slowdown);
+    g_free (fct);
+    g_free (slow);
+    return k;
+}
+
+gboolean
+weft_headline_rate (const char *workload, const WeftTraceFlow *rows, guint n, guint64 end_ps,
+                    WeftHeadlineRate *rate)
+{
+    g_return_val_if_fail (rate != NULL && workload != NULL && (rows != NULL || n == 0), FALSE);
+    *rate = (WeftHeadlineRate){ 0 };
     double *tput = g_new (double, MAX (n, 1));
     gsize k = 0, done = 0;
     guint64 bytes = 0;
@@ -147,18 +193,34 @@ weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *ro
         first = MIN (first, f->start_ps);
         last = MAX (last, end);
     }
-    if (k > 0 && last > first) {
-        gsl_sort (tput, 1, k);
-        double agg = (double) bytes * 8 / ((double) (last - first) / 1e12);
-        gboolean tera = agg >= 1e12;
-        g_string_append_printf (
-            out, "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT " flow%s", workload,
-            tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k, k == 1 ? "" : "s");
-        if (done < k)
-            g_string_append_printf (out, " (%" G_GSIZE_FORMAT " unfinished: as delivered)",
-                                    k - done);
-        g_string_append_printf (out, "; per flow min %.1f, median %.1f, max %.1f Gb/s\n", tput[0],
-                                gsl_stats_median_from_sorted_data (tput, 1, k), tput[k - 1]);
+    gboolean any = k > 0 && last > first;
+    if (any) {
+        rate->flows = k;
+        rate->finished = done;
+        rate->aggregate_bps = (double) bytes * 8 / ((double) (last - first) / 1e12);
+        weft_headline_quantiles (tput, k, &rate->flow_gbps);
     }
     g_free (tput);
+    return any;
+}
+
+void
+weft_headline_flows (GString *out, const char *workload, const WeftTraceFlow *rows, guint n,
+                     guint64 end_ps)
+{
+    g_return_if_fail (out != NULL && workload != NULL && (rows != NULL || n == 0));
+    WeftHeadlineRate r;
+    if (!weft_headline_rate (workload, rows, n, end_ps, &r))
+        return;
+    double agg = r.aggregate_bps;
+    gboolean tera = agg >= 1e12;
+    gsize k = r.flows;
+    g_string_append_printf (
+        out, "  throughput   [%s] %.3f %s aggregate over %" G_GSIZE_FORMAT " flow%s", workload,
+        tera ? agg / 1e12 : agg / 1e9, tera ? "Tb/s" : "Gb/s", k, k == 1 ? "" : "s");
+    if (r.finished < k)
+        g_string_append_printf (out, " (%" G_GSIZE_FORMAT " unfinished: as delivered)",
+                                k - r.finished);
+    g_string_append_printf (out, "; per flow min %.1f, median %.1f, max %.1f Gb/s\n",
+                            r.flow_gbps.min, r.flow_gbps.p50, r.flow_gbps.max);
 }

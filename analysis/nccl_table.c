@@ -141,14 +141,14 @@ weft_nccl_table_format_number (char *buf, double value, int width)
         g_snprintf (buf, size, "%*.0e", width, value);
 }
 
-/* One placement's group; adds its busbw to the running average. */
-static void
-print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char *op, guint64 bytes,
-             guint8 in_place, double factor, const WeftNcclTableInfo *info, double *bw_sum,
-             int *bw_count)
+gboolean
+weft_nccl_table_group (const WeftTraceCollective *rows, gsize n, const char *op, guint64 bytes,
+                       guint8 in_place, double *time_us, double *algbw_gbs, double *busbw_gbs)
 {
+    g_return_val_if_fail (op != NULL && (rows != NULL || n == 0), FALSE);
     double sum_ps = 0.0, ratio_sum = 0.0;
     gsize k = 0;
+    guint n_ranks = 0;
     for (gsize i = 0; i < n; i++) {
         const WeftTraceCollective *r = &rows[i];
         if (r->warmup || r->bytes != bytes || r->in_place != in_place || !same_op (r, op))
@@ -157,15 +157,35 @@ print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char 
         ratio_sum += r->algbw_gbs > 0 ? r->busbw_gbs / r->algbw_gbs : 1.0;
         k++;
     }
-    if (k == 0) {
+    if (k == 0)
+        return FALSE;
+    /* the factor of the size's first timed row, of either placement, as the table's row */
+    for (gsize i = 0; i < n; i++)
+        if (!rows[i].warmup && rows[i].bytes == bytes && same_op (&rows[i], op)) {
+            n_ranks = rows[i].n_ranks;
+            break;
+        }
+    double factor = weft_nccl_table_bus_factor (op, n_ranks);
+    double sec = sum_ps / (double) k * 1e-12;
+    double alg = sec > 0 ? (double) bytes / 1.0E9 / sec : 0.0;
+    *time_us = sec * 1.0E6;
+    *algbw_gbs = alg;
+    *busbw_gbs = alg * (factor > 0 ? factor : ratio_sum / (double) k);
+    return TRUE;
+}
+
+/* One placement's group; adds its busbw to the running average. */
+static void
+print_group (GString *out, const WeftTraceCollective *rows, gsize n, const char *op, guint64 bytes,
+             guint8 in_place, const WeftNcclTableInfo *info, double *bw_sum, int *bw_count)
+{
+    double time_us, alg, bus;
+    if (!weft_nccl_table_group (rows, n, op, bytes, in_place, &time_us, &alg, &bus)) {
         g_string_append (out, NULL_BODY);
         return;
     }
-    double sec = sum_ps / (double) k * 1e-12;
-    double alg = sec > 0 ? (double) bytes / 1.0E9 / sec : 0.0;
-    double bus = alg * (factor > 0 ? factor : ratio_sum / (double) k);
     char time_str[8], alg_str[7], bus_str[7];
-    weft_nccl_table_format_number (time_str, sec * 1.0E6, 7);
+    weft_nccl_table_format_number (time_str, time_us, 7);
     weft_nccl_table_format_number (alg_str, alg, 6);
     weft_nccl_table_format_number (bus_str, bus, 6);
     if (info->validation)
@@ -265,9 +285,8 @@ weft_nccl_table_print (GString *out, const char *binary, const WeftTraceCollecti
         redop[WEFT_TRACE_SHORT_LEN] = '\0';
         g_snprintf (root, sizeof root, "%6i", (int) first->root);
         g_string_append_printf (out, FMT_ROW, (long) bytes, (long) first->count, type, redop, root);
-        double factor = weft_nccl_table_bus_factor (op, first->n_ranks);
         for (guint8 in_place = 0; in_place <= 1; in_place++)
-            print_group (out, rows, n, op, bytes, in_place, factor, info, &bw_sum, &bw_count);
+            print_group (out, rows, n, op, bytes, in_place, info, &bw_sum, &bw_count);
         g_string_append (out, "\n");
     }
     g_array_free (sizes, TRUE);

@@ -142,6 +142,15 @@ void weft_nccl_table_info_free (WeftNcclTableInfo *info);
  * @nodes may be NULL (n 0).  (transfer full) NULL-terminated */
 char **weft_nccl_table_gpu_names (const WeftTraceNode *nodes, gsize n);
 
+/** One group (placement) of one line of weft_nccl_table_print(): over the timed rows of @op
+ * at @bytes placed @in_place, the mean time (us), algbw = size / time (GB/s) and busbw =
+ * algbw x the op's bus factor for the n_ranks of the size's first timed row (for an op
+ * without a known factor, the mean busbw_gbs / algbw_gbs of the rows).  FALSE when there is
+ * no such row (the table prints blanks).  weft report's CSV and JSON tables use it too. */
+gboolean weft_nccl_table_group (const WeftTraceCollective *rows, gsize n, const char *op,
+                                guint64 bytes, guint8 in_place, double *time_us, double *algbw_gbs,
+                                double *busbw_gbs);
+
 /** Appends to @out one table per workload of @rows (a trace's /collectives), in order of
  * first appearance, each built by weft_nccl_table_info_new() over the workload's rows and
  * the GPU names of @nodes (may be NULL); each table ends with nccl-tests' empty line.  With

@@ -21,6 +21,7 @@ static const Command commands[] = {
     { "params", weft_cli_params, "list groups and parameters with types, defaults and ranges" },
     { "topo", weft_cli_topo, "build an experiment's topology and describe or export it" },
     { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
+    { "compare", weft_cli_compare, "runs side by side: what differs, figures and ratios" },
 };
 
 static void

@@ -1,5 +1,6 @@
-/* cli/report.c - `weft report [--ports | --nccl] [--json] TRACE.h5`: a short summary of one
- * trace file, its /ports one line per port, or its nccl-tests tables from /collectives.
+/* cli/report.c - `weft report [--ports | --nccl] [--format text|csv|json] TRACE.h5`: a short
+ * summary of one trace file, its /ports one line per port, or its nccl-tests tables from
+ * /collectives; as text, or as CSV or JSON with the same fields and rows.
  *
  * Reads the trace through analysis/trace_reader.h.  The summary leads with the answer lines
  * of analysis/headline.h (busbw of nccl-test workloads from /collectives, throughput of flow
@@ -12,11 +13,11 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
 #include <glib.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
 #include "analysis/trace_reader.h"
@@ -24,6 +25,8 @@
 #include "network/network.h"
 
 enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
+
+typedef enum { REPORT_TEXT, REPORT_CSV, REPORT_JSON } ReportFormat;
 
 /* --nccl without /topology/nodes: the most ranks a table may list (a million GPUs) */
 #define MAX_RANKS_WITHOUT_NODES (1u << 20)
@@ -83,45 +86,23 @@ flow_workloads (const char *experiment)
     return (char **) g_ptr_array_free (names, FALSE);
 }
 
-static gboolean
-in_list (char **names, const char *name)
-{
-    if (names == NULL)
-        return TRUE; /* no experiment to tell: every flow counts */
-    for (guint i = 0; names[i]; i++)
-        if (strcmp (names[i], name) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 static void
 summarise_flows (Summary *s, GArray *flows, char **counted)
 {
-    double *fct = g_new (double, flows->len + 1), *slow = g_new (double, flows->len + 1);
-    gsize n = 0, finished = 0;
-    for (guint i = 0; i < flows->len; i++) {
-        const WeftTraceFlow *f = &g_array_index (flows, WeftTraceFlow, i);
-        finished += f->finished != 0;
-        if (!f->finished || !in_list (counted, f->workload))
-            continue;
-        fct[n] = (double) f->fct_ps;
-        slow[n] = f->slowdown;
-        n++;
-    }
+    gsize finished = 0;
+    for (guint i = 0; i < flows->len; i++)
+        finished += g_array_index (flows, WeftTraceFlow, i).finished != 0;
     s->have_flows = TRUE;
     s->flows_total = flows->len;
     s->flows_finished = finished;
-    s->fct_flows = n;
-    if (n > 0) {
-        gsl_sort (fct, 1, n);
-        gsl_sort (slow, 1, n);
-        s->fct_p50_ps = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.50);
-        s->fct_p99_ps = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.99);
-        s->fct_max_ps = fct[n - 1];
-        s->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, n, 0.99);
-    }
-    g_free (fct);
-    g_free (slow);
+    /* analysis/headline.h's quantiles, as the run's summary has them */
+    WeftQuantiles fct, slow;
+    s->fct_flows = weft_headline_fct ((const WeftTraceFlow *) flows->data, flows->len,
+                                      (const char *const *) counted, &fct, &slow);
+    s->fct_p50_ps = fct.p50;
+    s->fct_p99_ps = fct.p99;
+    s->fct_max_ps = fct.max;
+    s->slowdown_p99 = slow.p99;
 }
 
 /* A data set the schema added later, or that only some fabrics write: NULL when absent. */
@@ -233,46 +214,172 @@ json_string (GString *out, const char *s)
     g_string_append_c (out, '"');
 }
 
+/* One record of an export: keys with values, printed as a JSON object or as CSV fields, so
+ * that both forms carry the same fields with the same numbers.  A value is JSON text (a
+ * number, true, false) or a string (quoted in JSON), or null (empty in CSV). */
+typedef struct {
+    GPtrArray *keys, *values; /* values: NULL for null */
+    GArray *quoted;           /* gboolean per value: a string */
+} Record;
+
 static void
-print_json (const WeftTraceInfo *info, const Summary *s)
+record_init (Record *r)
 {
-    GString *o = g_string_new ("{\"trace\": ");
-    json_string (o, info->path);
-    g_string_append (o, ", \"experiment_path\": ");
-    json_string (o, info->experiment_path);
-    g_string_append_printf (o, ", \"seed\": %" G_GUINT64_FORMAT ", \"status\": ", info->seed);
-    json_string (o, info->status_text);
-    g_string_append_printf (o, ", \"complete\": %s, \"damaged\": %s, \"reason\": ",
-                            info->complete ? "true" : "false", info->damaged ? "true" : "false");
-    json_string (o, info->reason);
-    g_string_append (o, ", \"message\": ");
-    json_string (o, info->message);
-    g_string_append_printf (o,
-                            ", \"sim_time_ps\": %" G_GUINT64_FORMAT ", \"wall_time_s\": %.6f"
-                            ", \"events\": %" G_GUINT64_FORMAT,
-                            info->sim_time_ps, info->wall_time_s, info->events);
-    if (s->have_flows) {
-        g_string_append_printf (o,
-                                ", \"flows_finished\": %" G_GUINT64_FORMAT
-                                ", \"flows_total\": %" G_GUINT64_FORMAT
-                                ", \"fct_flows\": %" G_GUINT64_FORMAT,
-                                s->flows_finished, s->flows_total, s->fct_flows);
-        if (s->fct_flows > 0)
-            g_string_append_printf (o,
-                                    ", \"fct_p50_ps\": %.1f, \"fct_p99_ps\": %.1f"
-                                    ", \"fct_max_ps\": %.1f, \"slowdown_p99\": %.6g",
-                                    s->fct_p50_ps, s->fct_p99_ps, s->fct_max_ps, s->slowdown_p99);
+    r->keys = g_ptr_array_new ();
+    r->values = g_ptr_array_new_with_free_func (g_free);
+    r->quoted = g_array_new (FALSE, FALSE, sizeof (gboolean));
+}
+
+static void
+record_clear (Record *r)
+{
+    g_ptr_array_unref (r->keys);
+    g_ptr_array_unref (r->values);
+    g_array_unref (r->quoted);
+}
+
+/* @key is static text; @value (transfer full) may be NULL. */
+static void
+record_take (Record *r, const char *key, char *value, gboolean quoted)
+{
+    g_ptr_array_add (r->keys, (gpointer) key);
+    g_ptr_array_add (r->values, value);
+    g_array_append_val (r->quoted, quoted);
+}
+
+static void
+record_str (Record *r, const char *key, const char *value)
+{
+    record_take (r, key, g_strdup (value), TRUE);
+}
+
+static void G_GNUC_PRINTF (3, 4) record_num (Record *r, const char *key, const char *format, ...)
+{
+    va_list ap;
+    va_start (ap, format);
+    record_take (r, key, g_strdup_vprintf (format, ap), FALSE);
+    va_end (ap);
+}
+
+static void
+record_null (Record *r, const char *key)
+{
+    record_take (r, key, NULL, FALSE);
+}
+
+static void
+record_bool (Record *r, const char *key, gboolean value)
+{
+    record_take (r, key, g_strdup (value ? "true" : "false"), FALSE);
+}
+
+/* The fields of @r, from the @from-th on, as "\"key\": value, ..." (no braces). */
+static void
+record_json (GString *o, const Record *r, guint from)
+{
+    for (guint i = from; i < r->keys->len; i++) {
+        if (i > from)
+            g_string_append (o, ", ");
+        json_string (o, r->keys->pdata[i]);
+        g_string_append (o, ": ");
+        const char *v = r->values->pdata[i];
+        if (v != NULL && g_array_index (r->quoted, gboolean, i))
+            json_string (o, v);
         else
-            g_string_append (o, ", \"fct_p50_ps\": null, \"fct_p99_ps\": null"
-                                ", \"fct_max_ps\": null, \"slowdown_p99\": null");
+            g_string_append (o, v ? v : "null");
+    }
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
+static void
+csv_field (GString *o, const char *s)
+{
+    if (s == NULL)
+        return;
+    if (strpbrk (s, ",\"\r\n") == NULL) {
+        g_string_append (o, s);
+        return;
+    }
+    g_string_append_c (o, '"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            g_string_append_c (o, '"');
+        g_string_append_c (o, *p);
+    }
+    g_string_append_c (o, '"');
+}
+
+/* One CSV line of @r's keys (@values FALSE) or values. */
+static void
+record_csv (GString *o, const Record *r, gboolean values)
+{
+    for (guint i = 0; i < r->keys->len; i++) {
+        if (i)
+            g_string_append_c (o, ',');
+        csv_field (o, values ? r->values->pdata[i] : r->keys->pdata[i]);
+    }
+    g_string_append (o, "\r\n");
+}
+
+/* The summary as one record: JSON's fields, or CSV's "field,value" rows. */
+static void
+summary_record (Record *r, const WeftTraceInfo *info, const Summary *s)
+{
+    record_str (r, "trace", info->path);
+    record_str (r, "experiment_path", info->experiment_path);
+    record_num (r, "seed", "%" G_GUINT64_FORMAT, info->seed);
+    record_str (r, "status", info->status_text);
+    record_bool (r, "complete", info->complete);
+    record_bool (r, "damaged", info->damaged);
+    record_str (r, "reason", info->reason);
+    record_str (r, "message", info->message);
+    record_num (r, "sim_time_ps", "%" G_GUINT64_FORMAT, info->sim_time_ps);
+    record_num (r, "wall_time_s", "%.6f", info->wall_time_s);
+    record_num (r, "events", "%" G_GUINT64_FORMAT, info->events);
+    if (s->have_flows) {
+        record_num (r, "flows_finished", "%" G_GUINT64_FORMAT, s->flows_finished);
+        record_num (r, "flows_total", "%" G_GUINT64_FORMAT, s->flows_total);
+        record_num (r, "fct_flows", "%" G_GUINT64_FORMAT, s->fct_flows);
+        if (s->fct_flows > 0) {
+            record_num (r, "fct_p50_ps", "%.1f", s->fct_p50_ps);
+            record_num (r, "fct_p99_ps", "%.1f", s->fct_p99_ps);
+            record_num (r, "fct_max_ps", "%.1f", s->fct_max_ps);
+            record_num (r, "slowdown_p99", "%.6g", s->slowdown_p99);
+        } else {
+            record_null (r, "fct_p50_ps");
+            record_null (r, "fct_p99_ps");
+            record_null (r, "fct_max_ps");
+            record_null (r, "slowdown_p99");
+        }
     }
     if (s->have_ports)
-        g_string_append_printf (o, ", \"drops\": %" G_GUINT64_FORMAT, s->drops);
-    g_string_append (o, ", \"problem\": ");
-    json_string (o, s->problem);
-    g_string_append (o, "}\n");
+        record_num (r, "drops", "%" G_GUINT64_FORMAT, s->drops);
+    record_str (r, "problem", s->problem);
+}
+
+static void
+print_export (const WeftTraceInfo *info, const Summary *s, ReportFormat format)
+{
+    Record r;
+    record_init (&r);
+    summary_record (&r, info, s);
+    GString *o = g_string_new (NULL);
+    if (format == REPORT_JSON) {
+        g_string_append_c (o, '{');
+        record_json (o, &r, 0);
+        g_string_append (o, "}\n");
+    } else {
+        g_string_append (o, "field,value\r\n");
+        for (guint i = 0; i < r.keys->len; i++) {
+            csv_field (o, r.keys->pdata[i]);
+            g_string_append_c (o, ',');
+            csv_field (o, r.values->pdata[i]);
+            g_string_append (o, "\r\n");
+        }
+    }
     fputs (o->str, stdout);
     g_string_free (o, TRUE);
+    record_clear (&r);
 }
 
 static void
@@ -473,74 +580,98 @@ print_ports_text (const WeftTraceInfo *info, GArray *ports, GArray *nodes)
     g_strfreev (names);
 }
 
+/* One port's record: the same fields in JSON and CSV. */
 static void
-print_ports_json (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const char *problem)
+port_record (Record *r, const WeftTraceInfo *info, const WeftTracePort *p, const char *name)
 {
     gboolean v2 = info->schema_version >= 2;
-    GString *o = g_string_new ("{\"trace\": ");
-    json_string (o, info->path);
-    g_string_append_printf (o, ", \"schema_version\": %u, \"status\": ", info->schema_version);
-    json_string (o, info->status_text);
-    g_string_append_printf (o, ", \"complete\": %s, \"damaged\": %s, \"reason\": ",
-                            info->complete ? "true" : "false", info->damaged ? "true" : "false");
-    json_string (o, info->reason);
-    g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", \"PortRcvData\": "
-                        "\"4-byte words\", \"PortXmitWait\": \"ps\", \"rate_bps\": \"bit/s\"}"
-                        ", \"ports\": ");
-    if (ports == NULL)
-        g_string_append (o, "null");
-    else {
-        GHashTable *rows = node_rows (nodes);
-        g_string_append_c (o, '[');
-        for (guint i = 0; i < ports->len; i++) {
-            const WeftTracePort *p = &g_array_index (ports, WeftTracePort, i);
-            char *name = node_name (nodes, rows, p->node);
-            char *layer = g_strndup (p->link_layer, WEFT_TRACE_KIND_LEN);
-            Counter c[N_COUNTERS];
-            port_counters (p, v2, c);
-            g_string_append_printf (o, "%s{\"node\": %u, \"node_name\": ", i ? ", " : "", p->node);
-            json_string (o, name);
-            g_string_append_printf (o, ", \"port\": %u, \"link\": %u", p->port, p->link);
-            if (v2) {
-                g_string_append_printf (o, ", \"state\": %u, \"state_name\": ", p->state);
-                json_string (o, port_state_name (p->state));
-                g_string_append_printf (
-                    o, ", \"phys_state\": %u, \"phys_state_name\": ", p->phys_state);
-                json_string (o, phys_state_name (p->phys_state));
-                g_string_append_printf (
-                    o, ", \"rate_bps\": %" G_GUINT64_FORMAT ", \"link_layer\": ", p->rate_bps);
-                json_string (o, layer);
-            } else
-                g_string_append (o, ", \"state\": null, \"state_name\": null, \"phys_state\": "
-                                    "null, \"phys_state_name\": null, \"rate_bps\": null, "
-                                    "\"link_layer\": null");
-            g_string_append_printf (
-                o, ", \"tx_bytes\": %" G_GUINT64_FORMAT ", \"rx_bytes\": %" G_GUINT64_FORMAT,
-                p->tx_bytes, p->rx_bytes);
-            for (guint k = 0; k < N_COUNTERS; k++)
-                if (c[k].recorded)
-                    g_string_append_printf (o, ", \"%s\": %" G_GUINT64_FORMAT, c[k].name,
-                                            c[k].value);
-                else
-                    g_string_append_printf (o, ", \"%s\": null", c[k].name);
-            g_string_append_c (o, '}');
-            g_free (name);
-            g_free (layer);
-        }
-        g_string_append_c (o, ']');
-        if (rows != NULL)
-            g_hash_table_destroy (rows);
+    g_autofree char *layer = g_strndup (p->link_layer, WEFT_TRACE_KIND_LEN);
+    Counter c[N_COUNTERS];
+    port_counters (p, v2, c);
+    record_num (r, "node", "%u", p->node);
+    record_str (r, "node_name", name);
+    record_num (r, "port", "%u", p->port);
+    record_num (r, "link", "%u", p->link);
+    if (v2) {
+        record_num (r, "state", "%u", p->state);
+        record_str (r, "state_name", port_state_name (p->state));
+        record_num (r, "phys_state", "%u", p->phys_state);
+        record_str (r, "phys_state_name", phys_state_name (p->phys_state));
+        record_num (r, "rate_bps", "%" G_GUINT64_FORMAT, p->rate_bps);
+        record_str (r, "link_layer", layer);
+    } else {
+        const char *none[] = { "state",           "state_name", "phys_state",
+                               "phys_state_name", "rate_bps",   "link_layer" };
+        for (guint k = 0; k < G_N_ELEMENTS (none); k++)
+            record_null (r, none[k]);
     }
-    g_string_append (o, ", \"problem\": ");
-    json_string (o, problem);
-    g_string_append (o, "}\n");
+    record_num (r, "tx_bytes", "%" G_GUINT64_FORMAT, p->tx_bytes);
+    record_num (r, "rx_bytes", "%" G_GUINT64_FORMAT, p->rx_bytes);
+    for (guint k = 0; k < N_COUNTERS; k++)
+        if (c[k].recorded)
+            record_num (r, c[k].name, "%" G_GUINT64_FORMAT, c[k].value);
+        else
+            record_null (r, c[k].name);
+}
+
+/* --ports as JSON (one object, its "ports" an array) or CSV (one line per port). */
+static void
+print_ports_export (const WeftTraceInfo *info, GArray *ports, GArray *nodes, const char *problem,
+                    ReportFormat format)
+{
+    GString *o = g_string_new (NULL);
+    Record head;
+    record_init (&head);
+    record_str (&head, "trace", info->path);
+    record_num (&head, "schema_version", "%u", info->schema_version);
+    record_str (&head, "status", info->status_text);
+    record_bool (&head, "complete", info->complete);
+    record_bool (&head, "damaged", info->damaged);
+    record_str (&head, "reason", info->reason);
+    if (format == REPORT_JSON) {
+        g_string_append_c (o, '{');
+        record_json (o, &head, 0);
+        g_string_append (o, ", \"units\": {\"PortXmitData\": \"4-byte words\", "
+                            "\"PortRcvData\": \"4-byte words\", \"PortXmitWait\": \"ps\", "
+                            "\"rate_bps\": \"bit/s\"}, \"ports\": ");
+        if (ports == NULL)
+            g_string_append (o, "null");
+    }
+    record_clear (&head);
+    GHashTable *rows = node_rows (nodes);
+    for (guint i = 0; ports && i < ports->len; i++) {
+        const WeftTracePort *p = &g_array_index (ports, WeftTracePort, i);
+        g_autofree char *name = node_name (nodes, rows, p->node);
+        Record r;
+        record_init (&r);
+        port_record (&r, info, p, name);
+        if (format == REPORT_JSON) {
+            g_string_append (o, i ? ", {" : "[{");
+            record_json (o, &r, 0);
+            g_string_append_c (o, '}');
+        } else {
+            if (i == 0)
+                record_csv (o, &r, FALSE);
+            record_csv (o, &r, TRUE);
+        }
+        record_clear (&r);
+    }
+    if (rows != NULL)
+        g_hash_table_destroy (rows);
+    if (format == REPORT_JSON) {
+        if (ports != NULL)
+            g_string_append (o, ports->len ? "]" : "[]");
+        g_string_append (o, ", \"problem\": ");
+        json_string (o, problem);
+        g_string_append (o, "}\n");
+    }
     fputs (o->str, stdout);
     g_string_free (o, TRUE);
 }
 
 /* --ports: returns the problem line if /ports (or /topology/nodes) did not read. */
 static char *
-report_ports (const WeftTraceInfo *info, gboolean json)
+report_ports (const WeftTraceInfo *info, ReportFormat format)
 {
     GError *error = NULL;
     char *problem = NULL;
@@ -555,8 +686,8 @@ report_ports (const WeftTraceInfo *info, gboolean json)
         problem = g_strdup (error->message);
         g_clear_error (&error);
     }
-    if (json)
-        print_ports_json (info, ports, nodes, problem);
+    if (format != REPORT_TEXT)
+        print_ports_export (info, ports, nodes, problem, format);
     else if (ports != NULL)
         print_ports_text (info, ports, nodes);
     if (ports != NULL)
@@ -568,18 +699,156 @@ report_ports (const WeftTraceInfo *info, gboolean json)
 
 /* --nccl ---------------------------------------------------------------------------------- */
 
+static int
+cmp_u64 (gconstpointer a, gconstpointer b)
+{
+    guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+    return (x > y) - (x < y);
+}
+
+/* The rows of the nccl-tests tables as records: per workload and op (in order of first
+ * appearance), per size with a timed row (increasing), per placement that has one; the
+ * figures of analysis/nccl_table.h's groups, unrounded.  NULL-free array of Record *. */
+static GPtrArray *
+nccl_records (GArray *colls)
+{
+    const WeftTraceCollective *rows = (const WeftTraceCollective *) colls->data;
+    GPtrArray *out = g_ptr_array_new ();
+    for (guint i = 0; i < colls->len; i++) {
+        const WeftTraceCollective *r = &rows[i];
+        if (r->warmup)
+            continue;
+        gboolean seen = FALSE;
+        for (guint j = 0; j < i && !seen; j++)
+            seen = !rows[j].warmup && strcmp (rows[j].workload, r->workload) == 0 &&
+                   strcmp (rows[j].op, r->op) == 0;
+        if (seen)
+            continue;
+        GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+        for (guint j = i; j < colls->len; j++) {
+            const WeftTraceCollective *x = &rows[j];
+            if (x->warmup || strcmp (x->workload, r->workload) != 0 || strcmp (x->op, r->op) != 0)
+                continue;
+            gboolean have = FALSE;
+            for (guint k = 0; k < sizes->len && !have; k++)
+                have = g_array_index (sizes, guint64, k) == x->bytes;
+            if (!have)
+                g_array_append_val (sizes, x->bytes);
+        }
+        g_array_sort (sizes, cmp_u64);
+        /* the workload's rows: a table is one workload's (weft_nccl_table_print_workloads) */
+        GArray *mine = g_array_new (FALSE, FALSE, sizeof (WeftTraceCollective));
+        for (guint j = i; j < colls->len; j++)
+            if (strcmp (rows[j].workload, r->workload) == 0)
+                g_array_append_val (mine, rows[j]);
+        for (guint k = 0; k < sizes->len; k++) {
+            guint64 bytes = g_array_index (sizes, guint64, k);
+            const WeftTraceCollective *first = NULL;
+            for (guint j = i; j < colls->len && first == NULL; j++)
+                if (!rows[j].warmup && rows[j].bytes == bytes &&
+                    strcmp (rows[j].workload, r->workload) == 0 && strcmp (rows[j].op, r->op) == 0)
+                    first = &rows[j];
+            for (guint8 in_place = 0; in_place <= 1; in_place++) {
+                double time_us, alg, bus;
+                g_autofree char *op = g_strndup (r->op, WEFT_TRACE_KIND_LEN);
+                if (!weft_nccl_table_group ((const WeftTraceCollective *) mine->data, mine->len, op,
+                                            bytes, in_place, &time_us, &alg, &bus))
+                    continue;
+                Record *rec = g_new (Record, 1);
+                record_init (rec);
+                g_autofree char *w = g_strndup (r->workload, WEFT_TRACE_KIND_LEN);
+                g_autofree char *type = g_strndup (first->type, WEFT_TRACE_SHORT_LEN);
+                g_autofree char *redop = g_strndup (first->redop, WEFT_TRACE_SHORT_LEN);
+                record_str (rec, "workload", w);
+                record_str (rec, "op", op);
+                record_num (rec, "size_bytes", "%" G_GUINT64_FORMAT, bytes);
+                record_num (rec, "count", "%" G_GUINT64_FORMAT, (guint64) first->count);
+                record_str (rec, "type", type);
+                record_str (rec, "redop", redop);
+                record_num (rec, "root", "%d", (int) first->root);
+                record_str (rec, "placement", in_place ? "in-place" : "out-of-place");
+                record_num (rec, "time_us", "%.9g", time_us);
+                record_num (rec, "algbw_gbs", "%.9g", alg);
+                record_num (rec, "busbw_gbs", "%.9g", bus);
+                g_ptr_array_add (out, rec);
+            }
+        }
+        g_array_free (mine, TRUE);
+        g_array_free (sizes, TRUE);
+    }
+    return out;
+}
+
+/* --nccl as JSON (one object, its "rows" an array) or CSV (one line per row). */
+static void
+print_nccl_export (const WeftTraceInfo *info, GArray *colls, const char *problem,
+                   ReportFormat format)
+{
+    GPtrArray *recs = colls ? nccl_records (colls) : g_ptr_array_new ();
+    GString *o = g_string_new (NULL);
+    if (format == REPORT_JSON) {
+        Record head;
+        record_init (&head);
+        record_str (&head, "trace", info->path);
+        record_num (&head, "schema_version", "%u", info->schema_version);
+        record_str (&head, "status", info->status_text);
+        record_bool (&head, "complete", info->complete);
+        g_string_append_c (o, '{');
+        record_json (o, &head, 0);
+        record_clear (&head);
+        g_string_append (o, ", \"units\": {\"time_us\": \"us\", \"algbw_gbs\": \"GB/s\", "
+                            "\"busbw_gbs\": \"GB/s\"}, \"rows\": ");
+        if (colls == NULL)
+            g_string_append (o, "null");
+        else
+            g_string_append_c (o, '[');
+    }
+    for (guint i = 0; i < recs->len; i++) {
+        const Record *r = recs->pdata[i];
+        if (format == REPORT_JSON) {
+            g_string_append (o, i ? ", {" : "{");
+            record_json (o, r, 0);
+            g_string_append_c (o, '}');
+        } else {
+            if (i == 0)
+                record_csv (o, r, FALSE);
+            record_csv (o, r, TRUE);
+        }
+        record_clear (recs->pdata[i]);
+        g_free (recs->pdata[i]);
+    }
+    if (format == REPORT_JSON) {
+        if (colls != NULL)
+            g_string_append_c (o, ']');
+        g_string_append (o, ", \"problem\": ");
+        json_string (o, problem);
+        g_string_append (o, "}\n");
+    } else if (recs->len == 0) {
+        g_string_append (o, "workload,op,size_bytes,count,type,redop,root,placement,time_us,"
+                            "algbw_gbs,busbw_gbs\r\n");
+    }
+    g_ptr_array_unref (recs);
+    fputs (o->str, stdout);
+    g_string_free (o, TRUE);
+}
+
 /* --nccl: one nccl-tests table per workload, in order of first appearance; returns the
  * problem line if /collectives did not read. */
 static char *
-report_nccl (const WeftTraceInfo *info)
+report_nccl (const WeftTraceInfo *info, ReportFormat format)
 {
     GError *error = NULL;
-    if (!info->readable)
+    if (!info->readable) {
+        if (format != REPORT_TEXT)
+            print_nccl_export (info, NULL, info->reason, format);
         return g_strdup (info->reason);
+    }
     GArray *rows = weft_trace_reader_collectives (info->path, &error);
     if (rows == NULL) {
         char *problem = g_strdup (error->message);
         g_clear_error (&error);
+        if (format != REPORT_TEXT)
+            print_nccl_export (info, NULL, problem, format);
         return problem;
     }
     GArray *nodes = weft_trace_reader_nodes (info->path, NULL);
@@ -592,11 +861,20 @@ report_nccl (const WeftTraceInfo *info)
             char *problem = g_strdup_printf ("%s: cannot read /collectives: row %u has %u ranks, "
                                              "more than the trace's %u nodes",
                                              info->path, i, n, max_ranks);
+            if (format != REPORT_TEXT)
+                print_nccl_export (info, NULL, problem, format);
             if (nodes != NULL)
                 g_array_free (nodes, TRUE);
             g_array_free (rows, TRUE);
             return problem;
         }
+    }
+    if (format != REPORT_TEXT) {
+        print_nccl_export (info, rows, NULL, format);
+        if (nodes != NULL)
+            g_array_free (nodes, TRUE);
+        g_array_free (rows, TRUE);
+        return NULL;
     }
     GString *out = g_string_new (NULL);
     weft_nccl_table_print_workloads (out, (const WeftTraceCollective *) rows->data, rows->len,
@@ -624,6 +902,56 @@ say_why (const WeftTraceInfo *info, const char *problem)
         g_printerr ("weft report: %s: incomplete trace: %s\n", info->path, info->reason);
     else if (problem != NULL)
         g_printerr ("weft report: %s\n", problem);
+}
+
+/* --table: the rows of one data set; returns the exit status. */
+static int
+report_table (const WeftTraceInfo *info, const char *table, const char *columns,
+              ReportFormat format)
+{
+    if (table == NULL) {
+        g_printerr ("weft report: --columns needs --table\n");
+        return REPORT_NOT_A_TRACE;
+    }
+    const WeftTraceRecord *rec = weft_export_record (table);
+    if (rec == NULL) {
+        g_autofree char *names = weft_export_record_names ();
+        g_printerr ("weft report: --table %s: expected one of %s\n", table, names);
+        return REPORT_NOT_A_TRACE;
+    }
+    char *unknown = NULL;
+    const WeftTraceField **fields = weft_export_columns (rec, columns, &unknown);
+    if (fields == NULL) {
+        g_printerr ("weft report: --columns: %s has no column '%s' (see doc/hdf5-schema.md)\n",
+                    rec->dataset, unknown);
+        g_free (unknown);
+        return REPORT_NOT_A_TRACE;
+    }
+    char *problem = NULL;
+    GError *error = NULL;
+    GArray *rows = NULL;
+    if (!info->readable)
+        problem = g_strdup (info->reason);
+    else if ((rows = weft_export_read (rec, info->path, &error)) == NULL) {
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    }
+    if (rows != NULL) {
+        GString *out = g_string_new (NULL);
+        weft_export_rows (out, rec, fields, rows->data, rows->len,
+                          format == REPORT_JSON  ? WEFT_COMPARE_JSON
+                          : format == REPORT_CSV ? WEFT_COMPARE_CSV
+                                                 : WEFT_COMPARE_TEXT);
+        fputs (out->str, stdout);
+        g_string_free (out, TRUE);
+        g_array_free (rows, TRUE);
+    }
+    g_free (fields);
+    int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+    if (status != REPORT_COMPLETE)
+        say_why (info, problem);
+    g_free (problem);
+    return status;
 }
 
 /* `weft report --help`: what each mode prints, and the exit status. */
@@ -659,8 +987,9 @@ static const char report_description[] =
     "                            too small)\n"
     "\"-\" marks a value the trace did not record (schema version 1 traces have no\n"
     "state, rate, link layer or the counters from PortXmitWait on but\n"
-    "PortXmitDiscards).  With --json, one object with a \"ports\" array; it also has\n"
-    "tx_bytes and rx_bytes, and null for what was not recorded.  /ports also holds\n"
+    "PortXmitDiscards).  With --format json, one object with a \"ports\" array; it\n"
+    "also has tx_bytes and rx_bytes, and null for what was not recorded; --format csv\n"
+    "prints the same fields, one line per port (empty for null).  /ports also holds\n"
     "each port's busy time, deepest queue and ECN marks, which --ports does not\n"
     "print (analysis/weft_trace.py reads them).\n"
     "\n"
@@ -678,7 +1007,21 @@ static const char report_description[] =
     "device 3; a name without a number at its end: the rank's place among the\n"
     "ranks of its host).  With several workloads each table is preceded by\n"
     "\"# weft workload NAME\".  A trace older than schema 3 has no /collectives and\n"
-    "prints nothing.  --json does not apply.\n"
+    "prints nothing.  --format json prints one object whose \"rows\" hold one row\n"
+    "per workload, op, size and placement (workload, op, size_bytes, count, type,\n"
+    "redop, root, placement, time_us, algbw_gbs, busbw_gbs, unrounded); --format\n"
+    "csv the same rows, one line each.\n"
+    "\n"
+    "--table DATA_SET prints every row of one data set of the trace (flows, links,\n"
+    "ports, collectives, topology/nodes, topology/links, paths, pfc, dcqcn,\n"
+    "buffers), its columns the record's fields as doc/hdf5-schema.md lists them,\n"
+    "or those --columns names, in that order; the same rows and values in text,\n"
+    "CSV and JSON (doubles to 17 digits).  An unknown data set or column is bad\n"
+    "usage (exit 2).\n"
+    "\n"
+    "--format json prints the summary as one object, --format csv as field,value\n"
+    "lines with the same fields (FCT in ps, empty for null); --json is --format\n"
+    "json.  CSV is RFC 4180 (CRLF line ends, fields quoted when they need it).\n"
     "\n"
     "A damaged trace (status DAMAGED) lacks a data set or /meta attribute that\n"
     "every trace of its schema has, or holds one that is not what the schema says:\n"
@@ -699,9 +1042,17 @@ int
 weft_cli_report (int argc, char **argv)
 {
     gboolean json = FALSE, ports = FALSE, nccl = FALSE;
-    char **files = NULL;
+    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL;
     GOptionEntry entries[] = {
-        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of text", NULL },
+        { "table", 0, 0, G_OPTION_ARG_STRING, &table,
+          "Print the rows of a data set (flows, links, ports, collectives, ...) instead of the "
+          "summary",
+          "DATA_SET" },
+        { "columns", 0, 0, G_OPTION_ARG_STRING, &columns,
+          "With --table: the fields to print, comma-separated (default: all)", "A,B,..." },
+        { "format", 0, 0, G_OPTION_ARG_STRING, &format_name,
+          "Output format: text (default), csv, json (same rows in each)", "text|csv|json" },
+        { "json", 0, 0, G_OPTION_ARG_NONE, &json, "The same as --format json", NULL },
         { "ports", 0, 0, G_OPTION_ARG_NONE, &ports,
           "Print one line per port (state, rate, perfquery-style counters) instead of the summary",
           NULL },
@@ -712,7 +1063,8 @@ weft_cli_report (int argc, char **argv)
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     g_set_prgname ("weft report");
-    GOptionContext *ctx = g_option_context_new ("[--ports | --nccl] TRACE.h5");
+    GOptionContext *ctx =
+        g_option_context_new ("[--ports | --nccl] [--format text|csv|json] TRACE.h5");
     g_option_context_set_summary (ctx, "Summarise one weft trace file (HDF5).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_option_context_set_description (ctx, report_description);
@@ -724,6 +1076,22 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         g_strfreev (files);
         return REPORT_NOT_A_TRACE;
+    }
+    ReportFormat format = json ? REPORT_JSON : REPORT_TEXT;
+    if (format_name != NULL) {
+        ReportFormat named = strcmp (format_name, "text") == 0   ? REPORT_TEXT
+                             : strcmp (format_name, "csv") == 0  ? REPORT_CSV
+                             : strcmp (format_name, "json") == 0 ? REPORT_JSON
+                                                                 : (ReportFormat) -1;
+        if ((int) named < 0 || (json && named != REPORT_JSON)) {
+            g_printerr ("weft report: --format %s: expected text, csv or json%s\n", format_name,
+                        (int) named < 0 ? "" : " (and --json is --format json)");
+            g_free (format_name);
+            g_strfreev (files);
+            return REPORT_NOT_A_TRACE;
+        }
+        format = named;
+        g_free (format_name);
     }
     if (files == NULL || files[0] == NULL || files[1] != NULL) {
         g_printerr ("weft report: expected one TRACE.h5 (see weft report --help)\n");
@@ -738,13 +1106,22 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
     }
-    if (nccl && ports) {
-        g_printerr ("weft report: --nccl and --ports do not combine\n");
+    if ((nccl && ports) || (table && (nccl || ports))) {
+        g_printerr ("weft report: --nccl, --ports and --table do not combine\n");
         weft_trace_info_free (info);
+        g_free (table);
+        g_free (columns);
         return REPORT_NOT_A_TRACE;
     }
+    if (table || columns) {
+        int status = report_table (info, table, columns, format);
+        weft_trace_info_free (info);
+        g_free (table);
+        g_free (columns);
+        return status;
+    }
     if (nccl) {
-        char *problem = report_nccl (info);
+        char *problem = report_nccl (info, format);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
         if (status != REPORT_COMPLETE)
             say_why (info, problem);
@@ -753,7 +1130,7 @@ weft_cli_report (int argc, char **argv)
         return status;
     }
     if (ports) {
-        char *problem = report_ports (info, json);
+        char *problem = report_ports (info, format);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
         if (status != REPORT_COMPLETE)
             say_why (info, problem);
@@ -764,8 +1141,8 @@ weft_cli_report (int argc, char **argv)
     Summary s = { 0 };
     if (info->readable)
         summarise (&s, info);
-    if (json)
-        print_json (info, &s);
+    if (format != REPORT_TEXT)
+        print_export (info, &s, format);
     else
         print_text (info, &s);
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;

@@ -4,9 +4,7 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
+#include "analysis/headline.h"
 #include "models/switch.h"
 #include "sim/units.h"
 #include "workloads/collective.h"
@@ -49,12 +47,14 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
     }
     guint n = st->fct_flows;
     if (n > 0) {
-        gsl_sort (fct, 1, n);
-        gsl_sort (slow, 1, n);
-        st->fct_p50_us = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.5);
-        st->fct_p99_us = gsl_stats_quantile_from_sorted_data (fct, 1, n, 0.99);
-        st->fct_max_us = fct[n - 1];
-        st->slowdown_p99 = gsl_stats_quantile_from_sorted_data (slow, 1, n, 0.99);
+        /* analysis/headline.h's quantiles, as weft report and weft compare have them */
+        WeftQuantiles qf, qs;
+        weft_headline_quantiles (fct, n, &qf);
+        weft_headline_quantiles (slow, n, &qs);
+        st->fct_p50_us = qf.p50;
+        st->fct_p99_us = qf.p99;
+        st->fct_max_us = qf.max;
+        st->slowdown_p99 = qs.p99;
         st->jain = sum2 > 0 ? sum * sum / (n * sum2) : 0;
     }
     g_free (fct);

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/headline.h"
@@ -104,6 +105,92 @@ START_TEST (test_headline_flows)
 }
 END_TEST
 
+/* Hyndman and Fan's type 7, written out here: h = (n - 1) q, interpolate between ranks. */
+static int
+cmp_double (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static double
+type7 (const double *unsorted, guint n, double q)
+{
+    double v[16];
+    ck_assert_uint_le (n, G_N_ELEMENTS (v));
+    memcpy (v, unsorted, n * sizeof *v);
+    qsort (v, n, sizeof *v, cmp_double);
+    double h = (n - 1) * q;
+    guint lo = (guint) h;
+    return lo + 1 < n ? v[lo] + (h - lo) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
+static WeftTraceFlow
+finished_flow (const char *workload, guint64 fct_ps, double slowdown)
+{
+    WeftTraceFlow f = { 0 };
+    g_strlcpy (f.workload, workload, sizeof f.workload);
+    f.size_bytes = 1000;
+    f.start_ps = 100;
+    f.finish_ps = 100 + fct_ps;
+    f.fct_ps = fct_ps;
+    f.slowdown = slowdown;
+    f.finished = 1;
+    return f;
+}
+
+START_TEST (test_headline_quantiles)
+{
+    const guint64 us = 1000000;
+    /* unsorted, with a three-way tie; sorted: 1 2 3 3 3 5 10 us */
+    const guint64 fct_us[] = { 5, 1, 3, 10, 3, 2, 3 };
+    const double slow[] = { 2.5, 1.0, 1.5, 4.0, 1.5, 1.25, 1.5 };
+    WeftTraceFlow rows[G_N_ELEMENTS (fct_us) + 2];
+    double fct[G_N_ELEMENTS (fct_us)];
+    for (guint i = 0; i < G_N_ELEMENTS (fct_us); i++) {
+        rows[i] = finished_flow ("w", fct_us[i] * us, slow[i]);
+        fct[i] = (double) (fct_us[i] * us);
+    }
+    /* neither an unfinished flow nor another workload's counts */
+    rows[7] = finished_flow ("w", 0, 0);
+    rows[7].finished = 0;
+    rows[7].finish_ps = 0;
+    rows[8] = finished_flow ("other", 999 * us, 99);
+    const char *const w[] = { "w", NULL };
+    WeftQuantiles qf, qs;
+    ck_assert_uint_eq (weft_headline_fct (rows, G_N_ELEMENTS (rows), w, &qf, &qs), 7);
+    ck_assert_uint_eq (qf.n, 7);
+    /* by hand: p50 is the 4th of 7 (3 us, a tie); p99 at h = 5.94 between 5 and 10 us */
+    ck_assert_double_eq_tol (qf.p50, 3 * us, 1e-6);
+    ck_assert_double_eq_tol (qf.p99, 9.7 * us, 1e-3);
+    ck_assert_double_eq_tol (qf.p999, 9.97 * us, 1e-3);
+    ck_assert_double_eq_tol (qf.p50, type7 (fct, 7, 0.5), 1e-6);
+    ck_assert_double_eq_tol (qf.p99, type7 (fct, 7, 0.99), 1e-3);
+    ck_assert_double_eq_tol (qf.p999, type7 (fct, 7, 0.999), 1e-3);
+    ck_assert_double_eq (qf.min, 1 * us);
+    ck_assert_double_eq (qf.max, 10 * us);
+    ck_assert_double_eq_tol (qs.p50, type7 (slow, 7, 0.5), 1e-12);
+    ck_assert_double_eq_tol (qs.p99, type7 (slow, 7, 0.99), 1e-12);
+    ck_assert_double_eq_tol (qs.p99, 2.5 + 0.94 * 1.5, 1e-12);
+    /* every row: the other workload's 999 us is the maximum */
+    ck_assert_uint_eq (weft_headline_fct (rows, G_N_ELEMENTS (rows), NULL, &qf, &qs), 8);
+    ck_assert_double_eq (qf.max, 999 * us);
+    ck_assert_double_eq_tol (qf.p50, 3 * us, 1e-6);
+    /* all tied: every quantile is the value */
+    double ties[] = { 4, 4, 4, 4 };
+    weft_headline_quantiles (ties, 4, &qf);
+    ck_assert (qf.p50 == 4 && qf.p99 == 4 && qf.p999 == 4 && qf.min == 4 && qf.max == 4);
+    /* a single flow: every quantile is its FCT */
+    WeftTraceFlow one = finished_flow ("w", 7 * us, 3.0);
+    ck_assert_uint_eq (weft_headline_fct (&one, 1, w, &qf, &qs), 1);
+    ck_assert (qf.p50 == 7 * us && qf.p99 == 7 * us && qf.p999 == 7 * us && qf.max == 7 * us);
+    ck_assert (qs.p50 == 3.0 && qs.p99 == 3.0);
+    /* none: n = 0, all 0 */
+    ck_assert_uint_eq (weft_headline_fct (rows, 0, w, &qf, &qs), 0);
+    ck_assert (qf.n == 0 && qf.p50 == 0 && qf.max == 0);
+}
+END_TEST
+
 START_TEST (test_headline_kinds)
 {
     const char *flows[] = { "permutation", "incast", "all_to_all", "flows" };
@@ -124,6 +211,7 @@ test_suite (void)
     tcase_add_test (tc, test_headline_collectives);
     tcase_add_test (tc, test_headline_flows);
     tcase_add_test (tc, test_headline_kinds);
+    tcase_add_test (tc, test_headline_quantiles);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -194,15 +194,30 @@ def expected(sub, args):
         return lambda out: (None if re.search(r"^\[" + re.escape(group or "experiment") + r"\]",
                                               out, re.M) else f"no [{group}] heading")
     if sub == "report":
+        json_ = "--json" in args or "json" in args
+        if "--nccl" in args and json_:
+            return '"rows": [{"workload": "allreduce", "op": "all_reduce", "size_bytes": 65536,'
+        if "--nccl" in args and "csv" in args:
+            return "\nallreduce,all_reduce,65536,16384,float,sum,-1,out-of-place,"
         if "--nccl" in args:
             return "    65536         16384     float     sum      -1"
-        if "--ports" in args and "--json" in args:
+        if "--ports" in args and json_:
             return '"ports": [{"node"'
+        if "--ports" in args and "csv" in args:
+            return "node,node_name,port,link,"
         if "--ports" in args:
             return " PortXmitWait="
-        if "--json" in args:
+        if json_:
             return '"complete": true'
+        if "csv" in args:
+            return "\ncomplete,true\n"
         return "status:      complete (done)"
+    if sub == "compare":
+        if "csv" in args:
+            return "section,name,unit,run,trace,value,ratio"
+        if "json" in args:
+            return '"figures": ['
+        return "\nfigures:\n"
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "

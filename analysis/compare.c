@@ -1,0 +1,723 @@
+/* analysis/compare.c - several runs side by side (analysis/compare.h). */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-analysis"
+#include "analysis/compare.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/headline.h"
+
+/* What one run's trace gives, while the comparison is built. */
+typedef struct {
+    GKeyFile *exp; /* the resolved experiment from /meta, or NULL */
+    char **flow_workloads;
+    char **bench_workloads; /* nccl-test ones; NULL: every workload with collectives */
+} Run;
+
+static void
+diff_free (gpointer p)
+{
+    WeftCompareDiff *d = p;
+    g_free (d->key);
+    g_strfreev (d->values);
+    g_free (d);
+}
+
+static void
+figure_free (gpointer p)
+{
+    WeftCompareFigure *f = p;
+    g_free (f->name);
+    g_free (f->unit);
+    g_free (f->values);
+    g_free (f);
+}
+
+void
+weft_comparison_free (WeftComparison *c)
+{
+    if (c == NULL)
+        return;
+    for (guint i = 0; i < c->n_runs; i++) {
+        weft_trace_info_free (c->runs[i]);
+        g_free (c->problems[i]);
+    }
+    g_free (c->runs);
+    g_free (c->problems);
+    g_ptr_array_unref (c->differs);
+    g_ptr_array_unref (c->figures);
+    g_ptr_array_unref (c->missing);
+    g_free (c);
+}
+
+/* The figure @name of @c, added (absent from every run) if new. */
+static WeftCompareFigure *
+figure (WeftComparison *c, const char *name, const char *unit, guint since)
+{
+    for (guint i = 0; i < c->figures->len; i++) {
+        WeftCompareFigure *f = c->figures->pdata[i];
+        if (strcmp (f->name, name) == 0)
+            return f;
+    }
+    WeftCompareFigure *f = g_new0 (WeftCompareFigure, 1);
+    f->name = g_strdup (name);
+    f->unit = g_strdup (unit);
+    f->since = since;
+    f->values = g_new (double, c->n_runs);
+    for (guint i = 0; i < c->n_runs; i++)
+        f->values[i] = NAN;
+    g_ptr_array_add (c->figures, f);
+    return f;
+}
+
+static void
+put (WeftComparison *c, guint run, const char *name, const char *unit, guint since, double v)
+{
+    figure (c, name, unit, since)->values[run] = v;
+}
+
+/* The workloads of @exp whose kind passes @want (NULL-terminated), or NULL without @exp. */
+static char **
+workloads_of (GKeyFile *exp, gboolean flows)
+{
+    if (exp == NULL)
+        return NULL;
+    g_auto (GStrv) groups = g_key_file_get_groups (exp, NULL);
+    GPtrArray *names = g_ptr_array_new ();
+    for (guint i = 0; groups[i]; i++) {
+        if (!g_str_has_prefix (groups[i], "workload."))
+            continue;
+        g_autofree char *kind = g_key_file_get_string (exp, groups[i], "kind", NULL);
+        gboolean is = flows ? weft_headline_kind_has_flows (kind)
+                            : kind != NULL && strcmp (kind, "nccl-test") == 0;
+        if (is)
+            g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
+    }
+    g_ptr_array_add (names, NULL);
+    return (char **) g_ptr_array_free (names, FALSE);
+}
+
+static gboolean
+listed (char **names, const char *name)
+{
+    if (names == NULL)
+        return TRUE;
+    for (guint i = 0; names[i]; i++)
+        if (strcmp (names[i], name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* Notes the first data set of run @i that did not read. */
+static void
+problem (WeftComparison *c, guint i, GError *error)
+{
+    if (c->problems[i] == NULL)
+        c->problems[i] = g_strdup (error->message);
+    g_error_free (error);
+}
+
+static void
+flow_figures (WeftComparison *c, guint i, const Run *r, GArray *flows)
+{
+    const WeftTraceFlow *rows = (const WeftTraceFlow *) flows->data;
+    const WeftTraceInfo *info = c->runs[i];
+    /* per flow workload, in its experiment's order (or the rows' without one) */
+    g_autoptr (GPtrArray) names = g_ptr_array_new ();
+    for (guint k = 0; r->flow_workloads && r->flow_workloads[k]; k++)
+        g_ptr_array_add (names, r->flow_workloads[k]);
+    for (guint k = 0; r->flow_workloads == NULL && k < flows->len; k++)
+        if (!g_ptr_array_find_with_equal_func (names, rows[k].workload, g_str_equal, NULL))
+            g_ptr_array_add (names, (gpointer) rows[k].workload);
+    for (guint k = 0; k < names->len; k++) {
+        const char *w = names->pdata[k];
+        WeftHeadlineRate rate;
+        if (!weft_headline_rate (w, rows, flows->len, info->sim_time_ps, &rate))
+            continue;
+        g_autofree char *tput = g_strdup_printf ("throughput [%s]", w);
+        g_autofree char *done = g_strdup_printf ("flows finished [%s]", w);
+        put (c, i, tput, "Gb/s", 1, rate.aggregate_bps / 1e9);
+        put (c, i, done, "", 1, (double) rate.finished);
+    }
+    WeftQuantiles fct, slow;
+    if (weft_headline_fct (rows, flows->len, (const char *const *) r->flow_workloads, &fct, &slow) >
+        0) {
+        put (c, i, "FCT p50", "us", 1, fct.p50 / 1e6);
+        put (c, i, "FCT p99", "us", 1, fct.p99 / 1e6);
+        put (c, i, "FCT p99.9", "us", 1, fct.p999 / 1e6);
+        if (slow.max > 0) {
+            put (c, i, "slowdown p50", "", 1, slow.p50);
+            put (c, i, "slowdown p99", "", 1, slow.p99);
+        }
+    }
+    guint64 retx = 0, cnps = 0;
+    for (guint k = 0; k < flows->len; k++) {
+        retx += rows[k].retransmits;
+        cnps += rows[k].cnps_sent;
+    }
+    put (c, i, "retransmissions", "", 1, (double) retx);
+    if (info->schema_version >= 4)
+        put (c, i, "CNPs sent", "", 4, (double) cnps);
+}
+
+static void
+port_figures (WeftComparison *c, guint i, GArray *ports, const char *wait_name)
+{
+    guint64 drops = 0, lossless = 0, wait = 0, ecn = 0;
+    for (guint k = 0; k < ports->len; k++) {
+        const WeftTracePort *p = &g_array_index (ports, WeftTracePort, k);
+        drops += p->drops;
+        lossless += p->lossless_drops;
+        wait += p->xmit_wait_ps;
+        ecn += p->ecn_marks;
+    }
+    guint schema = c->runs[i]->schema_version;
+    put (c, i, "drops", "", 1, (double) drops);
+    if (schema >= 2) {
+        put (c, i, "lossless violations", "", 2, (double) lossless);
+        put (c, i, wait_name, "us", 2, (double) wait / 1e6);
+    }
+    if (schema >= 4)
+        put (c, i, "ECN marks", "", 4, (double) ecn);
+}
+
+static void
+collective_figures (WeftComparison *c, guint i, const Run *r, GArray *colls)
+{
+    const WeftTraceCollective *rows = (const WeftTraceCollective *) colls->data;
+    for (guint k = 0; k < colls->len; k++) {
+        const WeftTraceCollective *x = &rows[k];
+        if (x->warmup || x->finish_ps == 0 || !listed (r->bench_workloads, x->workload))
+            continue;
+        double busbw;
+        if (!weft_headline_busbw (rows, colls->len, x->workload, x->op, x->bytes, &busbw))
+            continue;
+        g_autofree char *size = weft_headline_size_text (x->bytes);
+        g_autofree char *name = g_strdup_printf ("busbw [%s] %s %s", x->workload, x->op, size);
+        put (c, i, name, "GB/s", 3, busbw);
+    }
+}
+
+static void
+pfc_figures (WeftComparison *c, guint i, GArray *pfc)
+{
+    guint64 pauses = 0;
+    for (guint k = 0; k < pfc->len; k++)
+        pauses += g_array_index (pfc, WeftTracePfcSample, k).pauses_sent;
+    if (pfc->len > 0)
+        put (c, i, "PFC PAUSE frames sent", "", 4, (double) pauses);
+}
+
+/* The keys whose values differ between the runs that carry an experiment. */
+static void
+find_differences (WeftComparison *c, const Run *runs)
+{
+    g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+    for (guint i = 0; i < c->n_runs; i++) {
+        if (runs[i].exp == NULL)
+            continue;
+        g_auto (GStrv) groups = g_key_file_get_groups (runs[i].exp, NULL);
+        for (guint g = 0; groups[g]; g++) {
+            g_auto (GStrv) ks = g_key_file_get_keys (runs[i].exp, groups[g], NULL, NULL);
+            for (guint k = 0; ks && ks[k]; k++) {
+                char *key = g_strconcat (groups[g], ":", ks[k], NULL);
+                if (g_hash_table_contains (seen, key)) {
+                    g_free (key);
+                    continue;
+                }
+                g_hash_table_add (seen, key);
+                g_ptr_array_add (keys, key);
+            }
+        }
+    }
+    for (guint k = 0; k < keys->len; k++) {
+        const char *key = keys->pdata[k];
+        if (strcmp (key, "experiment:seed") == 0)
+            continue; /* below, from /meta */
+        const char *colon = strrchr (key, ':');
+        g_autofree char *group = g_strndup (key, (gsize) (colon - key));
+        char **values = g_new0 (char *, c->n_runs + 1);
+        const char *first = NULL;
+        gboolean have_first = FALSE, differ = FALSE;
+        for (guint i = 0; i < c->n_runs; i++) {
+            if (runs[i].exp == NULL)
+                continue;
+            values[i] = g_key_file_get_value (runs[i].exp, group, colon + 1, NULL);
+            if (!have_first) {
+                first = values[i];
+                have_first = TRUE;
+            } else if (g_strcmp0 (first, values[i]) != 0) {
+                differ = TRUE;
+            }
+        }
+        if (!differ) {
+            for (guint i = 0; i < c->n_runs; i++)
+                g_free (values[i]);
+            g_free (values);
+            continue;
+        }
+        WeftCompareDiff *d = g_new0 (WeftCompareDiff, 1);
+        d->key = g_strdup (key);
+        d->values = values;
+        g_ptr_array_add (c->differs, d);
+    }
+}
+
+/* The seed as the runs used it (/meta seed: `weft run --seed` does not show in the stored
+ * experiment), listed as experiment:seed when it differs. */
+static void
+find_seed_difference (WeftComparison *c)
+{
+    gboolean differ = FALSE;
+    for (guint i = 1; i < c->n_runs; i++)
+        differ |=
+            c->runs[i]->readable && c->runs[0]->readable && c->runs[i]->seed != c->runs[0]->seed;
+    if (!differ)
+        return;
+    WeftCompareDiff *d = g_new0 (WeftCompareDiff, 1);
+    d->key = g_strdup ("experiment:seed");
+    d->values = g_new0 (char *, c->n_runs + 1);
+    for (guint i = 0; i < c->n_runs; i++)
+        if (c->runs[i]->readable)
+            d->values[i] = g_strdup_printf ("%" G_GUINT64_FORMAT, c->runs[i]->seed);
+    g_ptr_array_insert (c->differs, 0, d);
+}
+
+/* The name of PortXmitWait summed: what it measures on the runs' fabrics. */
+static const char *
+wait_name (const Run *runs, guint n)
+{
+    guint ib = 0, other = 0;
+    for (guint i = 0; i < n; i++) {
+        if (runs[i].exp == NULL)
+            continue;
+        g_autofree char *kind = g_key_file_get_string (runs[i].exp, "fabric", "kind", NULL);
+        if (g_strcmp0 (kind, "infiniband") == 0)
+            ib++;
+        else
+            other++;
+    }
+    return ib && !other   ? "credit-stall time"
+           : other && !ib ? "pause time"
+                          : "pause / credit-stall time";
+}
+
+static void
+read_run (WeftComparison *c, guint i, const Run *r, const char *wait)
+{
+    const WeftTraceInfo *info = c->runs[i];
+    GError *error = NULL;
+    put (c, i, "sim time", "us", 1, (double) info->sim_time_ps / 1e6);
+    if (info->schema_version >= 3) {
+        GArray *colls = weft_trace_reader_collectives (info->path, &error);
+        if (colls) {
+            collective_figures (c, i, r, colls);
+            g_array_free (colls, TRUE);
+        } else {
+            problem (c, i, error);
+            error = NULL;
+        }
+    }
+    GArray *flows = weft_trace_reader_flows (info->path, &error);
+    if (flows) {
+        flow_figures (c, i, r, flows);
+        g_array_free (flows, TRUE);
+    } else {
+        problem (c, i, error);
+        error = NULL;
+    }
+    GArray *ports = weft_trace_reader_ports (info->path, &error);
+    if (ports) {
+        port_figures (c, i, ports, wait);
+        g_array_free (ports, TRUE);
+    } else {
+        problem (c, i, error);
+        error = NULL;
+    }
+    if (info->schema_version >= 4) {
+        GArray *pfc = weft_trace_reader_pfc_samples (info->path, &error);
+        if (pfc) {
+            pfc_figures (c, i, pfc);
+            g_array_free (pfc, TRUE);
+        } else {
+            problem (c, i, error);
+        }
+    }
+}
+
+/* One line for each figure a run lacks that another has. */
+static void
+find_missing (WeftComparison *c)
+{
+    for (guint k = 0; k < c->figures->len; k++) {
+        const WeftCompareFigure *f = c->figures->pdata[k];
+        for (guint i = 0; i < c->n_runs; i++) {
+            const WeftTraceInfo *info = c->runs[i];
+            if (!isnan (f->values[i]))
+                continue;
+            if (!info->readable)
+                continue; /* its status says why it has nothing */
+            if (info->schema_version < f->since)
+                g_ptr_array_add (c->missing,
+                                 g_strdup_printf ("%s: no %s (schema %u has none; schema %u "
+                                                  "added it)",
+                                                  info->path, f->name, info->schema_version,
+                                                  f->since));
+            else
+                g_ptr_array_add (c->missing, g_strdup_printf ("%s: no %s", info->path, f->name));
+        }
+    }
+}
+
+WeftComparison *
+weft_compare_new (const char *const *paths, GError **error)
+{
+    g_return_val_if_fail (paths != NULL, NULL);
+    guint n = g_strv_length ((char **) paths);
+    WeftComparison *c = g_new0 (WeftComparison, 1);
+    c->runs = g_new0 (WeftTraceInfo *, MAX (n, 1));
+    c->problems = g_new0 (char *, MAX (n, 1));
+    c->differs = g_ptr_array_new_with_free_func (diff_free);
+    c->figures = g_ptr_array_new_with_free_func (figure_free);
+    c->missing = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < n; i++) {
+        c->runs[i] = weft_trace_reader_open (paths[i], error);
+        if (c->runs[i] == NULL) {
+            weft_comparison_free (c);
+            return NULL;
+        }
+        c->n_runs = i + 1;
+    }
+    Run *runs = g_new0 (Run, MAX (n, 1));
+    for (guint i = 0; i < n; i++) {
+        const WeftTraceInfo *info = c->runs[i];
+        if (!info->readable || info->experiment_text == NULL)
+            continue;
+        runs[i].exp = g_key_file_new ();
+        if (!g_key_file_load_from_data (runs[i].exp, info->experiment_text, (gsize) -1,
+                                        G_KEY_FILE_NONE, NULL)) {
+            g_key_file_free (runs[i].exp);
+            runs[i].exp = NULL;
+            continue;
+        }
+        runs[i].flow_workloads = workloads_of (runs[i].exp, TRUE);
+        runs[i].bench_workloads = workloads_of (runs[i].exp, FALSE);
+    }
+    find_differences (c, runs);
+    find_seed_difference (c);
+    const char *wait = wait_name (runs, n);
+    for (guint i = 0; i < n; i++)
+        if (c->runs[i]->readable)
+            read_run (c, i, &runs[i], wait);
+    find_missing (c);
+    for (guint i = 0; i < n; i++) {
+        if (runs[i].exp)
+            g_key_file_free (runs[i].exp);
+        g_strfreev (runs[i].flow_workloads);
+        g_strfreev (runs[i].bench_workloads);
+    }
+    g_free (runs);
+    return c;
+}
+
+gboolean
+weft_comparison_complete (const WeftComparison *c)
+{
+    for (guint i = 0; i < c->n_runs; i++)
+        if (!c->runs[i]->complete || c->problems[i] != NULL)
+            return FALSE;
+    return TRUE;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+/* "complete (done)", "INCOMPLETE: why", "DAMAGED: why", as weft report says it. */
+static char *
+status_text (const WeftTraceInfo *info)
+{
+    if (info->complete)
+        return g_strdup_printf ("complete (%s)", info->status_text);
+    if (info->damaged)
+        return g_strdup_printf ("DAMAGED: %s", info->reason);
+    if (info->readable && info->status_text != NULL && info->status != WEFT_TRACE_STATUS_RUNNING)
+        return g_strdup_printf ("incomplete (%s): %s", info->status_text, info->reason);
+    return g_strdup_printf ("INCOMPLETE: %s", info->reason);
+}
+
+static double
+ratio (const WeftCompareFigure *f, guint i)
+{
+    double a = f->values[0], b = f->values[i];
+    return isnan (a) || isnan (b) || a == 0 ? NAN : b / a;
+}
+
+/* A value as text: a count whole, else six significant digits; "-" when absent. */
+static char *
+value_text (const WeftCompareFigure *f, guint i, gboolean exact)
+{
+    double v = f->values[i];
+    if (isnan (v))
+        return g_strdup (exact ? "" : "-");
+    if (*f->unit == '\0' && v == floor (v) && fabs (v) < 1e15)
+        return g_strdup_printf ("%.0f", v);
+    return g_strdup_printf (exact ? "%.9g" : "%.6g", v);
+}
+
+static char *
+ratio_text (const WeftCompareFigure *f, guint i, gboolean exact)
+{
+    double r = ratio (f, i);
+    if (isnan (r))
+        return g_strdup (exact ? "" : "-");
+    return g_strdup_printf (exact ? "%.9g" : "%.4f", r);
+}
+
+static void
+pad (GString *out, const char *s, guint width)
+{
+    g_string_append (out, s);
+    for (guint k = (guint) g_utf8_strlen (s, -1); k < width; k++)
+        g_string_append_c (out, ' ');
+}
+
+static void
+format_text (const WeftComparison *c, GString *out)
+{
+    g_string_append (out, "runs:\n");
+    for (guint i = 0; i < c->n_runs; i++) {
+        const WeftTraceInfo *info = c->runs[i];
+        g_autofree char *st = status_text (info);
+        g_string_append_printf (out, "  [%u] %s: %s", i + 1, info->path, st);
+        if (info->readable)
+            g_string_append_printf (out, ", schema %u, seed %" G_GUINT64_FORMAT,
+                                    info->schema_version, info->seed);
+        g_string_append_c (out, '\n');
+        if (c->problems[i])
+            g_string_append_printf (out, "      problem: %s\n", c->problems[i]);
+    }
+    /* one column per run, then one ratio column per run after the first */
+    guint name_w = strlen ("figure");
+    for (guint k = 0; k < c->differs->len; k++)
+        name_w = MAX (name_w, strlen (((WeftCompareDiff *) c->differs->pdata[k])->key));
+    for (guint k = 0; k < c->figures->len; k++) {
+        const WeftCompareFigure *f = c->figures->pdata[k];
+        name_w = MAX (name_w, strlen (f->name) + (*f->unit ? strlen (f->unit) + 3 : 0));
+    }
+    guint col_w = 12;
+    for (guint k = 0; k < c->differs->len; k++) {
+        const WeftCompareDiff *d = c->differs->pdata[k];
+        for (guint i = 0; i < c->n_runs; i++)
+            col_w = MAX (col_w, d->values[i] ? strlen (d->values[i]) + 2 : 0);
+    }
+    g_string_append (out, "differs:\n");
+    if (c->differs->len == 0)
+        g_string_append (out, "  (no experiment key differs)\n");
+    for (guint k = 0; k < c->differs->len; k++) {
+        const WeftCompareDiff *d = c->differs->pdata[k];
+        g_string_append (out, "  ");
+        pad (out, d->key, name_w + 2);
+        for (guint i = 0; i < c->n_runs; i++)
+            pad (out, d->values[i] ? d->values[i] : "-", col_w);
+        g_string_truncate (out, out->len - 1);
+        while (out->len && out->str[out->len - 1] == ' ')
+            g_string_truncate (out, out->len - 1);
+        g_string_append_c (out, '\n');
+    }
+    g_string_append (out, "figures:\n  ");
+    pad (out, "", name_w + 2);
+    for (guint i = 0; i < c->n_runs; i++) {
+        g_autofree char *h = g_strdup_printf ("[%u]", i + 1);
+        pad (out, h, col_w);
+    }
+    for (guint i = 1; i < c->n_runs; i++) {
+        g_autofree char *h = g_strdup_printf ("[%u]/[1]", i + 1);
+        pad (out, h, col_w);
+    }
+    while (out->len && out->str[out->len - 1] == ' ')
+        g_string_truncate (out, out->len - 1);
+    g_string_append_c (out, '\n');
+    for (guint k = 0; k < c->figures->len; k++) {
+        const WeftCompareFigure *f = c->figures->pdata[k];
+        g_autofree char *name =
+            *f->unit ? g_strdup_printf ("%s (%s)", f->name, f->unit) : g_strdup (f->name);
+        g_string_append (out, "  ");
+        pad (out, name, name_w + 2);
+        for (guint i = 0; i < c->n_runs; i++) {
+            g_autofree char *v = value_text (f, i, FALSE);
+            pad (out, v, col_w);
+        }
+        for (guint i = 1; i < c->n_runs; i++) {
+            g_autofree char *r = ratio_text (f, i, FALSE);
+            pad (out, r, col_w);
+        }
+        while (out->len && out->str[out->len - 1] == ' ')
+            g_string_truncate (out, out->len - 1);
+        g_string_append_c (out, '\n');
+    }
+    for (guint k = 0; k < c->missing->len; k++)
+        g_string_append_printf (out, "missing: %s\n", (const char *) c->missing->pdata[k]);
+}
+
+/* A CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
+static void
+csv_field (GString *out, const char *s)
+{
+    if (s == NULL)
+        return;
+    if (strpbrk (s, ",\"\r\n") == NULL) {
+        g_string_append (out, s);
+        return;
+    }
+    g_string_append_c (out, '"');
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            g_string_append_c (out, '"');
+        g_string_append_c (out, *p);
+    }
+    g_string_append_c (out, '"');
+}
+
+static void
+csv_row (GString *out, const char *section, const char *name, const char *unit, guint run,
+         const char *trace, const char *value, const char *ratio_s)
+{
+    const char *fields[] = { section, name, unit };
+    for (guint k = 0; k < G_N_ELEMENTS (fields); k++) {
+        csv_field (out, fields[k]);
+        g_string_append_c (out, ',');
+    }
+    g_string_append_printf (out, "%u,", run);
+    csv_field (out, trace);
+    g_string_append_c (out, ',');
+    csv_field (out, value);
+    g_string_append_c (out, ',');
+    csv_field (out, ratio_s);
+    g_string_append (out, "\r\n");
+}
+
+static void
+format_csv (const WeftComparison *c, GString *out)
+{
+    g_string_append (out, "section,name,unit,run,trace,value,ratio\r\n");
+    for (guint i = 0; i < c->n_runs; i++) {
+        const WeftTraceInfo *info = c->runs[i];
+        g_autofree char *st = status_text (info);
+        csv_row (out, "run", "status", "", i + 1, info->path, st, NULL);
+        if (c->problems[i])
+            csv_row (out, "run", "problem", "", i + 1, info->path, c->problems[i], NULL);
+    }
+    for (guint k = 0; k < c->differs->len; k++) {
+        const WeftCompareDiff *d = c->differs->pdata[k];
+        for (guint i = 0; i < c->n_runs; i++)
+            csv_row (out, "differs", d->key, "", i + 1, c->runs[i]->path, d->values[i], NULL);
+    }
+    for (guint k = 0; k < c->figures->len; k++) {
+        const WeftCompareFigure *f = c->figures->pdata[k];
+        for (guint i = 0; i < c->n_runs; i++) {
+            g_autofree char *v = value_text (f, i, TRUE);
+            g_autofree char *r = ratio_text (f, i, TRUE);
+            csv_row (out, "figure", f->name, f->unit, i + 1, c->runs[i]->path, v, r);
+        }
+    }
+    for (guint k = 0; k < c->missing->len; k++)
+        csv_row (out, "missing", c->missing->pdata[k], "", 0, NULL, NULL, NULL);
+}
+
+static void
+json_string (GString *out, const char *s)
+{
+    if (s == NULL) {
+        g_string_append (out, "null");
+        return;
+    }
+    g_string_append_c (out, '"');
+    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            g_string_append_printf (out, "\\%c", *p);
+        else if (*p < 0x20)
+            g_string_append_printf (out, "\\u%04x", *p);
+        else
+            g_string_append_c (out, (char) *p);
+    }
+    g_string_append_c (out, '"');
+}
+
+static void
+format_json (const WeftComparison *c, GString *out)
+{
+    g_string_append (out, "{\"runs\": [");
+    for (guint i = 0; i < c->n_runs; i++) {
+        const WeftTraceInfo *info = c->runs[i];
+        g_autofree char *st = status_text (info);
+        g_string_append (out, i ? ", {\"trace\": " : "{\"trace\": ");
+        json_string (out, info->path);
+        g_string_append (out, ", \"status\": ");
+        json_string (out, st);
+        g_string_append_printf (out,
+                                ", \"complete\": %s, \"schema_version\": %u, \"seed\": "
+                                "%" G_GUINT64_FORMAT ", \"problem\": ",
+                                info->complete ? "true" : "false", info->schema_version,
+                                info->seed);
+        json_string (out, c->problems[i]);
+        g_string_append_c (out, '}');
+    }
+    g_string_append (out, "], \"differs\": [");
+    for (guint k = 0; k < c->differs->len; k++) {
+        const WeftCompareDiff *d = c->differs->pdata[k];
+        g_string_append (out, k ? ", {\"key\": " : "{\"key\": ");
+        json_string (out, d->key);
+        g_string_append (out, ", \"values\": [");
+        for (guint i = 0; i < c->n_runs; i++) {
+            if (i)
+                g_string_append (out, ", ");
+            json_string (out, d->values[i]);
+        }
+        g_string_append (out, "]}");
+    }
+    g_string_append (out, "], \"figures\": [");
+    for (guint k = 0; k < c->figures->len; k++) {
+        const WeftCompareFigure *f = c->figures->pdata[k];
+        g_string_append (out, k ? ", {\"name\": " : "{\"name\": ");
+        json_string (out, f->name);
+        g_string_append (out, ", \"unit\": ");
+        json_string (out, f->unit);
+        for (guint pass = 0; pass < 2; pass++) {
+            g_string_append (out, pass ? ", \"ratios\": [" : ", \"values\": [");
+            for (guint i = 0; i < c->n_runs; i++) {
+                g_autofree char *v = pass ? ratio_text (f, i, TRUE) : value_text (f, i, TRUE);
+                if (i)
+                    g_string_append (out, ", ");
+                g_string_append (out, *v ? v : "null");
+            }
+            g_string_append_c (out, ']');
+        }
+        g_string_append_c (out, '}');
+    }
+    g_string_append (out, "], \"missing\": [");
+    for (guint k = 0; k < c->missing->len; k++) {
+        if (k)
+            g_string_append (out, ", ");
+        json_string (out, c->missing->pdata[k]);
+    }
+    g_string_append (out, "]}\n");
+}
+
+void
+weft_compare_format (const WeftComparison *c, WeftCompareFormat format, GString *out)
+{
+    g_return_if_fail (c != NULL && out != NULL);
+    switch (format) {
+    case WEFT_COMPARE_CSV:
+        format_csv (c, out);
+        break;
+    case WEFT_COMPARE_JSON:
+        format_json (c, out);
+        break;
+    case WEFT_COMPARE_TEXT:
+    default:
+        format_text (c, out);
+        break;
+    }
+}
