@@ -25,13 +25,15 @@ typedef struct {
     double ber;
 } FaultParams;
 
-#define KINDS "link-down|link-flap|degraded|bit-errors|switch-down|uplinks-lost|nic-removed|gpudirect-off"
+#define KINDS                                                                                      \
+    "link-down|link-flap|degraded|bit-errors|switch-down|uplinks-lost|nic-removed|gpudirect-off"
 #define WIDTHS "4x|2x|1x"
 
 static const WeftParamSpec fault_params[] = {
-    WEFT_PARAM_ENUM ("kind", FaultParams, kind, NULL, KINDS,
-                     "what fails: link-down, link-flap, degraded (lower rate or width), "
-                     "bit-errors (switch-down, uplinks-lost, nic-removed, gpudirect-off: reserved)"),
+    WEFT_PARAM_ENUM (
+        "kind", FaultParams, kind, NULL, KINDS,
+        "what fails: link-down, link-flap, degraded (lower rate or width), "
+        "bit-errors (switch-down, uplinks-lost, nic-removed, gpudirect-off: reserved)"),
     WEFT_PARAM_STRING ("link", FaultParams, link, "",
                        "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
@@ -82,8 +84,8 @@ typedef struct {
     char *group; /* "fault.cable" */
     FaultParams p;
     gboolean has_at, has_until;
-    guint32 link;   /* graph link id */
-    FaultLink *fl;  /* borrowed from WeftFaults.links */
+    guint32 link;  /* graph link id */
+    FaultLink *fl; /* borrowed from WeftFaults.links */
     WeftPort *port[2];
     weft_time_t start; /* resolved begin */
     guint64 rate_bps;  /* degraded: resolved */
@@ -91,12 +93,12 @@ typedef struct {
 } Fault;
 
 struct WeftFaults {
-    GPtrArray *faults;  /* Fault *, file order */
-    GHashTable *links;  /* link id -> FaultLink * (owned) */
-    GPtrArray *rngs;    /* gsl_rng *, owned */
-    WeftSched sched;    /* the fault events' scheduling identity */
-    WeftSim *sim;       /* borrowed */
-    GArray *log;        /* WeftFaultEvent: what happened, in order */
+    GPtrArray *faults; /* Fault *, file order */
+    GHashTable *links; /* link id -> FaultLink * (owned) */
+    GPtrArray *rngs;   /* gsl_rng *, owned */
+    WeftSched sched;   /* the fault events' scheduling identity */
+    WeftSim *sim;      /* borrowed */
+    GArray *log;       /* WeftFaultEvent: what happened, in order */
 };
 
 static void
@@ -207,8 +209,8 @@ resolve_link (const WeftExperiment *exp, const char *group, const WeftGraph *g, 
         *link = g_array_index (n->ports, guint32, port - 1);
         if (*link == WEFT_GRAPH_NONE)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "link",
-                                         "'%s': port %" G_GUINT64_FORMAT " of %s is not cabled",
-                                         t, port, name);
+                                         "'%s': port %" G_GUINT64_FORMAT " of %s is not cabled", t,
+                                         port, name);
         return TRUE;
     }
     if (node == WEFT_GRAPH_NONE)
@@ -297,8 +299,8 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         f->rate_bps = has_key (exp, group, "rate") ? f->p.rate_bps : rate / (4u >> f->p.width);
         if (f->rate_bps == 0 || f->rate_bps > rate) {
             g_autofree char *r = weft_units_format_rate (rate);
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE,
-                                         group, has_key (exp, group, "rate") ? "rate" : "width",
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group,
+                                         has_key (exp, group, "rate") ? "rate" : "width",
                                          "above 0 and at most the link's own rate (%s)", r);
         }
         break;
@@ -374,8 +376,8 @@ fault_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         }
         f->fl = fl;
         for (guint d = 0; d < 2; d++)
-            f->port[d] = weft_model_port (env->node_model[d == 0 ? l->a : l->b],
-                                          d == 0 ? l->pa : l->pb);
+            f->port[d] =
+                weft_model_port (env->node_model[d == 0 ? l->a : l->b], d == 0 ? l->pa : l->pb);
     }
     return TRUE;
 }
@@ -615,6 +617,27 @@ fault_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             fs->faults->len, fs->log->len, down, corrupted, downed);
 }
 
+/* perfquery's and ibstat's view of a faulty link's end: its LinkDownedCounter, the packets it
+ * received corrupted (the peer's transmitter drew them: PortRcvErrors, and one symbol error
+ * each), and its state. */
+static void
+fault_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
+{
+    (void) env;
+    const WeftFaultPort *f = port->fault;
+    if (!f)
+        return;
+    const WeftPort *peer = weft_model_port (port->link.peer, port->link.peer_port);
+    guint64 rx_bad = peer->fault ? peer->fault->corrupted : 0;
+    row->link_downed = f->link_downed;
+    row->rcv_errors = rx_bad;
+    row->symbol_errors = rx_bad;
+    if (f->down) {
+        row->state = 1;      /* Down */
+        row->phys_state = 2; /* Polling: no signal from the peer */
+    }
+}
+
 static void
 fault_clear (WeftMechEnv *env)
 {
@@ -651,6 +674,7 @@ const WeftMechanism weft_fault_mechanism = {
     .configure = fault_configure,
     .setup = fault_setup,
     .check = fault_check,
+    .port_row = fault_port_row,
     .summary = fault_summary,
     .clear = fault_clear,
 };

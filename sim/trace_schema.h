@@ -189,24 +189,24 @@ typedef struct {
        "a model or its configuration. On RoCE: packets dropped at this ingress above xoff + "      \
        "headroom (PFC lossless violations: `[pfc] headroom` too small)")                           \
     X (U64, symbol_errors, "",                                                                     \
-       "*(schema 2)* perfquery `SymbolErrorCounter`: minor link errors. **Always 0 today**: "      \
-       "weft models no bit errors, and `[fault.NAME]` groups are refused as not implemented")      \
+       "*(schema 2)* perfquery `SymbolErrorCounter`: minor link errors; weft counts one per "      \
+       "packet received corrupted (`[fault.NAME] kind = bit-errors`), 0 elsewhere")                \
     X (U64, link_downed, "",                                                                       \
-       "*(schema 2)* perfquery `LinkDownedCounter`: times the link went down. **Always 0 "         \
-       "today** (no faults)")                                                                      \
+       "*(schema 2)* perfquery `LinkDownedCounter`: times the link went down "                     \
+       "(`[fault.NAME] kind = link-down` or `link-flap`)")                                         \
     X (U64, rcv_errors, "",                                                                        \
-       "*(schema 2)* perfquery `PortRcvErrors`: packets received with errors and discarded. "      \
-       "**Always 0 today** (no faults)")                                                           \
+       "*(schema 2)* perfquery `PortRcvErrors`: packets received with errors and discarded "       \
+       "(`[fault.NAME] kind = bit-errors`)")                                                       \
     X (U64, rate_bps, "bit/s", "*(schema 2)* ibstat `Rate`: the rate of the port's link")          \
     X (U8, state, "",                                                                              \
        "*(schema 2)* ibstat `State` (`PortState`) as IB numbers it: 1 `Down`, 2 `Init`, 3 "        \
        "`Armed`, 4 `Active`; 0 not recorded (IB also has 5 `ActiveDefer`). Every port is "         \
-       "`Active` today (no faults)")                                                               \
+       "`Active` unless a `[fault.NAME]` left it `Down` at the end of the run")                    \
     X (U8, phys_state, "",                                                                         \
        "*(schema 2)* ibstat `Physical state` (`PortPhysicalState`) as IB numbers it: 2 "           \
        "`Polling`, 3 `Disabled`, 5 `LinkUp`; 0 not recorded (IB's others: 1 `Sleep`, 4 "           \
-       "`PortConfigurationTraining`, 6 `LinkErrorRecovery`, 7 `PhyTest`). Every port is "          \
-       "`LinkUp` today")                                                                           \
+       "`PortConfigurationTraining`, 6 `LinkErrorRecovery`, 7 `PhyTest`). `LinkUp`, or "           \
+       "`Polling` for a port a fault left `Down`")                                                 \
     X (KIND, link_layer, "", "*(schema 2)* ibstat `Link layer`: `InfiniBand` or `Ethernet`")       \
     X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at this egress")
 typedef struct {
