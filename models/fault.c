@@ -296,7 +296,7 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "rate",
                                          "give the rate or the width the link trains at "
                                          "(one of them)");
-        f->rate_bps = has_key (exp, group, "rate") ? f->p.rate_bps : rate / (4u >> f->p.width);
+        f->rate_bps = has_key (exp, group, "rate") ? f->p.rate_bps : rate / (1u << f->p.width);
         if (f->rate_bps == 0 || f->rate_bps > rate) {
             g_autofree char *r = weft_units_format_rate (rate);
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group,
