@@ -162,3 +162,5 @@ e2e_tests += tests/e2e/python_reader.sh
 # tests/damaged_check.py runs both readers over them (tests/e2e/damaged_traces.sh).
 e2e_tests += tests/e2e/damaged_traces.sh
 EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
+check_PROGRAMS += tests/check_fault
+tests_check_fault_SOURCES = tests/check_fault.c
