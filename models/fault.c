@@ -325,7 +325,9 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "fault", NULL,
                                      "a fault needs a name: [fault.NAME]");
     g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
-    if (!groups || !groups[0])
+    /* `weft report` configures without a network (no graph): faults have nothing to report
+     * from a finished trace's tables that /ports does not show already. */
+    if (!groups || !groups[0] || !env->graph)
         return TRUE;
     WeftFaults *fs = g_new0 (WeftFaults, 1);
     env->fabric->faults = fs;

@@ -65,6 +65,8 @@ assert down == [("dgx-2/mlx5_3", 2), ("su0-rail1-leaf", 2)], down
 assert all(r["link_downed"] == (1 if r["state"] == 1 else 0) for r in p)
 PYEOF
     fail "the hang's timing or the ports' state"
+expect_exit 0 "$WEFT" report "$TMP/dead.h5"
+grep -q "complete (hang)" "$TMP/out" || fail "weft report: not a complete record of the hang"
 
 # The retry span instead: 8 timeouts of 4.096 us x 2^10 after the failure.
 expect_exit 6 "$WEFT" run -q "$TMP/dead.ini" -o "$TMP/dead6.h5" \
