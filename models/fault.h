@@ -19,7 +19,8 @@
  * lost and releases it.  A corrupted packet leaves normally (PortXmitData counts it) and never
  * arrives; on InfiniBand its credits are not consumed, which is what the receiver's discard
  * amounts to once its flow-control packets (absolute counts) resynchronise the sender.
- * Flow-control packets (credits, PAUSE) are never corrupted.  Packets already on the wire when a
+ * Flow-control packets (credits, PAUSE) are never corrupted nor discarded (they stand for the
+ * link-level state the ends re-establish at link up).  Packets already on the wire when a
  * link goes Down still arrive: the cut is at the transmitter.
  * Routing does not react: static forwarding keeps sending into the dead port, as a fabric does
  * until its subnet manager sweeps (doc/faults.md).
@@ -94,12 +95,14 @@ const GArray *weft_faults_log (const WeftFaults *fs);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 
-/* Whether this end is Down: its transmitter discards @pkt (counted). */
+/* Whether this end is Down: its transmitter discards @pkt (counted).  Flow-control packets
+ * (credits, PAUSE) still cross: they stand for the link-level state both ends re-establish
+ * when the link comes back (InfiniBand re-initialises flow control at link up), which weft
+ * does not train; without them a flapping link would leak credits for good. */
 static inline gboolean
 weft_fault_port_discards (WeftFaultPort *f, const WeftPacket *pkt)
 {
-    (void) pkt;
-    if (!f->down)
+    if (!f->down || pkt->kind == WEFT_PKT_CREDIT)
         return FALSE;
     f->lost_down++;
     return TRUE;

@@ -51,6 +51,9 @@ START_TEST (test_fault_down_discards)
     ck_assert (weft_fault_port_discards (&f, &data));
     ck_assert (weft_fault_port_discards (&f, &data));
     ck_assert_uint_eq (f.lost_down, 2);
+    WeftPacket fcp = { .kind = WEFT_PKT_CREDIT, .size = 8 };
+    ck_assert (!weft_fault_port_discards (&f, &fcp)); /* link-level state crosses */
+    ck_assert_uint_eq (f.lost_down, 2);
     ck_assert_str_eq (weft_fault_kind_name (WEFT_FAULT_BIT_ERRORS), "bit-errors");
 }
 END_TEST

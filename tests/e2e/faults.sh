@@ -13,6 +13,8 @@
 #  - bit errors on one link (BER 1e-6): errors counted at that link's ports only, every byte
 #    delivered, goodput within 5 % of rate x (1 - PER) x payload/wire with selective repeat,
 #    PER = 1 - (1 - BER)^(bits per packet); go-back-N at least 10 % below it;
+#  - a link that flaps (Down half of each period) counts one LinkDowned per period at both ends,
+#    and the flow completes no sooner than its sending time plus the time Down;
 #  - bad input: exit 2 with one line naming the group and key.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 
@@ -158,6 +160,29 @@ for name, path in (("selective-repeat", sys.argv[1]), ("go-back-n", sys.argv[2])
           f"(PER {per:.4f}); errors at {bad}")
 assert abs(good["selective-repeat"] - expect) <= 0.05 * expect, good
 assert good["go-back-n"] <= 0.9 * expect, good
+PYEOF
+
+# ---- a flapping link: Down for half of each period, and the flow still completes ----
+sed -e '/^\[fault.flaky\]/,$d' "$TMP/ber.ini" >"$TMP/flap.ini"
+printf '[fault.flap]\nkind = link-flap\nlink = host0 sw0\nperiod = 200us\nat = 100us\nuntil = 900us\n' \
+    >>"$TMP/flap.ini"
+expect_exit 0 "$WEFT" run -q "$TMP/flap.ini" -o "$TMP/flap.h5"
+PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/flap.h5" <<'PYEOF' || fail "the flapping link"
+import sys
+import weft_trace as wt
+at, until, period = 100e-6, 900e-6, 200e-6
+downs = round((until - at) / period)  # one Down transition per period
+f = wt.flows(sys.argv[1])
+assert f["finished"][0] == 1 and f["bytes_delivered"][0] == f["size_bytes"][0]
+ideal = f["size_bytes"][0] * 8 / 100e9 * (4096 + 26) / 4096
+fct = f["fct_ps"][0] / 1e12
+print(f"FCT {fct * 1e6:.1f} us: at least {ideal * 1e6:.1f} us of sending + {downs} x {period / 2 * 1e6:.0f} us Down")
+assert fct >= ideal + downs * period / 2, fct
+names = [n.decode() if isinstance(n, bytes) else n for n in wt.nodes(sys.argv[1])["name"]]
+p = wt.ports(sys.argv[1])
+got = {(names[r["node"]], int(r["port"])): int(r["link_downed"]) for r in p}
+assert got[("host0", 1)] == downs and got[("sw0", 1)] == downs, got
+assert all(v == 0 for k, v in got.items() if k not in (("host0", 1), ("sw0", 1))), got
 PYEOF
 
 # ---- bad input: one line, the group and key named ----
