@@ -29,7 +29,7 @@ START_TEST (test_fault_corrupts_at_per)
     WeftFaultPort f = { .ber = 1e-6, .rng = weft_rng_new (7, 1) };
     WeftPacket data = { .kind = WEFT_PKT_DATA, .size = 4122 };
     WeftPacket fcp = { .kind = WEFT_PKT_CREDIT, .size = 4122 };
-    guint n = 200000, bad = 0;
+    guint n = 50000, bad = 0;
     for (guint i = 0; i < n; i++) {
         bad += weft_fault_port_corrupts (&f, &data);
         ck_assert (!weft_fault_port_corrupts (&f, &fcp));
