@@ -93,12 +93,14 @@ typedef struct {
 } Fault;
 
 struct WeftFaults {
-    GPtrArray *faults; /* Fault *, file order */
-    GHashTable *links; /* link id -> FaultLink * (owned) */
-    GPtrArray *rngs;   /* gsl_rng *, owned */
-    WeftSched sched;   /* the fault events' scheduling identity */
-    WeftSim *sim;      /* borrowed */
-    GArray *log;       /* WeftFaultEvent: what happened, in order */
+    GPtrArray *faults;      /* Fault *, file order */
+    GHashTable *links;      /* link id -> FaultLink * (owned) */
+    GPtrArray *rngs;        /* gsl_rng *, owned */
+    WeftSched sched;        /* the fault events' scheduling identity */
+    WeftSim *sim;           /* borrowed */
+    GArray *log;            /* WeftFaultEvent: what happened, in order */
+    const WeftMechEnv *env; /* borrowed: its trace, once the run has one */
+    guint written;          /* events of log already in /faults */
 };
 
 static void
@@ -358,6 +360,7 @@ fault_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     if (!fs)
         return TRUE;
     fs->sched = weft_sim_sched_new (env->sim);
+    fs->env = env;
     for (guint i = 0; i < fs->faults->len; i++) {
         Fault *f = fs->faults->pdata[i];
         const WeftLink *l = weft_graph_link (env->graph, f->link);
@@ -386,6 +389,35 @@ fault_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 
 /* ---- the events ------------------------------------------------------------------------- */
 
+const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
+
+/* Appends the events not yet written to /faults (the trace is attached after the network is
+ * built, so an event at time 0 waits for the next one, or the end of the run). */
+static void
+flush_log (WeftFaults *fs)
+{
+    WeftTrace *trace = fs->env ? fs->env->trace : NULL;
+    if (!trace)
+        return;
+    static const char *const actions[] = { "down", "up", "rate", "ber" };
+    for (; fs->written < fs->log->len; fs->written++) {
+        const WeftFaultEvent *ev = &g_array_index (fs->log, WeftFaultEvent, fs->written);
+        WeftTraceFault row = { .time_ps = ev->time_ps,
+                               .link = ev->link,
+                               .value = ev->value,
+                               .a_link_downed = ev->link_downed[0],
+                               .b_link_downed = ev->link_downed[1],
+                               .a_rcv_errors = ev->rcv_errors[0],
+                               .b_rcv_errors = ev->rcv_errors[1],
+                               .a_tx_bytes = ev->tx_bytes[0],
+                               .b_tx_bytes = ev->tx_bytes[1] };
+        g_strlcpy (row.fault, weft_faults_group (fs, ev->fault), sizeof row.fault);
+        g_strlcpy (row.kind, weft_fault_kind_name (ev->kind), sizeof row.kind);
+        g_strlcpy (row.action, actions[ev->action], sizeof row.action);
+        weft_trace_append_fault (trace, &row);
+    }
+}
+
 static void
 log_event (Fault *f, WeftFaultAction action, double value)
 {
@@ -405,6 +437,7 @@ log_event (Fault *f, WeftFaultAction action, double value)
         ev.tx_bytes[d] = f->port[d]->tx_bytes;
     }
     g_array_append_val (fs->log, ev);
+    flush_log (fs);
 }
 
 static void
@@ -625,10 +658,10 @@ fault_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
 static void
 fault_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
 {
-    (void) env;
     const WeftFaultPort *f = port->fault;
     if (!f)
         return;
+    flush_log (env->fabric->faults); /* the end of the run: anything still pending */
     const WeftPort *peer = weft_model_port (port->link.peer, port->link.peer_port);
     guint64 rx_bad = peer->fault ? peer->fault->corrupted : 0;
     row->link_downed = f->link_downed;

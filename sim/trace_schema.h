@@ -312,6 +312,26 @@ typedef struct {
     WEFT_TRACE_COLLECTIVE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceCollective;
 
+/* /faults (schema 6): one row per fault event ([fault.NAME], models/fault.h), in time order,
+ * with both ends' counters at that moment: what a trace can tell of a port before and after. */
+#define WEFT_TRACE_FAULT_FIELDS(X)                                                                 \
+    X (U64, time_ps, "ps", "when it happened")                                                     \
+    X (NAME, fault, "", "the group that caused it: `fault.NAME`")                                  \
+    X (KIND, kind, "", "the fault's kind: `link-down`, `link-flap`, `degraded` or `bit-errors`")   \
+    X (KIND, action, "", "what changed: `down`, `up` (the link's state), `rate` or `ber`")         \
+    X (U32, link, "", "graph link id (row of `/topology/links`): both directions")                 \
+    X (F64, value, "",                                                                             \
+       "`rate`: the link's new rate in bit/s; `ber`: its new bit-error rate; 0 for `down`/`up`")   \
+    X (U64, a_link_downed, "", "LinkDownedCounter of the link's `a` end, after the event")         \
+    X (U64, b_link_downed, "", "LinkDownedCounter of the link's `b` end, after the event")         \
+    X (U64, a_rcv_errors, "", "PortRcvErrors of the `a` end so far")                               \
+    X (U64, b_rcv_errors, "", "PortRcvErrors of the `b` end so far")                               \
+    X (U64, a_tx_bytes, "B", "bytes the `a` end has sent so far (`/ports.tx_bytes` until then)")   \
+    X (U64, b_tx_bytes, "B", "bytes the `b` end has sent so far")
+typedef struct {
+    WEFT_TRACE_FAULT_FIELDS (WEFT_TRACE_MEMBER)
+} WeftTraceFault;
+
 /* The records, one R (one, many, Struct, data set, chunk rows, since) each, in the order
  * the writer creates their data sets: "one" names the writer's
  * weft_trace_append_<one>() (sim/trace.h), "many" the reader's weft_trace_reader_<many>()
@@ -328,7 +348,8 @@ typedef struct {
     R (path_hop, paths, WeftTracePathHop, "/paths", 4096, 4)                                       \
     R (pfc_sample, pfc_samples, WeftTracePfcSample, "/pfc", 4096, 4)                               \
     R (dcqcn_sample, dcqcn_samples, WeftTraceDcqcnSample, "/dcqcn", 4096, 4)                       \
-    R (buffer_sample, buffer_samples, WeftTraceBufferSample, "/buffers", 4096, 4)
+    R (buffer_sample, buffer_samples, WeftTraceBufferSample, "/buffers", 4096, 4)                  \
+    R (fault, faults, WeftTraceFault, "/faults", 1024, 6)
 
 /* A field of a record, from its X (KIND, name, unit, doc). */
 typedef struct {

@@ -183,6 +183,14 @@ p = wt.ports(sys.argv[1])
 got = {(names[r["node"]], int(r["port"])): int(r["link_downed"]) for r in p}
 assert got[("host0", 1)] == downs and got[("sw0", 1)] == downs, got
 assert all(v == 0 for k, v in got.items() if k not in (("host0", 1), ("sw0", 1))), got
+# /faults: Down and up in turn every half period, the counters as they were then
+ev = wt.faults(sys.argv[1])
+assert len(ev) == 2 * downs, ev
+for i, r in enumerate(ev):
+    assert int(r["time_ps"]) == round((at + i * period / 2) * 1e12), r
+    assert r["action"] == (b"down" if i % 2 == 0 else b"up") and r["fault"] == b"fault.flap", r
+    assert r["a_link_downed"] == r["b_link_downed"] == i // 2 + 1, r
+assert all(ev["a_tx_bytes"][1:] >= ev["a_tx_bytes"][:-1])
 PYEOF
 
 # ---- bad input: one line, the group and key named ----
