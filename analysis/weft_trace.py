@@ -37,7 +37,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 5  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 6  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -184,6 +184,20 @@ RECORDS = {
         ("max_bytes", "<u8", 4),
         ("total_bytes", "<u8", 4),
         ("drops", "<u8", 4),
+    ]),
+    "faults": (6, [
+        ("time_ps", "<u8", 6),
+        ("fault", "S64", 6),
+        ("kind", "S16", 6),
+        ("action", "S16", 6),
+        ("link", "<u4", 6),
+        ("value", "<f8", 6),
+        ("a_link_downed", "<u8", 6),
+        ("b_link_downed", "<u8", 6),
+        ("a_rcv_errors", "<u8", 6),
+        ("b_rcv_errors", "<u8", 6),
+        ("a_tx_bytes", "<u8", 6),
+        ("b_tx_bytes", "<u8", 6),
     ]),
 }
 # </generated>
@@ -734,6 +748,13 @@ def dcqcn_samples(path):
     """/dcqcn (schema 4): every flow under way at each [trace] interval when DCQCN is on:
     rate_bps (Rc), target_bps (Rt), alpha, CNPs received and rate cuts so far."""
     return _rows(path, "dcqcn")
+
+
+def faults(path):
+    """/faults (schema 6): one row per fault event ([fault.NAME]: a link Down or up, a rate or
+    a bit-error rate changed) with both ends' counters then, as a structured array (0 rows from
+    an older trace)."""
+    return _rows(path, "faults")
 
 
 def buffer_samples(path):

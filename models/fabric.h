@@ -73,6 +73,7 @@ typedef struct {
     WeftDcqcn dcqcn;   /* kind == roce: [dcqcn] (models/dcqcn.h); zero (off) elsewhere */
     WeftNicConfig nic; /* [nic] (models/nic.c), every kind */
     WeftUet uet;       /* kind == ultra-ethernet: [uet], [nscc] (models/uet.h); zero elsewhere */
+    struct WeftFaults *faults; /* [fault.NAME] groups (models/fault.h); NULL without any */
 } WeftFabric;
 
 extern const WeftParamSpec weft_fabric_params[];

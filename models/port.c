@@ -60,6 +60,14 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     /* Cut-through: a packet cannot finish leaving before its tail has arrived. */
     weft_time_t end = MAX (now + ser, pkt->tail_at);
     port->busy_until = end;
+    if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_discards (port->fault, pkt)) {
+        /* A Down port (models/fault.h): the packet leaves the queue at the link's pace and is
+         * gone; no credits are taken, nothing is counted as sent. */
+        if (port->on_depart)
+            port->on_depart (port->owner, port, pkt);
+        weft_packet_release (&port->owner->sim->pool, pkt);
+        return;
+    }
     port->busy_ps += ser;
     port->s_bytes += pkt->size;
     port->s_packets++;
@@ -67,6 +75,13 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         /* As perfquery counts: link-level flow-control packets are not data. */
         port->tx_bytes += pkt->size;
         port->tx_packets++;
+    }
+    if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_corrupts (port->fault, pkt)) {
+        /* Sent, and discarded by the receiver as corrupted: no credits held (models/fault.h). */
+        if (port->on_depart)
+            port->on_depart (port->owner, port, pkt);
+        weft_packet_release (&port->owner->sim->pool, pkt);
+        return;
     }
     if (port->ib)
         weft_ib_on_send (port->ib, pkt);

@@ -25,6 +25,7 @@
 #ifndef WEFT_MODELS_PORT_H
 #define WEFT_MODELS_PORT_H
 
+#include "models/fault.h"
 #include "models/ib_credit.h"
 #include "models/link.h"
 #include "models/pfc.h"
@@ -53,6 +54,7 @@ typedef struct WeftPort {
     WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
     WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
     WeftPacket *staged;     /* InfiniBand: pulled, waiting for credits */
+    WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);

@@ -164,6 +164,7 @@ extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */
 extern const WeftMechanism weft_buffer_mechanism;     /* models/buffer.c */
 extern const WeftMechanism weft_nic_mechanism;        /* models/nic.c: [nic] */
 extern const WeftMechanism weft_transport_mechanism;  /* models/transport.c */
+extern const WeftMechanism weft_fault_mechanism;      /* models/fault.c: [fault.NAME] */
 
 /* Every mechanism, in the order their hooks run and their summary lines print; NULL-terminated. */
 extern const WeftMechanism *const weft_mechanisms[];

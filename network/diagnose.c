@@ -10,53 +10,110 @@
 
 
 typedef struct {
-    const WeftGraph *g;
+    const WeftNetwork *net;
     GString *out;
+    GString *why; /* where and why the flow stops, if a hop says so */
 } PathPrint;
+
+/* Why port @port of @node cannot carry a flow now, or NULL: a Down port (a fault), or an
+ * InfiniBand port with data waiting and no credits for it. */
+static const char *
+stuck_port (const WeftNetwork *net, guint32 node, guint32 port, const WeftPort **out)
+{
+    WeftModel *m = net->node_model[node];
+    if (!m)
+        return NULL;
+    const WeftPort *p = weft_model_port (m, port);
+    *out = p;
+    if (p->fault && p->fault->down)
+        return "Down";
+    if (p->ib && (p->staged || p->q_bytes) && weft_timer_pending (&p->tx_free) == FALSE &&
+        p->busy_until <= net->sim->now)
+        return "credit-starved";
+    return NULL;
+}
 
 static void
 print_hop (guint32 node, guint32 port, void *data)
 {
     PathPrint *pp = data;
+    const WeftGraph *g = pp->net->graph;
     guint32 peer, peer_port;
-    weft_graph_peer (pp->g, node, port, &peer, &peer_port);
-    g_string_append_printf (pp->out, " %s:%u->%s", weft_graph_node (pp->g, node)->name, port + 1,
-                            weft_graph_node (pp->g, peer)->name);
+    weft_graph_peer (g, node, port, &peer, &peer_port);
+    g_string_append_printf (pp->out, " %s:%u->%s", weft_graph_node (g, node)->name, port + 1,
+                            weft_graph_node (g, peer)->name);
+    const WeftPort *p = NULL;
+    const char *why = stuck_port (pp->net, node, port, &p);
+    if (!why)
+        return;
+    g_string_append_printf (pp->out, " [%s]", why);
+    if (pp->why->len)
+        return;
+    g_string_append_printf (pp->why, "; stops at %s:%u->%s:%u: ", weft_graph_node (g, node)->name,
+                            port + 1, weft_graph_node (g, peer)->name, peer_port + 1);
+    if (p->fault && p->fault->down) {
+        g_autofree char *since = weft_units_format_human_time (p->fault->down_since);
+        g_string_append_printf (pp->why, "port Down since %s ([%s])", since, p->fault->cause);
+    } else {
+        g_string_append (pp->why, "data waiting, no credits from the receiver");
+    }
 }
 
-/* " path A:1->B B:2->C" (and why it is not a path, when it does not reach the destination). */
+/* " path A:1->B B:2->C" (and why it is not a path, when it does not reach the destination;
+ * where it stops, when a port on it cannot send). */
 static void
 append_path (const WeftNetwork *net, const WeftFlow *f, GString *out)
 {
     g_string_append (out, "; path");
-    PathPrint pp = { net->graph, out };
+    g_autoptr (GString) why = g_string_new (NULL);
+    PathPrint pp = { net, out, why };
     if (weft_transport_walk (&net->tp, f, f->spec.src, f->dst_ep, FALSE, print_hop, &pp) ==
         G_MAXUINT)
-        g_string_append (out, " (does not reach the destination)");
+        g_string_append (out, " (does not reach the destination: no route)");
+    g_string_append_len (out, why->str, (gssize) why->len);
+}
+
+/* One line per faulty link that is Down now (the first thing an operator looks for). */
+static void
+append_down_links (const WeftNetwork *net, GString *out)
+{
+    for (guint i = 0; i < net->ports->len; i++) {
+        const WeftPort *p = net->ports->pdata[i];
+        if (!p->fault || !p->fault->down || p->link.direction != 0)
+            continue;
+        g_autofree char *since = weft_units_format_human_time (p->fault->down_since);
+        g_string_append_printf (out, "  link %s:%u <-> %s:%u is Down since %s ([%s])\n",
+                                p->owner->name, p->index + 1, p->link.peer->name,
+                                p->link.peer_port + 1, since, p->fault->cause);
+    }
 }
 
 char *
 weft_network_describe_waiting (const WeftNetwork *net, guint max)
 {
     GString *out = g_string_new (NULL);
+    append_down_links (net, out);
     guint shown = 0, waiting = 0;
-    for (guint i = 0; i < net->tp.n_flows; i++) {
-        const WeftFlow *f = &net->tp.flows[i];
-        if (f->finished)
-            continue;
-        waiting++;
-        if (shown >= max)
-            continue;
-        shown++;
-        g_string_append_printf (out,
-                                "  flow %u %s -> %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                                " bytes delivered%s",
-                                f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
-                                weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
-                                f->spec.size_bytes, f->started ? "" : " (not started)");
-        append_path (net, f, out);
-        g_string_append_c (out, '\n');
-    }
+    /* Flows that started first (they show where the traffic stops), then those that wait for
+     * their predecessors. */
+    for (guint pass = 0; pass < 2; pass++)
+        for (guint i = 0; i < net->tp.n_flows; i++) {
+            const WeftFlow *f = &net->tp.flows[i];
+            if (f->finished || (pass == 0) != (f->started != 0))
+                continue;
+            waiting++;
+            if (shown >= max)
+                continue;
+            shown++;
+            g_string_append_printf (out,
+                                    "  flow %u %s -> %s: %" G_GUINT64_FORMAT
+                                    " of %" G_GUINT64_FORMAT " bytes delivered%s",
+                                    f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
+                                    weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
+                                    f->spec.size_bytes, f->started ? "" : " (not started)");
+            append_path (net, f, out);
+            g_string_append_c (out, '\n');
+        }
     if (waiting > shown)
         g_string_append_printf (out, "  ... and %u more waiting flows\n", waiting - shown);
     if (weft_fabric_pfc (&net->fabric)) {

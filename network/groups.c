@@ -47,7 +47,7 @@ static const EngineGroup engine_first[] = {
 };
 static const EngineGroup engine_server = { "server", "a DGX-class server (generator = railopt)",
                                            weft_server_params };
-/* [topology], [workload.NAME] and [fault.NAME] (reserved) complete the list. */
+/* [topology] and [workload.NAME] complete the list ([fault.NAME] is the fault mechanism's). */
 
 /* Whether @mech is the first in the registry to read its group (a group is listed once). */
 static gboolean
@@ -72,13 +72,7 @@ weft_network_check_groups (const WeftExperiment *exp, GError **error)
     g_ptr_array_add (known, (gpointer) "topology");
     g_ptr_array_add (known, NULL);
     static const char *const prefixes[] = { "workload", "fault", NULL };
-    if (!weft_experiment_check_groups (exp, (const char *const *) known->pdata, prefixes, error))
-        return FALSE;
-    g_auto (GStrv) faults = weft_experiment_groups_with_prefix (exp, "fault");
-    if (faults && faults[0])
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, faults[0], NULL,
-                                     "faults are not implemented yet: remove this group");
-    return TRUE;
+    return weft_experiment_check_groups (exp, (const char *const *) known->pdata, prefixes, error);
 }
 
 /* ---- weft params ------------------------------------------------------------------------ */

@@ -5,8 +5,9 @@
  * results (network/stats.c) and the diagnosis of a hang or a failed workload
  * (network/diagnose.c).
  *
- * Reads [fabric], [switch], [transport] and every [workload.NAME]; refuses [fault.NAME] (not
- * implemented yet).  weft_network_check_groups() checks what an experiment may contain.
+ * Reads [fabric], [switch], [transport], every [workload.NAME] and, through the fault
+ * mechanism (models/fault.h), every [fault.NAME].  weft_network_check_groups() checks what an
+ * experiment may contain.
  */
 #ifndef WEFT_NETWORK_NETWORK_H
 #define WEFT_NETWORK_NETWORK_H
@@ -48,7 +49,7 @@ WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *gra
 void weft_network_free (WeftNetwork *net);
 
 /* Checks the experiment's groups against everything weft knows: the engine's own groups and
- * every mechanism's (fault groups are refused as not implemented yet). */
+ * every mechanism's. */
 gboolean weft_network_check_groups (const WeftExperiment *exp, GError **error);
 
 /* `weft params`: appends to @out the description of group @want (NULL: every group; a

@@ -92,7 +92,7 @@ weft_network_finish_trace (WeftNetwork *net)
                                    .busy_ps = p->busy_ps,
                                    .rate_bps = p->link.rate_bps,
                                    .ecn_marks = p->ecn_marks,
-                                   /* Faults do not exist yet: every port is up. */
+                                   /* Up unless a fault says otherwise (port_row). */
                                    .state = 4 /* Active */,
                                    .phys_state = 5 /* LinkUp */ };
         g_strlcpy (rows[i].link_layer, "Ethernet", sizeof rows[i].link_layer);

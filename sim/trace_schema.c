@@ -49,6 +49,9 @@ static const WeftTraceField dcqcn_sample_fields[] = { WEFT_TRACE_DCQCN_SAMPLE_FI
 #define ROW WeftTraceBufferSample
 static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_FIELDS (FIELD) };
 #undef ROW
+#define ROW WeftTraceFault
+static const WeftTraceField fault_fields[] = { WEFT_TRACE_FAULT_FIELDS (FIELD) };
+#undef ROW
 #undef FIELD
 
 /* The initializer reads in the order of WeftTraceRecord's members. */

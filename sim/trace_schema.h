@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 5
+#define WEFT_TRACE_SCHEMA_VERSION 6
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -189,24 +189,24 @@ typedef struct {
        "a model or its configuration. On RoCE: packets dropped at this ingress above xoff + "      \
        "headroom (PFC lossless violations: `[pfc] headroom` too small)")                           \
     X (U64, symbol_errors, "",                                                                     \
-       "*(schema 2)* perfquery `SymbolErrorCounter`: minor link errors. **Always 0 today**: "      \
-       "weft models no bit errors, and `[fault.NAME]` groups are refused as not implemented")      \
+       "*(schema 2)* perfquery `SymbolErrorCounter`: minor link errors; weft counts one per "      \
+       "packet received corrupted (`[fault.NAME] kind = bit-errors`), 0 elsewhere")                \
     X (U64, link_downed, "",                                                                       \
-       "*(schema 2)* perfquery `LinkDownedCounter`: times the link went down. **Always 0 "         \
-       "today** (no faults)")                                                                      \
+       "*(schema 2)* perfquery `LinkDownedCounter`: times the link went down "                     \
+       "(`[fault.NAME] kind = link-down` or `link-flap`)")                                         \
     X (U64, rcv_errors, "",                                                                        \
-       "*(schema 2)* perfquery `PortRcvErrors`: packets received with errors and discarded. "      \
-       "**Always 0 today** (no faults)")                                                           \
+       "*(schema 2)* perfquery `PortRcvErrors`: packets received with errors and discarded "       \
+       "(`[fault.NAME] kind = bit-errors`)")                                                       \
     X (U64, rate_bps, "bit/s", "*(schema 2)* ibstat `Rate`: the rate of the port's link")          \
     X (U8, state, "",                                                                              \
        "*(schema 2)* ibstat `State` (`PortState`) as IB numbers it: 1 `Down`, 2 `Init`, 3 "        \
        "`Armed`, 4 `Active`; 0 not recorded (IB also has 5 `ActiveDefer`). Every port is "         \
-       "`Active` today (no faults)")                                                               \
+       "`Active` unless a `[fault.NAME]` left it `Down` at the end of the run")                    \
     X (U8, phys_state, "",                                                                         \
        "*(schema 2)* ibstat `Physical state` (`PortPhysicalState`) as IB numbers it: 2 "           \
        "`Polling`, 3 `Disabled`, 5 `LinkUp`; 0 not recorded (IB's others: 1 `Sleep`, 4 "           \
-       "`PortConfigurationTraining`, 6 `LinkErrorRecovery`, 7 `PhyTest`). Every port is "          \
-       "`LinkUp` today")                                                                           \
+       "`PortConfigurationTraining`, 6 `LinkErrorRecovery`, 7 `PhyTest`). `LinkUp`, or "           \
+       "`Polling` for a port a fault left `Down`")                                                 \
     X (KIND, link_layer, "", "*(schema 2)* ibstat `Link layer`: `InfiniBand` or `Ethernet`")       \
     X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at this egress")
 typedef struct {
@@ -312,6 +312,26 @@ typedef struct {
     WEFT_TRACE_COLLECTIVE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceCollective;
 
+/* /faults (schema 6): one row per fault event ([fault.NAME], models/fault.h), in time order,
+ * with both ends' counters at that moment: what a trace can tell of a port before and after. */
+#define WEFT_TRACE_FAULT_FIELDS(X)                                                                 \
+    X (U64, time_ps, "ps", "when it happened")                                                     \
+    X (NAME, fault, "", "the group that caused it: `fault.NAME`")                                  \
+    X (KIND, kind, "", "the fault's kind: `link-down`, `link-flap`, `degraded` or `bit-errors`")   \
+    X (KIND, action, "", "what changed: `down`, `up` (the link's state), `rate` or `ber`")         \
+    X (U32, link, "", "graph link id (row of `/topology/links`): both directions")                 \
+    X (F64, value, "",                                                                             \
+       "`rate`: the link's new rate in bit/s; `ber`: its new bit-error rate; 0 for `down`/`up`")   \
+    X (U64, a_link_downed, "", "LinkDownedCounter of the link's `a` end, after the event")         \
+    X (U64, b_link_downed, "", "LinkDownedCounter of the link's `b` end, after the event")         \
+    X (U64, a_rcv_errors, "", "PortRcvErrors of the `a` end so far")                               \
+    X (U64, b_rcv_errors, "", "PortRcvErrors of the `b` end so far")                               \
+    X (U64, a_tx_bytes, "B", "bytes the `a` end has sent so far (`/ports.tx_bytes` until then)")   \
+    X (U64, b_tx_bytes, "B", "bytes the `b` end has sent so far")
+typedef struct {
+    WEFT_TRACE_FAULT_FIELDS (WEFT_TRACE_MEMBER)
+} WeftTraceFault;
+
 /* The records, one R (one, many, Struct, data set, chunk rows, since) each, in the order
  * the writer creates their data sets: "one" names the writer's
  * weft_trace_append_<one>() (sim/trace.h), "many" the reader's weft_trace_reader_<many>()
@@ -328,7 +348,8 @@ typedef struct {
     R (path_hop, paths, WeftTracePathHop, "/paths", 4096, 4)                                       \
     R (pfc_sample, pfc_samples, WeftTracePfcSample, "/pfc", 4096, 4)                               \
     R (dcqcn_sample, dcqcn_samples, WeftTraceDcqcnSample, "/dcqcn", 4096, 4)                       \
-    R (buffer_sample, buffer_samples, WeftTraceBufferSample, "/buffers", 4096, 4)
+    R (buffer_sample, buffer_samples, WeftTraceBufferSample, "/buffers", 4096, 4)                  \
+    R (fault, faults, WeftTraceFault, "/faults", 1024, 6)
 
 /* A field of a record, from its X (KIND, name, unit, doc). */
 typedef struct {

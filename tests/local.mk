@@ -55,7 +55,7 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
 	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh \
 	tests/e2e/scale.sh tests/e2e/ue.sh tests/e2e/compare.sh \
-	tests/e2e/report_export.sh
+	tests/e2e/report_export.sh tests/e2e/faults.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a
@@ -163,3 +163,5 @@ e2e_tests += tests/e2e/python_reader.sh
 # tests/damaged_check.py runs both readers over them (tests/e2e/damaged_traces.sh).
 e2e_tests += tests/e2e/damaged_traces.sh
 EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
+check_PROGRAMS += tests/check_fault
+tests_check_fault_SOURCES = tests/check_fault.c

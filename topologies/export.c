@@ -129,8 +129,14 @@ weft_topo_print_route (GString *out, const WeftGraph *g, guint32 a, guint32 b)
         guint n;
         const guint32 *set = weft_graph_route_set (g, v, ep, &n);
         guint32 port = weft_graph_route_static (g, v, ep);
-        g_string_append_printf (out, "  %-28s out port %-3u", weft_graph_node (g, v)->name,
-                                port + 1);
+        guint32 peer, peer_port;
+        weft_graph_peer (g, v, port, &peer, &peer_port);
+        /* The cable as operators name it, NODE:PORT at both ends ([fault.NAME] link = ...). */
+        g_autofree char *ends =
+            g_strdup_printf ("%s:%u -> %s:%u", weft_graph_node (g, v)->name, port + 1,
+                             weft_graph_node (g, peer)->name, peer_port + 1);
+        g_string_append_printf (out, "  %-28s out port %-3u %s", weft_graph_node (g, v)->name,
+                                port + 1, ends);
         if (n > 1) {
             g_string_append_printf (out, "  (%u equal-cost ports:", n);
             for (guint k = 0; k < n && k < 16; k++)

@@ -65,6 +65,7 @@ grep -q "<svg" "$TMP/dgx4.svg" || fail "dot -Tsvg wrote no SVG"
 "$WEFT" topo --routes dgx-1/gpu0 dgx-2/gpu0 "$X/dgx4.ini" >"$TMP/route.txt"
 has "$TMP/route.txt" "dgx-1/gpu0 -> dgx-2/gpu0:"
 has "$TMP/route.txt" "1 switch hop;"
+has "$TMP/route.txt" " -> su0-rail0-leaf:1"
 $PY - "$TMP/dgx4.json" "$TMP/route.txt" <<'EOF' || fail "--routes path"
 import json, sys
 kind = {n["name"]: n for n in json.load(open(sys.argv[1]))["nodes"]}

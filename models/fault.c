@@ -1,0 +1,715 @@
+/* models/fault.c - [fault.NAME] groups: parsing and validation, the ports they act on, and the
+ * events that switch a link Down, change its rate or its bit-error rate (models/fault.h). */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-fault"
+#include "models/fault.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "models/registry.h"
+#include "models/switch.h"
+#include "sim/rng.h"
+#include "sim/units.h"
+#include "workloads/workload.h"
+
+/* ---- the group ------------------------------------------------------------------------- */
+
+typedef struct {
+    int kind;
+    char *link;
+    weft_time_t at, until, period;
+    char *after;
+    guint64 rate_bps;
+    int width;
+    double ber;
+} FaultParams;
+
+#define KINDS                                                                                      \
+    "link-down|link-flap|degraded|bit-errors|switch-down|uplinks-lost|nic-removed|gpudirect-off"
+#define WIDTHS "4x|2x|1x"
+
+static const WeftParamSpec fault_params[] = {
+    WEFT_PARAM_ENUM (
+        "kind", FaultParams, kind, NULL, KINDS,
+        "what fails: link-down, link-flap, degraded (lower rate or width), "
+        "bit-errors (switch-down, uplinks-lost, nic-removed, gpudirect-off: reserved)"),
+    WEFT_PARAM_STRING ("link", FaultParams, link, "",
+                       "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
+                       "them), a NIC or host name (its one fabric link), or the two ends' names "
+                       "separated by a space"),
+    WEFT_PARAM_TIME ("at", FaultParams, at, "0s", "0s", NULL,
+                     "when the fault begins (give this or after, not both)"),
+    WEFT_PARAM_STRING ("after", FaultParams, after, "",
+                       "the event it begins at instead of a time: workload.NAME (the first flow "
+                       "of that workload group starts)"),
+    WEFT_PARAM_TIME ("until", FaultParams, until, "0s", "0s", NULL,
+                     "when it ends (the link is restored); absent: the end of the run"),
+    WEFT_PARAM_TIME ("period", FaultParams, period, "0s", "0s", NULL,
+                     "link-flap: one Down + Active cycle (Down for the first half)"),
+    WEFT_PARAM_RATE ("rate", FaultParams, rate_bps, "0bps", "0bps", NULL,
+                     "degraded: the rate the link trains at (at most its own)"),
+    WEFT_PARAM_ENUM ("width", FaultParams, width, "4x", WIDTHS,
+                     "degraded: the width a 4x port trains at instead of a rate (1x at 400 "
+                     "Gb/s: 100 Gb/s)"),
+    WEFT_PARAM_DOUBLE ("ber", FaultParams, ber, "0", NULL, NULL,
+                       "bit-errors: the bit-error rate, in [0, 1)"),
+    WEFT_PARAM_END,
+};
+
+/* The keys each kind takes besides kind, link, at, after and until. */
+static const char *const kind_keys[][3] = {
+    [WEFT_FAULT_LINK_DOWN] = { NULL },
+    [WEFT_FAULT_LINK_FLAP] = { "period", NULL },
+    [WEFT_FAULT_DEGRADED] = { "rate", "width", NULL },
+    [WEFT_FAULT_BIT_ERRORS] = { "ber", NULL },
+};
+
+const char *
+weft_fault_kind_name (WeftFaultKind kind)
+{
+    static const char *const names[] = { "link-down",   "link-flap",    "degraded",
+                                         "bit-errors",  "switch-down",  "uplinks-lost",
+                                         "nic-removed", "gpudirect-off" };
+    return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+}
+
+/* ---- the run's state -------------------------------------------------------------------- */
+
+typedef struct {
+    WeftFaultPort end[2]; /* end[d]: the transmitter of direction d (0: a -> b) */
+} FaultLink;
+
+typedef struct {
+    char *group; /* "fault.cable" */
+    FaultParams p;
+    gboolean has_at, has_until;
+    guint32 link;  /* graph link id */
+    FaultLink *fl; /* borrowed from WeftFaults.links */
+    WeftPort *port[2];
+    weft_time_t start; /* resolved begin */
+    guint64 rate_bps;  /* degraded: resolved */
+    struct WeftFaults *all;
+} Fault;
+
+struct WeftFaults {
+    GPtrArray *faults;      /* Fault *, file order */
+    GHashTable *links;      /* link id -> FaultLink * (owned) */
+    GPtrArray *rngs;        /* gsl_rng *, owned */
+    WeftSched sched;        /* the fault events' scheduling identity */
+    WeftSim *sim;           /* borrowed */
+    GArray *log;            /* WeftFaultEvent: what happened, in order */
+    const WeftMechEnv *env; /* borrowed: its trace, once the run has one */
+    guint written;          /* events of log already in /faults */
+};
+
+static void
+fault_free (gpointer data)
+{
+    Fault *f = data;
+    weft_params_clear (fault_params, &f->p);
+    g_free (f->group);
+    g_free (f);
+}
+
+static void
+rng_free (gpointer data)
+{
+    gsl_rng_free (data);
+}
+
+/* ---- per packet ------------------------------------------------------------------------- */
+
+double
+weft_fault_per (double ber, guint64 bytes)
+{
+    if (ber <= 0)
+        return 0;
+    /* 1 - (1 - ber)^bits without cancellation for tiny ber. */
+    return -expm1 ((double) (8 * bytes) * log1p (-ber));
+}
+
+gboolean
+weft_fault_port_corrupts (WeftFaultPort *f, const WeftPacket *pkt)
+{
+    if (f->ber <= 0 || pkt->kind == WEFT_PKT_CREDIT)
+        return FALSE;
+    if (gsl_rng_uniform (f->rng) >= weft_fault_per (f->ber, pkt->size))
+        return FALSE;
+    f->corrupted++;
+    return TRUE;
+}
+
+/* ---- naming links ----------------------------------------------------------------------- */
+
+static gboolean
+fail_node (const WeftExperiment *exp, GError **error, const char *group, const WeftGraph *g,
+           const char *name)
+{
+    guint n = weft_graph_n_nodes (g);
+    g_autofree const char **names = g_new0 (const char *, n + 1);
+    for (guint i = 0; i < n; i++)
+        names[i] = weft_graph_node (g, i)->name;
+    const char *near = weft_suggest (name, names);
+    if (near)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, "link",
+                                     "unknown node '%s', did you mean '%s'?", name, near);
+    return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, "link",
+                                 "unknown node '%s'", name);
+}
+
+/* The graph link @text names: NODE:PORT, a node with one fabric link, or "A B". */
+static gboolean
+resolve_link (const WeftExperiment *exp, const char *group, const WeftGraph *g, const char *text,
+              guint32 *link, GError **error)
+{
+    g_autofree char *t = g_strstrip (g_strdup (text));
+    if (!*t)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "link",
+                                     "required: which link fails");
+    g_auto (GStrv) parts = g_strsplit_set (t, " \t", -1);
+    const char *words[2] = { NULL, NULL };
+    guint nw = 0;
+    for (guint i = 0; parts[i]; i++) {
+        if (!*parts[i])
+            continue;
+        if (nw == 2)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "link",
+                                         "'%s': expected NODE:PORT, NODE or two node names", t);
+        words[nw++] = parts[i];
+    }
+    if (nw == 2) {
+        guint32 a = weft_graph_lookup (g, words[0]), b = weft_graph_lookup (g, words[1]);
+        if (a == WEFT_GRAPH_NONE)
+            return fail_node (exp, error, group, g, words[0]);
+        if (b == WEFT_GRAPH_NONE)
+            return fail_node (exp, error, group, g, words[1]);
+        const WeftNode *na = weft_graph_node (g, a);
+        for (guint p = 0; p < na->ports->len; p++) {
+            guint32 peer, pp;
+            if (weft_graph_peer (g, a, p, &peer, &pp) && peer == b) {
+                *link = g_array_index (na->ports, guint32, p);
+                return TRUE;
+            }
+        }
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, "link",
+                                     "no link between %s and %s", words[0], words[1]);
+    }
+    guint32 node = weft_graph_lookup (g, t);
+    const char *colon = strrchr (t, ':');
+    if (node == WEFT_GRAPH_NONE && colon) {
+        g_autofree char *name = g_strndup (t, (gsize) (colon - t));
+        node = weft_graph_lookup (g, name);
+        if (node == WEFT_GRAPH_NONE)
+            return fail_node (exp, error, group, g, name);
+        const WeftNode *n = weft_graph_node (g, node);
+        char *end = NULL;
+        guint64 port = g_ascii_strtoull (colon + 1, &end, 10);
+        if (!colon[1] || *end || port < 1 || port > n->ports->len)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "link",
+                                         "'%s': %s has ports 1 to %u", t, name, n->ports->len);
+        *link = g_array_index (n->ports, guint32, port - 1);
+        if (*link == WEFT_GRAPH_NONE)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "link",
+                                         "'%s': port %" G_GUINT64_FORMAT " of %s is not cabled", t,
+                                         port, name);
+        return TRUE;
+    }
+    if (node == WEFT_GRAPH_NONE)
+        return fail_node (exp, error, group, g, t);
+    /* A node alone: its one fabric link (a NIC's or a host's cable to its leaf). */
+    const WeftNode *n = weft_graph_node (g, node);
+    guint found = 0;
+    for (guint p = 0; p < n->ports->len; p++) {
+        guint32 lid = g_array_index (n->ports, guint32, p);
+        if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC) {
+            *link = lid;
+            found++;
+        }
+    }
+    if (found != 1)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "link",
+                                     "%s has %u fabric links: name one as %s:PORT", t, found, t);
+    return TRUE;
+}
+
+/* ---- configure: read and check every group ---------------------------------------------- */
+
+static gboolean
+has_key (const WeftExperiment *exp, const char *group, const char *key)
+{
+    return g_key_file_has_key (weft_experiment_keyfile (exp), group, key, NULL);
+}
+
+static gboolean
+read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Fault *f,
+            GError **error)
+{
+    WeftParamBinding b = { fault_params, &f->p };
+    if (!weft_params_read (exp, group, &b, 1, error))
+        return FALSE;
+    int kind = f->p.kind;
+    if (kind > WEFT_FAULT_BIT_ERRORS)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "kind",
+                                     "%s is not implemented yet", weft_fault_kind_name (kind));
+    /* Keys of other kinds would be silently ignored. */
+    static const char *const own[] = { "period", "rate", "width", "ber" };
+    for (guint i = 0; i < G_N_ELEMENTS (own); i++) {
+        gboolean mine = FALSE;
+        for (guint k = 0; kind_keys[kind][k]; k++)
+            mine |= strcmp (kind_keys[kind][k], own[i]) == 0;
+        if (!mine && has_key (exp, group, own[i]))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, own[i],
+                                         "not used by kind = %s", weft_fault_kind_name (kind));
+    }
+    f->has_at = has_key (exp, group, "at");
+    f->has_until = has_key (exp, group, "until");
+    gboolean has_after = has_key (exp, group, "after");
+    if (f->has_at && has_after)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                     "give at or after, not both");
+    if (!f->has_at && !has_after)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "at",
+                                     "required: when the fault begins (at = TIME or after = "
+                                     "workload.NAME)");
+    if (has_after && !g_str_has_prefix (f->p.after, "workload."))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                     "unknown event '%s': expected workload.NAME", f->p.after);
+    weft_time_t duration = env->sim->duration;
+    if (f->has_at && duration && f->p.at >= duration) {
+        g_autofree char *d = weft_units_format_human_time (duration);
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
+                                     "past the run's duration (%s)", d);
+    }
+    if (f->has_until && f->has_at && f->p.until <= f->p.at)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
+                                     "not after at");
+    if (!resolve_link (exp, group, env->graph, f->p.link, &f->link, error))
+        return FALSE;
+    guint64 rate = weft_graph_link (env->graph, f->link)->rate_bps;
+    switch (kind) {
+    case WEFT_FAULT_LINK_FLAP:
+        if (f->p.period == 0)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "period",
+                                         "required and above 0 for a flapping link");
+        break;
+    case WEFT_FAULT_DEGRADED:
+        if (has_key (exp, group, "rate") == has_key (exp, group, "width"))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "rate",
+                                         "give the rate or the width the link trains at "
+                                         "(one of them)");
+        f->rate_bps = has_key (exp, group, "rate") ? f->p.rate_bps : rate / (1u << f->p.width);
+        if (f->rate_bps == 0 || f->rate_bps > rate) {
+            g_autofree char *r = weft_units_format_rate (rate);
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group,
+                                         has_key (exp, group, "rate") ? "rate" : "width",
+                                         "above 0 and at most the link's own rate (%s)", r);
+        }
+        break;
+    case WEFT_FAULT_BIT_ERRORS:
+        if (!has_key (exp, group, "ber"))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "ber",
+                                         "required for bit errors");
+        if (!(f->p.ber >= 0 && f->p.ber < 1))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "ber",
+                                         "%g is outside [0, 1)", f->p.ber);
+        break;
+    default:
+        break;
+    }
+    return TRUE;
+}
+
+static gboolean
+fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    if (weft_experiment_has_group (exp, "fault"))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_GROUP, "fault", NULL,
+                                     "a fault needs a name: [fault.NAME]");
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    /* `weft report` configures without a network (no graph): faults have nothing to report
+     * from a finished trace's tables that /ports does not show already. */
+    if (!groups || !groups[0] || !env->graph)
+        return TRUE;
+    WeftFaults *fs = g_new0 (WeftFaults, 1);
+    env->fabric->faults = fs;
+    fs->faults = g_ptr_array_new_with_free_func (fault_free);
+    fs->links = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+    fs->rngs = g_ptr_array_new_with_free_func (rng_free);
+    fs->log = g_array_new (FALSE, TRUE, sizeof (WeftFaultEvent));
+    fs->sim = env->sim;
+    for (guint i = 0; groups[i]; i++) {
+        Fault *f = g_new0 (Fault, 1);
+        f->group = g_strdup (groups[i]);
+        f->all = fs;
+        g_ptr_array_add (fs->faults, f);
+        if (!read_fault (env, exp, groups[i], f, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* ---- setup: the ports ------------------------------------------------------------------- */
+
+static gboolean
+fault_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    (void) exp;
+    (void) error;
+    WeftFaults *fs = env->fabric->faults;
+    if (!fs)
+        return TRUE;
+    fs->sched = weft_sim_sched_new (env->sim);
+    fs->env = env;
+    for (guint i = 0; i < fs->faults->len; i++) {
+        Fault *f = fs->faults->pdata[i];
+        const WeftLink *l = weft_graph_link (env->graph, f->link);
+        FaultLink *fl = g_hash_table_lookup (fs->links, GUINT_TO_POINTER (f->link));
+        if (!fl) {
+            fl = g_new0 (FaultLink, 1);
+            g_hash_table_insert (fs->links, GUINT_TO_POINTER (f->link), fl);
+            for (guint d = 0; d < 2; d++) {
+                guint32 node = d == 0 ? l->a : l->b, port = d == 0 ? l->pa : l->pb;
+                WeftPort *wp = weft_model_port (env->node_model[node], port);
+                WeftFaultPort *e = &fl->end[d];
+                e->nominal_rate_bps = l->rate_bps;
+                e->rng = weft_rng_new (env->sim->seed, weft_rng_stream_for_name ("fault") +
+                                                           2 * (guint64) f->link + d);
+                g_ptr_array_add (fs->rngs, e->rng);
+                wp->fault = e;
+            }
+        }
+        f->fl = fl;
+        for (guint d = 0; d < 2; d++)
+            f->port[d] =
+                weft_model_port (env->node_model[d == 0 ? l->a : l->b], d == 0 ? l->pa : l->pb);
+    }
+    return TRUE;
+}
+
+/* ---- the events ------------------------------------------------------------------------- */
+
+const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
+
+/* Appends the events not yet written to /faults (the trace is attached after the network is
+ * built, so an event at time 0 waits for the next one, or the end of the run). */
+static void
+flush_log (WeftFaults *fs)
+{
+    WeftTrace *trace = fs->env ? fs->env->trace : NULL;
+    if (!trace)
+        return;
+    static const char *const actions[] = { "down", "up", "rate", "ber" };
+    for (; fs->written < fs->log->len; fs->written++) {
+        const WeftFaultEvent *ev = &g_array_index (fs->log, WeftFaultEvent, fs->written);
+        WeftTraceFault row = { .time_ps = ev->time_ps,
+                               .link = ev->link,
+                               .value = ev->value,
+                               .a_link_downed = ev->link_downed[0],
+                               .b_link_downed = ev->link_downed[1],
+                               .a_rcv_errors = ev->rcv_errors[0],
+                               .b_rcv_errors = ev->rcv_errors[1],
+                               .a_tx_bytes = ev->tx_bytes[0],
+                               .b_tx_bytes = ev->tx_bytes[1] };
+        g_strlcpy (row.fault, weft_faults_group (fs, ev->fault), sizeof row.fault);
+        g_strlcpy (row.kind, weft_fault_kind_name (ev->kind), sizeof row.kind);
+        g_strlcpy (row.action, actions[ev->action], sizeof row.action);
+        weft_trace_append_fault (trace, &row);
+    }
+}
+
+static void
+log_event (Fault *f, WeftFaultAction action, double value)
+{
+    WeftFaults *fs = f->all;
+    WeftFaultEvent ev = { .time_ps = fs->sim->now,
+                          .kind = (guint8) f->p.kind,
+                          .action = (guint8) action,
+                          .link = f->link,
+                          .value = value };
+    guint idx;
+    if (g_ptr_array_find (fs->faults, f, &idx))
+        ev.fault = idx;
+    for (guint d = 0; d < 2; d++) {
+        const WeftFaultPort *e = &f->fl->end[d];
+        ev.link_downed[d] = e->link_downed;
+        ev.rcv_errors[d] = f->fl->end[1 - d].corrupted;
+        ev.tx_bytes[d] = f->port[d]->tx_bytes;
+    }
+    g_array_append_val (fs->log, ev);
+    flush_log (fs);
+}
+
+static void
+set_down (Fault *f, gboolean down)
+{
+    weft_time_t now = f->all->sim->now;
+    for (guint d = 0; d < 2; d++) {
+        WeftFaultPort *e = &f->fl->end[d];
+        if (down && !e->down) {
+            e->link_downed++;
+            e->down_since = now;
+        }
+        e->down = down;
+        e->cause = f->group;
+    }
+    log_event (f, down ? WEFT_FAULT_ACTION_DOWN : WEFT_FAULT_ACTION_UP, 0);
+    if (!down)
+        for (guint d = 0; d < 2; d++)
+            weft_port_kick (f->port[d]);
+}
+
+static void
+begin (Fault *f)
+{
+    switch (f->p.kind) {
+    case WEFT_FAULT_LINK_DOWN:
+    case WEFT_FAULT_LINK_FLAP:
+        set_down (f, TRUE);
+        break;
+    case WEFT_FAULT_DEGRADED:
+        /* The transmitter reads the rate as each packet starts, so the packet on the wire
+         * keeps its timing and the wire's FIFO stays in order (models/link.h). */
+        for (guint d = 0; d < 2; d++) {
+            f->port[d]->link.rate_bps = f->rate_bps;
+            f->fl->end[d].cause = f->group;
+        }
+        log_event (f, WEFT_FAULT_ACTION_RATE, (double) f->rate_bps);
+        break;
+    case WEFT_FAULT_BIT_ERRORS:
+        for (guint d = 0; d < 2; d++) {
+            f->fl->end[d].ber = f->p.ber;
+            f->fl->end[d].cause = f->group;
+        }
+        log_event (f, WEFT_FAULT_ACTION_BER, f->p.ber);
+        break;
+    default:
+        g_assert_not_reached ();
+    }
+}
+
+static void
+end_fault (Fault *f)
+{
+    switch (f->p.kind) {
+    case WEFT_FAULT_LINK_DOWN:
+    case WEFT_FAULT_LINK_FLAP:
+        set_down (f, FALSE);
+        break;
+    case WEFT_FAULT_DEGRADED:
+        for (guint d = 0; d < 2; d++) {
+            f->port[d]->link.rate_bps = f->fl->end[d].nominal_rate_bps;
+            weft_port_kick (f->port[d]);
+        }
+        log_event (f, WEFT_FAULT_ACTION_RATE, (double) f->fl->end[0].nominal_rate_bps);
+        break;
+    case WEFT_FAULT_BIT_ERRORS:
+        for (guint d = 0; d < 2; d++)
+            f->fl->end[d].ber = 0;
+        log_event (f, WEFT_FAULT_ACTION_BER, 0);
+        break;
+    default:
+        g_assert_not_reached ();
+    }
+}
+
+enum { PHASE_BEGIN, PHASE_END, PHASE_FLAP };
+
+static void
+on_fault (WeftSim *sim, void *target, WeftArg arg)
+{
+    Fault *f = target;
+    switch (arg.u) {
+    case PHASE_BEGIN:
+        begin (f);
+        if (f->p.kind == WEFT_FAULT_LINK_FLAP)
+            weft_sim_schedule_at (sim, &f->all->sched, sim->now + f->p.period / 2, on_fault, f,
+                                  (WeftArg){ .u = PHASE_FLAP });
+        break;
+    case PHASE_FLAP: {
+        if (f->has_until && sim->now >= f->p.until)
+            break;
+        gboolean down = !f->fl->end[0].down;
+        set_down (f, down);
+        weft_time_t half = down ? f->p.period / 2 : f->p.period - f->p.period / 2;
+        weft_sim_schedule_at (sim, &f->all->sched, sim->now + half, on_fault, f,
+                              (WeftArg){ .u = PHASE_FLAP });
+        break;
+    }
+    case PHASE_END:
+        if (f->p.kind != WEFT_FAULT_LINK_FLAP || f->fl->end[0].down)
+            end_fault (f);
+        f->has_until = TRUE; /* stops the flapping */
+        f->p.until = sim->now;
+        break;
+    default:
+        g_assert_not_reached ();
+    }
+}
+
+/* ---- check: resolve `after`, refuse contradictions, schedule ---------------------------- */
+
+/* The part of a link a kind changes: its state, its rate, its bit-error rate. */
+static int
+aspect (int kind)
+{
+    return kind == WEFT_FAULT_LINK_FLAP ? WEFT_FAULT_LINK_DOWN : kind;
+}
+
+static gboolean
+fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
+{
+    WeftFaults *fs = env->fabric->faults;
+    if (!fs)
+        return TRUE;
+    for (guint i = 0; i < fs->faults->len; i++) {
+        Fault *f = fs->faults->pdata[i];
+        if (f->has_at) {
+            f->start = f->p.at;
+            continue;
+        }
+        const char *want = f->p.after + strlen ("workload.");
+        guint group = G_MAXUINT;
+        for (guint w = 0; w < env->workload_names->len; w++)
+            if (strcmp (env->workload_names->pdata[w], want) == 0)
+                group = w;
+        if (group == G_MAXUINT) {
+            g_autofree const char **names = g_new0 (const char *, env->workload_names->len + 1);
+            for (guint w = 0; w < env->workload_names->len; w++)
+                names[w] = env->workload_names->pdata[w];
+            const char *near = weft_suggest (want, names);
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, f->group, "after",
+                                         "unknown event '%s': no [workload.%s]%s%s%s", f->p.after,
+                                         want, near ? ", did you mean workload." : "",
+                                         near ? near : "", near ? "?" : "");
+        }
+        f->start = G_MAXUINT64;
+        for (guint s = 0; s < env->specs->len; s++) {
+            const WeftFlowSpec *spec = &g_array_index (env->specs, WeftFlowSpec, s);
+            if (spec->group == group && spec->start_ps < f->start)
+                f->start = spec->start_ps;
+        }
+        if (f->start == G_MAXUINT64)
+            f->start = 0;
+        if (f->has_until && f->p.until <= f->start)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, f->group, "until",
+                                         "not after the fault begins (%s)", f->p.after);
+    }
+    /* Two faults that set the same thing of one link at overlapping times contradict. */
+    for (guint i = 0; i < fs->faults->len; i++) {
+        const Fault *a = fs->faults->pdata[i];
+        weft_time_t a_end = a->has_until ? a->p.until : G_MAXUINT64;
+        for (guint j = 0; j < i; j++) {
+            const Fault *b = fs->faults->pdata[j];
+            weft_time_t b_end = b->has_until ? b->p.until : G_MAXUINT64;
+            if (a->link != b->link || aspect (a->p.kind) != aspect (b->p.kind))
+                continue;
+            if (a->start < b_end && b->start < a_end)
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, a->group, "at",
+                                             "contradicts [%s] on the same link at the same time",
+                                             b->group);
+        }
+    }
+    for (guint i = 0; i < fs->faults->len; i++) {
+        Fault *f = fs->faults->pdata[i];
+        if (f->start == 0 && f->p.kind == WEFT_FAULT_DEGRADED)
+            begin (f); /* trained that way: before the first packet leaves */
+        else
+            weft_sim_schedule_at (env->sim, &fs->sched, f->start, on_fault, f,
+                                  (WeftArg){ .u = PHASE_BEGIN });
+        if (f->has_until)
+            weft_sim_schedule_at (env->sim, &fs->sched, f->p.until, on_fault, f,
+                                  (WeftArg){ .u = PHASE_END });
+    }
+    return TRUE;
+}
+
+/* ---- results ---------------------------------------------------------------------------- */
+
+static void
+fault_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    (void) st;
+    const WeftFaults *fs = env->fabric->faults;
+    if (!fs)
+        return;
+    guint64 down = 0, corrupted = 0, downed = 0;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init (&it, fs->links);
+    while (g_hash_table_iter_next (&it, &key, &value)) {
+        const FaultLink *fl = value;
+        for (guint d = 0; d < 2; d++) {
+            down += fl->end[d].lost_down;
+            corrupted += fl->end[d].corrupted;
+            downed += fl->end[d].link_downed;
+        }
+    }
+    g_string_append_printf (out,
+                            "  faults       %u groups, %u events; lost %" G_GUINT64_FORMAT
+                            " packets to Down ports, %" G_GUINT64_FORMAT
+                            " corrupted; LinkDowned %" G_GUINT64_FORMAT "\n",
+                            fs->faults->len, fs->log->len, down, corrupted, downed);
+}
+
+/* perfquery's and ibstat's view of a faulty link's end: its LinkDownedCounter, the packets it
+ * received corrupted (the peer's transmitter drew them: PortRcvErrors, and one symbol error
+ * each), and its state. */
+static void
+fault_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
+{
+    const WeftFaultPort *f = port->fault;
+    if (!f)
+        return;
+    flush_log (env->fabric->faults); /* the end of the run: anything still pending */
+    const WeftPort *peer = weft_model_port (port->link.peer, port->link.peer_port);
+    guint64 rx_bad = peer->fault ? peer->fault->corrupted : 0;
+    row->link_downed = f->link_downed;
+    row->rcv_errors = rx_bad;
+    row->symbol_errors = rx_bad;
+    if (f->down) {
+        row->state = 1;      /* Down */
+        row->phys_state = 2; /* Polling: no signal from the peer */
+    }
+}
+
+static void
+fault_clear (WeftMechEnv *env)
+{
+    WeftFaults *fs = env->fabric->faults;
+    if (!fs)
+        return;
+    g_ptr_array_unref (fs->faults);
+    g_hash_table_unref (fs->links);
+    g_ptr_array_unref (fs->rngs);
+    g_array_unref (fs->log);
+    g_free (fs);
+    env->fabric->faults = NULL;
+}
+
+const GArray *
+weft_faults_log (const WeftFaults *fs)
+{
+    return fs ? fs->log : NULL;
+}
+
+const char *
+weft_faults_group (const WeftFaults *fs, guint32 fault)
+{
+    return fs && fault < fs->faults->len ? ((Fault *) fs->faults->pdata[fault])->group : NULL;
+}
+
+const WeftMechanism weft_fault_mechanism = {
+    .name = "fault",
+    .group = "fault",
+    .help = "[fault.NAME]: a link that goes Down, flaps, trains at a lower rate or corrupts "
+            "packets, at a time or an event of the run (doc/faults.md)",
+    .params = fault_params,
+    .fabrics = WEFT_FABRICS_ALL,
+    .configure = fault_configure,
+    .setup = fault_setup,
+    .check = fault_check,
+    .port_row = fault_port_row,
+    .summary = fault_summary,
+    .clear = fault_clear,
+};

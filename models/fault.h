@@ -1,0 +1,121 @@
+/* models/fault.h - injected faults: [fault.NAME] groups, each one fault on one link at a time
+ * of the run (doc/faults.md).
+ *
+ * Kinds:
+ *   link-down   both directions go Down at `at` (and come back at `until`, if given); each end's
+ *               LinkDownedCounter counts the transition
+ *   link-flap   Down for half of `period`, Active for the other half, from `at` (to `until`)
+ *   degraded    the link trains at a lower rate (`rate`, or `width` of a 4x port: 1x at
+ *               400 Gb/s is 100 Gb/s), both directions
+ *   bit-errors  each packet crossing the link (either way) is corrupted with probability
+ *               PER = 1 - (1 - ber)^(bits of the packet) and discarded by the receiver, which
+ *               counts it in PortRcvErrors (and SymbolErrorCounter); the transport recovers
+ * switch-down, uplinks-lost, nic-removed and gpudirect-off are reserved (refused as not
+ * implemented yet).
+ *
+ * What happens to a packet: the transmitter of a Down port still takes the packet off its
+ * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port
+ * that is not Active; nothing is held back, so no credit or pause spreads upstream), counts it
+ * lost and releases it.  A corrupted packet leaves normally (PortXmitData counts it) and never
+ * arrives; on InfiniBand its credits are not consumed, which is what the receiver's discard
+ * amounts to once its flow-control packets (absolute counts) resynchronise the sender.
+ * Flow-control packets (credits, PAUSE) are never corrupted nor discarded (they stand for the
+ * link-level state the ends re-establish at link up).  Packets already on the wire when a
+ * link goes Down still arrive: the cut is at the transmitter.
+ * Routing does not react: static forwarding keeps sending into the dead port, as a fabric does
+ * until its subnet manager sweeps (doc/faults.md).
+ *
+ * State: the WeftFaults of a run (owned by the fabric configuration, fabric->faults) holds the
+ * parsed groups, one WeftFaultPort per end of every faulty link (borrowed by WeftPort.fault,
+ * NULL on healthy ports: the hot path pays one predictable branch), and a random stream per
+ * faulty link end for bit errors, seeded from (run seed, link, direction).
+ */
+#ifndef WEFT_MODELS_FAULT_H
+#define WEFT_MODELS_FAULT_H
+
+#include <gsl/gsl_rng.h>
+
+#include "sim/packet.h"
+#include "sim/time.h"
+
+typedef enum {
+    WEFT_FAULT_LINK_DOWN,
+    WEFT_FAULT_LINK_FLAP,
+    WEFT_FAULT_DEGRADED,
+    WEFT_FAULT_BIT_ERRORS,
+    WEFT_FAULT_SWITCH_DOWN,
+    WEFT_FAULT_UPLINKS_LOST,
+    WEFT_FAULT_NIC_REMOVED,
+    WEFT_FAULT_GPUDIRECT_OFF,
+} WeftFaultKind;
+
+/* One end of a faulty link: the state its transmitter consults, and its counters. */
+typedef struct WeftFaultPort {
+    gboolean down;            /* the port is Down (both ends of the link are) */
+    double ber;               /* bit-error rate of what this end sends; 0: none */
+    gsl_rng *rng;             /* owned by WeftFaults */
+    guint64 nominal_rate_bps; /* the rate the link was built with */
+    guint64 link_downed;      /* LinkDownedCounter: transitions to Down */
+    guint64 lost_down;        /* packets this end discarded while Down */
+    guint64 corrupted;        /* packets this end sent that arrived corrupted: the peer's
+                                 PortRcvErrors and SymbolErrorCounter */
+    weft_time_t down_since;   /* while down */
+    const char *cause;        /* the [fault.NAME] that last changed this end (borrowed) */
+} WeftFaultPort;
+
+typedef enum {
+    WEFT_FAULT_PASS = 0, /* the packet goes on the wire */
+    WEFT_FAULT_LOST_DOWN,
+    WEFT_FAULT_CORRUPTED,
+} WeftFaultVerdict;
+
+/* What a fault event did, for the trace's /faults rows (network/sample.c) and the diagnosis. */
+typedef enum {
+    WEFT_FAULT_ACTION_DOWN, /* the link went Down */
+    WEFT_FAULT_ACTION_UP,   /* it came back Active */
+    WEFT_FAULT_ACTION_RATE, /* its rate changed (value: bits per second) */
+    WEFT_FAULT_ACTION_BER,  /* its bit-error rate changed (value) */
+} WeftFaultAction;
+
+typedef struct {
+    weft_time_t time_ps;
+    guint32 fault; /* index of the [fault.NAME] group, in file order */
+    guint32 link;  /* graph link id */
+    guint8 kind;   /* WeftFaultKind */
+    guint8 action; /* WeftFaultAction */
+    double value;
+    /* Each end's counters at the event (end 0: the link's a side): */
+    guint64 link_downed[2], rcv_errors[2], tx_bytes[2];
+} WeftFaultEvent;
+
+typedef struct WeftFaults WeftFaults;
+
+/* The run's fault events so far (WeftFaultEvent), or NULL without faults.  (transfer none) */
+const GArray *weft_faults_log (const WeftFaults *fs);
+/* The group name of fault @fault ("fault.cable").  (transfer none) */
+const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
+
+/* Whether this end is Down: its transmitter discards @pkt (counted).  Flow-control packets
+ * (credits, PAUSE) still cross: they stand for the link-level state both ends re-establish
+ * when the link comes back (InfiniBand re-initialises flow control at link up), which weft
+ * does not train; without them a flapping link would leak credits for good. */
+static inline gboolean
+weft_fault_port_discards (WeftFaultPort *f, const WeftPacket *pkt)
+{
+    if (!f->down || pkt->kind == WEFT_PKT_CREDIT)
+        return FALSE;
+    f->lost_down++;
+    return TRUE;
+}
+
+/* Whether @pkt, about to leave this end, arrives corrupted (counted): drawn from this end's
+ * stream with PER = 1 - (1 - ber)^(8 x size). */
+gboolean weft_fault_port_corrupts (WeftFaultPort *f, const WeftPacket *pkt);
+
+/* The probability that a packet of @bytes on the wire has at least one bit error at @ber. */
+double weft_fault_per (double ber, guint64 bytes);
+
+/* The kind's name as in the experiment file ("link-down"). */
+const char *weft_fault_kind_name (WeftFaultKind kind);
+
+#endif /* WEFT_MODELS_FAULT_H */
