@@ -37,7 +37,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 5  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 6  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
