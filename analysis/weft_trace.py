@@ -92,6 +92,14 @@ RECORDS = {
         ("rate_cuts", "<u8", 4),
         ("min_rate_bps", "<u8", 4),
         ("reorder_max", "<u8", 4),
+        ("reorder_count", "<u8", 6),
+        ("reorder_mean", "<f8", 6),
+        ("trims", "<u8", 6),
+        ("nacks", "<u8", 6),
+        ("timeouts", "<u8", 6),
+        ("evs_used", "<u4", 6),
+        ("window_decreases", "<u8", 6),
+        ("quick_adapts", "<u8", 6),
     ]),
     "links": (1, [
         ("time_ps", "<u8", 1),
@@ -104,6 +112,7 @@ RECORDS = {
         ("drops", "<u8", 1),
         ("stall_ps", "<u8", 2),
         ("ecn_marks", "<u8", 4),
+        ("trims", "<u8", 6),
     ]),
     "ports": (1, [
         ("node", "<u4", 1),
@@ -126,6 +135,7 @@ RECORDS = {
         ("phys_state", "u1", 2),
         ("link_layer", "S16", 2),
         ("ecn_marks", "<u8", 4),
+        ("trims", "<u8", 6),
     ]),
     "collectives": (3, [
         ("id", "<u4", 3),
@@ -184,6 +194,17 @@ RECORDS = {
         ("max_bytes", "<u8", 4),
         ("total_bytes", "<u8", 4),
         ("drops", "<u8", 4),
+    ]),
+    "uet": (6, [
+        ("time_ps", "<u8", 6),
+        ("flow", "<u4", 6),
+        ("cwnd_bytes", "<u8", 6),
+        ("credit_bytes", "<u8", 6),
+        ("inflight", "<u8", 6),
+        ("acked", "<u8", 6),
+        ("retransmits", "<u8", 6),
+        ("nacks", "<u8", 6),
+        ("evs_used", "<u4", 6),
     ]),
 }
 # </generated>
@@ -742,6 +763,14 @@ def buffer_samples(path):
     it, the pool's size and the packets it refused in it.  Intervals in which a pool stayed
     empty have no row; without shared buffers there are none."""
     return _rows(path, "buffers")
+
+
+def uet_samples(path):
+    """/uet (schema 6): every flow under way at each [trace] interval on the Ultra Ethernet
+    fabric: NSCC window (cwnd_bytes), RCCC credit (credit_bytes), packets in flight and
+    acknowledged, and retransmits, trim NACKs and entropy values used so far.  0 rows from a
+    file older than schema 6."""
+    return _rows(path, "uet")
 
 
 def main(argv):

@@ -283,9 +283,10 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
                                       .mean_queue_bytes = span ? port->s_area / (double) span : 0,
                                       .drops = port->s_drops,
                                       .stall_ps = stall,
-                                      .ecn_marks = port->s_ecn_marks };
+                                      .ecn_marks = port->s_ecn_marks,
+                                      .trims = port->s_trims };
     }
-    port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = 0;
+    port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = port->s_trims = 0;
     port->s_max_q = port->q_bytes;
     port->s_area = 0;
     port->s_start = now;

@@ -63,7 +63,7 @@ typedef struct WeftPort {
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
     /* Current sample interval, for /links. */
-    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks;
+    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks, s_trims;
     double s_area; /* queue bytes x ps */
     weft_time_t s_start, s_last;
 } WeftPort;

@@ -38,6 +38,7 @@
 #include "models/nscc.h"
 #include "sim/packet.h"
 #include "sim/params.h"
+#include "sim/trace_schema.h"
 
 typedef enum {
     WEFT_UET_LB_ECMP,
@@ -87,6 +88,9 @@ typedef struct {
 } WeftUetFlow;
 
 extern const WeftParamSpec weft_uet_params[];
+
+/* Fills @row's Ultra Ethernet members (trims, nacks, evs_used, NSCC's counters) from @uf. */
+void weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row);
 
 /* Frees @uf's bitmaps (the flow's end, or the run's). */
 void weft_uet_flow_clear (WeftUetFlow *uf);

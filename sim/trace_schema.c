@@ -49,6 +49,9 @@ static const WeftTraceField dcqcn_sample_fields[] = { WEFT_TRACE_DCQCN_SAMPLE_FI
 #define ROW WeftTraceBufferSample
 static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_FIELDS (FIELD) };
 #undef ROW
+#define ROW WeftTraceUetSample
+static const WeftTraceField uet_sample_fields[] = { WEFT_TRACE_UET_SAMPLE_FIELDS (FIELD) };
+#undef ROW
 #undef FIELD
 
 /* The initializer reads in the order of WeftTraceRecord's members. */
