@@ -96,6 +96,29 @@ uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
     }
 }
 
+/* ROD (go-back-N under the UE transport): the EVs learn from every ACK and NAK, and NSCC
+ * from the @acked packets a cumulative ACK newly covers (@rtt 0: no sample) and from NAKs, as
+ * RUD's window does from its selective ones. */
+static void
+uet_rod_ack (WeftNicAgent *nic, WeftFlow *f, const WeftPacket *ack, guint64 acked, weft_time_t rtt)
+{
+    const WeftUet *uet = nic->tp->uet;
+    gboolean nak = ack->kind == WEFT_PKT_NACK;
+    weft_uet_ev_feedback (uet, &f->uet, ack->ev, nak || ack->ce);
+    f->uet.ecn_echoes += ack->ce;
+    f->uet.nacks += nak;
+    if (!uet->nscc.enabled)
+        return;
+    weft_time_t now = nic->owner->sim->now;
+    if (acked)
+        weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
+                          acked * (nic->tp->fabric->mtu + nic->tp->fabric->header), rtt, ack->ce,
+                          now);
+    if (nak)
+        weft_nscc_on_loss (&uet->nscc, &f->uet.cc, now);
+    nscc_window (f, uet);
+}
+
 /* One timer event per flow at a time: a later deadline is picked up when the pending event
  * fires early (sim/timer.h); only an earlier one schedules anew. */
 static void
@@ -588,12 +611,12 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         on_uet_ack (nic, f, ack);
         return;
     }
-    if (nic->tp->uet) /* ROD: the EVs learn from its ACKs and NAKs too */
-        weft_uet_ev_feedback (nic->tp->uet, &f->uet, ack->ev,
-                              ack->kind == WEFT_PKT_NACK || ack->ce);
     if (ack->becn)
         on_becn (nic, f);
     gboolean progressed = ack->seq > f->snd_una;
+    if (nic->tp->uet) /* ROD: the EVs and NSCC learn from its ACKs and NAKs too */
+        uet_rod_ack (nic, f, ack, progressed ? ack->seq - f->snd_una : 0,
+                     progressed && !ack->retransmit ? sim->now - ack->sent_at : 0);
     if (progressed) {
         f->rc_retries = 0;                    /* RC: progress gives the QP its retries back */
         if (!nic->tp->rc && !ack->retransmit) /* Karn: no samples from retransmitted packets */

@@ -128,13 +128,15 @@ typedef struct {
        "*(schema 6)* Ultra Ethernet: data packets of the flow that reached the receiver trimmed "  \
        "to their header; 0 elsewhere")                                                             \
     X (U64, nacks, "",                                                                             \
-       "*(schema 6)* Ultra Ethernet: trim NACKs that reached the sender; 0 elsewhere")             \
+       "*(schema 6)* Ultra Ethernet: NACKs that reached the sender (RUD: one per trimmed "         \
+       "packet; ROD: the NAKs of its gaps); 0 elsewhere")                                          \
     X (U64, timeouts, "", "*(schema 6)* retransmission timeouts at the sender")                    \
     X (U32, evs_used, "",                                                                          \
        "*(schema 6)* Ultra Ethernet: distinct entropy values (paths) the flow sent on; 0 "         \
        "elsewhere")                                                                                \
     X (U64, window_decreases, "",                                                                  \
-       "*(schema 6)* Ultra Ethernet NSCC: multiplicative decreases of the window")                 \
+       "*(schema 6)* Ultra Ethernet NSCC: multiplicative decreases of the window (like every "     \
+       "sender counter here, up to the flow's finish, when the row is written)")                   \
     X (U64, quick_adapts, "", "*(schema 6)* Ultra Ethernet NSCC: quick adapts of the window")
 typedef struct {
     WEFT_TRACE_FLOW_FIELDS (WEFT_TRACE_MEMBER)

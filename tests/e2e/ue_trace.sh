@@ -13,7 +13,11 @@
 #    its counters never fall and never pass the flow's final /flows figures; the NSCC window
 #    stays between one full packet on the wire (4096 + 82 B) and [nscc] max_window, and reads
 #    0 with NSCC off;
-#  - `weft report` rebuilds the uet and nscc summary lines from the traces alone.
+#  - NSCC acts under ROD too: its window moves (decreases, quick adapts, more than one value in
+#    /uet) and the incast trims fewer packets than with NSCC off;
+#  - `weft report` rebuilds the uet and nscc summary lines from the traces alone (the nscc line
+#    under RUD only: a /flows row is written when the flow's last byte is delivered, and under
+#    ROD the sender's window may still change on the ACKs that follow).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
 inc="$WEFT_SRCDIR/experiments/ue-incast-trimming.ini"
@@ -57,9 +61,27 @@ with h5py.File(sys.argv[2], "r") as f:
     fl, uet = f["flows"][:], f["uet"][:]
 assert (fl["evs_used"] == 1).all() and len(uet) > 0 and (uet["cwnd_bytes"] == 0).all()
 PYEOF
-for r in trim ecmp; do
+"$WEFT" run -q "$inc" --set uet:delivery=rod -o "$TMP/rod.h5" >"$TMP/rod" || fail "ROD run"
+"$WEFT" run -q "$inc" --set uet:delivery=rod --set nscc:enabled=false -o "$TMP/rod-off.h5" \
+    >/dev/null || fail "ROD run without NSCC"
+"$PY" - "$TMP/rod.h5" "$TMP/rod-off.h5" <<'PYEOF' || fail "NSCC under ROD"
+import sys, h5py
+import numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    fl, uet, ports = f["flows"][:], f["uet"][:], f["ports"][:]
+with h5py.File(sys.argv[2], "r") as f:
+    off = f["ports"][:]["trims"].sum()
+assert fl["finished"].all() and (fl["bytes_delivered"] == fl["size_bytes"]).all()
+assert fl["window_decreases"].sum() + fl["quick_adapts"].sum() > 0, "NSCC idle under ROD"
+assert len(np.unique(uet["cwnd_bytes"])) > 1, "the window never moved"
+assert ports["trims"].sum() < off, (ports["trims"].sum(), off)
+PYEOF
+grep -q "rod; .*nscc on" "$TMP/rod" || fail "ROD summary"
+for r in trim ecmp rod; do
     "$WEFT" report "$TMP/$r.h5" >"$TMP/$r.report" || fail "weft report $r"
-    for line in uet nscc; do
+    lines="uet nscc"
+    [ $r = rod ] && lines=uet
+    for line in $lines; do
         grep "^  $line " "$TMP/$r" >"$TMP/a" || true
         grep "^  $line " "$TMP/$r.report" >"$TMP/b" || true
         cmp -s "$TMP/a" "$TMP/b" || { cat "$TMP/$r" "$TMP/$r.report" >&2; fail "$r: report's $line line"; }
