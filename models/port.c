@@ -249,12 +249,13 @@ weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt)
 guint64
 weft_port_inflight_data (const WeftPort *p)
 {
-    guint64 n = p->staged && p->staged->kind == WEFT_PKT_DATA;
+    /* A trimmed header carries no data: its transmission already ended as a trim. */
+    guint64 n = p->staged && p->staged->kind == WEFT_PKT_DATA && !p->staged->trimmed;
     for (const WeftPacket *pkt = p->link.wire.head; pkt; pkt = pkt->next)
-        n += pkt->kind == WEFT_PKT_DATA;
+        n += pkt->kind == WEFT_PKT_DATA && !pkt->trimmed;
     for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
         for (const WeftPacket *pkt = p->q[c].head; pkt; pkt = pkt->next)
-            n += pkt->kind == WEFT_PKT_DATA;
+            n += pkt->kind == WEFT_PKT_DATA && !pkt->trimmed;
     return n;
 }
 

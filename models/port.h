@@ -84,7 +84,8 @@ gboolean weft_port_enqueue (WeftPort *port, WeftPacket *pkt);
  * transmitter if it is idle. */
 void weft_port_kick (WeftPort *port);
 
-/* Data packets queued, staged, or on this port's wire (for accounting checks). */
+/* Data packets queued, staged, or on this port's wire (for accounting checks); trimmed
+ * headers are not counted (their transmission ended as a trim). */
 guint64 weft_port_inflight_data (const WeftPort *port);
 
 static inline void
