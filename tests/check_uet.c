@@ -3,13 +3,20 @@
  * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
- * marked ACK above target, increases otherwise, and quick adapt drops to what got through.
+ * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
+ * `weft params ecn` tells the truth about the defaults of [ecn] on each fabric (the help text
+ * names a value per fabric, and a run of that fabric without [ecn] uses it).
  * Leaves unchecked: whole runs (tests/e2e/ue.sh). */
 #include "config.h"
 
 #include <check.h>
 
+#include <string.h>
+
+#include "cli/session.h"
+#include "models/ecn.h"
 #include "models/uet.h"
+#include "sim/units.h"
 #include "tests/harness.h"
 
 static WeftUet
@@ -135,17 +142,75 @@ START_TEST (test_uet_nscc_directions)
 }
 END_TEST
 
+/* The value @help gives after @after ("on Ultra Ethernet "), up to ')' or ';'. */
+static guint64
+help_bytes (const char *help, const char *after)
+{
+    const char *at = strstr (help, after);
+    ck_assert_msg (at != NULL, "no '%s' in '%s'", after, help);
+    at += strlen (after);
+    g_autofree char *text = g_strndup (at, strcspn (at, ");"));
+    guint64 bytes = 0;
+    ck_assert_msg (weft_units_parse_bytes (text, &bytes, NULL), "'%s'", text);
+    return bytes;
+}
+
+static const char *
+ecn_help (const char *key)
+{
+    for (const WeftParamSpec *p = weft_ecn_params; p->name; p++)
+        if (strcmp (p->name, key) == 0)
+            return p->help;
+    ck_abort_msg ("no [ecn] %s", key);
+    return NULL;
+}
+
+START_TEST (test_uet_ecn_defaults_as_params_says)
+{
+    static const struct {
+        const char *kind, *after;
+    } fabrics[] = { { "ultra-ethernet", "on Ultra Ethernet " }, { "roce", "for connectx" } };
+    for (guint i = 0; i < G_N_ELEMENTS (fabrics); i++) {
+        g_autofree char *text = g_strdup_printf (
+            "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 100Gbps\n"
+            "[fabric]\nkind = %s\n[workload.w]\nkind = flows\nflows = host0>host1 8KiB\n",
+            fabrics[i].kind);
+        WeftSession s;
+        harness_prepare (&s, text);
+        const WeftEcn *ecn = &s.net->env.fabric->ecn;
+        ck_assert (ecn->enabled);
+        /* RoCE's text reads "150KB for connectx": the value comes before the words. */
+        if (i == 0) {
+            ck_assert_uint_eq (ecn->kmin, help_bytes (ecn_help ("kmin"), fabrics[i].after));
+            ck_assert_uint_eq (ecn->kmax, help_bytes (ecn_help ("kmax"), fabrics[i].after));
+            ck_assert_double_eq (ecn->pmax,
+                                 g_ascii_strtod (strstr (ecn_help ("pmax"), fabrics[i].after) +
+                                                     strlen (fabrics[i].after),
+                                                 NULL));
+        } else {
+            ck_assert (strstr (ecn_help ("kmin"), "150KB for connectx"));
+            ck_assert (strstr (ecn_help ("kmax"), "1500KB for connectx"));
+            ck_assert_uint_eq (ecn->kmin, 150000);
+            ck_assert_uint_eq (ecn->kmax, 1500000);
+        }
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
     Suite *s = suite_create ("uet");
     TCase *tc = tcase_create ("rules");
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_add_test (tc, test_uet_round_robin_visits_the_pool_in_turn);
     tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
     tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
+    tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
     suite_add_tcase (s, tc);
     return s;
 }
