@@ -10,15 +10,21 @@
 
 
 const WeftMechanism *const weft_mechanisms[] = {
-    &weft_ethernet_mechanism,  &weft_infiniband_mechanism,
-    &weft_vlarb_mechanism,     &weft_ibcc_mechanism,
+    &weft_ethernet_mechanism,
+    &weft_infiniband_mechanism,
+    &weft_vlarb_mechanism,
+    &weft_ibcc_mechanism,
     &weft_dcqcn_mechanism, /* before ecn: its preset gives ECN's defaults */
     &weft_uet_mechanism,   /* before ecn too: it reads [ecn] with Ultra Ethernet's defaults */
-    &weft_nscc_mechanism,      &weft_ecn_mechanism,
-    &weft_pfc_mechanism,       &weft_switch_mechanism,
+    &weft_nscc_mechanism,
+    &weft_rccc_mechanism,
+    &weft_ecn_mechanism,
+    &weft_pfc_mechanism,
+    &weft_switch_mechanism,
     &weft_buffer_mechanism, /* after pfc: the pool sets the ports' headroom aside */
     &weft_nic_mechanism,    /* the NICs' latencies, which the transport's ideal FCTs add */
-    &weft_transport_mechanism, NULL,
+    &weft_transport_mechanism,
+    NULL,
 };
 
 /* The fabric kinds in @fabrics (WEFT_FABRIC_BIT()s), as text: "roce", "ethernet or roce". */

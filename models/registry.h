@@ -162,6 +162,7 @@ extern const WeftMechanism weft_ibcc_mechanism;       /* models/ibcc.c */
 extern const WeftMechanism weft_dcqcn_mechanism;      /* models/dcqcn.c */
 extern const WeftMechanism weft_uet_mechanism;        /* models/uet.c */
 extern const WeftMechanism weft_nscc_mechanism;       /* models/nscc.c */
+extern const WeftMechanism weft_rccc_mechanism;       /* models/rccc.c */
 extern const WeftMechanism weft_ecn_mechanism;        /* models/ecn.c */
 extern const WeftMechanism weft_pfc_mechanism;        /* models/pfc.c */
 extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */

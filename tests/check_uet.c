@@ -4,6 +4,9 @@
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
  * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
+ * RCCC's receiver grants a flow its fair share of the pool, never more than the pool or the
+ * flow's need, returns a credited packet's credit, and grants one packet of overdraft to a
+ * flow holding none;
  * `weft params ecn` tells the truth about the defaults of [ecn] on each fabric (the help text
  * names a value per fabric, and a run of that fabric without [ecn] uses it).
  * Leaves unchecked: whole runs (tests/e2e/ue.sh). */
@@ -142,6 +145,34 @@ START_TEST (test_uet_nscc_directions)
 }
 END_TEST
 
+START_TEST (test_uet_rccc_grants_fair_shares_of_the_pool)
+{
+    WeftRcccRx rx = { .pool = 10, .active = 2 };
+    gint64 a = 0, b = 0;
+    /* a's first (free) packet: its fair share, 10 / 2 */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, FALSE, 100), 5);
+    ck_assert_int_eq (rx.pool, 5);
+    /* a credited packet of a: its credit returns, and a is topped up to its share again */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, TRUE, 100), 1);
+    ck_assert_int_eq (a, 5);
+    ck_assert_int_eq (rx.pool, 5);
+    /* b needs only 3: no more than that */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, FALSE, 3), 3);
+    ck_assert_int_eq (rx.pool, 2);
+    /* a third flow when the pool is empty: one packet of overdraft, since it holds none */
+    rx.active = 3;
+    rx.pool = 0;
+    gint64 c = 0;
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 1);
+    ck_assert_int_eq (rx.pool, -1);
+    /* and nothing more while it holds that one and the pool is dry */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 0);
+    /* a flow that needs nothing more gets nothing */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, TRUE, 2), 0);
+    ck_assert_int_eq (b, 2);
+}
+END_TEST
+
 /* The value @help gives after @after ("on Ultra Ethernet "), up to ')' or ';'. */
 static guint64
 help_bytes (const char *help, const char *after)
@@ -211,6 +242,7 @@ test_suite (void)
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
     tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
+    tcase_add_test (tc, test_uet_rccc_grants_fair_shares_of_the_pool);
     suite_add_tcase (s, tc);
     return s;
 }
