@@ -202,6 +202,8 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
     weft_transport_flow_started (nic->tp, f, sim->now);
     if (nic->tp->uet)
         uet_flow_begin (nic, f);
+    else if (nic->tp->spray) /* spraying over Ethernet or RoCE: the EV state alone */
+        weft_uet_sender_init (nic->tp->spray, &f->uet, f->n_pkts);
     if (nic->tp->fabric->dcqcn.enabled)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
@@ -510,10 +512,10 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->dst = f->spec.dst;
         pkt->dst_ep = f->dst_ep;
         pkt->hash = f->hash;
-        if (nic->tp->uet) {
+        if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
-            pkt->ev = weft_uet_pick_ev (nic->tp->uet, &f->uet, f->hash);
-            pkt->hash = weft_uet_ev_hash (nic->tp->uet, f->hash, pkt->ev);
+            pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash);
+            pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }
         if (f->uet.rccc) { /* RCCC: its free packets first, then credit */
             if (f->uet.free_pkts > 0) {

@@ -485,7 +485,7 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     weft_trace_append_flow (tp->trace, &row);
     /* Its path, when the flow has one: ECMP and static tables pick per flow. */
     if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
-        !(tp->uet && tp->uet->load_balance != WEFT_UET_LB_ECMP)) {
+        !(tp->spray && tp->spray->load_balance != WEFT_UET_LB_ECMP)) {
         TraceHop th = { tp, f->spec.id, 0 };
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
     }

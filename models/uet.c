@@ -190,6 +190,7 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
+    env->tp->spray = uet;
     if (!uet->trimming)
         return TRUE;
     for (guint i = 0; i < env->switches->len; i++) {
