@@ -109,12 +109,13 @@ guint weft_trace_reader_field_since (const WeftTraceRecord *rec, const WeftTrace
  * weft_trace_reader_nodes (WeftTraceNode), _links (WeftTraceLink), _flows (WeftTraceFlow),
  * _link_samples (WeftTraceLinkSample), _ports (WeftTracePort), _collectives
  * (WeftTraceCollective), _paths (WeftTracePathHop), _pfc_samples (WeftTracePfcSample),
- * _dcqcn_samples (WeftTraceDcqcnSample), _buffer_samples (WeftTraceBufferSample).
+ * _dcqcn_samples (WeftTraceDcqcnSample), _buffer_samples (WeftTraceBufferSample),
+ * _faults (WeftTraceFault), _uet_samples (WeftTraceUetSample).
  * A data set a later schema added (/collectives: schema 3; /paths, /pfc, /dcqcn, /buffers:
- * schema 4) reads as 0 rows from a file of an older schema; a file of that schema or newer
- * without it fails like any data set that is missing, fails the checks above or does not
- * read, with WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON", one line).
- * (transfer full) */
+ * schema 4; /faults: schema 6; /uet: schema 7) reads as 0 rows from a file of an older schema; a
+ * file of that schema or newer without it fails like any data set that is missing, fails the checks
+ * above or does not read, with WEFT_TRACE_ERROR_READ ("PATH: cannot read /flows: REASON", one
+ * line). (transfer full) */
 #define WEFT_TRACE_DECLARE_READER(one, many, ...)                                                  \
     GArray *weft_trace_reader_##many (const char *path, GError **error);
 WEFT_TRACE_RECORDS (WEFT_TRACE_DECLARE_READER)

@@ -37,7 +37,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 6  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 7  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -92,6 +92,14 @@ RECORDS = {
         ("rate_cuts", "<u8", 4),
         ("min_rate_bps", "<u8", 4),
         ("reorder_max", "<u8", 4),
+        ("reorder_count", "<u8", 7),
+        ("reorder_mean", "<f8", 7),
+        ("trims", "<u8", 7),
+        ("nacks", "<u8", 7),
+        ("timeouts", "<u8", 7),
+        ("evs_used", "<u4", 7),
+        ("window_decreases", "<u8", 7),
+        ("quick_adapts", "<u8", 7),
     ]),
     "links": (1, [
         ("time_ps", "<u8", 1),
@@ -104,6 +112,7 @@ RECORDS = {
         ("drops", "<u8", 1),
         ("stall_ps", "<u8", 2),
         ("ecn_marks", "<u8", 4),
+        ("trims", "<u8", 7),
     ]),
     "ports": (1, [
         ("node", "<u4", 1),
@@ -126,6 +135,7 @@ RECORDS = {
         ("phys_state", "u1", 2),
         ("link_layer", "S16", 2),
         ("ecn_marks", "<u8", 4),
+        ("trims", "<u8", 7),
     ]),
     "collectives": (3, [
         ("id", "<u4", 3),
@@ -198,6 +208,17 @@ RECORDS = {
         ("b_rcv_errors", "<u8", 6),
         ("a_tx_bytes", "<u8", 6),
         ("b_tx_bytes", "<u8", 6),
+    ]),
+    "uet": (7, [
+        ("time_ps", "<u8", 7),
+        ("flow", "<u4", 7),
+        ("cwnd_bytes", "<u8", 7),
+        ("credit_bytes", "<u8", 7),
+        ("inflight", "<u8", 7),
+        ("acked", "<u8", 7),
+        ("retransmits", "<u8", 7),
+        ("nacks", "<u8", 7),
+        ("evs_used", "<u4", 7),
     ]),
 }
 # </generated>
@@ -763,6 +784,14 @@ def buffer_samples(path):
     it, the pool's size and the packets it refused in it.  Intervals in which a pool stayed
     empty have no row; without shared buffers there are none."""
     return _rows(path, "buffers")
+
+
+def uet_samples(path):
+    """/uet (schema 7): every flow under way at each [trace] interval on the Ultra Ethernet
+    fabric: NSCC window (cwnd_bytes), RCCC credit (credit_bytes), packets in flight and
+    acknowledged, and retransmits, trim NACKs and entropy values used so far.  0 rows from a
+    file older than schema 6."""
+    return _rows(path, "uet")
 
 
 def main(argv):

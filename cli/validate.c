@@ -42,10 +42,14 @@ weft_cli_validate (int argc, char **argv)
     }
     WeftSession s;
     gboolean ok = weft_session_prepare (&s, argv[1], sets, NULL, max_bytes, &error);
-    if (ok)
+    if (ok) {
         printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1], weft_graph_n_nodes (s.graph),
                 weft_graph_n_links (s.graph), weft_network_n_flows (s.net));
-    else
+        /* Other fabrics' groups, accepted for comparisons, but worth seeing. */
+        g_autoptr (GString) unused = g_string_new (NULL);
+        weft_mechanisms_unused_line (&s.net->env, unused);
+        fputs (unused->str, stdout);
+    } else
         g_printerr ("%s\n", error->message);
     weft_session_clear (&s);
     return ok ? WEFT_EXIT_DONE : WEFT_EXIT_BAD_INPUT;

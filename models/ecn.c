@@ -11,13 +11,15 @@ const WeftParamSpec weft_ecn_params[] = {
         "enabled", WeftEcn, enabled, "true",
         "RED-style ECN marking at the fabric switches' egress queues (RoCE, Ultra Ethernet)"),
     WEFT_PARAM_BYTES ("kmin", WeftEcn, kmin, "150KB", "0B", "16GiB",
-                      "queue bytes at and below which nothing is marked (default: the [dcqcn] "
-                      "preset's)"),
+                      "queue bytes at and below which nothing is marked (default: on RoCE the "
+                      "[dcqcn] preset's, 150KB for connectx; on Ultra Ethernet 200KiB)"),
     WEFT_PARAM_BYTES ("kmax", WeftEcn, kmax, "1500KB", "0B", "16GiB",
                       "queue bytes at which the marking probability reaches pmax; above it "
-                      "every packet is marked (default: the [dcqcn] preset's)"),
+                      "every packet is marked (default: on RoCE the [dcqcn] preset's, 1500KB "
+                      "for connectx; on Ultra Ethernet 800KiB)"),
     WEFT_PARAM_DOUBLE ("pmax", WeftEcn, pmax, "1", "0", "1",
-                       "marking probability at kmax (default: the [dcqcn] preset's)"),
+                       "marking probability at kmax (default: on RoCE the [dcqcn] preset's, 1 "
+                       "for connectx; on Ultra Ethernet 1)"),
     WEFT_PARAM_ENUM ("mark_on", WeftEcn, mark_on, "dequeue", "enqueue|dequeue",
                      "decide as a packet joins its queue (bytes ahead of it) or as it starts "
                      "leaving (bytes behind it; the fresher signal)"),

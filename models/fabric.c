@@ -4,6 +4,11 @@
 
 #include "models/registry.h"
 #include "models/switch.h"
+#include "sim/rng.h"
+
+/* [fabric] spray's choices are the first of Ultra Ethernet's policies, in its order. */
+G_STATIC_ASSERT (WEFT_UET_LB_ECMP == 0 && WEFT_UET_LB_OBLIVIOUS == 1 &&
+                 WEFT_UET_LB_ROUND_ROBIN == 2);
 
 const WeftParamSpec weft_fabric_params[] = {
     WEFT_PARAM_ENUM ("kind", WeftFabric, kind, "ethernet",
@@ -20,6 +25,13 @@ const WeftParamSpec weft_fabric_params[] = {
                      "port (ties at random)"),
     WEFT_PARAM_BYTES ("mtu", WeftFabric, mtu, "4096B", "256B", "9000B",
                       "largest payload per packet (InfiniBand: 256, 512, 1024, 2048 or 4096)"),
+    WEFT_PARAM_ENUM ("spray", WeftFabric, spray, "off", "off|oblivious|round-robin",
+                     "Ethernet and RoCE: the sending NIC sprays each data packet over spray_evs "
+                     "entropy values (paths of the switches' ECMP hash), as Ultra Ethernet does; "
+                     "the receivers place packets out of order (on Ultra Ethernet: [uet] "
+                     "load_balance)"),
+    WEFT_PARAM_UINT ("spray_evs", WeftFabric, spray_evs, "64", "1", "65536",
+                     "entropy values a flow sprays over with spray on"),
     WEFT_PARAM_END,
 };
 
@@ -47,6 +59,24 @@ weft_fabric_read (WeftFabric *fabric, const WeftExperiment *exp, GError **error)
     WeftParamBinding b = { weft_fabric_params, fabric };
     if (!weft_params_read (exp, "fabric", &b, 1, error))
         return FALSE;
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    gboolean ethernet = fabric->kind == WEFT_FABRIC_ETHERNET || fabric->kind == WEFT_FABRIC_ROCE;
+    for (guint i = 0; i < 2 && !ethernet; i++) {
+        const char *key = i ? "spray_evs" : "spray";
+        if (g_key_file_has_key (kf, "fabric", key, NULL))
+            return weft_experiment_fail (
+                exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, "fabric", key,
+                "used on Ethernet and RoCE only (%s)",
+                fabric->kind == WEFT_FABRIC_ULTRA_ETHERNET
+                    ? "Ultra Ethernet sprays as [uet] load_balance says"
+                    : "InfiniBand spreads per packet with routing = adaptive");
+    }
+    /* The spraying policy, as Ultra Ethernet's (models/uet.h): off, oblivious and round-robin
+     * are its ecmp, oblivious and round-robin; delivery stays the fabric's own (ROD). */
+    fabric->spray_cfg = (WeftUet){ .load_balance = fabric->spray,
+                                   .ev_pool = fabric->spray_evs,
+                                   .delivery = WEFT_UET_ROD,
+                                   .seed = G_GUINT64_CONSTANT (0x5b7a) };
     fabric->data_prio = 1;
     fabric->ack_prio = fabric->cnp_prio = 0;
     return TRUE;
@@ -69,6 +99,8 @@ ethernet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         return FALSE;
     fab->header = fab->eth.header;
     fab->ack_bytes = fab->eth.ack_bytes;
+    if (env->sim) /* none when `weft report` rebuilds the configuration */
+        fab->spray_cfg.seed = weft_mix64 (env->sim->seed ^ G_GUINT64_CONSTANT (0x5b7a));
     return TRUE;
 }
 
@@ -78,6 +110,8 @@ ethernet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 static gboolean
 ethernet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
+    if (env->fabric->spray != WEFT_UET_LB_ECMP && !env->fabric->uet.enabled)
+        env->tp->spray = &env->fabric->spray_cfg;
     if (weft_fabric_pfc (env->fabric))
         return TRUE;
     for (guint i = 0; i < env->switches->len; i++) {

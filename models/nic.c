@@ -15,7 +15,9 @@ sendable (const WeftFlow *f)
 {
     if (f->uet.rud) /* Ultra Ethernet RUD: the window counts packets in flight */
         return f->started &&
-               (f->uet.lost_n > 0 || (f->snd_nxt < f->n_pkts && f->uet.inflight < f->window_pkts));
+               (f->uet.lost_n > 0 ||
+                (f->snd_nxt < f->n_pkts && f->uet.inflight < f->window_pkts)) &&
+               (!f->uet.rccc || f->uet.credit > 0 || f->uet.free_pkts > 0);
     return f->started &&
            (f->resend || (f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts));
 }
@@ -82,6 +84,10 @@ uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
                              f->base_rtt_ps);
         nscc_window (f, uet);
     }
+    if (nic->tp->rccc_rx && f->uet.rud) {
+        f->uet.rccc = TRUE;
+        f->uet.free_pkts = 1 + (gint64) ((double) uet->rccc.initial_credit / wire);
+    }
 }
 
 /* A retransmission timeout: the EVs and the window hear of a loss. */
@@ -90,10 +96,35 @@ uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
     weft_uet_ev_timeout (uet, &f->uet);
+    if (f->uet.rccc) /* lost credit comes back only at the end: one packet goes without */
+        f->uet.free_pkts = MAX (f->uet.free_pkts, 1);
     if (uet->nscc.enabled) {
         weft_nscc_on_loss (&uet->nscc, &f->uet.cc, nic->owner->sim->now);
         nscc_window (f, uet);
     }
+}
+
+/* ROD (go-back-N under the UE transport): the EVs learn from every ACK and NAK, and NSCC
+ * from the @acked packets a cumulative ACK newly covers (@rtt 0: no sample) and from NAKs, as
+ * RUD's window does from its selective ones. */
+static void
+uet_rod_ack (WeftNicAgent *nic, WeftFlow *f, const WeftPacket *ack, guint64 acked, weft_time_t rtt)
+{
+    const WeftUet *uet = nic->tp->uet;
+    gboolean nak = ack->kind == WEFT_PKT_NACK;
+    weft_uet_ev_feedback (uet, &f->uet, ack->ev, nak || ack->ce);
+    f->uet.ecn_echoes += ack->ce;
+    f->uet.nacks += nak;
+    if (!uet->nscc.enabled)
+        return;
+    weft_time_t now = nic->owner->sim->now;
+    if (acked)
+        weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
+                          acked * (nic->tp->fabric->mtu + nic->tp->fabric->header), rtt, ack->ce,
+                          now);
+    if (nak)
+        weft_nscc_on_loss (&uet->nscc, &f->uet.cc, now);
+    nscc_window (f, uet);
 }
 
 /* One timer event per flow at a time: a later deadline is picked up when the pending event
@@ -171,6 +202,8 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
     weft_transport_flow_started (nic->tp, f, sim->now);
     if (nic->tp->uet)
         uet_flow_begin (nic, f);
+    else if (nic->tp->spray) /* spraying over Ethernet or RoCE: the EV state alone */
+        weft_uet_sender_init (nic->tp->spray, &f->uet, f->n_pkts);
     if (nic->tp->fabric->dcqcn.enabled)
         weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
@@ -479,10 +512,18 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->dst = f->spec.dst;
         pkt->dst_ep = f->dst_ep;
         pkt->hash = f->hash;
-        if (nic->tp->uet) {
+        if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
-            pkt->ev = weft_uet_pick_ev (nic->tp->uet, &f->uet, f->hash);
-            pkt->hash = weft_uet_ev_hash (nic->tp->uet, f->hash, pkt->ev);
+            pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash);
+            pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
+        }
+        if (f->uet.rccc) { /* RCCC: its free packets first, then credit */
+            if (f->uet.free_pkts > 0) {
+                f->uet.free_pkts--;
+            } else {
+                f->uet.credit--;
+                pkt->credited = 1;
+            }
         }
         pkt->seq = seq;
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
@@ -545,6 +586,7 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
     gboolean nack = ack->kind == WEFT_PKT_NACK, fresh = FALSE;
     weft_uet_ev_feedback (uet, &f->uet, ack->ev, nack || ack->ce);
     f->uet.ecn_echoes += ack->ce;
+    f->uet.credit += ack->grant;
     if (nack) {
         f->uet.nacks++;
         f->naks++;
@@ -588,12 +630,12 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         on_uet_ack (nic, f, ack);
         return;
     }
-    if (nic->tp->uet) /* ROD: the EVs learn from its ACKs and NAKs too */
-        weft_uet_ev_feedback (nic->tp->uet, &f->uet, ack->ev,
-                              ack->kind == WEFT_PKT_NACK || ack->ce);
     if (ack->becn)
         on_becn (nic, f);
     gboolean progressed = ack->seq > f->snd_una;
+    if (nic->tp->uet) /* ROD: the EVs and NSCC learn from its ACKs and NAKs too */
+        uet_rod_ack (nic, f, ack, progressed ? ack->seq - f->snd_una : 0,
+                     progressed && !ack->retransmit ? sim->now - ack->sent_at : 0);
     if (progressed) {
         f->rc_retries = 0;                    /* RC: progress gives the QP its retries back */
         if (!nic->tp->rc && !ack->retransmit) /* Karn: no samples from retransmitted packets */
@@ -629,6 +671,30 @@ static inline gboolean
 ooo_test (const WeftFlow *f, guint64 seq)
 {
     return f->ooo_bits[seq / 8] & (1u << (seq % 8));
+}
+
+/* RCCC at the receiver (models/rccc.h): the credit of a packet that arrived goes back to the
+ * pool, and its flow is granted more on the ACK; a finished flow gives back what it held. */
+static guint32
+rccc_grant (WeftTransport *tp, WeftFlow *f, gboolean credited)
+{
+    WeftRcccRx *rx = &tp->rccc_rx[f->spec.dst];
+    if (f->finished) {
+        if (f->uet.rccc_seen) {
+            rx->pool += f->uet.held;
+            rx->active--;
+            f->uet.held = 0;
+            f->uet.rccc_seen = FALSE;
+        }
+        return 0;
+    }
+    if (!f->uet.rccc_seen) {
+        f->uet.rccc_seen = TRUE;
+        rx->active++;
+    }
+    guint64 wire = tp->fabric->mtu + tp->fabric->header;
+    return weft_rccc_on_arrival (rx, weft_rccc_budget_pkts (&tp->uet->rccc, wire), &f->uet.held,
+                                 credited, (gint64) (f->n_pkts - f->uet.rcvd_n));
 }
 
 /* Ultra Ethernet RUD receiver (models/uet.h): places any packet, answers each one at once -
@@ -669,11 +735,14 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
             }
         }
     }
+    guint32 grant = tp->rccc_rx ? rccc_grant (tp, f, pkt->credited) : 0;
     f->acks_sent++;
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
     ack->kind = reply;
     ack->sack = pkt->seq;
     ack->trimmed = 0;
+    ack->credited = 0;
+    ack->grant = (guint16) grant;
     ack->prio = weft_fabric_ack_prio (tp->fabric);
     ack->src = f->spec.dst;
     ack->dst = f->spec.src;

@@ -115,14 +115,37 @@ nscc_count (const WeftMechEnv *env, WeftNetworkStats *st)
 }
 
 static void
-nscc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+nscc_line (const WeftNscc *cc, const WeftNetworkStats *st, GString *out)
 {
-    if (!env->fabric->uet.nscc.enabled)
+    if (!cc->enabled)
         return;
     g_string_append_printf (out,
                             "  nscc         CE %" G_GUINT64_FORMAT " marked; %" G_GUINT64_FORMAT
                             " window decreases, %" G_GUINT64_FORMAT " quick adapts\n",
                             st->ecn_marked, st->nscc_decreases, st->nscc_quick_adapts);
+}
+
+static void
+nscc_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    nscc_line (&env->fabric->uet.nscc, st, out);
+}
+
+/* From /ports (CE marks at the switches) and /flows (the senders' window changes). */
+static void
+nscc_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!t->ports || !t->flows)
+        return;
+    WeftNetworkStats st = { 0 };
+    for (guint i = 0; i < t->ports->len; i++)
+        st.ecn_marked += g_array_index (t->ports, WeftTracePort, i).ecn_marks;
+    for (guint i = 0; i < t->flows->len; i++) {
+        const WeftTraceFlow *f = &g_array_index (t->flows, WeftTraceFlow, i);
+        st.nscc_decreases += f->window_decreases;
+        st.nscc_quick_adapts += f->quick_adapts;
+    }
+    nscc_line (&fabric->uet.nscc, &st, out);
 }
 
 static void
@@ -140,5 +163,6 @@ const WeftMechanism weft_nscc_mechanism = {
     .configure = nscc_configure,
     .count = nscc_count,
     .summary = nscc_summary,
+    .report = nscc_report,
     .clear = nscc_clear,
 };

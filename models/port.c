@@ -264,12 +264,13 @@ weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt)
 guint64
 weft_port_inflight_data (const WeftPort *p)
 {
-    guint64 n = p->staged && p->staged->kind == WEFT_PKT_DATA;
+    /* A trimmed header carries no data: its transmission already ended as a trim. */
+    guint64 n = p->staged && p->staged->kind == WEFT_PKT_DATA && !p->staged->trimmed;
     for (const WeftPacket *pkt = p->link.wire.head; pkt; pkt = pkt->next)
-        n += pkt->kind == WEFT_PKT_DATA;
+        n += pkt->kind == WEFT_PKT_DATA && !pkt->trimmed;
     for (guint c = 0; c < WEFT_PORT_CLASSES; c++)
         for (const WeftPacket *pkt = p->q[c].head; pkt; pkt = pkt->next)
-            n += pkt->kind == WEFT_PKT_DATA;
+            n += pkt->kind == WEFT_PKT_DATA && !pkt->trimmed;
     return n;
 }
 
@@ -298,9 +299,10 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
                                       .mean_queue_bytes = span ? port->s_area / (double) span : 0,
                                       .drops = port->s_drops,
                                       .stall_ps = stall,
-                                      .ecn_marks = port->s_ecn_marks };
+                                      .ecn_marks = port->s_ecn_marks,
+                                      .trims = port->s_trims };
     }
-    port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = 0;
+    port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = port->s_trims = 0;
     port->s_max_q = port->q_bytes;
     port->s_area = 0;
     port->s_start = now;

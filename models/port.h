@@ -65,7 +65,7 @@ typedef struct WeftPort {
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
     /* Current sample interval, for /links. */
-    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks;
+    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks, s_trims;
     double s_area; /* queue bytes x ps */
     weft_time_t s_start, s_last;
 } WeftPort;
@@ -86,7 +86,8 @@ gboolean weft_port_enqueue (WeftPort *port, WeftPacket *pkt);
  * transmitter if it is idle. */
 void weft_port_kick (WeftPort *port);
 
-/* Data packets queued, staged, or on this port's wire (for accounting checks). */
+/* Data packets queued, staged, or on this port's wire (for accounting checks); trimmed
+ * headers are not counted (their transmission ended as a trim). */
 guint64 weft_port_inflight_data (const WeftPort *port);
 
 static inline void

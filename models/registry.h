@@ -115,6 +115,10 @@ typedef struct {
     /* The mechanisms of this fabric, in registry order, NULL-terminated: the ones whose hooks
      * run (weft_mechanisms_configure fills it). */
     const WeftMechanism *mechs[WEFT_MECHANISMS_MAX + 1];
+    /* The experiment's groups that only other fabrics' mechanisms read (their keys checked,
+     * their values unused), in registry order, NULL-terminated; borrowed from the
+     * descriptors. */
+    const char *unused_groups[WEFT_MECHANISMS_MAX + 1];
 } WeftMechEnv;
 
 /* What `weft report` hands a mechanism of a trace: the data sets it could read (NULL when a
@@ -158,6 +162,7 @@ extern const WeftMechanism weft_ibcc_mechanism;       /* models/ibcc.c */
 extern const WeftMechanism weft_dcqcn_mechanism;      /* models/dcqcn.c */
 extern const WeftMechanism weft_uet_mechanism;        /* models/uet.c */
 extern const WeftMechanism weft_nscc_mechanism;       /* models/nscc.c */
+extern const WeftMechanism weft_rccc_mechanism;       /* models/rccc.c */
 extern const WeftMechanism weft_ecn_mechanism;        /* models/ecn.c */
 extern const WeftMechanism weft_pfc_mechanism;        /* models/pfc.c */
 extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */
@@ -176,10 +181,17 @@ weft_mechanism_applies (const WeftMechanism *mech, int kind)
     return (mech->fabrics & WEFT_FABRIC_BIT (kind)) != 0;
 }
 
-/* For the fabric env->fabric->kind (read from [fabric]): refuses a group that no mechanism of
- * that fabric reads (it would be silently ignored), fills env->mechs and runs their configure
- * hooks in order.  Errors name the file, group and key (WEFT_CONFIG_ERROR). */
+/* For the fabric env->fabric->kind (read from [fabric]): fills env->mechs and runs their
+ * configure hooks in order.  A group that only other fabrics' mechanisms read is accepted, so
+ * that one experiment may carry the groups of several fabrics (a comparison switched by
+ * `--set fabric:kind=...`): its keys are still checked against those mechanisms' tables, and
+ * it is listed in env->unused_groups.  Errors name the file, group and key
+ * (WEFT_CONFIG_ERROR). */
 gboolean weft_mechanisms_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error);
+
+/* Appends "  unused       [pfc] [dcqcn] (not used with [fabric] kind = ...)" to @out when the
+ * experiment carried other fabrics' groups (env->unused_groups); nothing otherwise. */
+void weft_mechanisms_unused_line (const WeftMechEnv *env, GString *out);
 
 /* Runs the clear hooks of env->mechs (whether or not their configure ran, or succeeded). */
 void weft_mechanisms_clear (WeftMechEnv *env);

@@ -248,6 +248,7 @@ trim_if_full (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
     pkt->size = self->trim_bytes;
     pkt->prio = 0;
     o->trims++;
+    o->s_trims++;
 }
 
 static void

@@ -477,10 +477,15 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     row.rate_cuts = f->dcqcn.cuts;
     row.min_rate_bps = tp->fabric->dcqcn.enabled ? f->dcqcn.min_rc_bps : 0;
     row.reorder_max = f->reorder_max;
+    row.reorder_count = f->reorder_count;
+    row.reorder_mean = f->reorder_count ? (double) f->reorder_sum / (double) f->reorder_count : 0;
+    row.timeouts = f->timeouts;
+    if (tp->uet)
+        weft_uet_trace_flow (&f->uet, &row);
     weft_trace_append_flow (tp->trace, &row);
     /* Its path, when the flow has one: ECMP and static tables pick per flow. */
     if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
-        !(tp->uet && tp->uet->load_balance != WEFT_UET_LB_ECMP)) {
+        !(tp->spray && tp->spray->load_balance != WEFT_UET_LB_ECMP)) {
         TraceHop th = { tp, f->spec.id, 0 };
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
     }

@@ -127,6 +127,16 @@ weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf)
 }
 
 void
+weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row)
+{
+    row->trims = uf->trims_rx;
+    row->nacks = uf->nacks;
+    row->evs_used = uf->evs_used;
+    row->window_decreases = uf->cc.decreases;
+    row->quick_adapts = uf->cc.quick_adapts;
+}
+
+void
 weft_uet_flow_clear (WeftUetFlow *uf)
 {
     g_clear_pointer (&uf->acked, g_free);
@@ -153,7 +163,9 @@ uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     if (!weft_params_read (exp, "uet", &b, 1, error))
         return FALSE;
     uet->enabled = TRUE;
-    uet->seed = weft_mix64 (env->sim->seed ^ G_GUINT64_CONSTANT (0x0e7));
+    /* No sim when `weft report` rebuilds the configuration from a trace. */
+    if (env->sim)
+        uet->seed = weft_mix64 (env->sim->seed ^ G_GUINT64_CONSTANT (0x0e7));
     if (uet->trim_header > fab->mtu)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "uet", "trim_header",
                                      "%" G_GUINT64_FORMAT "B is larger than the MTU ([fabric] "
@@ -178,6 +190,7 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
+    env->tp->spray = uet;
     if (!uet->trimming)
         return TRUE;
     for (guint i = 0; i < env->switches->len; i++) {
@@ -205,12 +218,46 @@ uet_count (const WeftMechEnv *env, WeftNetworkStats *st)
     }
 }
 
+/* /ports trims: the port's share of its row. */
+static void
+uet_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
+{
+    row->trims = port->trims;
+}
+
+/* /uet: each flow under way, its window, credit and counters. */
+static void
+uet_sample (const WeftMechEnv *env, weft_time_t now)
+{
+    const WeftTransport *tp = env->tp;
+    for (guint i = 0; i < tp->active->len; i++) {
+        const WeftFlow *f = &tp->flows[g_array_index (tp->active, guint32, i)];
+        const WeftUetFlow *uf = &f->uet;
+        guint64 acked = f->snd_una;
+        if (uf->rud && uf->acked)
+            for (guint64 s = f->snd_una; s < f->snd_nxt; s++)
+                acked += weft_uet_bit (uf->acked, s);
+        WeftTraceUetSample row = { .time_ps = now,
+                                   .flow = f->spec.id,
+                                   .cwnd_bytes =
+                                       env->fabric->uet.nscc.enabled ? (guint64) uf->cc.cwnd : 0,
+                                   .credit_bytes = (guint64) MAX (uf->credit, 0) *
+                                                   (env->fabric->mtu + env->fabric->header),
+                                   .inflight = uf->rud ? uf->inflight : f->snd_nxt - f->snd_una,
+                                   .acked = acked,
+                                   .retransmits = f->retransmits,
+                                   .nacks = uf->nacks,
+                                   .evs_used = uf->evs_used };
+        weft_trace_append_uet_sample (env->trace, &row);
+    }
+}
+
 static const char *const lb_names[] = { "ecmp", "oblivious", "round-robin", "bitmap", "reps" };
 
+/* One line for the run summary and `weft report`. */
 static void
-uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+uet_line (const WeftUet *uet, const WeftNetworkStats *st, GString *out)
 {
-    const WeftUet *uet = &env->fabric->uet;
     g_string_append_printf (out,
                             "  uet          %s over %" G_GUINT64_FORMAT
                             " EVs, %s; %" G_GUINT64_FORMAT " trimmed, %" G_GUINT64_FORMAT
@@ -219,6 +266,29 @@ uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             uet->delivery == WEFT_UET_RUD ? "rud" : "rod", st->uet_trims,
                             st->uet_nacks, st->timeouts, uet->trimming ? "on" : "off",
                             uet->nscc.enabled ? "on" : "off");
+}
+
+static void
+uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
+{
+    uet_line (&env->fabric->uet, st, out);
+}
+
+/* From /ports (trims at the switches) and /flows (NACKs and timeouts at the senders). */
+static void
+uet_report (const WeftFabric *fabric, const WeftTraceTables *t, GString *out)
+{
+    if (!t->ports || !t->flows)
+        return;
+    WeftNetworkStats st = { 0 };
+    for (guint i = 0; i < t->ports->len; i++)
+        st.uet_trims += g_array_index (t->ports, WeftTracePort, i).trims;
+    for (guint i = 0; i < t->flows->len; i++) {
+        const WeftTraceFlow *f = &g_array_index (t->flows, WeftTraceFlow, i);
+        st.uet_nacks += f->nacks;
+        st.timeouts += f->timeouts;
+    }
+    uet_line (&fabric->uet, &st, out);
 }
 
 static void
@@ -237,7 +307,10 @@ const WeftMechanism weft_uet_mechanism = {
     .fabrics = WEFT_FABRIC_BIT (WEFT_FABRIC_ULTRA_ETHERNET),
     .configure = uet_configure,
     .setup = uet_setup,
+    .sample = uet_sample,
+    .port_row = uet_port_row,
     .count = uet_count,
     .summary = uet_summary,
+    .report = uet_report,
     .clear = uet_clear,
 };

@@ -36,8 +36,10 @@
 #define WEFT_MODELS_UET_H
 
 #include "models/nscc.h"
+#include "models/rccc.h"
 #include "sim/packet.h"
 #include "sim/params.h"
+#include "sim/trace_schema.h"
 
 typedef enum {
     WEFT_UET_LB_ECMP,
@@ -59,6 +61,7 @@ typedef struct {
     guint64 trim_header; /* bytes of a trimmed packet on the wire */
     guint64 seed;        /* the run's seed (oblivious draws) */
     WeftNscc nscc;       /* [nscc] (models/nscc.h) */
+    WeftRccc rccc;       /* [rccc] (models/rccc.h) */
 } WeftUet;
 
 /* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
@@ -79,6 +82,11 @@ typedef struct {
     guint64 nacks;      /* trim NACKs that reached the sender */
     guint64 ecn_echoes; /* acknowledgements echoing a CE mark */
     WeftNsccFlow cc;    /* NSCC window (models/nscc.h) */
+    gint64 credit;      /* RCCC: packets the sender may send on credit */
+    gint64 free_pkts;   /* RCCC: packets it may still send without credit */
+    gint64 held;        /* RCCC, at the receiver: credit granted and not yet returned */
+    gboolean rccc_seen; /* RCCC, at the receiver: the flow counts among its active ones */
+    gboolean rccc;      /* RCCC: the sender needs credit */
     gboolean rud;       /* the sender runs RUD (bitmaps allocated) */
     /* receiver */
     guint8 *rcvd;     /* RUD: packets placed */
@@ -87,6 +95,9 @@ typedef struct {
 } WeftUetFlow;
 
 extern const WeftParamSpec weft_uet_params[];
+
+/* Fills @row's Ultra Ethernet members (trims, nacks, evs_used, NSCC's counters) from @uf. */
+void weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row);
 
 /* Frees @uf's bitmaps (the flow's end, or the run's). */
 void weft_uet_flow_clear (WeftUetFlow *uf);

@@ -167,7 +167,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     net->tp.graph = graph;
     net->tp.seed = sim->seed;
     net->tp.accept_ooo = net->fabric.routing == WEFT_ROUTING_ADAPTIVE ||
-                         net->tp.recovery == WEFT_RECOVERY_SELECTIVE_REPEAT;
+                         net->tp.recovery == WEFT_RECOVERY_SELECTIVE_REPEAT ||
+                         net->fabric.spray != WEFT_UET_LB_ECMP; /* [fabric] spray */
     if (!check_mechanisms (net, exp, error))
         goto fail;
     net->tp.workload_names = net->workload_names;

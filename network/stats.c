@@ -96,6 +96,7 @@ weft_network_summary (const WeftNetwork *net, const WeftNetworkStats *st, GStrin
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->summary)
             (*mech)->summary (&net->env, st, out);
+    weft_mechanisms_unused_line (&net->env, out);
     g_string_append_printf (out, "  packets      %" G_GUINT64_FORMAT " hops\n", st->packet_hops);
 }
 

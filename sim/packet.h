@@ -47,6 +47,7 @@ typedef struct WeftPacket {
     guint8 ce : 1;         /* DATA: ECN Congestion Experienced (models/ecn.h); an Ultra
                               Ethernet ACK: the echo of its data packet's mark */
     guint8 trimmed : 1;    /* Ultra Ethernet DATA: cut to its header by a switch (models/uet.h) */
+    guint8 credited : 1;   /* Ultra Ethernet DATA: it spent an RCCC credit (models/rccc.h) */
     guint8 hop;            /* links crossed so far */
     guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
@@ -59,6 +60,7 @@ typedef struct WeftPacket {
     weft_time_t sent_at; /* DATA: when the sender's transport emitted it (RTT samples) */
     guint64 sack;        /* Ultra Ethernet RUD ACK or NACK: the data packet it answers */
     guint16 ev;          /* Ultra Ethernet: the entropy value it was sprayed on (echoed back) */
+    guint16 grant;       /* Ultra Ethernet RUD ACK or NACK: RCCC credit granted, in packets */
 } WeftPacket;
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, sl) < 64);

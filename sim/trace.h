@@ -44,7 +44,7 @@ void weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize 
 /* Buffered appends, one per record of sim/trace_schema.h, each
  *     void weft_trace_append_<one> (WeftTrace *trace, const <Struct> *row);
  * weft_trace_append_flow, _link_sample, _buffer_sample, _collective, _path_hop, _pfc_sample,
- * _dcqcn_sample, and _node, _link, _port (which are usually written whole, with
+ * _dcqcn_sample, _uet_sample, and _node, _link, _port (which are usually written whole, with
  * the functions above and below).  Cheap: a memcpy into a GArray. */
 #define WEFT_TRACE_DECLARE_APPEND(one, many, Struct, ...)                                          \
     void weft_trace_append_##one (WeftTrace *trace, const Struct *row);

@@ -52,6 +52,9 @@ static const WeftTraceField buffer_sample_fields[] = { WEFT_TRACE_BUFFER_SAMPLE_
 #define ROW WeftTraceFault
 static const WeftTraceField fault_fields[] = { WEFT_TRACE_FAULT_FIELDS (FIELD) };
 #undef ROW
+#define ROW WeftTraceUetSample
+static const WeftTraceField uet_sample_fields[] = { WEFT_TRACE_UET_SAMPLE_FIELDS (FIELD) };
+#undef ROW
 #undef FIELD
 
 /* The initializer reads in the order of WeftTraceRecord's members. */

@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 6
+#define WEFT_TRACE_SCHEMA_VERSION 7
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -118,7 +118,26 @@ typedef struct {
        "without DCQCN")                                                                            \
     X (U64, reorder_max, "packets",                                                                \
        "*(schema 4)* farthest out-of-order arrival: how many packets ahead of the next "           \
-       "expected one (adaptive routing); 0 when every packet arrived in order")
+       "expected one (adaptive routing); 0 when every packet arrived in order")                    \
+    X (U64, reorder_count, "",                                                                     \
+       "*(schema 7)* data packets placed out of order (ahead of the next expected one)")           \
+    X (F64, reorder_mean, "packets",                                                               \
+       "*(schema 7)* mean displacement of those out-of-order packets (`reorder_count` of them); "  \
+       "0 when none. The mean over every packet is `reorder_mean x reorder_count / packets`")      \
+    X (U64, trims, "",                                                                             \
+       "*(schema 7)* Ultra Ethernet: data packets of the flow that reached the receiver trimmed "  \
+       "to their header; 0 elsewhere")                                                             \
+    X (U64, nacks, "",                                                                             \
+       "*(schema 7)* Ultra Ethernet: NACKs that reached the sender (RUD: one per trimmed "         \
+       "packet; ROD: the NAKs of its gaps); 0 elsewhere")                                          \
+    X (U64, timeouts, "", "*(schema 7)* retransmission timeouts at the sender")                    \
+    X (U32, evs_used, "",                                                                          \
+       "*(schema 7)* Ultra Ethernet: distinct entropy values (paths) the flow sent on; 0 "         \
+       "elsewhere")                                                                                \
+    X (U64, window_decreases, "",                                                                  \
+       "*(schema 7)* Ultra Ethernet NSCC: multiplicative decreases of the window (like every "     \
+       "sender counter here, up to the flow's finish, when the row is written)")                   \
+    X (U64, quick_adapts, "", "*(schema 7)* Ultra Ethernet NSCC: quick adapts of the window")
 typedef struct {
     WEFT_TRACE_FLOW_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceFlow;
@@ -139,7 +158,10 @@ typedef struct {
        "pause is Ethernet's analogue: the time that egress was paused by PAUSE frames in the "     \
        "interval, summed over priorities (only the RDMA priority is paused today). 0 on "          \
        "fabrics without link-level flow control")                                                  \
-    X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at that egress in the interval")
+    X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at that egress in the interval")  \
+    X (U64, trims, "",                                                                             \
+       "*(schema 7)* data packets trimmed to their header at that egress in the interval (Ultra "  \
+       "Ethernet)")
 typedef struct {
     WEFT_TRACE_LINK_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceLinkSample;
@@ -208,7 +230,9 @@ typedef struct {
        "`PortConfigurationTraining`, 6 `LinkErrorRecovery`, 7 `PhyTest`). `LinkUp`, or "           \
        "`Polling` for a port a fault left `Down`")                                                 \
     X (KIND, link_layer, "", "*(schema 2)* ibstat `Link layer`: `InfiniBand` or `Ethernet`")       \
-    X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at this egress")
+    X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at this egress")                  \
+    X (U64, trims, "",                                                                             \
+       "*(schema 7)* data packets trimmed to their header at this egress (Ultra Ethernet)")
 typedef struct {
     WEFT_TRACE_PORT_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTracePort;
@@ -264,6 +288,24 @@ typedef struct {
 typedef struct {
     WEFT_TRACE_DCQCN_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceDcqcnSample;
+
+/* /uet (schema 7): the Ultra Ethernet sender state of every flow under way (started, not
+ * finished) at each [trace] interval, on the ultra-ethernet fabric. */
+#define WEFT_TRACE_UET_SAMPLE_FIELDS(X)                                                            \
+    X (U64, time_ps, "ps", "sample time")                                                          \
+    X (U32, flow, "", "flow id")                                                                   \
+    X (U64, cwnd_bytes, "B", "NSCC congestion window; 0 with `[nscc] enabled = false`")            \
+    X (U64, credit_bytes, "B",                                                                     \
+       "RCCC: credit the receiver has granted and the sender not yet used (full packets on the "   \
+       "wire); 0 without RCCC")                                                                    \
+    X (U64, inflight, "", "data packets sent and neither acknowledged nor known lost")             \
+    X (U64, acked, "", "data packets acknowledged so far (the cumulative point under ROD)")        \
+    X (U64, retransmits, "", "data packets sent again so far")                                     \
+    X (U64, nacks, "", "trim NACKs received so far")                                               \
+    X (U32, evs_used, "", "distinct entropy values sent on so far")
+typedef struct {
+    WEFT_TRACE_UET_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
+} WeftTraceUetSample;
 
 /* /collectives (schema 3; algo and proto schema 5): one row per collective operation, appended
  * as each finishes. */
@@ -349,7 +391,8 @@ typedef struct {
     R (pfc_sample, pfc_samples, WeftTracePfcSample, "/pfc", 4096, 4)                               \
     R (dcqcn_sample, dcqcn_samples, WeftTraceDcqcnSample, "/dcqcn", 4096, 4)                       \
     R (buffer_sample, buffer_samples, WeftTraceBufferSample, "/buffers", 4096, 4)                  \
-    R (fault, faults, WeftTraceFault, "/faults", 1024, 6)
+    R (fault, faults, WeftTraceFault, "/faults", 1024, 6)                                          \
+    R (uet_sample, uet_samples, WeftTraceUetSample, "/uet", 4096, 7)
 
 /* A field of a record, from its X (KIND, name, unit, doc). */
 typedef struct {

@@ -430,9 +430,10 @@ START_TEST (test_dcqcn_config)
         const char *extra;
         int code;
     } cases[] = {
-        { "[dcqcn]\nenabled = true\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
-        { "[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
-        { "[fabric]\nkind = infiniband\n[ecn]\nkmin = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
+        /* RoCE's groups on other fabrics are unused, but their keys are still checked */
+        { "[dcqcn]\nenable = true\n", WEFT_CONFIG_ERROR_UNKNOWN_KEY },
+        { "[ecn]\nkmn = 1KB\n", WEFT_CONFIG_ERROR_UNKNOWN_KEY },
+        { "[fabric]\nkind = infiniband\n[ecn]\nkmin = 1\n", WEFT_CONFIG_ERROR_UNIT },
         { "[fabric]\nkind = roce\n[ecn]\nkmin = 100KB\nkmax = 50KB\n", WEFT_CONFIG_ERROR_RANGE },
         { "[fabric]\nkind = roce\n[dcqcn]\npreset = dctcp\n", WEFT_CONFIG_ERROR_VALUE },
     };

@@ -247,8 +247,8 @@ START_TEST (test_ibcc_config_refused)
         int code;
     } cases[] = {
         { "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n[topology]\n"
-          "generator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n[ibcc]\nenabled = true\n",
-          WEFT_CONFIG_ERROR_UNKNOWN_GROUP },
+          "generator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n[ibcc]\nenable = true\n",
+          WEFT_CONFIG_ERROR_UNKNOWN_KEY },
         { "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n[topology]\n"
           "generator = single_switch\nhosts = 2\nlink_rate = 400Gbps\n[fabric]\n"
           "kind = infiniband\n[ibcc]\nenabled = true\ncct = 0:0;4:10\n",

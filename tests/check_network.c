@@ -10,6 +10,10 @@
  *    and every retransmission is accounted for: retransmits = data drops + out-of-order
  *    discards + duplicate discards + data packets still in flight (each transmission of a
  *    sequence number ends in exactly one of those, and the first transmissions are accepted);
+ *  - the same identity on Ultra Ethernet, where a transmission may also end trimmed at a
+ *    switch: retransmits = data drops + trims + out-of-order discards + duplicate discards +
+ *    untrimmed data packets still in flight, under RUD with and without trimming and under
+ *    ROD;
  *  - no packet is left outside the pool once the models are torn down;
  *  - ECMP on a leaf-spine delivers every flow of a permutation, and static routing too.
  * Leaves unchecked: trace contents (tests/e2e), fairness (no fair share to hold a drop-tail
@@ -83,6 +87,38 @@ START_TEST (test_network_incast_accounts_every_retransmission)
 }
 END_TEST
 
+START_TEST (test_network_uet_accounts_every_retransmission)
+{
+    static const char *const variants[] = {
+        "[uet]\ntrimming = true\n",
+        "[uet]\ntrimming = false\n",
+        "[uet]\ndelivery = rod\n",
+    };
+    for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+        g_autofree char *text = g_strdup_printf (
+            "[topology]\ngenerator = single_switch\nhosts = 9\nlink_rate = 100Gbps\n"
+            "[fabric]\nkind = ultra-ethernet\n[switch]\nbuffer = 64KiB\n%s"
+            "[workload.in]\nkind = incast\nsenders = 8\nreceiver = host0\nflow_size = 1MiB\n",
+            variants[v]);
+        WeftSession s;
+        run_text (&s, text, WEFT_SIM_DONE);
+        WeftNetworkStats st;
+        weft_network_stats (s.net, &st);
+        ck_assert_uint_eq (st.finished, 8);
+        ck_assert_uint_eq (st.bytes_delivered, st.bytes_offered);
+        ck_assert_msg (st.uet_trims + st.data_drops > 0, "variant %u lost nothing", v);
+        ck_assert_msg (st.retransmits == st.data_drops + st.uet_trims + st.ooo_discards +
+                                             st.dup_discards + st.inflight_data,
+                       "variant %u: %" G_GUINT64_FORMAT " retransmits, %" G_GUINT64_FORMAT
+                       " drops, %" G_GUINT64_FORMAT " trims, %" G_GUINT64_FORMAT
+                       " ooo, %" G_GUINT64_FORMAT " dup, %" G_GUINT64_FORMAT " in flight",
+                       v, st.retransmits, st.data_drops, st.uet_trims, st.ooo_discards,
+                       st.dup_discards, st.inflight_data);
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
 START_TEST (test_network_teardown_returns_every_packet)
 {
     WeftSession s;
@@ -130,6 +166,7 @@ test_suite (void)
     tcase_set_timeout (tc, 120);
     tcase_add_test (tc, test_network_single_flow_fct_matches_analytic);
     tcase_add_test (tc, test_network_incast_accounts_every_retransmission);
+    tcase_add_test (tc, test_network_uet_accounts_every_retransmission);
     tcase_add_test (tc, test_network_teardown_returns_every_packet);
     tcase_add_test (tc, test_network_leafspine_permutation_completes);
     suite_add_tcase (s, tc);

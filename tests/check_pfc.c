@@ -385,12 +385,22 @@ START_TEST (test_pfc_group_only_on_roce)
 {
     WeftSession s;
     g_autoptr (GError) error = NULL;
+    /* on another fabric [pfc] is accepted, unused (listed as such), its keys still checked */
+    ck_assert (harness_try_prepare (&s,
+                                    "[topology]\ngenerator = single_switch\nhosts = 2\n"
+                                    "[pfc]\nxoff = 10KiB\n"
+                                    "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
+                                    &error));
+    ck_assert_str_eq (s.net->env.unused_groups[0], "pfc");
+    ck_assert_ptr_null (s.net->env.unused_groups[1]);
+    ck_assert (s.net->fabric.pfc.enabled == FALSE);
+    weft_session_clear (&s);
     ck_assert (!harness_try_prepare (&s,
                                      "[topology]\ngenerator = single_switch\nhosts = 2\n"
-                                     "[pfc]\nxoff = 10KiB\n"
+                                     "[pfc]\nxof = 10KiB\n"
                                      "[workload.w]\nkind = flows\nflows = host0>host1 1MiB\n",
                                      &error));
-    ck_assert (strstr (error->message, "[pfc]") != NULL);
+    ck_assert (strstr (error->message, "[pfc] xof") != NULL);
     g_clear_error (&error);
     ck_assert (!harness_try_prepare (&s,
                                      "[topology]\ngenerator = single_switch\nhosts = 2\n"

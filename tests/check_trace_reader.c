@@ -767,12 +767,26 @@ END_TEST
 
 /* Found by fuzzing: a chunked layout whose element-size dimension is 0 made H5Dopen divide by
  * zero (SIGFPE) before any API call could look at the layout.  In the file, /flows's layout
- * message holds its chunk of 4096 rows, then the row's 149 bytes. */
+ * message holds its chunk of 4096 rows, then the row's stored size (its fields' bytes). */
 START_TEST (test_trace_reader_layout_dimension_zero)
 {
     char *path = tmp_path ("layout.h5");
     write_good (path);
-    patch_at (path, "\x00\x10\x00\x00\x95\x00\x00\x00", 8, 4, 0);
+    /* The chunk's dimensions in its layout message: 4096 rows, then the row's stored size. */
+    guint32 row = 0;
+    for (guint i = 0; i < weft_trace_record_flow.n_fields; i++) {
+        static const guint32 bytes[] = {
+            [WEFT_TRACE_FIELD_U8] = 1,    [WEFT_TRACE_FIELD_U32] = 4,
+            [WEFT_TRACE_FIELD_I32] = 4,   [WEFT_TRACE_FIELD_U64] = 8,
+            [WEFT_TRACE_FIELD_F64] = 8,   [WEFT_TRACE_FIELD_NAME] = 64,
+            [WEFT_TRACE_FIELD_KIND] = 16, [WEFT_TRACE_FIELD_SHORT] = 16
+        };
+        row += bytes[weft_trace_record_flow.fields[i].kind];
+    }
+    char mark[8] = { 0x00, 0x10, 0x00, 0x00 };
+    guint32 le = GUINT32_TO_LE (row);
+    memcpy (mark + 4, &le, 4);
+    patch_at (path, mark, 8, 4, 0);
     const char *words[] = { "/flows", "dimension 1 is 0", NULL };
     assert_damaged (path, words);
     assert_refused (weft_trace_reader_flows, path, "dimension 1 is 0");

@@ -3,13 +3,23 @@
  * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
- * marked ACK above target, increases otherwise, and quick adapt drops to what got through.
+ * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
+ * RCCC's receiver grants a flow its fair share of the pool, never more than the pool or the
+ * flow's need, returns a credited packet's credit, and grants one packet of overdraft to a
+ * flow holding none;
+ * `weft params ecn` tells the truth about the defaults of [ecn] on each fabric (the help text
+ * names a value per fabric, and a run of that fabric without [ecn] uses it).
  * Leaves unchecked: whole runs (tests/e2e/ue.sh). */
 #include "config.h"
 
 #include <check.h>
 
+#include <string.h>
+
+#include "cli/session.h"
+#include "models/ecn.h"
 #include "models/uet.h"
+#include "sim/units.h"
 #include "tests/harness.h"
 
 static WeftUet
@@ -135,17 +145,104 @@ START_TEST (test_uet_nscc_directions)
 }
 END_TEST
 
+START_TEST (test_uet_rccc_grants_fair_shares_of_the_pool)
+{
+    WeftRcccRx rx = { .pool = 10, .active = 2 };
+    gint64 a = 0, b = 0;
+    /* a's first (free) packet: its fair share, 10 / 2 */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, FALSE, 100), 5);
+    ck_assert_int_eq (rx.pool, 5);
+    /* a credited packet of a: its credit returns, and a is topped up to its share again */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, TRUE, 100), 1);
+    ck_assert_int_eq (a, 5);
+    ck_assert_int_eq (rx.pool, 5);
+    /* b needs only 3: no more than that */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, FALSE, 3), 3);
+    ck_assert_int_eq (rx.pool, 2);
+    /* a third flow when the pool is empty: one packet of overdraft, since it holds none */
+    rx.active = 3;
+    rx.pool = 0;
+    gint64 c = 0;
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 1);
+    ck_assert_int_eq (rx.pool, -1);
+    /* and nothing more while it holds that one and the pool is dry */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 0);
+    /* a flow that needs nothing more gets nothing */
+    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, TRUE, 2), 0);
+    ck_assert_int_eq (b, 2);
+}
+END_TEST
+
+/* The value @help gives after @after ("on Ultra Ethernet "), up to ')' or ';'. */
+static guint64
+help_bytes (const char *help, const char *after)
+{
+    const char *at = strstr (help, after);
+    ck_assert_msg (at != NULL, "no '%s' in '%s'", after, help);
+    at += strlen (after);
+    g_autofree char *text = g_strndup (at, strcspn (at, ");"));
+    guint64 bytes = 0;
+    ck_assert_msg (weft_units_parse_bytes (text, &bytes, NULL), "'%s'", text);
+    return bytes;
+}
+
+static const char *
+ecn_help (const char *key)
+{
+    for (const WeftParamSpec *p = weft_ecn_params; p->name; p++)
+        if (strcmp (p->name, key) == 0)
+            return p->help;
+    ck_abort_msg ("no [ecn] %s", key);
+    return NULL;
+}
+
+START_TEST (test_uet_ecn_defaults_as_params_says)
+{
+    static const struct {
+        const char *kind, *after;
+    } fabrics[] = { { "ultra-ethernet", "on Ultra Ethernet " }, { "roce", "for connectx" } };
+    for (guint i = 0; i < G_N_ELEMENTS (fabrics); i++) {
+        g_autofree char *text = g_strdup_printf (
+            "[topology]\ngenerator = single_switch\nhosts = 2\nlink_rate = 100Gbps\n"
+            "[fabric]\nkind = %s\n[workload.w]\nkind = flows\nflows = host0>host1 8KiB\n",
+            fabrics[i].kind);
+        WeftSession s;
+        harness_prepare (&s, text);
+        const WeftEcn *ecn = &s.net->env.fabric->ecn;
+        ck_assert (ecn->enabled);
+        /* RoCE's text reads "150KB for connectx": the value comes before the words. */
+        if (i == 0) {
+            ck_assert_uint_eq (ecn->kmin, help_bytes (ecn_help ("kmin"), fabrics[i].after));
+            ck_assert_uint_eq (ecn->kmax, help_bytes (ecn_help ("kmax"), fabrics[i].after));
+            ck_assert_double_eq (ecn->pmax,
+                                 g_ascii_strtod (strstr (ecn_help ("pmax"), fabrics[i].after) +
+                                                     strlen (fabrics[i].after),
+                                                 NULL));
+        } else {
+            ck_assert (strstr (ecn_help ("kmin"), "150KB for connectx"));
+            ck_assert (strstr (ecn_help ("kmax"), "1500KB for connectx"));
+            ck_assert_uint_eq (ecn->kmin, 150000);
+            ck_assert_uint_eq (ecn->kmax, 1500000);
+        }
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
     Suite *s = suite_create ("uet");
     TCase *tc = tcase_create ("rules");
+    tcase_add_checked_fixture (tc, harness_tmp_setup, harness_tmp_teardown);
     tcase_add_test (tc, test_uet_round_robin_visits_the_pool_in_turn);
     tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
     tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
+    tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
+    tcase_add_test (tc, test_uet_rccc_grants_fair_shares_of_the_pool);
     suite_add_tcase (s, tc);
     return s;
 }

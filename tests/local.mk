@@ -54,7 +54,8 @@ e2e_tests += tests/e2e/readme.sh
 e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/incast_trace.sh tests/e2e/interrupt.sh tests/e2e/topo.sh tests/e2e/ib_trace.sh \
 	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh \
-	tests/e2e/scale.sh tests/e2e/ue.sh tests/e2e/compare.sh \
+	tests/e2e/scale.sh tests/e2e/ue.sh tests/e2e/ue_trace.sh tests/e2e/fabric_compare.sh \
+	tests/e2e/ue_rccc.sh tests/e2e/roce_spray.sh tests/e2e/compare.sh \
 	tests/e2e/report_export.sh tests/e2e/faults.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its

@@ -130,5 +130,7 @@ bad "\[uet\] ev_pool:.*out of range" --set uet:ev_pool=0
 bad "\[uet\] ev_pool:.*out of range" --set uet:ev_pool=65537
 bad "\[uet\] trim_header:.*MTU" --set uet:trim_header=5000B
 bad "\[nscc\] target_delay:" --set nscc:target_delay=0ns
-bad "\[uet\]: not used with \[fabric\] kind = roce" --set fabric:kind=roce
+bad "\[uet\] ev_pool:.*out of range" --set fabric:kind=roce --set uet:ev_pool=0
+"$WEFT" validate "$exp" --set fabric:kind=roce >"$TMP/out" || fail "[uet] refused on RoCE"
+grep -q "^  unused       \[uet\] (ultra-ethernet): not used with \[fabric\] kind = roce" "$TMP/out" || { cat "$TMP/out" >&2; fail "[uet] not listed as unused on RoCE"; }
 echo "ue: ok"
