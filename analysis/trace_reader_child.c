@@ -120,6 +120,15 @@ reap (pid_t pid)
 
 /* ---- weft_trace_reader_open ------------------------------------------------------------- */
 
+/* @s as a GVariant string may hold it: valid UTF-8 (bytes that are not - a flipped byte in a
+ * /meta string, or an experiment file's comment in Latin-1 - become U+FFFD; GVariant refuses
+ * them with a critical).  NULL stays NULL.  (transfer full) */
+static char *
+utf8 (const char *s)
+{
+    return s == NULL ? NULL : g_utf8_make_valid (s, -1);
+}
+
 static void
 open_work (int fd, const char *path, gconstpointer data)
 {
@@ -127,17 +136,29 @@ open_work (int fd, const char *path, gconstpointer data)
     GError *error = NULL;
     WeftTraceInfo *i = weft_trace_reader_open_direct (path, &error);
     GVariant *v;
-    if (i == NULL)
-        v = g_variant_new (RESULT_TYPE, FALSE, error->message, FALSE, FALSE, FALSE, NULL, 0, 0,
-                           NULL, 0, 0, 0.0, 0, NULL, NULL, NULL, NULL, NULL, -1, -1, -1, -1, -1,
-                           -1);
-    else
-        v = g_variant_new (RESULT_TYPE, TRUE, "", i->readable, i->complete, i->damaged, i->reason,
-                           i->schema_version, (gint32) i->status, i->status_text, i->seed,
-                           i->sim_time_ps, i->wall_time_s, i->events, i->weft_version,
-                           i->git_revision, i->experiment_path, i->experiment_text, i->message,
+    if (i == NULL) {
+        char *message = utf8 (error->message);
+        v = g_variant_new (RESULT_TYPE, FALSE, message, FALSE, FALSE, FALSE, NULL, 0, 0, NULL, 0, 0,
+                           0.0, 0, NULL, NULL, NULL, NULL, NULL, -1, -1, -1, -1, -1, -1);
+        g_free (message);
+    } else {
+        char *reason = utf8 (i->reason), *status = utf8 (i->status_text);
+        char *version = utf8 (i->weft_version), *rev = utf8 (i->git_revision);
+        char *exp_path = utf8 (i->experiment_path), *exp_text = utf8 (i->experiment_text);
+        char *message = utf8 (i->message);
+        v = g_variant_new (RESULT_TYPE, TRUE, "", i->readable, i->complete, i->damaged, reason,
+                           i->schema_version, (gint32) i->status, status, i->seed, i->sim_time_ps,
+                           i->wall_time_s, i->events, version, rev, exp_path, exp_text, message,
                            i->n_nodes, i->n_links, i->n_flows, i->n_link_samples, i->n_ports,
                            i->n_collectives);
+        g_free (reason);
+        g_free (status);
+        g_free (version);
+        g_free (rev);
+        g_free (exp_path);
+        g_free (exp_text);
+        g_free (message);
+    }
     g_variant_ref_sink (v);
     guint64 n = g_variant_get_size (v);
     gboolean ok = write_all (fd, &n, sizeof n) && write_all (fd, g_variant_get_data (v), n);
