@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/export.h"
 #include "analysis/headline.h"
 
 /* What one run's trace gives, while the comparison is built. */
@@ -560,40 +561,21 @@ format_text (const WeftComparison *c, GString *out)
         g_string_append_printf (out, "missing: %s\n", (const char *) c->missing->pdata[k]);
 }
 
-/* A CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
-static void
-csv_field (GString *out, const char *s)
-{
-    if (s == NULL)
-        return;
-    if (strpbrk (s, ",\"\r\n") == NULL) {
-        g_string_append (out, s);
-        return;
-    }
-    g_string_append_c (out, '"');
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            g_string_append_c (out, '"');
-        g_string_append_c (out, *p);
-    }
-    g_string_append_c (out, '"');
-}
-
 static void
 csv_row (GString *out, const char *section, const char *name, const char *unit, guint run,
          const char *trace, const char *value, const char *ratio_s)
 {
     const char *fields[] = { section, name, unit };
     for (guint k = 0; k < G_N_ELEMENTS (fields); k++) {
-        csv_field (out, fields[k]);
+        weft_export_csv_field (out, fields[k]);
         g_string_append_c (out, ',');
     }
     g_string_append_printf (out, "%u,", run);
-    csv_field (out, trace);
+    weft_export_csv_field (out, trace);
     g_string_append_c (out, ',');
-    csv_field (out, value);
+    weft_export_csv_field (out, value);
     g_string_append_c (out, ',');
-    csv_field (out, ratio_s);
+    weft_export_csv_field (out, ratio_s);
     g_string_append (out, "\r\n");
 }
 

@@ -119,9 +119,11 @@ json_string (GString *out, const char *s)
     g_string_append_c (out, '"');
 }
 
-static void
-csv_field (GString *out, const char *s)
+void
+weft_export_csv_field (GString *out, const char *s)
 {
+    if (s == NULL)
+        return;
     if (strpbrk (s, ",\"\r\n") == NULL) {
         g_string_append (out, s);
         return;
@@ -191,7 +193,7 @@ weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTraceField
     if (format == WEFT_COMPARE_CSV) {
         for (guint k = 0; k < nf; k++) {
             g_string_append (out, k ? "," : "");
-            csv_field (out, fields[k]->name);
+            weft_export_csv_field (out, fields[k]->name);
         }
         g_string_append (out, "\r\n");
         for (guint i = 0; i < n; i++) {
@@ -200,7 +202,7 @@ weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTraceField
                 g_autofree char *v =
                     value_text (fields[k], base + (gsize) i * rec->row_size, &quoted);
                 g_string_append (out, k ? "," : "");
-                csv_field (out, v);
+                weft_export_csv_field (out, v);
             }
             g_string_append (out, "\r\n");
         }

@@ -36,4 +36,8 @@ GArray *weft_export_read (const WeftTraceRecord *rec, const char *path, GError *
 void weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTraceField **fields,
                        const void *rows, guint n, WeftCompareFormat format);
 
+/* Appends @s to @out as one CSV field (RFC 4180): quoted when it holds a comma, a quote or a
+ * line break, its quotes doubled; nothing for NULL.  weft report's and weft compare's CSV too. */
+void weft_export_csv_field (GString *out, const char *s);
+
 #endif /* WEFT_ANALYSIS_EXPORT_H */

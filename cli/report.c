@@ -290,25 +290,6 @@ record_json (GString *o, const Record *r, guint from)
     }
 }
 
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-static void
-csv_field (GString *o, const char *s)
-{
-    if (s == NULL)
-        return;
-    if (strpbrk (s, ",\"\r\n") == NULL) {
-        g_string_append (o, s);
-        return;
-    }
-    g_string_append_c (o, '"');
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            g_string_append_c (o, '"');
-        g_string_append_c (o, *p);
-    }
-    g_string_append_c (o, '"');
-}
-
 /* One CSV line of @r's keys (@values FALSE) or values. */
 static void
 record_csv (GString *o, const Record *r, gboolean values)
@@ -316,7 +297,7 @@ record_csv (GString *o, const Record *r, gboolean values)
     for (guint i = 0; i < r->keys->len; i++) {
         if (i)
             g_string_append_c (o, ',');
-        csv_field (o, values ? r->values->pdata[i] : r->keys->pdata[i]);
+        weft_export_csv_field (o, values ? r->values->pdata[i] : r->keys->pdata[i]);
     }
     g_string_append (o, "\r\n");
 }
@@ -371,9 +352,9 @@ print_export (const WeftTraceInfo *info, const Summary *s, ReportFormat format)
     } else {
         g_string_append (o, "field,value\r\n");
         for (guint i = 0; i < r.keys->len; i++) {
-            csv_field (o, r.keys->pdata[i]);
+            weft_export_csv_field (o, r.keys->pdata[i]);
             g_string_append_c (o, ',');
-            csv_field (o, r.values->pdata[i]);
+            weft_export_csv_field (o, r.values->pdata[i]);
             g_string_append (o, "\r\n");
         }
     }
