@@ -641,8 +641,9 @@ START_TEST (test_trace_reads_schema_1)
     write_attr (meta, "schema_version", H5T_NATIVE_UINT, &version);
     write_attr (meta, "complete", H5T_NATIVE_UINT8, &complete);
     write_attr (meta, "status", status_type, status);
+    char v1[sizeof status] = "v1"; /* as long as the type, which HDF5 copies whole */
     for (guint i = 0; i < G_N_ELEMENTS (strings); i++)
-        write_attr (meta, strings[i], status_type, "v1");
+        write_attr (meta, strings[i], status_type, v1);
     for (guint i = 0; i < G_N_ELEMENTS (numbers); i++)
         write_attr (meta, numbers[i], H5T_NATIVE_UINT64, &zero);
     write_attr (meta, "wall_time_s", H5T_NATIVE_DOUBLE, &wall);
