@@ -608,25 +608,6 @@ format_csv (const WeftComparison *c, GString *out)
 }
 
 static void
-json_string (GString *out, const char *s)
-{
-    if (s == NULL) {
-        g_string_append (out, "null");
-        return;
-    }
-    g_string_append_c (out, '"');
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf (out, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-        else
-            g_string_append_c (out, (char) *p);
-    }
-    g_string_append_c (out, '"');
-}
-
-static void
 format_json (const WeftComparison *c, GString *out)
 {
     g_string_append (out, "{\"runs\": [");
@@ -634,27 +615,27 @@ format_json (const WeftComparison *c, GString *out)
         const WeftTraceInfo *info = c->runs[i];
         g_autofree char *st = status_text (info);
         g_string_append (out, i ? ", {\"trace\": " : "{\"trace\": ");
-        json_string (out, info->path);
+        weft_export_json_string (out, info->path);
         g_string_append (out, ", \"status\": ");
-        json_string (out, st);
+        weft_export_json_string (out, st);
         g_string_append_printf (out,
                                 ", \"complete\": %s, \"schema_version\": %u, \"seed\": "
                                 "%" G_GUINT64_FORMAT ", \"problem\": ",
                                 info->complete ? "true" : "false", info->schema_version,
                                 info->seed);
-        json_string (out, c->problems[i]);
+        weft_export_json_string (out, c->problems[i]);
         g_string_append_c (out, '}');
     }
     g_string_append (out, "], \"differs\": [");
     for (guint k = 0; k < c->differs->len; k++) {
         const WeftCompareDiff *d = c->differs->pdata[k];
         g_string_append (out, k ? ", {\"key\": " : "{\"key\": ");
-        json_string (out, d->key);
+        weft_export_json_string (out, d->key);
         g_string_append (out, ", \"values\": [");
         for (guint i = 0; i < c->n_runs; i++) {
             if (i)
                 g_string_append (out, ", ");
-            json_string (out, d->values[i]);
+            weft_export_json_string (out, d->values[i]);
         }
         g_string_append (out, "]}");
     }
@@ -662,9 +643,9 @@ format_json (const WeftComparison *c, GString *out)
     for (guint k = 0; k < c->figures->len; k++) {
         const WeftCompareFigure *f = c->figures->pdata[k];
         g_string_append (out, k ? ", {\"name\": " : "{\"name\": ");
-        json_string (out, f->name);
+        weft_export_json_string (out, f->name);
         g_string_append (out, ", \"unit\": ");
-        json_string (out, f->unit);
+        weft_export_json_string (out, f->unit);
         for (guint pass = 0; pass < 2; pass++) {
             g_string_append (out, pass ? ", \"ratios\": [" : ", \"values\": [");
             for (guint i = 0; i < c->n_runs; i++) {
@@ -681,7 +662,7 @@ format_json (const WeftComparison *c, GString *out)
     for (guint k = 0; k < c->missing->len; k++) {
         if (k)
             g_string_append (out, ", ");
-        json_string (out, c->missing->pdata[k]);
+        weft_export_json_string (out, c->missing->pdata[k]);
     }
     g_string_append (out, "]}\n");
 }

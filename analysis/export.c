@@ -104,17 +104,25 @@ value_text (const WeftTraceField *f, const guint8 *row, gboolean *quoted)
     }
 }
 
-static void
-json_string (GString *out, const char *s)
+void
+weft_export_json_string (GString *out, const char *s)
 {
+    if (s == NULL) {
+        g_string_append (out, "null");
+        return;
+    }
+    /* Bytes that are not UTF-8 (a damaged trace's string) become U+FFFD, so the document
+     * stays valid JSON whatever the file held. */
+    g_autofree char *valid = g_utf8_make_valid (s, -1);
     g_string_append_c (out, '"');
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf (out, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            g_string_append_printf (out, "\\u%04x", *p);
+    for (const char *p = valid; *p; p = g_utf8_next_char (p)) {
+        gunichar c = g_utf8_get_char (p);
+        if (c == '"' || c == '\\')
+            g_string_append_printf (out, "\\%c", (char) c);
+        else if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+            g_string_append_printf (out, "\\u%04x", (unsigned) c);
         else
-            g_string_append_c (out, (char) *p);
+            g_string_append_len (out, p, g_utf8_next_char (p) - p);
     }
     g_string_append_c (out, '"');
 }
@@ -162,13 +170,13 @@ weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTraceField
     const guint8 *base = rows;
     if (format == WEFT_COMPARE_JSON) {
         g_string_append (out, "{\"data_set\": ");
-        json_string (out, rec->dataset);
+        weft_export_json_string (out, rec->dataset);
         g_string_append (out, ", \"units\": {");
         for (guint k = 0; k < nf; k++) {
             g_string_append (out, k ? ", " : "");
-            json_string (out, fields[k]->name);
+            weft_export_json_string (out, fields[k]->name);
             g_string_append (out, ": ");
-            json_string (out, fields[k]->unit);
+            weft_export_json_string (out, fields[k]->unit);
         }
         g_string_append (out, "}, \"rows\": [");
         for (guint i = 0; i < n; i++) {
@@ -178,10 +186,10 @@ weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTraceField
                 g_autofree char *v =
                     value_text (fields[k], base + (gsize) i * rec->row_size, &quoted);
                 g_string_append (out, k ? ", " : "");
-                json_string (out, fields[k]->name);
+                weft_export_json_string (out, fields[k]->name);
                 g_string_append (out, ": ");
                 if (quoted)
-                    json_string (out, v);
+                    weft_export_json_string (out, v);
                 else
                     g_string_append (out, v);
             }

@@ -40,4 +40,9 @@ void weft_export_rows (GString *out, const WeftTraceRecord *rec, const WeftTrace
  * line break, its quotes doubled; nothing for NULL.  weft report's and weft compare's CSV too. */
 void weft_export_csv_field (GString *out, const char *s);
 
+/* Appends @s to @out as one JSON string: quotes and backslashes escaped, control characters
+ * (C0, DEL and C1) as \\u00XX, other characters as UTF-8, bytes that are not UTF-8 as U+FFFD;
+ * "null" for NULL.  Every JSON weft report and weft compare print goes through it. */
+void weft_export_json_string (GString *out, const char *s);
+
 #endif /* WEFT_ANALYSIS_EXPORT_H */

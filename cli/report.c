@@ -195,25 +195,6 @@ format_ps (double ps)
     return g_strdup_printf ("%.0f ps", ps);
 }
 
-static void
-json_string (GString *out, const char *s)
-{
-    if (s == NULL) {
-        g_string_append (out, "null");
-        return;
-    }
-    g_string_append_c (out, '"');
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf (out, "\\%c", *p);
-        else if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
-        else
-            g_string_append_c (out, (char) *p);
-    }
-    g_string_append_c (out, '"');
-}
-
 /* One record of an export: keys with values, printed as a JSON object or as CSV fields, so
  * that both forms carry the same fields with the same numbers.  A value is JSON text (a
  * number, true, false) or a string (quoted in JSON), or null (empty in CSV). */
@@ -280,11 +261,11 @@ record_json (GString *o, const Record *r, guint from)
     for (guint i = from; i < r->keys->len; i++) {
         if (i > from)
             g_string_append (o, ", ");
-        json_string (o, r->keys->pdata[i]);
+        weft_export_json_string (o, r->keys->pdata[i]);
         g_string_append (o, ": ");
         const char *v = r->values->pdata[i];
         if (v != NULL && g_array_index (r->quoted, gboolean, i))
-            json_string (o, v);
+            weft_export_json_string (o, v);
         else
             g_string_append (o, v ? v : "null");
     }
@@ -643,7 +624,7 @@ print_ports_export (const WeftTraceInfo *info, GArray *ports, GArray *nodes, con
         if (ports != NULL)
             g_string_append (o, ports->len ? "]" : "[]");
         g_string_append (o, ", \"problem\": ");
-        json_string (o, problem);
+        weft_export_json_string (o, problem);
         g_string_append (o, "}\n");
     }
     fputs (o->str, stdout);
@@ -802,7 +783,7 @@ print_nccl_export (const WeftTraceInfo *info, GArray *colls, const char *problem
         if (colls != NULL)
             g_string_append_c (o, ']');
         g_string_append (o, ", \"problem\": ");
-        json_string (o, problem);
+        weft_export_json_string (o, problem);
         g_string_append (o, "}\n");
     } else if (recs->len == 0) {
         g_string_append (o, "workload,op,size_bytes,count,type,redop,root,placement,time_us,"
