@@ -119,6 +119,24 @@ refill (WeftEventQueue *q)
     return TRUE;
 }
 
+void
+weft_evq_rewind (WeftEventQueue *q, weft_time_t t)
+{
+    if (t >= q->last)
+        return;
+    GArray *all = g_array_sized_new (FALSE, FALSE, sizeof (WeftEvent), (guint) q->len);
+    for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++) {
+        g_array_append_vals (all, q->b[i].v, q->b[i].len);
+        q->b[i].len = 0;
+    }
+    q->nonempty = 0;
+    q->len = 0;
+    q->last = t;
+    for (guint k = 0; k < all->len; k++)
+        weft_evq_push (q, &g_array_index (all, WeftEvent, k)); /* asserts each is at or after t */
+    g_array_free (all, TRUE);
+}
+
 gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {

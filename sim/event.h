@@ -72,6 +72,11 @@ void weft_evq_push (WeftEventQueue *q, const WeftEvent *ev);
 /* Pushing an event earlier than the last one popped is a broken engine invariant (asserted). */
 /* Removes the earliest event into *out; FALSE when empty. */
 gboolean weft_evq_pop (WeftEventQueue *q, WeftEvent *out);
+/* Moves the queue's time back to @t, at or before every pending event, so that events may be
+ * pushed from @t on: what a run stopped by its duration needs, its clock left at the duration
+ * while the next event, popped to see its time and pushed back, lies beyond.  Every pending
+ * event is spread again (O(pending)); once per stop, never on the hot path. */
+void weft_evq_rewind (WeftEventQueue *q, weft_time_t t);
 
 static inline gsize
 weft_evq_len (const WeftEventQueue *q)

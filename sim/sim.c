@@ -140,7 +140,10 @@ weft_sim_run (WeftSim *sim)
             break;
         }
         if (G_UNLIKELY (ev.at > until)) {
-            weft_evq_push (&sim->evq, &ev); /* not executed: leave it for a later run */
+            /* Not executed: leave it for a later run, and let events be scheduled from the
+             * duration on (a longer duration, a caller's own events) before it. */
+            weft_evq_push (&sim->evq, &ev);
+            weft_evq_rewind (&sim->evq, until);
             sim->now = until;
             sim->status = WEFT_SIM_DURATION;
             break;

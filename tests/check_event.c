@@ -126,6 +126,39 @@ START_TEST (test_event_duration_stops_the_clock)
 END_TEST
 
 static void
+record_time (WeftSim *sim, void *target, WeftArg arg)
+{
+    g_string_append_printf ((GString *) arg.ptr, "%" G_GUINT64_FORMAT " ", sim->now);
+}
+
+/* A run stopped by its duration leaves the next event pending beyond it; an event scheduled
+ * between the two (by a caller who then runs on with a longer duration) must still run, and
+ * before it. */
+START_TEST (test_event_schedule_after_duration_stop)
+{
+    WeftSim *sim = weft_sim_new (1);
+    WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+    g_autoptr (GString) seen = g_string_new (NULL);
+    sim->duration = WEFT_US (30) + 500;
+    weft_sim_work_add (sim, 1);
+    weft_sim_schedule_at (sim, &m->sched, 0, tick, m, (WeftArg){ .u = 1000 });
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DURATION);
+    ck_assert_uint_eq (sim->now, WEFT_US (30) + 500);
+    weft_sim_schedule_at (sim, &m->sched, WEFT_US (30) + 700, record_time, m,
+                          (WeftArg){ .ptr = seen });
+    weft_sim_schedule_at (sim, &m->sched, WEFT_US (31) + 1, record_time, m,
+                          (WeftArg){ .ptr = seen });
+    sim->duration = WEFT_US (32);
+    ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_DURATION);
+    /* 31 ticks before the stop; then 30.7 us, the tick at 31 us, 31.000001 us, 32 us. */
+    ck_assert_str_eq (seen->str, "30000700 31000001 ");
+    ck_assert_uint_eq (sim->events, 31 + 4);
+    ck_assert_uint_eq (sim->now, WEFT_US (32));
+    weft_sim_free (sim);
+}
+END_TEST
+
+static void
 finish_at_once (WeftSim *sim, void *target, WeftArg arg)
 {
     weft_sim_work_done (sim);
@@ -165,6 +198,7 @@ test_suite (void)
     tc = tcase_create ("run");
     tcase_add_test (tc, test_event_watchdog_counts_progress_not_events);
     tcase_add_test (tc, test_event_duration_stops_the_clock);
+    tcase_add_test (tc, test_event_schedule_after_duration_stop);
     tcase_add_test (tc, test_event_done_and_interrupt);
     suite_add_tcase (s, tc);
     return s;

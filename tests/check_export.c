@@ -31,16 +31,16 @@ csv (const char *s)
     return g_string_free (out, FALSE);
 }
 
-#define CHECK_JSON(in, expected)                                                                 \
-    do {                                                                                         \
-        g_autofree char *got_ = json (in);                                                       \
-        ck_assert_str_eq (got_, expected);                                                       \
+#define CHECK_JSON(in, expected)                                                                   \
+    do {                                                                                           \
+        g_autofree char *got_ = json (in);                                                         \
+        ck_assert_str_eq (got_, expected);                                                         \
     } while (0)
 
-#define CHECK_CSV(in, expected)                                                                  \
-    do {                                                                                         \
-        g_autofree char *got_ = csv (in);                                                        \
-        ck_assert_str_eq (got_, expected);                                                       \
+#define CHECK_CSV(in, expected)                                                                    \
+    do {                                                                                           \
+        g_autofree char *got_ = csv (in);                                                          \
+        ck_assert_str_eq (got_, expected);                                                         \
     } while (0)
 
 START_TEST (test_export_json_string)
