@@ -417,6 +417,22 @@ weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error)
     return ok;
 }
 
+gboolean
+weft_topology_reroute (WeftGraph *g, const WeftExperiment *exp, GError **error)
+{
+    Reading rd;
+    gboolean ok = read_topology (exp, &rd, error);
+    if (ok) {
+        weft_graph_routes_compute (g);
+        if (rd.common.routing_engine == ENGINE_MINHOP)
+            weft_minhop_route (g);
+        else if (rd.common.routing_engine == ENGINE_UPDN)
+            weft_updn_route (g);
+    }
+    reading_clear (&rd);
+    return ok;
+}
+
 WeftGraph *
 weft_topology_build (const WeftExperiment *exp, GError **error)
 {
