@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/registry.h"
+#include "models/sm.h"
 #include "models/switch.h"
 #include "sim/rng.h"
 #include "sim/units.h"
@@ -454,6 +455,7 @@ set_down (Fault *f, gboolean down)
         e->cause = f->group;
     }
     log_event (f, down ? WEFT_FAULT_ACTION_DOWN : WEFT_FAULT_ACTION_UP, 0);
+    weft_sm_port_changed (f->all->env->fabric->sm);
     if (!down)
         for (guint d = 0; d < 2; d++)
             weft_port_kick (f->port[d]);
@@ -691,6 +693,18 @@ const GArray *
 weft_faults_log (const WeftFaults *fs)
 {
     return fs ? fs->log : NULL;
+}
+
+void
+weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g)
+{
+    if (!fs)
+        return;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init (&it, fs->links);
+    while (g_hash_table_iter_next (&it, &key, &value))
+        weft_graph_set_link_cut (g, GPOINTER_TO_UINT (key), ((FaultLink *) value)->end[0].down);
 }
 
 const char *

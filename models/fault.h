@@ -22,8 +22,9 @@
  * Flow-control packets (credits, PAUSE) are never corrupted nor discarded (they stand for the
  * link-level state the ends re-establish at link up).  Packets already on the wire when a
  * link goes Down still arrive: the cut is at the transmitter.
- * Routing does not react: static forwarding keeps sending into the dead port, as a fabric does
- * until its subnet manager sweeps (doc/faults.md).
+ * Routing reacts only as its mechanisms do: static forwarding keeps sending into the dead port
+ * until a subnet-manager sweep, if [routing] sm_reroute is on (models/sm.h); adaptive routing
+ * and ECMP (spraying too) leave a Down port out of their equal-cost choice (models/switch.c).
  *
  * State: the WeftFaults of a run (owned by the fabric configuration, fabric->faults) holds the
  * parsed groups, one WeftFaultPort per end of every faulty link (borrowed by WeftPort.fault,
@@ -35,6 +36,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "sim/graph.h"
 #include "sim/packet.h"
 #include "sim/time.h"
 
@@ -92,6 +94,9 @@ typedef struct WeftFaults WeftFaults;
 
 /* The run's fault events so far (WeftFaultEvent), or NULL without faults.  (transfer none) */
 const GArray *weft_faults_log (const WeftFaults *fs);
+/* Marks every link of @fs cut in @g while it is Down, and not cut otherwise (a subnet
+ * manager's sweep, models/sm.h). */
+void weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 

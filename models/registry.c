@@ -24,7 +24,8 @@ const WeftMechanism *const weft_mechanisms[] = {
     &weft_buffer_mechanism, /* after pfc: the pool sets the ports' headroom aside */
     &weft_nic_mechanism,    /* the NICs' latencies, which the transport's ideal FCTs add */
     &weft_transport_mechanism,
-    &weft_fault_mechanism, /* last: its check schedules events on the built network */
+    &weft_fault_mechanism, /* its check schedules events on the built network */
+    &weft_sm_mechanism,    /* [routing]: the subnet manager's sweeps after fault events */
     NULL,
 };
 
