@@ -10,8 +10,11 @@
  *   bit-errors  each packet crossing the link (either way) is corrupted with probability
  *               PER = 1 - (1 - ber)^(bits of the packet) and discarded by the receiver, which
  *               counts it in PortRcvErrors (and SymbolErrorCounter); the transport recovers
- * switch-down, uplinks-lost, nic-removed and gpudirect-off are reserved (refused as not
- * implemented yet).
+ *   switch-down every cabled link of a fabric switch (`switch`) goes Down as with link-down
+ *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
+ *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
+ * A group on a switch's links becomes one fault per link, each with the group's name.
+ * nic-removed and gpudirect-off are reserved (refused as not implemented yet).
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
  * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port

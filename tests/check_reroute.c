@@ -13,9 +13,18 @@
  *    there at that moment is discarded at leaf0's dead uplink (static routing loses far more
  *    there), and every byte is delivered;
  *  - ECMP shrinks the group: packets hashed onto a Down member go to the surviving one.
+ * And the faults on a switch's links, on a two-SU rail-optimised fabric (16-port switches:
+ * four servers per SU, four uplinks per leaf, one to each of four spines):
+ *  - uplinks-lost with fraction = 0.5 takes the lowest-numbered half of the leaf's uplinks
+ *    Down (ports 5 and 6), `ports` takes the ones named, and nothing else goes Down; a flow
+ *    across the SUs that static routing sent through one of them hangs without a sweep and
+ *    finishes with one;
+ *  - switch-down takes every cabled port of the switch Down, and both ends of each link;
+ *  - bad input: each mistake named with its group and key.
  */
 #include "config.h"
 #include <check.h>
+#include <string.h>
 
 #include "cli/session.h"
 #include "models/fault.h"
@@ -115,7 +124,8 @@ sweep_resumes (const char *engine)
     ck_assert (weft_graph_peer (s.graph, node (&s, "leaf0"), now, &peer, NULL));
     ck_assert_int_eq (weft_graph_node (s.graph, peer)->kind, WEFT_NODE_SWITCH);
     ck_assert (weft_graph_link_cut (
-        s.graph, g_array_index (weft_graph_node (s.graph, node (&s, "leaf0"))->ports, guint32, up)));
+        s.graph,
+        g_array_index (weft_graph_node (s.graph, node (&s, "leaf0"))->ports, guint32, up)));
     weft_session_clear (&s);
 }
 
@@ -244,6 +254,160 @@ START_TEST (test_reroute_ecmp_shrinks_group)
 }
 END_TEST
 
+/* ---- a switch's links ------------------------------------------------------------------ */
+
+static char *
+railopt (const char *fault)
+{
+    return g_strconcat ("[experiment]\nseed = 1\nhang_timeout = 2ms\n"
+                        "[topology]\ngenerator = railopt\nsus = 2\nservers_per_su = 4\n"
+                        "radix = 16\ntiers = 2\n[fabric]\nkind = infiniband\nrouting = static\n"
+                        "[transport]\nrc_timeout = 8\n"
+                        "[workload.w]\nkind = flows\nflows = dgx-1/gpu3>dgx-5/gpu3 1MiB\n",
+                        fault, NULL);
+}
+
+/* Which ports (from 1) of @name are Down at the end of @s's run. */
+static char *
+down_ports (const WeftSession *s, const char *name)
+{
+    guint32 id = node (s, name);
+    const WeftNode *n = weft_graph_node (s->graph, id);
+    GString *out = g_string_new ("");
+    for (guint32 p = 0; p < n->ports->len; p++) {
+        if (g_array_index (n->ports, guint32, p) == WEFT_GRAPH_NONE)
+            continue;
+        const WeftPort *port = weft_model_port (s->net->node_model[id], p);
+        if (port->fault && port->fault->down) {
+            guint32 peer, pp;
+            weft_graph_peer (s->graph, id, p, &peer, &pp);
+            const WeftPort *far = weft_model_port (s->net->node_model[peer], pp);
+            ck_assert (far->fault && far->fault->down);
+            g_string_append_printf (out, "%s%u", out->len ? " " : "", p + 1);
+        }
+    }
+    return g_string_free (out, FALSE);
+}
+
+static guint
+ports_down_anywhere (const WeftSession *s)
+{
+    guint n = 0;
+    for (guint i = 0; i < s->net->ports->len; i++) {
+        const WeftPort *p = s->net->ports->pdata[i];
+        n += p->fault && p->fault->down;
+    }
+    return n;
+}
+
+static const char *half = "[fault.half]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\n"
+                          "fraction = 0.5\nat = 10us\n";
+
+START_TEST (test_reroute_uplinks_lost_fraction)
+{
+    g_autofree char *text = railopt (half);
+    WeftSession s;
+    harness_prepare (&s, text);
+    /* The flow's static route leaves su0-rail3-leaf through an uplink; D-mod-k here takes one
+     * of the lost half (checked, so that the hang below means what it says). */
+    guint32 leaf = node (&s, "su0-rail3-leaf");
+    guint32 out = weft_graph_route_static (s.graph, leaf, dst_ep (&s, "dgx-5/mlx5_5"));
+    ck_assert (out == 4 || out == 5);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_HANG);
+    g_autofree char *down = down_ports (&s, "su0-rail3-leaf");
+    ck_assert_str_eq (down, "5 6");
+    ck_assert_uint_eq (ports_down_anywhere (&s), 4); /* two links, both ends */
+    weft_session_clear (&s);
+
+    /* With the subnet manager's sweep the flow finishes. */
+    g_autofree char *text2 =
+        g_strconcat (text, "[routing]\nsm_reroute = true\nsm_sweep_delay = 50us\n", NULL);
+    harness_prepare (&s, text2);
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
+    ck_assert (s.net->tp.flows[0].finished);
+    ck_assert_uint_ge (s.net->tp.flows[0].finish_ps, WEFT_US (10 + 50));
+    guint32 now = weft_graph_route_static (s.graph, leaf, dst_ep (&s, "dgx-5/mlx5_5"));
+    ck_assert (now == 6 || now == 7);
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_reroute_uplinks_lost_ports)
+{
+    g_autofree char *text =
+        railopt ("[fault.two]\nkind = uplinks-lost\nswitch = su1-rail0-leaf\nports = 8, 6\n"
+                 "at = 10us\n");
+    WeftSession s;
+    harness_prepare (&s, text);
+    weft_sim_run (s.sim);
+    g_autofree char *down = down_ports (&s, "su1-rail0-leaf");
+    ck_assert_str_eq (down, "6 8");
+    ck_assert_uint_eq (ports_down_anywhere (&s), 4);
+    weft_session_clear (&s);
+}
+END_TEST
+
+START_TEST (test_reroute_switch_down)
+{
+    g_autofree char *text =
+        railopt ("[fault.dead]\nkind = switch-down\nswitch = spine0\nat = 10us\n");
+    WeftSession s;
+    harness_prepare (&s, text);
+    weft_sim_run (s.sim);
+    /* spine0: one cable to each of the 16 leaves, all Down. */
+    g_autofree char *down = down_ports (&s, "spine0");
+    ck_assert_str_eq (down, "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16");
+    ck_assert_uint_eq (ports_down_anywhere (&s), 32);
+    weft_session_clear (&s);
+}
+END_TEST
+
+static void
+refused (const char *fault, const char *set_key, const char *want)
+{
+    g_autofree char *text = railopt (fault);
+    WeftSession s;
+    GError *error = NULL;
+    ck_assert (!harness_try_prepare (&s, text, &error));
+    ck_assert_msg (strstr (error->message, set_key) && strstr (error->message, want), "%s: %s",
+                   want, error->message);
+    g_error_free (error);
+}
+
+START_TEST (test_reroute_switch_faults_bad_input)
+{
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-lef\nfraction = 0.5\nat = 0s\n",
+             "[fault.a] switch", "did you mean 'su0-rail3-leaf'");
+    refused ("[fault.a]\nkind = switch-down\nswitch = dgx-1/gpu0\nat = 0s\n", "[fault.a] switch",
+             "no fabric switch");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nfraction = 1.5\nat = 0s\n",
+             "[fault.a] fraction", "outside (0, 1]");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nfraction = 0.1\nat = 0s\n",
+             "[fault.a] fraction", "is none");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nat = 0s\n",
+             "[fault.a] ports", "one of them");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nports = 5\nfraction = "
+             "0.5\nat = 0s\n",
+             "[fault.a] ports", "one of them");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nports = 2\nat = 0s\n",
+             "[fault.a] ports", "uplinks are ports 5 to 8");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = su0-rail3-leaf\nports = 5 5\nat = 0s\n",
+             "[fault.a] ports", "given twice");
+    refused ("[fault.a]\nkind = uplinks-lost\nswitch = spine0\nfraction = 1\nat = 0s\n",
+             "[fault.a] switch", "has no uplinks");
+    refused ("[fault.a]\nkind = switch-down\nswitch = spine0\nlink = spine0:1\nat = 0s\n",
+             "[fault.a] link", "not used by kind = switch-down");
+    refused ("[fault.a]\nkind = switch-down\nswitch = spine0\nfraction = 1\nat = 0s\n",
+             "[fault.a] fraction", "not used by kind = switch-down");
+    refused ("[fault.a]\nkind = link-down\nlink = spine0:1\nswitch = spine0\nat = 0s\n",
+             "[fault.a] switch", "not used by kind = link-down");
+    /* Two faults on one link at once: the switch's and a link's. */
+    refused ("[fault.a]\nkind = switch-down\nswitch = spine0\nat = 0s\n"
+             "[fault.b]\nkind = link-down\nlink = spine0:3\nat = 5us\n",
+             "[fault.b] at", "contradicts [fault.a]");
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -258,6 +422,10 @@ test_suite (void)
     tcase_add_test (tc, test_reroute_cut_host_unreachable);
     tcase_add_test (tc, test_reroute_adaptive_avoids_down_port);
     tcase_add_test (tc, test_reroute_ecmp_shrinks_group);
+    tcase_add_test (tc, test_reroute_uplinks_lost_fraction);
+    tcase_add_test (tc, test_reroute_uplinks_lost_ports);
+    tcase_add_test (tc, test_reroute_switch_down);
+    tcase_add_test (tc, test_reroute_switch_faults_bad_input);
     suite_add_tcase (s, tc);
     return s;
 }
