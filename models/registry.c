@@ -61,7 +61,7 @@ group_fabrics (const char *group)
 static gboolean
 check_unused_group (const WeftExperiment *exp, const char *group, GError **error)
 {
-    WeftParamBinding b[WEFT_MECHANISMS_MAX];
+    WeftParamBinding b[WEFT_MECHANISMS_MAX] = { { 0 } };
     guint n = 0;
     for (const WeftMechanism *const *m = weft_mechanisms; *m; m++) {
         if (g_strcmp0 ((*m)->group, group) != 0 || !(*m)->params)
