@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/registry.h"
+#include "models/sm.h"
 #include "models/switch.h"
 #include "sim/rng.h"
 #include "sim/units.h"
@@ -23,6 +24,9 @@ typedef struct {
     guint64 rate_bps;
     int width;
     double ber;
+    char *switch_name; /* switch-down, uplinks-lost */
+    char *ports;       /* uplinks-lost: port numbers */
+    double fraction;   /* uplinks-lost */
 } FaultParams;
 
 #define KINDS                                                                                      \
@@ -30,10 +34,10 @@ typedef struct {
 #define WIDTHS "4x|2x|1x"
 
 static const WeftParamSpec fault_params[] = {
-    WEFT_PARAM_ENUM (
-        "kind", FaultParams, kind, NULL, KINDS,
-        "what fails: link-down, link-flap, degraded (lower rate or width), "
-        "bit-errors (switch-down, uplinks-lost, nic-removed, gpudirect-off: reserved)"),
+    WEFT_PARAM_ENUM ("kind", FaultParams, kind, NULL, KINDS,
+                     "what fails: link-down, link-flap, degraded (lower rate or width), "
+                     "bit-errors, switch-down (every link of a switch), uplinks-lost (some of a "
+                     "switch's uplinks) (nic-removed, gpudirect-off: reserved)"),
     WEFT_PARAM_STRING ("link", FaultParams, link, "",
                        "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
@@ -54,15 +58,25 @@ static const WeftParamSpec fault_params[] = {
                      "Gb/s: 100 Gb/s)"),
     WEFT_PARAM_DOUBLE ("ber", FaultParams, ber, "0", NULL, NULL,
                        "bit-errors: the bit-error rate, in [0, 1)"),
+    WEFT_PARAM_STRING ("switch", FaultParams, switch_name, "",
+                       "switch-down, uplinks-lost: the switch (a fabric switch's name)"),
+    WEFT_PARAM_STRING ("ports", FaultParams, ports, "",
+                       "uplinks-lost: the uplinks lost, as port numbers from 1 separated by "
+                       "commas or spaces (or give fraction)"),
+    WEFT_PARAM_DOUBLE ("fraction", FaultParams, fraction, "0", NULL, NULL,
+                       "uplinks-lost: the share of the switch's uplinks lost, in (0, 1]: the "
+                       "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_END,
 };
 
 /* The keys each kind takes besides kind, link, at, after and until. */
-static const char *const kind_keys[][3] = {
+static const char *const kind_keys[][4] = {
     [WEFT_FAULT_LINK_DOWN] = { NULL },
     [WEFT_FAULT_LINK_FLAP] = { "period", NULL },
     [WEFT_FAULT_DEGRADED] = { "rate", "width", NULL },
     [WEFT_FAULT_BIT_ERRORS] = { "ber", NULL },
+    [WEFT_FAULT_SWITCH_DOWN] = { "switch", NULL },
+    [WEFT_FAULT_UPLINKS_LOST] = { "switch", "ports", "fraction", NULL },
 };
 
 const char *
@@ -99,6 +113,7 @@ struct WeftFaults {
     WeftSched sched;        /* the fault events' scheduling identity */
     WeftSim *sim;           /* borrowed */
     GArray *log;            /* WeftFaultEvent: what happened, in order */
+    guint n_groups;         /* [fault.NAME] groups (a switch's group has a Fault per link) */
     const WeftMechEnv *env; /* borrowed: its trace, once the run has one */
     guint written;          /* events of log already in /faults */
 };
@@ -233,7 +248,7 @@ resolve_link (const WeftExperiment *exp, const char *group, const WeftGraph *g, 
     return TRUE;
 }
 
-/* ---- configure: read and check every group ---------------------------------------------- */
+/* ---- naming a switch's links (switch-down, uplinks-lost) -------------------------------- */
 
 static gboolean
 has_key (const WeftExperiment *exp, const char *group, const char *key)
@@ -241,19 +256,136 @@ has_key (const WeftExperiment *exp, const char *group, const char *key)
     return g_key_file_has_key (weft_experiment_keyfile (exp), group, key, NULL);
 }
 
+/* The fabric switch @f names in `switch`, or NONE with an error. */
+static guint32
+resolve_switch (const WeftExperiment *exp, const char *group, const WeftGraph *g,
+                const FaultParams *p, GError **error)
+{
+    g_autofree char *name = g_strstrip (g_strdup (p->switch_name));
+    if (!*name) {
+        weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "switch",
+                              "required: which switch");
+        return WEFT_GRAPH_NONE;
+    }
+    guint32 sw = weft_graph_lookup (g, name);
+    if (sw != WEFT_GRAPH_NONE && weft_graph_node (g, sw)->kind == WEFT_NODE_SWITCH &&
+        weft_graph_node (g, sw)->server < 0)
+        return sw;
+    guint n = weft_graph_n_nodes (g), k = 0;
+    g_autofree const char **names = g_new0 (const char *, n + 1);
+    for (guint i = 0; i < n; i++)
+        if (weft_graph_node (g, i)->kind == WEFT_NODE_SWITCH && weft_graph_node (g, i)->server < 0)
+            names[k++] = weft_graph_node (g, i)->name;
+    const char *near = weft_suggest (name, names);
+    weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, group, "switch",
+                          "no fabric switch named '%s'%s%s%s", name, near ? ", did you mean '" : "",
+                          near ? near : "", near ? "'?" : "");
+    return WEFT_GRAPH_NONE;
+}
+
+/* Whether port @p of switch @sw is an uplink: cabled to a fabric switch of a higher tier. */
 static gboolean
-read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Fault *f,
+is_uplink (const WeftGraph *g, guint32 sw, guint32 p)
+{
+    guint32 peer;
+    if (!weft_graph_peer (g, sw, p, &peer, NULL))
+        return FALSE;
+    const WeftNode *a = weft_graph_node (g, sw), *b = weft_graph_node (g, peer);
+    return b->kind == WEFT_NODE_SWITCH && b->server < 0 && a->tier > 0 && b->tier > a->tier;
+}
+
+/* The links a switch-down (every cabled port) or uplinks-lost (`ports`, or the lowest-numbered
+ * round(fraction x uplinks) uplinks) group takes Down, in port order, into @links. */
+static gboolean
+resolve_switch_links (const WeftExperiment *exp, const char *group, const WeftGraph *g,
+                      const FaultParams *p, GArray *links, GError **error)
+{
+    if (has_key (exp, group, "link"))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, "link",
+                                     "not used by kind = %s: name the switch",
+                                     weft_fault_kind_name (p->kind));
+    guint32 sw = resolve_switch (exp, group, g, p, error);
+    if (sw == WEFT_GRAPH_NONE)
+        return FALSE;
+    const WeftNode *n = weft_graph_node (g, sw);
+    if (p->kind == WEFT_FAULT_SWITCH_DOWN) {
+        for (guint32 q = 0; q < n->ports->len; q++) {
+            guint32 lid = g_array_index (n->ports, guint32, q);
+            if (lid != WEFT_GRAPH_NONE)
+                g_array_append_val (links, lid);
+        }
+        if (links->len == 0)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "switch",
+                                         "%s has no cabled port", n->name);
+        return TRUE;
+    }
+    g_autoptr (GArray) up = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint32 q = 0; q < n->ports->len; q++)
+        if (is_uplink (g, sw, q))
+            g_array_append_val (up, q);
+    if (up->len == 0)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "switch",
+                                     "%s has no uplinks (ports cabled to a higher tier)", n->name);
+    gboolean has_ports = has_key (exp, group, "ports"),
+             has_fraction = has_key (exp, group, "fraction");
+    if (has_ports == has_fraction)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "ports",
+                                     "give the lost uplinks' ports or their fraction (one of "
+                                     "them)");
+    if (has_fraction) {
+        if (!(p->fraction > 0 && p->fraction <= 1))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "fraction",
+                                         "%g is outside (0, 1]", p->fraction);
+        guint k = (guint) (p->fraction * up->len + 0.5);
+        if (k == 0)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "fraction",
+                                         "%g of %u uplinks is none: expected at least %.3g",
+                                         p->fraction, up->len, 0.5 / up->len);
+        for (guint i = 0; i < k; i++)
+            g_array_append_val (links,
+                                g_array_index (n->ports, guint32, g_array_index (up, guint32, i)));
+        return TRUE;
+    }
+    g_auto (GStrv) words = g_strsplit_set (p->ports, " ,\t", -1);
+    for (guint i = 0; words[i]; i++) {
+        if (!*words[i])
+            continue;
+        char *end = NULL;
+        guint64 port = g_ascii_strtoull (words[i], &end, 10);
+        if (*end || port < 1 || port > n->ports->len || !is_uplink (g, sw, (guint32) port - 1))
+            return weft_experiment_fail (
+                exp, error, WEFT_CONFIG_ERROR_VALUE, group, "ports",
+                "'%s' is not an uplink of %s: its uplinks are ports %u to %u", words[i], n->name,
+                g_array_index (up, guint32, 0) + 1, g_array_index (up, guint32, up->len - 1) + 1);
+        guint32 lid = g_array_index (n->ports, guint32, port - 1);
+        for (guint j = 0; j < links->len; j++)
+            if (g_array_index (links, guint32, j) == lid)
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "ports",
+                                             "port %s given twice", words[i]);
+        g_array_append_val (links, lid);
+    }
+    if (links->len == 0)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "ports",
+                                     "empty: expected port numbers from 1");
+    return TRUE;
+}
+
+/* ---- configure: read and check every group ---------------------------------------------- */
+
+static gboolean
+read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Fault *f, GArray *more,
             GError **error)
 {
     WeftParamBinding b = { fault_params, &f->p };
     if (!weft_params_read (exp, group, &b, 1, error))
         return FALSE;
     int kind = f->p.kind;
-    if (kind > WEFT_FAULT_BIT_ERRORS)
+    if (kind == WEFT_FAULT_NIC_REMOVED || kind == WEFT_FAULT_GPUDIRECT_OFF)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "kind",
                                      "%s is not implemented yet", weft_fault_kind_name (kind));
     /* Keys of other kinds would be silently ignored. */
-    static const char *const own[] = { "period", "rate", "width", "ber" };
+    static const char *const own[] = { "period", "rate",  "width",   "ber",
+                                       "switch", "ports", "fraction" };
     for (guint i = 0; i < G_N_ELEMENTS (own); i++) {
         gboolean mine = FALSE;
         for (guint k = 0; kind_keys[kind][k]; k++)
@@ -284,6 +416,14 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (f->has_until && f->has_at && f->p.until <= f->p.at)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
                                      "not after at");
+    if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST) {
+        /* One Fault per link: the first here, the others in @more (fault_configure). */
+        if (!resolve_switch_links (exp, group, env->graph, &f->p, more, error))
+            return FALSE;
+        f->link = g_array_index (more, guint32, 0);
+        g_array_remove_index (more, 0);
+        return TRUE;
+    }
     if (!resolve_link (exp, group, env->graph, f->p.link, &f->link, error))
         return FALSE;
     guint64 rate = weft_graph_link (env->graph, f->link)->rate_bps;
@@ -338,13 +478,28 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     fs->rngs = g_ptr_array_new_with_free_func (rng_free);
     fs->log = g_array_new (FALSE, TRUE, sizeof (WeftFaultEvent));
     fs->sim = env->sim;
+    g_autoptr (GArray) more = g_array_new (FALSE, FALSE, sizeof (guint32));
     for (guint i = 0; groups[i]; i++) {
         Fault *f = g_new0 (Fault, 1);
         f->group = g_strdup (groups[i]);
         f->all = fs;
         g_ptr_array_add (fs->faults, f);
-        if (!read_fault (env, exp, groups[i], f, error))
+        g_array_set_size (more, 0);
+        if (!read_fault (env, exp, groups[i], f, more, error))
             return FALSE;
+        fs->n_groups++;
+        /* A group on several links (a switch's): one Fault per link, the same group. */
+        for (guint k = 0; k < more->len; k++) {
+            Fault *c = g_new0 (Fault, 1);
+            *c = *f;
+            c->group = g_strdup (f->group);
+            c->p.link = g_strdup (f->p.link);
+            c->p.after = g_strdup (f->p.after);
+            c->p.switch_name = g_strdup (f->p.switch_name);
+            c->p.ports = g_strdup (f->p.ports);
+            c->link = g_array_index (more, guint32, k);
+            g_ptr_array_add (fs->faults, c);
+        }
     }
     return TRUE;
 }
@@ -454,6 +609,7 @@ set_down (Fault *f, gboolean down)
         e->cause = f->group;
     }
     log_event (f, down ? WEFT_FAULT_ACTION_DOWN : WEFT_FAULT_ACTION_UP, 0);
+    weft_sm_port_changed (f->all->env->fabric->sm);
     if (!down)
         for (guint d = 0; d < 2; d++)
             weft_port_kick (f->port[d]);
@@ -465,6 +621,8 @@ begin (Fault *f)
     switch (f->p.kind) {
     case WEFT_FAULT_LINK_DOWN:
     case WEFT_FAULT_LINK_FLAP:
+    case WEFT_FAULT_SWITCH_DOWN:
+    case WEFT_FAULT_UPLINKS_LOST:
         set_down (f, TRUE);
         break;
     case WEFT_FAULT_DEGRADED:
@@ -494,6 +652,8 @@ end_fault (Fault *f)
     switch (f->p.kind) {
     case WEFT_FAULT_LINK_DOWN:
     case WEFT_FAULT_LINK_FLAP:
+    case WEFT_FAULT_SWITCH_DOWN:
+    case WEFT_FAULT_UPLINKS_LOST:
         set_down (f, FALSE);
         break;
     case WEFT_FAULT_DEGRADED:
@@ -553,6 +713,8 @@ on_fault (WeftSim *sim, void *target, WeftArg arg)
 static int
 aspect (int kind)
 {
+    if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST)
+        return WEFT_FAULT_LINK_DOWN;
     return kind == WEFT_FAULT_LINK_FLAP ? WEFT_FAULT_LINK_DOWN : kind;
 }
 
@@ -649,7 +811,7 @@ fault_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             "  faults       %u groups, %u events; lost %" G_GUINT64_FORMAT
                             " packets to Down ports, %" G_GUINT64_FORMAT
                             " corrupted; LinkDowned %" G_GUINT64_FORMAT "\n",
-                            fs->faults->len, fs->log->len, down, corrupted, downed);
+                            fs->n_groups, fs->log->len, down, corrupted, downed);
 }
 
 /* perfquery's and ibstat's view of a faulty link's end: its LinkDownedCounter, the packets it
@@ -691,6 +853,18 @@ const GArray *
 weft_faults_log (const WeftFaults *fs)
 {
     return fs ? fs->log : NULL;
+}
+
+void
+weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g)
+{
+    if (!fs)
+        return;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init (&it, fs->links);
+    while (g_hash_table_iter_next (&it, &key, &value))
+        weft_graph_set_link_cut (g, GPOINTER_TO_UINT (key), ((FaultLink *) value)->end[0].down);
 }
 
 const char *

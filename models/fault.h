@@ -10,8 +10,11 @@
  *   bit-errors  each packet crossing the link (either way) is corrupted with probability
  *               PER = 1 - (1 - ber)^(bits of the packet) and discarded by the receiver, which
  *               counts it in PortRcvErrors (and SymbolErrorCounter); the transport recovers
- * switch-down, uplinks-lost, nic-removed and gpudirect-off are reserved (refused as not
- * implemented yet).
+ *   switch-down every cabled link of a fabric switch (`switch`) goes Down as with link-down
+ *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
+ *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
+ * A group on a switch's links becomes one fault per link, each with the group's name.
+ * nic-removed and gpudirect-off are reserved (refused as not implemented yet).
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
  * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port
@@ -22,8 +25,9 @@
  * Flow-control packets (credits, PAUSE) are never corrupted nor discarded (they stand for the
  * link-level state the ends re-establish at link up).  Packets already on the wire when a
  * link goes Down still arrive: the cut is at the transmitter.
- * Routing does not react: static forwarding keeps sending into the dead port, as a fabric does
- * until its subnet manager sweeps (doc/faults.md).
+ * Routing reacts only as its mechanisms do: static forwarding keeps sending into the dead port
+ * until a subnet-manager sweep, if [routing] sm_reroute is on (models/sm.h); adaptive routing
+ * and ECMP (spraying too) leave a Down port out of their equal-cost choice (models/switch.c).
  *
  * State: the WeftFaults of a run (owned by the fabric configuration, fabric->faults) holds the
  * parsed groups, one WeftFaultPort per end of every faulty link (borrowed by WeftPort.fault,
@@ -35,6 +39,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "sim/graph.h"
 #include "sim/packet.h"
 #include "sim/time.h"
 
@@ -92,6 +97,9 @@ typedef struct WeftFaults WeftFaults;
 
 /* The run's fault events so far (WeftFaultEvent), or NULL without faults.  (transfer none) */
 const GArray *weft_faults_log (const WeftFaults *fs);
+/* Marks every link of @fs cut in @g while it is Down, and not cut otherwise (a subnet
+ * manager's sweep, models/sm.h). */
+void weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 

@@ -6,6 +6,6 @@ libweft_a_SOURCES += models/nic.c models/nic.h models/registry.c models/registry
 libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c models/ib_credit.h \
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h \
 	models/ecn.c models/ecn.h models/dcqcn.c models/dcqcn.h \
-	models/pfc.c models/pfc.h models/fault.c models/fault.h \
+	models/pfc.c models/pfc.h models/fault.c models/fault.h models/sm.c models/sm.h \
 	models/uet.c models/uet.h models/uet_pds.c models/nscc.c models/nscc.h \
 	models/rccc.c models/rccc.h

@@ -24,7 +24,8 @@ const WeftMechanism *const weft_mechanisms[] = {
     &weft_buffer_mechanism, /* after pfc: the pool sets the ports' headroom aside */
     &weft_nic_mechanism,    /* the NICs' latencies, which the transport's ideal FCTs add */
     &weft_transport_mechanism,
-    &weft_fault_mechanism, /* last: its check schedules events on the built network */
+    &weft_fault_mechanism, /* its check schedules events on the built network */
+    &weft_sm_mechanism,    /* [routing]: the subnet manager's sweeps after fault events */
     NULL,
 };
 
@@ -60,7 +61,7 @@ group_fabrics (const char *group)
 static gboolean
 check_unused_group (const WeftExperiment *exp, const char *group, GError **error)
 {
-    WeftParamBinding b[WEFT_MECHANISMS_MAX];
+    WeftParamBinding b[WEFT_MECHANISMS_MAX] = { { 0 } };
     guint n = 0;
     for (const WeftMechanism *const *m = weft_mechanisms; *m; m++) {
         if (g_strcmp0 ((*m)->group, group) != 0 || !(*m)->params)

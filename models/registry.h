@@ -92,7 +92,7 @@ typedef struct {
 } WeftNetworkStats;
 
 /* The most mechanisms one fabric may have (weft_mechanisms_configure asserts it). */
-#define WEFT_MECHANISMS_MAX 16
+#define WEFT_MECHANISMS_MAX 24
 
 typedef struct WeftMechanism WeftMechanism;
 
@@ -169,6 +169,7 @@ extern const WeftMechanism weft_switch_mechanism;     /* models/switch.c */
 extern const WeftMechanism weft_buffer_mechanism;     /* models/buffer.c */
 extern const WeftMechanism weft_nic_mechanism;        /* models/nic.c: [nic] */
 extern const WeftMechanism weft_transport_mechanism;  /* models/transport.c */
+extern const WeftMechanism weft_sm_mechanism;         /* models/sm.c: [routing] */
 extern const WeftMechanism weft_fault_mechanism;      /* models/fault.c: [fault.NAME] */
 
 /* Every mechanism, in the order their hooks run and their summary lines print; NULL-terminated. */

@@ -163,9 +163,17 @@ switch_init (WeftModel *m, GError **error)
     return TRUE;
 }
 
+/* Whether output @p is Down (models/fault.h): the switch knows its own ports' state. */
+static inline gboolean
+port_down (const WeftPort *p)
+{
+    return p->fault != NULL && p->fault->down;
+}
+
 /* Adaptive routing: the equal-cost port with the least data ahead of this packet - bytes
  * queued at that output, plus on InfiniBand the credits of this VL already spent toward the
- * next hop (data in flight or buffered there) - ties broken uniformly at random. */
+ * next hop (data in flight or buffered there) - ties broken uniformly at random.  A Down port
+ * is no candidate (the first of the set when every one is Down). */
 static guint32
 choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket *pkt)
 {
@@ -174,7 +182,7 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
     guint ties = 0;
     for (guint i = 0; i < n; i++) {
         const WeftPort *p = &self->ports[set[i]];
-        if (!p->owner)
+        if (!p->owner || port_down (p))
             continue;
         guint64 load = p->q_bytes;
         if (p->ib)
@@ -189,6 +197,26 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
         }
     }
     return best;
+}
+
+/* ECMP (and spraying, whose entropy is the hash) when the hashed member @out is Down: the group
+ * shrinks to its members that are up, and the packets hashed onto the Down one are spread
+ * over those by the same hash; the flows on live members keep theirs, as resilient hashing
+ * does (doc/faults.md).  @out when every member is Down. */
+static guint32
+ecmp_up (WeftSwitch *self, const WeftPacket *pkt, guint32 out)
+{
+    guint n, n_up = 0;
+    const guint32 *set = weft_graph_route_set (self->graph, self->parent.node, pkt->dst_ep, &n);
+    for (guint i = 0; i < n; i++)
+        n_up += self->ports[set[i]].owner && !port_down (&self->ports[set[i]]);
+    if (n_up == 0)
+        return out;
+    guint k = (guint) (weft_mix64 (self->hash_seed ^ pkt->hash ^ 0xdeadu) % n_up);
+    for (guint i = 0; i < n; i++)
+        if (self->ports[set[i]].owner && !port_down (&self->ports[set[i]]) && k-- == 0)
+            return set[i];
+    return out;
 }
 
 static void
@@ -280,6 +308,9 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     } else {
         out = weft_routing_choose (self->graph, self->fabric->routing, self->hash_seed, m->node,
                                    pkt->dst_ep, pkt->hash);
+        if (G_UNLIKELY (out < self->n_ports && port_down (&self->ports[out])) &&
+            self->fabric->routing != WEFT_ROUTING_STATIC)
+            out = ecmp_up (self, pkt, out);
     }
     if (G_UNLIKELY (out == WEFT_GRAPH_NONE || out >= self->n_ports || !self->ports[out].owner)) {
         self->unroutable++;

@@ -9,8 +9,10 @@
 #include "models/nic.h"
 #include "models/registry.h"
 #include "models/routing.h"
+#include "models/sm.h"
 #include "models/switch.h"
 #include "sim/units.h"
+#include "topologies/topology.h"
 #include "workloads/collective.h"
 #include "workloads/workload.h"
 
@@ -155,6 +157,10 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
                                  net->coll_gates, net->coll_ranks, net->workload_names, error))
         goto fail;
+    /* The subnet manager's sweeps rewrite the run's route tables (the graph is the run's own;
+     * const to every model, which only reads it between events). */
+    if (net->fabric.sm)
+        weft_sm_attach (net->fabric.sm, (WeftGraph *) graph, weft_topology_reroute);
     net->flow_groups = g_new0 (gboolean, MAX (net->workload_names->len, 1));
     for (guint gi = 0; gi < net->workload_names->len; gi++) {
         g_autofree char *group =

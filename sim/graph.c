@@ -56,6 +56,7 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->staging);
     g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
+    g_free (g->cut);
     g_free (g);
 }
 
@@ -164,6 +165,10 @@ weft_graph_connect (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, 
                    .length_m = 0,
                    .kind = kind };
     g_array_append_val (g->links, l);
+    if (g->cut) {
+        g->cut = g_realloc (g->cut, g->links->len);
+        g->cut[id] = 0;
+    }
     g_array_index (na->ports, guint32, pa) = id;
     g_array_index (nb->ports, guint32, pb) = id;
     invalidate (g);
@@ -285,4 +290,21 @@ weft_graph_gpudirect (const WeftGraph *g)
 {
     g_return_val_if_fail (g != NULL, TRUE);
     return g->gpudirect;
+}
+
+void
+weft_graph_set_link_cut (WeftGraph *g, guint32 link, gboolean cut)
+{
+    g_return_if_fail (link < g->links->len);
+    if (!g->cut && !cut)
+        return;
+    if (!g->cut)
+        g->cut = g_new0 (guint8, g->links->len);
+    g->cut[link] = cut ? 1 : 0;
+}
+
+gboolean
+weft_graph_link_cut (const WeftGraph *g, guint32 link)
+{
+    return g->cut != NULL && link < g->links->len && g->cut[link];
 }

@@ -177,6 +177,14 @@ gboolean weft_graph_routes_ready (const WeftGraph *g);
  * a loop). */
 guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArray *nodes_out);
 
+/* Links left out of routing: a subnet manager that has seen a link Down routes around it
+ * (models/sm.h).  The fabric search of weft_graph_routes_compute does not cross a cut link and
+ * a destination whose every last hop is cut is unreachable; the adjacency, the destination
+ * numbering (D-mod-k keys) and the server tables stay as built.  No link is cut until one is
+ * set; weft_graph_routes_compute must run again for a change to take effect. */
+void weft_graph_set_link_cut (WeftGraph *g, guint32 link, gboolean cut);
+gboolean weft_graph_link_cut (const WeftGraph *g, guint32 link);
+
 /* Approximate bytes held by the route tables (for benchmarks and `weft topo`). */
 gsize weft_graph_routes_bytes (const WeftGraph *g);
 

@@ -463,6 +463,7 @@ typedef struct {
     guint32 *sorted;     /* per row, its connected ports cable-major (sort_ports' order) ... */
     guint32 *sorted_off; /* ... from sorted[sorted_off[row]] to sorted[sorted_off[row + 1]] */
     guint32 *rev;        /* per (node, port) index: the index of the port at the other end */
+    guint8 *cut;         /* per (node, port) index: its link is cut (NULL: none is) */
     guint64 *mask;       /* per (node, port) index: the batch's groups it leads one hop closer to */
     guint64 *vis, *front, *next; /* per row: groups reached, reached last level, reached now */
     guint32 *cur, *nxt;          /* the rows with a non-zero front, next */
@@ -503,6 +504,15 @@ batch_init (Batch *b, const WeftGraph *g, const Routes *r)
             b->rev[off + p] = weft_graph_peer (g, v, p, &u, &pu) ? r->port_off[u] + pu : 0;
         }
     }
+    b->cut = NULL;
+    if (g->cut) {
+        b->cut = g_new0 (guint8, total + 1);
+        for (guint v = 0; v < nn; v++)
+            for (guint32 p = 0; p < n_ports_of (r, v); p++) {
+                guint32 lid = g_array_index (node_at (g, v)->ports, guint32, p);
+                b->cut[r->port_off[v] + p] = lid != WEFT_GRAPH_NONE && g->cut[lid];
+            }
+    }
     b->mask = g_new0 (guint64, total + 1);
     b->vis = g_new0 (guint64, n_rows + 1);
     b->front = g_new0 (guint64, n_rows + 1);
@@ -518,6 +528,7 @@ batch_clear (Batch *b)
     g_free (b->sorted);
     g_free (b->sorted_off);
     g_free (b->rev);
+    g_free (b->cut);
     g_free (b->mask);
     g_free (b->vis);
     g_free (b->front);
@@ -559,7 +570,8 @@ search_batch (const Routes *r, Batch *b, const guint32 *src, guint32 g0, guint n
         guint32 off = r->port_off[x], np = n_ports_of (r, x);
         for (guint32 q = 0; q < np; q++) {
             guint32 v = r->peer[off + q];
-            if (v != WEFT_GRAPH_NONE && r->row[v] != WEFT_GRAPH_NONE)
+            if (v != WEFT_GRAPH_NONE && r->row[v] != WEFT_GRAPH_NONE &&
+                !(b->cut && b->cut[off + q]))
                 reach (b, r->row[v], b->rev[off + q], bit, &n_nxt);
         }
     }
@@ -570,7 +582,8 @@ search_batch (const Routes *r, Batch *b, const guint32 *src, guint32 g0, guint n
             guint32 off = r->port_off[u], np = n_ports_of (r, u);
             for (guint32 q = 0; q < np; q++) {
                 guint32 v = r->peer[off + q];
-                if (v == WEFT_GRAPH_NONE || r->row[v] == WEFT_GRAPH_NONE)
+                if (v == WEFT_GRAPH_NONE || r->row[v] == WEFT_GRAPH_NONE ||
+                    (b->cut && b->cut[off + q]))
                     continue;
                 guint64 bits = f & ~b->vis[r->row[v]];
                 if (bits)
@@ -639,12 +652,12 @@ fill_batch (Routes *r, Batch *b, guint32 g0, guint nb, guint32 *buf)
     }
 }
 
-/* The attachment rows' last hops: for each column hanging off a row, that row's ports to it,
- * in port order (which is sort_ports' order for cables to one node).  One pass over each
- * attachment row's ports: a million hosts on one switch cost a million steps, not a million
- * scans of its ports. */
+/* The attachment rows' last hops: for each column hanging off a row, that row's ports to it
+ * (but the cut ones), in port order (which is sort_ports' order for cables to one node).  One pass
+ * over each attachment row's ports: a million hosts on one switch cost a million steps, not a
+ * million scans of its ports. */
 static void
-fill_last_hops (Routes *r, const guint32 *src)
+fill_last_hops (const WeftGraph *g, Routes *r, const guint32 *src)
 {
     Fabric *t = &r->fabric;
     guint32 *start = g_new0 (guint32, t->n_cols + 2);
@@ -663,6 +676,8 @@ fill_last_hops (Routes *r, const guint32 *src)
                 if (u == WEFT_GRAPH_NONE || u == x || r->col[u] == WEFT_GRAPH_NONE ||
                     t->group[r->col[u]] != gi)
                     continue;
+                if (weft_graph_link_cut (g, g_array_index (node_at (g, x)->ports, guint32, p)))
+                    continue; /* the destination is unreachable through a cut cable */
                 if (pass)
                     ports[fill[r->col[u]]++] = p;
                 else
@@ -703,7 +718,7 @@ compute_fabric (Ctx *c, GArray *cols)
         }
         batch_clear (&b);
     }
-    fill_last_hops (r, src);
+    fill_last_hops (g, r, src);
     g_free (src);
 }
 

@@ -400,6 +400,64 @@ START_TEST (test_railopt_partial_su)
 }
 END_TEST
 
+/* layout = tor: the same switches and uplinks, each server's NICs all on one leaf - leaf t of
+ * an SU holds slots t x 4 .. t x 4 + 3 (32 slots, 8 NICs), NIC r of slot k on port
+ * (k mod 4) x 8 + r + 1; a partial SU fills its first leaves; the size estimate agrees. */
+START_TEST (test_railopt_tor_layout)
+{
+    WeftRailOptParams p = superpod (2, 0);
+    g_autoptr (WeftGraph) rail = build (&p);
+    p.layout = WEFT_LAYOUT_TOR;
+    g_autoptr (WeftGraph) tor = build (&p);
+    WeftGraphSize a, b, est;
+    weft_graph_measure (rail, &a);
+    weft_graph_measure (tor, &b);
+    ck_assert_uint_eq (a.nodes, b.nodes);
+    ck_assert_uint_eq (a.links, b.links);
+    ck_assert_uint_eq (a.switches, b.switches);
+    ck_assert (weft_topology_railopt_size (&p, &server, &est, NULL));
+    ck_assert_uint_eq (est.groups, b.groups);
+    ck_assert_uint_eq (est.links, b.links);
+    for (guint64 i = 0; i < 64; i++) {
+        guint64 su = i / 32, slot = i % 32;
+        for (guint r = 0; r < 8; r++) {
+            g_autofree char *lf = g_strdup_printf (
+                "su%" G_GUINT64_FORMAT "-rail%" G_GUINT64_FORMAT "-leaf", su, slot / 4);
+            guint32 leaf = weft_graph_lookup (tor, lf);
+            guint32 port = (guint32) (slot % 4 * 8 + r), peer;
+            ck_assert (weft_graph_peer (tor, leaf, port, &peer, NULL));
+            const WeftNode *nic = weft_graph_node (tor, peer);
+            ck_assert_int_eq (nic->kind, WEFT_NODE_NIC);
+            ck_assert_int_eq (nic->server, (gint32) i);
+            ck_assert_int_eq (nic->rail, (gint32) r);
+        }
+    }
+    /* Uplinks as in the rail layout: the leaf's ports 33.. to the spines. */
+    guint32 l0 = weft_graph_lookup (tor, "su1-rail5-leaf"),
+            l1 = weft_graph_lookup (rail, "su1-rail5-leaf");
+    for (guint32 q = 32; q < 64; q++) {
+        guint32 pa, pb;
+        ck_assert (weft_graph_peer (tor, l0, q, &pa, NULL));
+        ck_assert (weft_graph_peer (rail, l1, q, &pb, NULL));
+        ck_assert_str_eq (weft_graph_node (tor, pa)->name, weft_graph_node (rail, pb)->name);
+    }
+    /* A partial SU: 37 servers fill SU 1's first two leaves (slots 0-3, 4). */
+    p.servers = 37;
+    g_autoptr (WeftGraph) part = build (&p);
+    weft_graph_measure (part, &b);
+    ck_assert (weft_topology_railopt_size (&p, &server, &est, NULL));
+    ck_assert_uint_eq (est.groups, 8 + 2);
+    ck_assert_uint_eq (b.groups, est.groups);
+    /* Slots that are not a multiple of the NICs: refused, naming the key. */
+    p.servers_per_su = 30;
+    p.servers = 0;
+    GError *err = NULL;
+    ck_assert (weft_topology_railopt (&p, &server, &err) == NULL);
+    ck_assert_msg (strstr (err->message, "[topology] layout:") != NULL, "%s", err->message);
+    g_error_free (err);
+}
+END_TEST
+
 START_TEST (test_server_shape_and_gpudirect)
 {
     WeftRailOptParams p = superpod (1, 4);
@@ -504,6 +562,7 @@ test_suite (void)
     tcase_add_test (tc, test_railopt_oversubscription);
     tcase_add_test (tc, test_railopt_bad_params);
     tcase_add_test (tc, test_railopt_partial_su);
+    tcase_add_test (tc, test_railopt_tor_layout);
     tcase_add_test (tc, test_server_shape_and_gpudirect);
     tcase_add_test (tc, test_server_gpu_pairs_take_nvlink);
     tcase_add_test (tc, test_fattree_counts);

@@ -140,6 +140,13 @@ plan_leaves (const WeftRailOptParams *p, const WeftServerParams *server, Plan *P
                      " SUs of %" G_GUINT64_FORMAT " slots: expected at most %" G_GUINT64_FORMAT
                      " (or more sus)",
                      n_servers, p->sus, S, p->sus * S);
+    if (p->layout == WEFT_LAYOUT_TOR && S % R != 0)
+        return fail (error, "topology", "layout",
+                     "tor puts each server's %" G_GUINT64_FORMAT
+                     " NICs on one leaf of %" G_GUINT64_FORMAT
+                     " server ports: expected servers_per_su a multiple of %" G_GUINT64_FORMAT
+                     " (or layout = rail)",
+                     R, S, R);
     guint64 U;
     if (!weft_topology_taper (p->leaf_oversubscription, S, radix, "leaf_oversubscription", &U,
                               error))
@@ -266,7 +273,9 @@ add_switches (WeftGraph *g, const WeftRailOptParams *p, const Plan *P, Switches 
     }
 }
 
-/* Adds the servers and cables NIC r of each to its SU's rail-r leaf, on the server's slot. */
+/* Adds the servers and cables NIC r of each to its SU's rail-r leaf, on the server's slot; or,
+ * with layout = tor, every NIC of the server to leaf slot / (S / R) of its SU, on port
+ * (slot mod (S / R)) x R + r: the servers of a group of S / R slots share one leaf. */
 static void
 add_servers (WeftGraph *g, const WeftRailOptParams *p, const WeftServerParams *server,
              const Plan *P, const guint32 *leaf)
@@ -279,7 +288,12 @@ add_servers (WeftGraph *g, const WeftRailOptParams *p, const WeftServerParams *s
         guint64 su = i / S, slot = i % S;
         for (guint64 r = 0; r < R; r++) {
             weft_graph_node (g, nics[r])->su = (gint32) su;
-            cable (g, nics[r], WEFT_GRAPH_NONE, leaf[su * R + r], slot, server->nic_rate_bps,
+            guint64 lf = r, port = slot;
+            if (p->layout == WEFT_LAYOUT_TOR) {
+                lf = slot / (S / R);
+                port = slot % (S / R) * R + r;
+            }
+            cable (g, nics[r], WEFT_GRAPH_NONE, leaf[su * R + lf], port, server->nic_rate_bps,
                    p->link_delay_ps, p->leaf_cable_length_m);
         }
     }
@@ -391,6 +405,11 @@ weft_topology_railopt_size (const WeftRailOptParams *p, const WeftServerParams *
     WeftGraphSize one;
     server_counts (server, &one);
     guint64 n = P.n_servers, switches = P.L + P.n_spines + P.cores;
+    /* Every rail leaf of an SU that holds a server; with tor, a partial SU's first leaves. */
+    guint64 per_leaf = P.S / P.R, rem = n % P.S;
+    guint64 groups = n / P.S * P.R;
+    if (rem)
+        groups += p->layout == WEFT_LAYOUT_TOR ? (rem + per_leaf - 1) / per_leaf : P.R;
     *out = (WeftGraphSize){
         .nodes = switches + n * one.nodes,
         .links = n * (one.links + P.R) + P.L * P.U + (P.tiers == 3 ? P.n_spines * P.U2 : 0),
@@ -398,7 +417,7 @@ weft_topology_railopt_size (const WeftRailOptParams *p, const WeftServerParams *
         .ports = switches * P.radix + n * one.ports,
         .switches = switches,
         .destinations = n * P.R,
-        .groups = (n + P.S - 1) / P.S * P.R, /* the rail leaves of the SUs holding servers */
+        .groups = groups, /* the leaves holding servers */
         .server_cells = n * one.server_cells,
         .hosts = n * one.hosts,
         .gpus = n * one.gpus,

@@ -18,6 +18,15 @@
  * Names: suS-railR-leaf (tier 1, su S, rail R), spineN (tier 2), coreN (tier 3); servers and
  * their parts as in topologies/server.h.  Leaves are created SU-major (full_mesh) or rail-major
  * (per_rail), so NIC columns are numbered pod by pod and D-mod-k stays balanced.
+ *
+ * Layout (layout = rail | tor): rail is the above.  tor cables all R NICs of a server to one
+ * leaf, a top-of-rack switch per group of S / R server slots (S a multiple of R): leaf t of an
+ * SU takes slots t x S / R .. (t + 1) x S / R - 1, NIC r of the server in slot k on port
+ * (k mod (S / R)) x R + r.  Everything else is the same - leaf and spine counts, ports,
+ * uplinks, cabling above the leaves, the leaves' names (suS-railR-leaf is then the SU's R-th
+ * top-of-rack switch), so a fault on a leaf names the same switch position in both layouts
+ * and "rail-optimised or not" is one key.  In tor, traffic between two servers of different
+ * groups crosses the spines whatever the rails; in rail, traffic on one rail stays on its leaf.
  */
 #ifndef WEFT_TOPOLOGIES_RAILOPT_H
 #define WEFT_TOPOLOGIES_RAILOPT_H
@@ -26,10 +35,12 @@
 #include "topologies/server.h"
 
 typedef enum { WEFT_SPINE_FULL_MESH, WEFT_SPINE_PER_RAIL } WeftSpineGrouping;
+typedef enum { WEFT_LAYOUT_RAIL, WEFT_LAYOUT_TOR } WeftServerLayout;
 
 typedef struct {
     guint64 sus, servers_per_su, servers, radix, tiers;
     int spine_grouping; /* WeftSpineGrouping */
+    int layout;         /* WeftServerLayout */
     double leaf_oversubscription, spine_oversubscription;
     guint64 spine_link_rate_bps, core_link_rate_bps;
     weft_time_t link_delay_ps;

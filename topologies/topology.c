@@ -109,6 +109,10 @@ static const WeftParamSpec railopt_params[] = {
                      "full_mesh|per_rail",
                      "full_mesh: leaves join every spine (of their SU with 3 tiers); per_rail: "
                      "one spine group per rail (3 tiers)"),
+    WEFT_PARAM_ENUM ("layout", WeftRailOptParams, layout, "rail", "rail|tor",
+                     "rail: NIC r of every server of an SU on the SU's rail-r leaf; tor: all the "
+                     "NICs of a server on one leaf, a top-of-rack switch per group of "
+                     "servers_per_su / NICs servers (same leaves and spines)"),
     WEFT_PARAM_RATIO ("leaf_oversubscription", WeftRailOptParams, leaf_oversubscription, "1:1",
                       "1:1", "64:1", "leaf down:up ports (fewer uplinks for the same downlinks)"),
     WEFT_PARAM_RATIO ("spine_oversubscription", WeftRailOptParams, spine_oversubscription, "1:1",
@@ -413,6 +417,22 @@ weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error)
     if (ok)
         g_debug ("%s: %u nodes, %u links, %u endpoints", rd.gen->name, weft_graph_n_nodes (g),
                  weft_graph_n_links (g), weft_graph_n_endpoints (g));
+    reading_clear (&rd);
+    return ok;
+}
+
+gboolean
+weft_topology_reroute (WeftGraph *g, const WeftExperiment *exp, GError **error)
+{
+    Reading rd;
+    gboolean ok = read_topology (exp, &rd, error);
+    if (ok) {
+        weft_graph_routes_compute (g);
+        if (rd.common.routing_engine == ENGINE_MINHOP)
+            weft_minhop_route (g);
+        else if (rd.common.routing_engine == ENGINE_UPDN)
+            weft_updn_route (g);
+    }
     reading_clear (&rd);
     return ok;
 }

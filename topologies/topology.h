@@ -63,6 +63,13 @@ WeftGraph *weft_topology_build (const WeftExperiment *exp, GError **error);
 WeftGraph *weft_topology_generate (const WeftExperiment *exp, GError **error);
 gboolean weft_topology_route (WeftGraph *g, const WeftExperiment *exp, GError **error);
 
+/* A subnet manager's sweep (models/sm.h): the routes of @g computed again by @exp's routing
+ * engine, around the links cut in @g (weft_graph_set_link_cut); a forwarding_table file is not
+ * replayed (the subnet manager writes its own tables).  The route tables are freed before the
+ * new ones are built, so a sweep needs no more memory than the first computation.  The errors
+ * of weft_topology_build's [topology] reading (none once that has succeeded). */
+gboolean weft_topology_reroute (WeftGraph *g, const WeftExperiment *exp, GError **error);
+
 /**
  * weft_topology_size:
  * The counts of the graph @exp's [topology] would build, from the parameters alone, as

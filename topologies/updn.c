@@ -21,6 +21,16 @@ is_fabric_dest (const WeftNode *n)
     return n->kind == WEFT_NODE_HOST || n->kind == WEFT_NODE_NIC;
 }
 
+/* The peer across port @p of @v, when the link is cabled and not cut (a subnet manager's
+ * re-route leaves a Down link out: sim/graph.h); the ranks are computed on every cable. */
+static gboolean
+live_peer (const WeftGraph *g, guint32 v, guint32 p, guint32 *q, guint32 *qp)
+{
+    if (!weft_graph_peer (g, v, p, q, qp))
+        return FALSE;
+    return !weft_graph_link_cut (g, g_array_index (weft_graph_node (g, v)->ports, guint32, p));
+}
+
 /* Breadth-first search over switch-to-switch links from the switches already at distance
  * < INF in @dist, which are queued in @queue[@head..@tail). */
 static void
@@ -157,7 +167,7 @@ legal_hops (const Ctx *c, const GArray *attach, guint *h, gboolean *down)
         const WeftNode *node = weft_graph_node (c->g, w);
         for (guint32 p = 0; p < node->ports->len; p++) {
             guint32 v, vp;
-            if (!weft_graph_peer (c->g, w, p, &v, &vp) || c->index[v] == WEFT_GRAPH_NONE)
+            if (!live_peer (c->g, w, p, &v, &vp) || c->index[v] == WEFT_GRAPH_NONE)
                 continue;
             guint32 vi = c->index[v];
             if (!down[vi] && v != w && weft_updn_is_up (c->rank, w, v)) {
@@ -175,7 +185,7 @@ legal_hops (const Ctx *c, const GArray *attach, guint *h, gboolean *down)
         const WeftNode *node = weft_graph_node (c->g, v);
         for (guint32 p = 0; p < node->ports->len; p++) {
             guint32 w, wp;
-            if (!weft_graph_peer (c->g, v, p, &w, &wp) || c->index[w] == WEFT_GRAPH_NONE)
+            if (!live_peer (c->g, v, p, &w, &wp) || c->index[w] == WEFT_GRAPH_NONE)
                 continue;
             guint32 wi = c->index[w];
             if (weft_updn_is_up (c->rank, v, w) && h[wi] != INF && h[wi] + 1 < h[vi])
@@ -244,7 +254,7 @@ attachments (const Ctx *c, guint32 d, GArray *attach)
     g_array_set_size (attach, 0);
     for (guint32 p = 0; p < dn->ports->len; p++) {
         guint32 q, qp;
-        if (weft_graph_peer (c->g, d, p, &q, &qp) && c->index[q] != WEFT_GRAPH_NONE) {
+        if (live_peer (c->g, d, p, &q, &qp) && c->index[q] != WEFT_GRAPH_NONE) {
             gboolean seen = FALSE;
             for (guint i = 0; i < attach->len; i++)
                 seen |= g_array_index (attach, guint32, i) == c->index[q];
@@ -284,7 +294,7 @@ route_switch (WeftGraph *g, Ctx *c, guint vi, guint32 ep, guint32 d, const Hops 
     guint n_cand = 0;
     for (guint32 p = 0; p < node->ports->len; p++) {
         guint32 q, qp;
-        if (!weft_graph_peer (g, v, p, &q, &qp))
+        if (!live_peer (g, v, p, &q, &qp))
             continue;
         gboolean ok;
         if (q == d)

@@ -27,10 +27,10 @@ check "cannot create" "$WEFT" run -q "$base" -o "$TMP/no/such/dir/out.h5"
 printf '[experiment]\ninclude = b.ini\n' >"$TMP/a.ini"
 printf '[experiment]\ninclude = a.ini\n' >"$TMP/b.ini"
 check "include cycle" "$WEFT" validate "$TMP/a.ini"
-# malformed --set, and the fault kinds still reserved
+# malformed --set, and a switch fault without its switch
 check "GROUP:KEY=VALUE" "$WEFT" validate "$base" --set switchbuffer=1MiB
 printf '[experiment]\ninclude = %s\n[fault.sw]\nkind = switch-down\nat = 0s\n' "$base" >"$TMP/f.ini"
-check "\[fault.sw\] kind: switch-down is not implemented yet" "$WEFT" validate "$TMP/f.ini"
+check "\[fault.sw\] switch: required: which switch" "$WEFT" validate "$TMP/f.ini"
 # fabric-specific groups and keys that would be ignored: another fabric's group is accepted
 # and listed as unused (so --set fabric:kind alone switches a comparison), its keys checked
 printf '[experiment]\ninclude = %s\n[infiniband]\nbuffer = 64KiB\n' "$base" >"$TMP/ib.ini"

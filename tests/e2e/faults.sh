@@ -208,7 +208,7 @@ bad at --set experiment:duration=10us
 bad until --set fault.cable:until=20us
 bad after --set fault.cable:after=workload.allreduce
 bad kind --set fault.cable:kind=link-dwn
-bad kind --set fault.cable:kind=switch-down
+bad link --set fault.cable:kind=switch-down
 bad period --set fault.cable:kind=link-flap
 bad ber --set fault.cable:kind=bit-errors --set fault.cable:ber=1
 bad ber --set fault.cable:kind=bit-errors --set fault.cable:ber=-0.1
