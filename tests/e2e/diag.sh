@@ -163,6 +163,25 @@ grep -q "^		Rate: 100$" "$TMP/out" || fail "ibstat does not show the 1x link's R
 expect_exit 0 "$WEFT" diag ibstat "$TMP/bc.h5" dgx-2
 [ "$(grep -c "^CA '" "$TMP/out")" = 8 ] || fail "ibstat dgx-2 should list its 8 NICs"
 
+# ---- per-rail perftest finds the slow NIC (experiments/bad-cable-ib-write-bw.ini) ----
+expect_exit 0 "$WEFT" run "$WEFT_SRCDIR/experiments/bad-cable-ib-write-bw.ini" -o "$TMP/bw.h5"
+"$PY" - "$TMP/out" <<'PYEOF' || fail "per-rail ib_write_bw"
+import re, sys
+text = open(sys.argv[1]).read()
+devs = re.findall(r"Device\s+: (\S+)", text)
+rows = [float(m.split()[3]) for m in re.findall(r"^ 65536 .*$", text, re.M)]
+assert len(devs) == 8 and len(rows) == 8, (devs, rows)
+# payload ceiling: the link rate x MTU / (MTU + IB headers 26 B)
+ceil = lambda gbps: gbps * 4096 / (4096 + 26)
+for dev, bw in zip(devs, rows):
+    want = ceil(100 if dev == "mlx5_3" else 400)
+    assert 0.95 * want <= bw <= want, (dev, bw, want)
+print("ib_write_bw per rail:", dict(zip(devs, rows)))
+PYEOF
+expect_exit 0 "$WEFT" diag links "$TMP/bw.h5" --worst 1
+sed -n 3p "$TMP/out" | grep -q "dgx-2/mlx5_3:2 <-> su0-rail1-leaf:2" ||
+    { cat "$TMP/out" >&2; fail "links --worst after perftest: not the 1x link first"; }
+
 # ---- bad usage ----
 expect_exit 2 "$WEFT" diag
 expect_exit 2 "$WEFT" diag ibstat
