@@ -224,14 +224,10 @@ state_name (guint state)
 static const char *
 phys_state_name (guint state)
 {
-    static const char *const names[] = { "No state change",
-                                         "Sleep",
-                                         "Polling",
-                                         "Disabled",
-                                         "PortConfigurationTraining",
-                                         "LinkUp",
-                                         "LinkErrorRecovery",
-                                         "PhyTest" };
+    static const char *const names[] = {
+        "No state change",           "Sleep",  "Polling",           "Disabled",
+        "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "PhyTest"
+    };
     return state < G_N_ELEMENTS (names) ? names[state] : "???";
 }
 
@@ -477,9 +473,9 @@ typedef struct {
     guint64 errors;
     double rate_deficit; /* 1 - rate / nominal */
     gboolean down;
-    double wait;         /* PortXmitWait / run time */
-    double util;         /* busier direction */
-    double util_off;     /* |util - tier median| / median */
+    double wait;     /* PortXmitWait / run time */
+    double util;     /* busier direction */
+    double util_off; /* |util - tier median| / median */
 } Rank;
 
 static const char *
@@ -594,8 +590,7 @@ weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out)
                           "PortRcvErrors + LinkDownedCounter, both ends), rate below nominal, "
                           "Down, PortXmitWait, utilisation off the tier's median\n");
     g_string_append_printf (out, "%-4s %-44s %-10s %6s %9s %9s %7s %7s %7s  %s\n", "#", "link",
-                            "tier", "state", "rate", "nominal", "errors", "wait%", "util%",
-                            "why");
+                            "tier", "state", "rate", "nominal", "errors", "wait%", "util%", "why");
     guint shown = n ? MIN (n, ranks->len) : ranks->len;
     for (guint i = 0; i < shown; i++) {
         const Rank *r = &g_array_index (ranks, Rank, i);
@@ -632,11 +627,10 @@ weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out)
         for (guint e = 0; e < 2; e++)
             if (r->end[e] && r->end[e]->row->rate_bps)
                 rate = MIN (rate, r->end[e]->row->rate_bps);
-        g_string_append_printf (out, "%-4u %-44s %-10s %6s %9.0f %9.0f %7" G_GUINT64_FORMAT
-                                     " %7.2f %7.2f  %s\n",
-                                i + 1, name->str, r->tier, r->down ? "Down" : "Active",
-                                (double) rate / 1e9, (double) r->link->rate_bps / 1e9, r->errors,
-                                100 * r->wait, 100 * r->util, why->str);
+        g_string_append_printf (
+            out, "%-4u %-44s %-10s %6s %9.0f %9.0f %7" G_GUINT64_FORMAT " %7.2f %7.2f  %s\n", i + 1,
+            name->str, r->tier, r->down ? "Down" : "Active", (double) rate / 1e9,
+            (double) r->link->rate_bps / 1e9, r->errors, 100 * r->wait, 100 * r->util, why->str);
         g_string_free (name, TRUE);
         g_string_free (why, TRUE);
     }

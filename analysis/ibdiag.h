@@ -66,8 +66,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftIbdiag, weft_ibdiag_free)
  * server), or every one when @filter is NULL.  With adapters of more than one server, each
  * server's adapters follow a "# SERVER" line (ibstat runs on one host).  FALSE with
  * WEFT_IBDIAG_ERROR_NAME when nothing matches. */
-gboolean weft_ibdiag_ibstat (const WeftIbdiag *d, const char *filter, GString *out,
-                             GError **error);
+gboolean weft_ibdiag_ibstat (const WeftIbdiag *d, const char *filter, GString *out, GError **error);
 
 /* perfquery (or perfquery -x with @extended) for one port: NODE:PORT in weft's numbering, or
  * a CA's name alone for its one fabric port. */

@@ -42,8 +42,9 @@ add_link (GArray *links, guint32 id, guint32 a, guint32 pa, guint32 b, guint32 p
 static WeftTracePort *
 add_port (GArray *ports, guint32 node, guint32 port, guint32 link, guint64 rate)
 {
-    WeftTracePort p = { .node = node, .port = port, .link = link, .rate_bps = rate, .state = 4,
-                        .phys_state = 5 };
+    WeftTracePort p = {
+        .node = node, .port = port, .link = link, .rate_bps = rate, .state = 4, .phys_state = 5
+    };
     g_strlcpy (p.link_layer, "InfiniBand", sizeof p.link_layer);
     g_array_append_val (ports, p);
     return &g_array_index (ports, WeftTracePort, ports->len - 1);
@@ -245,7 +246,7 @@ END_TEST
 static void
 one_of_each (GArray *ports)
 {
-    down_and_slow (ports);           /* link 1 Down (LinkDowned 1 at both ends), link 2 at 1x */
+    down_and_slow (ports);             /* link 1 Down (LinkDowned 1 at both ends), link 2 at 1x */
     row (ports, 1, 2)->rcv_errors = 3; /* link 0: errors */
 }
 
