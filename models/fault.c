@@ -23,6 +23,7 @@ typedef struct {
     guint64 rate_bps;
     int width;
     double ber;
+    char *server;
 } FaultParams;
 
 #define KINDS                                                                                      \
@@ -33,7 +34,7 @@ static const WeftParamSpec fault_params[] = {
     WEFT_PARAM_ENUM (
         "kind", FaultParams, kind, NULL, KINDS,
         "what fails: link-down, link-flap, degraded (lower rate or width), "
-        "bit-errors (switch-down, uplinks-lost, nic-removed, gpudirect-off: reserved)"),
+        "bit-errors, gpudirect-off (switch-down, uplinks-lost, nic-removed: reserved)"),
     WEFT_PARAM_STRING ("link", FaultParams, link, "",
                        "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
@@ -54,6 +55,9 @@ static const WeftParamSpec fault_params[] = {
                      "Gb/s: 100 Gb/s)"),
     WEFT_PARAM_DOUBLE ("ber", FaultParams, ber, "0", NULL, NULL,
                        "bit-errors: the bit-error rate, in [0, 1)"),
+    WEFT_PARAM_STRING ("server", FaultParams, server, "",
+                       "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
+                       "the start of the run"),
     WEFT_PARAM_END,
 };
 
@@ -63,7 +67,81 @@ static const char *const kind_keys[][3] = {
     [WEFT_FAULT_LINK_FLAP] = { "period", NULL },
     [WEFT_FAULT_DEGRADED] = { "rate", "width", NULL },
     [WEFT_FAULT_BIT_ERRORS] = { "ber", NULL },
+    [WEFT_FAULT_GPUDIRECT_OFF] = { "server", NULL },
 };
+
+/* ---- gpudirect-off: the graph ------------------------------------------------------------ */
+
+/* The server part of @name ("dgx-2" of "dgx-2/gpu3"), or NULL. */
+static char *
+server_part (const char *name)
+{
+    const char *slash = strchr (name, '/');
+    return slash ? g_strndup (name, (gsize) (slash - name)) : NULL;
+}
+
+gboolean
+weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error)
+{
+    g_return_val_if_fail (exp != NULL && g != NULL, FALSE);
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    for (guint i = 0; groups && groups[i]; i++) {
+        g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
+        if (!kind || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
+            continue;
+        static const char *const not_mine[] = { "link", "after", "until" };
+        for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
+            if (g_key_file_has_key (kf, groups[i], not_mine[k], NULL))
+                return weft_experiment_fail (
+                    exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, groups[i], not_mine[k],
+                    "not used by kind = gpudirect-off (a server's GPUDirect is off from the "
+                    "start of the run: at = 0s or no at)");
+        g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
+        guint64 at_ps = 0;
+        if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[i], "at",
+                                         "gpudirect-off applies from the start of the run: "
+                                         "at = 0s (a mid-run change is not modelled)");
+        g_autofree char *server = g_key_file_get_string (kf, groups[i], "server", NULL);
+        if (server)
+            g_strstrip (server);
+        if (!server || !*server)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, groups[i], "server",
+                                         "required: the server, e.g. dgx-2");
+        guint32 cpu = WEFT_GRAPH_NONE;
+        GPtrArray *servers = g_ptr_array_new_with_free_func (g_free);
+        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+            const WeftNode *node = weft_graph_node (g, n);
+            if (node->kind != WEFT_NODE_CPU)
+                continue;
+            char *name = server_part (node->name);
+            if (!name)
+                continue;
+            if (strcmp (name, server) == 0)
+                cpu = n;
+            g_ptr_array_add (servers, name);
+        }
+        if (cpu == WEFT_GRAPH_NONE) {
+            g_ptr_array_add (servers, NULL);
+            const char *near = weft_suggest (server, (const char **) servers->pdata);
+            gboolean ok = weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, groups[i],
+                                                "server", "unknown server '%s'%s%s%s", server,
+                                                near ? ", did you mean '" : "", near ? near : "",
+                                                near ? "'?" : "");
+            g_ptr_array_unref (servers);
+            return ok;
+        }
+        g_ptr_array_unref (servers);
+        gint32 index = weft_graph_node (g, cpu)->server;
+        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+            const WeftNode *node = weft_graph_node (g, n);
+            if (node->kind == WEFT_NODE_GPU && node->server == index)
+                weft_graph_set_staging (g, n, cpu);
+        }
+    }
+    return TRUE;
+}
 
 const char *
 weft_fault_kind_name (WeftFaultKind kind)
@@ -249,11 +327,16 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (!weft_params_read (exp, group, &b, 1, error))
         return FALSE;
     int kind = f->p.kind;
+    /* gpudirect-off was applied to the graph and checked before the network was built
+     * (weft_faults_apply_graph): from the start of the run only, a server that loses GPUDirect
+     * mid-run (a driver reload) is not modelled. */
+    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
+        return TRUE;
     if (kind > WEFT_FAULT_BIT_ERRORS)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "kind",
                                      "%s is not implemented yet", weft_fault_kind_name (kind));
     /* Keys of other kinds would be silently ignored. */
-    static const char *const own[] = { "period", "rate", "width", "ber" };
+    static const char *const own[] = { "period", "rate", "width", "ber", "server" };
     for (guint i = 0; i < G_N_ELEMENTS (own); i++) {
         gboolean mine = FALSE;
         for (guint k = 0; kind_keys[kind][k]; k++)
@@ -345,6 +428,9 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         g_ptr_array_add (fs->faults, f);
         if (!read_fault (env, exp, groups[i], f, error))
             return FALSE;
+        /* changes the graph before the run (weft_faults_apply_graph), no event of the run */
+        if (f->p.kind == WEFT_FAULT_GPUDIRECT_OFF)
+            g_ptr_array_remove (fs->faults, f);
     }
     return TRUE;
 }

@@ -10,8 +10,10 @@
  *   bit-errors  each packet crossing the link (either way) is corrupted with probability
  *               PER = 1 - (1 - ber)^(bits of the packet) and discarded by the receiver, which
  *               counts it in PortRcvErrors (and SymbolErrorCounter); the transport recovers
- * switch-down, uplinks-lost, nic-removed and gpudirect-off are reserved (refused as not
- * implemented yet).
+ *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run: their data
+ *               to and from other servers is staged in that server's host memory (the graph's
+ *               staging node, applied by weft_faults_apply_graph before the network is built)
+ * switch-down, uplinks-lost and nic-removed are reserved (refused as not implemented yet).
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
  * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port
@@ -35,6 +37,8 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "sim/experiment.h"
+#include "sim/graph.h"
 #include "sim/packet.h"
 #include "sim/time.h"
 
@@ -114,6 +118,13 @@ gboolean weft_fault_port_corrupts (WeftFaultPort *f, const WeftPacket *pkt);
 
 /* The probability that a packet of @bytes on the wire has at least one bit error at @ber. */
 double weft_fault_per (double ber, guint64 bytes);
+
+/* Applies the faults that change the fabric graph itself before the network is built:
+ * gpudirect-off sets the staging node of each GPU of its server to that server's CPU (host
+ * memory), as [server] gpudirect = false does for every server.  Bad input (no server, an
+ * unknown one, a key the kind does not take, at other than 0): FALSE with a WEFT_CONFIG_ERROR
+ * naming the group and key. */
+gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 
 /* The kind's name as in the experiment file ("link-down"). */
 const char *weft_fault_kind_name (WeftFaultKind kind);
