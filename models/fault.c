@@ -179,6 +179,7 @@ struct WeftFaults {
     GArray *log;            /* WeftFaultEvent: what happened, in order */
     const WeftMechEnv *env; /* borrowed: its trace, once the run has one */
     guint written;          /* events of log already in /faults */
+    guint n_graph;          /* groups applied to the graph before the run (gpudirect-off) */
 };
 
 static void
@@ -429,8 +430,10 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (!read_fault (env, exp, groups[i], f, error))
             return FALSE;
         /* changes the graph before the run (weft_faults_apply_graph), no event of the run */
-        if (f->p.kind == WEFT_FAULT_GPUDIRECT_OFF)
+        if (f->p.kind == WEFT_FAULT_GPUDIRECT_OFF) {
             g_ptr_array_remove (fs->faults, f);
+            fs->n_graph++;
+        }
     }
     return TRUE;
 }
@@ -735,7 +738,7 @@ fault_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
                             "  faults       %u groups, %u events; lost %" G_GUINT64_FORMAT
                             " packets to Down ports, %" G_GUINT64_FORMAT
                             " corrupted; LinkDowned %" G_GUINT64_FORMAT "\n",
-                            fs->faults->len, fs->log->len, down, corrupted, downed);
+                            fs->faults->len + fs->n_graph, fs->log->len, down, corrupted, downed);
 }
 
 /* perfquery's and ibstat's view of a faulty link's end: its LinkDownedCounter, the packets it
