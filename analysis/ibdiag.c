@@ -93,13 +93,14 @@ weft_ibdiag_new (GArray *nodes, GArray *links, GArray *ports, guint64 sim_time_p
     d->ports = ports;
     d->sim_time_ps = sim_time_ps;
     d->firmware = g_strdup (firmware ? firmware : "");
-    guint32 max_id = 0;
-    for (guint i = 0; i < nodes->len; i++)
-        max_id = MAX (max_id, g_array_index (nodes, WeftTraceNode, i).id + 1);
-    d->n_nodes = max_id;
-    d->node = g_new0 (Node, MAX (max_id, 1));
+    /* weft numbers nodes densely from 0; a row whose id is past the table (a damaged file)
+     * is left out rather than trusted for an allocation */
+    d->n_nodes = nodes->len;
+    d->node = g_new0 (Node, MAX (d->n_nodes, 1));
     for (guint i = 0; i < nodes->len; i++) {
         const WeftTraceNode *n = &g_array_index (nodes, WeftTraceNode, i);
+        if (n->id >= d->n_nodes)
+            continue;
         d->node[n->id].row = n;
         g_free (d->node[n->id].name);
         d->node[n->id].name = g_strndup (n->name, sizeof n->name);
@@ -478,6 +479,12 @@ typedef struct {
     double util_off; /* |util - tier median| / median */
 } Rank;
 
+static gboolean
+is_ca (const WeftIbdiag *d, guint32 node)
+{
+    return node < d->n_nodes && d->node[node].ca;
+}
+
 static const char *
 tier_name (const WeftIbdiag *d, guint32 node)
 {
@@ -531,7 +538,7 @@ weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out)
         if (!g_hash_table_lookup_extended (at, key, NULL, &idx)) {
             Rank r = { .link = p->link };
             const char *ta = tier_name (d, p->link->node_a), *tb = tier_name (d, p->link->node_b);
-            gboolean swap = !d->node[p->link->node_b].ca ? FALSE : !d->node[p->link->node_a].ca;
+            gboolean swap = is_ca (d, p->link->node_b) && !is_ca (d, p->link->node_a);
             g_snprintf (r.tier, sizeof r.tier, "%s-%s", swap ? tb : ta, swap ? ta : tb);
             g_array_append_val (ranks, r);
             idx = GUINT_TO_POINTER (ranks->len - 1);

@@ -293,6 +293,28 @@ START_TEST (test_ibdiag_links_worst_order)
 }
 END_TEST
 
+START_TEST (test_ibdiag_ignores_ids_past_the_table)
+{
+    /* a damaged file's ids are not trusted for an allocation or an index */
+    GArray *nodes = g_array_new (FALSE, TRUE, sizeof (WeftTraceNode));
+    GArray *links = g_array_new (FALSE, TRUE, sizeof (WeftTraceLink));
+    GArray *ports = g_array_new (FALSE, TRUE, sizeof (WeftTracePort));
+    add_node (nodes, 0, "leaf", "switch", 1);
+    add_node (nodes, G_MAXUINT32 - 1, "far/mlx5_0", "nic", 0);
+    add_link (links, 0, G_MAXUINT32 - 1, 2, 0, 1, G400);
+    add_port (ports, 0, 1, 0, G400);
+    add_port (ports, G_MAXUINT32 - 1, 2, 0, G400);
+    g_autoptr (WeftIbdiag) d = weft_ibdiag_new (nodes, links, ports, 1000, "weft test");
+    GString *out = g_string_new (NULL);
+    GError *error = NULL;
+    ck_assert (!weft_ibdiag_ibstat (d, NULL, out, &error));
+    g_clear_error (&error);
+    weft_ibdiag_links_worst (d, 0, out);
+    ck_assert (strstr (out->str, "leaf:1") != NULL);
+    g_string_free (out, TRUE);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -303,6 +325,7 @@ test_suite (void)
     tcase_add_test (tc, test_ibdiag_perfquery_names_a_ca_port_from_1);
     tcase_add_test (tc, test_ibdiag_ibstat_down_port);
     tcase_add_test (tc, test_ibdiag_links_worst_order);
+    tcase_add_test (tc, test_ibdiag_ignores_ids_past_the_table);
     suite_add_tcase (s, tc);
     return s;
 }
