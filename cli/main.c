@@ -22,6 +22,7 @@ static const Command commands[] = {
     { "topo", weft_cli_topo, "build an experiment's topology and describe or export it" },
     { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
     { "compare", weft_cli_compare, "runs side by side: what differs, figures and ratios" },
+    { "diag", weft_cli_diag, "ibstat, perfquery and the worst links, over a run's trace" },
 };
 
 static void

@@ -3,6 +3,7 @@
 #include "cli/session.h"
 
 #include "cli/footprint.h"
+#include "models/fault.h"
 
 gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
@@ -26,7 +27,7 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
         !weft_runcfg_read (s->exp, &s->ec, &s->tc, error))
         return FALSE;
     s->graph = weft_footprint_build_topology (s->exp, TRUE, max_memory, error);
-    if (!s->graph)
+    if (!s->graph || !weft_faults_apply_graph (s->exp, s->graph, error))
         return FALSE;
     s->sim = weft_sim_new (s->ec.seed);
     s->sim->duration = s->ec.duration;

@@ -27,6 +27,7 @@ typedef struct {
     char *switch_name; /* switch-down, uplinks-lost */
     char *ports;       /* uplinks-lost: port numbers */
     double fraction;   /* uplinks-lost */
+    char *server;      /* gpudirect-off */
 } FaultParams;
 
 #define KINDS                                                                                      \
@@ -37,7 +38,8 @@ static const WeftParamSpec fault_params[] = {
     WEFT_PARAM_ENUM ("kind", FaultParams, kind, NULL, KINDS,
                      "what fails: link-down, link-flap, degraded (lower rate or width), "
                      "bit-errors, switch-down (every link of a switch), uplinks-lost (some of a "
-                     "switch's uplinks) (nic-removed, gpudirect-off: reserved)"),
+                     "switch's uplinks), gpudirect-off (one server's GPUs without GPUDirect RDMA) "
+                     "(nic-removed: reserved)"),
     WEFT_PARAM_STRING ("link", FaultParams, link, "",
                        "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
@@ -66,6 +68,9 @@ static const WeftParamSpec fault_params[] = {
     WEFT_PARAM_DOUBLE ("fraction", FaultParams, fraction, "0", NULL, NULL,
                        "uplinks-lost: the share of the switch's uplinks lost, in (0, 1]: the "
                        "lowest-numbered round(fraction x uplinks) of them"),
+    WEFT_PARAM_STRING ("server", FaultParams, server, "",
+                       "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
+                       "the start of the run"),
     WEFT_PARAM_END,
 };
 
@@ -77,7 +82,81 @@ static const char *const kind_keys[][4] = {
     [WEFT_FAULT_BIT_ERRORS] = { "ber", NULL },
     [WEFT_FAULT_SWITCH_DOWN] = { "switch", NULL },
     [WEFT_FAULT_UPLINKS_LOST] = { "switch", "ports", "fraction", NULL },
+    [WEFT_FAULT_GPUDIRECT_OFF] = { "server", NULL },
 };
+
+/* ---- gpudirect-off: the graph ------------------------------------------------------------ */
+
+/* The server part of @name ("dgx-2" of "dgx-2/gpu3"), or NULL. */
+static char *
+server_part (const char *name)
+{
+    const char *slash = strchr (name, '/');
+    return slash ? g_strndup (name, (gsize) (slash - name)) : NULL;
+}
+
+gboolean
+weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error)
+{
+    g_return_val_if_fail (exp != NULL && g != NULL, FALSE);
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    for (guint i = 0; groups && groups[i]; i++) {
+        g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
+        if (!kind || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
+            continue;
+        static const char *const not_mine[] = { "link", "after", "until" };
+        for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
+            if (g_key_file_has_key (kf, groups[i], not_mine[k], NULL))
+                return weft_experiment_fail (
+                    exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, groups[i], not_mine[k],
+                    "not used by kind = gpudirect-off (a server's GPUDirect is off from the "
+                    "start of the run: at = 0s or no at)");
+        g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
+        guint64 at_ps = 0;
+        if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[i], "at",
+                                         "gpudirect-off applies from the start of the run: "
+                                         "at = 0s (a mid-run change is not modelled)");
+        g_autofree char *server = g_key_file_get_string (kf, groups[i], "server", NULL);
+        if (server)
+            g_strstrip (server);
+        if (!server || !*server)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, groups[i], "server",
+                                         "required: the server, e.g. dgx-2");
+        guint32 cpu = WEFT_GRAPH_NONE;
+        GPtrArray *servers = g_ptr_array_new_with_free_func (g_free);
+        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+            const WeftNode *node = weft_graph_node (g, n);
+            if (node->kind != WEFT_NODE_CPU)
+                continue;
+            char *name = server_part (node->name);
+            if (!name)
+                continue;
+            if (strcmp (name, server) == 0)
+                cpu = n;
+            g_ptr_array_add (servers, name);
+        }
+        if (cpu == WEFT_GRAPH_NONE) {
+            g_ptr_array_add (servers, NULL);
+            const char *near = weft_suggest (server, (const char **) servers->pdata);
+            gboolean ok = weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, groups[i],
+                                                "server", "unknown server '%s'%s%s%s", server,
+                                                near ? ", did you mean '" : "", near ? near : "",
+                                                near ? "'?" : "");
+            g_ptr_array_unref (servers);
+            return ok;
+        }
+        g_ptr_array_unref (servers);
+        gint32 index = weft_graph_node (g, cpu)->server;
+        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+            const WeftNode *node = weft_graph_node (g, n);
+            if (node->kind == WEFT_NODE_GPU && node->server == index)
+                weft_graph_set_staging (g, n, cpu);
+        }
+    }
+    return TRUE;
+}
 
 const char *
 weft_fault_kind_name (WeftFaultKind kind)
@@ -380,12 +459,17 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (!weft_params_read (exp, group, &b, 1, error))
         return FALSE;
     int kind = f->p.kind;
-    if (kind == WEFT_FAULT_NIC_REMOVED || kind == WEFT_FAULT_GPUDIRECT_OFF)
+    /* gpudirect-off was applied to the graph and checked before the network was built
+     * (weft_faults_apply_graph): from the start of the run only, a server that loses GPUDirect
+     * mid-run (a driver reload) is not modelled. */
+    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
+        return TRUE;
+    if (kind == WEFT_FAULT_NIC_REMOVED)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "kind",
                                      "%s is not implemented yet", weft_fault_kind_name (kind));
     /* Keys of other kinds would be silently ignored. */
-    static const char *const own[] = { "period", "rate",  "width",   "ber",
-                                       "switch", "ports", "fraction" };
+    static const char *const own[] = { "period", "rate",  "width",    "ber",
+                                       "switch", "ports", "fraction", "server" };
     for (guint i = 0; i < G_N_ELEMENTS (own); i++) {
         gboolean mine = FALSE;
         for (guint k = 0; kind_keys[kind][k]; k++)
@@ -488,6 +572,11 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (!read_fault (env, exp, groups[i], f, more, error))
             return FALSE;
         fs->n_groups++;
+        /* changes the graph before the run (weft_faults_apply_graph), no event of the run */
+        if (f->p.kind == WEFT_FAULT_GPUDIRECT_OFF) {
+            g_ptr_array_remove (fs->faults, f);
+            continue;
+        }
         /* A group on several links (a switch's): one Fault per link, the same group. */
         for (guint k = 0; k < more->len; k++) {
             Fault *c = g_new0 (Fault, 1);
@@ -497,6 +586,7 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             c->p.after = g_strdup (f->p.after);
             c->p.switch_name = g_strdup (f->p.switch_name);
             c->p.ports = g_strdup (f->p.ports);
+            c->p.server = g_strdup (f->p.server);
             c->link = g_array_index (more, guint32, k);
             g_ptr_array_add (fs->faults, c);
         }

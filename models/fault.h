@@ -13,8 +13,11 @@
  *   switch-down every cabled link of a fabric switch (`switch`) goes Down as with link-down
  *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
  *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
+ *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run: their data
+ *               to and from other servers is staged in that server's host memory (the graph's
+ *               staging node, applied by weft_faults_apply_graph before the network is built)
  * A group on a switch's links becomes one fault per link, each with the group's name.
- * nic-removed and gpudirect-off are reserved (refused as not implemented yet).
+ * nic-removed is reserved (refused as not implemented yet).
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
  * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port
@@ -39,6 +42,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "sim/experiment.h"
 #include "sim/graph.h"
 #include "sim/packet.h"
 #include "sim/time.h"
@@ -122,6 +126,13 @@ gboolean weft_fault_port_corrupts (WeftFaultPort *f, const WeftPacket *pkt);
 
 /* The probability that a packet of @bytes on the wire has at least one bit error at @ber. */
 double weft_fault_per (double ber, guint64 bytes);
+
+/* Applies the faults that change the fabric graph itself before the network is built:
+ * gpudirect-off sets the staging node of each GPU of its server to that server's CPU (host
+ * memory), as [server] gpudirect = false does for every server.  Bad input (no server, an
+ * unknown one, a key the kind does not take, at other than 0): FALSE with a WEFT_CONFIG_ERROR
+ * naming the group and key. */
+gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 
 /* The kind's name as in the experiment file ("link-down"). */
 const char *weft_fault_kind_name (WeftFaultKind kind);

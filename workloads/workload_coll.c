@@ -113,7 +113,9 @@ staging_legs (const WeftGraph *g, guint32 src, guint32 dst, guint32 *hops)
     hops[n++] = src;
     const WeftNode *a = weft_graph_node (g, src), *b = weft_graph_node (g, dst);
     gboolean cross = a->server != b->server || a->server < 0;
-    if (cross && !weft_graph_gpudirect (g)) {
+    /* GPUDirect off (every server, or one: [fault.NAME] kind = gpudirect-off) shows as a
+     * staging node other than the endpoint itself. */
+    if (cross) {
         guint32 sa = weft_graph_staging (g, src), sb = weft_graph_staging (g, dst);
         guint32 na = weft_graph_gateway (g, src), nb = weft_graph_gateway (g, dst);
         if (sa != src && na != WEFT_GRAPH_NONE) {

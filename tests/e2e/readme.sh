@@ -168,6 +168,8 @@ def concrete(sub, words):
         "SRC": "dgx-1/gpu0",
         "DST": "dgx-4/gpu3",
         "SIZE": "8GiB",
+        "NODE": "host0",
+        "PORT": "sw0:1",
     }
     out = []
     for i, w in enumerate(words):
@@ -218,6 +220,14 @@ def expected(sub, args):
         if "json" in args:
             return '"figures": ['
         return "\nfigures:\n"
+    if sub == "diag":
+        if "links" in args:
+            return "\n1    "
+        if "-x" in args:
+            return "# Port extended counters: Lid 1 port 1 "
+        if "perfquery" in args:
+            return "# Port counters: Lid 1 port 1 "
+        return "CA 'mlx5_0'\n\tCA type: "
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "

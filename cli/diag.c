@@ -1,0 +1,180 @@
+/* cli/diag.c - `weft diag TOOL TRACE.h5 ...`: the tools an operator runs on a fabric, over a
+ * finished run's trace (analysis/ibdiag.h): ibstat, perfquery and links --worst.  It reads
+ * the trace only; an incomplete trace is read as far as it goes and said so (exit 1).
+ */
+#include "config.h"
+#define G_LOG_DOMAIN "weft-cli"
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/ibdiag.h"
+#include "analysis/trace_reader.h"
+#include "cli/cli.h"
+#include "sim/errors.h"
+
+enum { DIAG_COMPLETE = 0, DIAG_INCOMPLETE = 1, DIAG_BAD_USAGE = 2 };
+
+static const char diag_description[] =
+    "Tools:\n"
+    "  ibstat TRACE.h5 [NODE[/CA]]     ibstat of every channel adapter (NIC), or those of\n"
+    "                                  one server (dgx-2) or one adapter (dgx-2/mlx5_3)\n"
+    "  perfquery [-x] TRACE.h5 PORT    perfquery (-x: perfquery -x) of one port, named\n"
+    "                                  NODE:PORT as weft topo prints it (su0-rail1-leaf:2),\n"
+    "                                  or a NIC alone for its one fabric port\n"
+    "  links TRACE.h5 --worst [N]      the N (default 10; 0: all) most abnormal fabric\n"
+    "                                  links: errors, rate below nominal, Down, transmit\n"
+    "                                  wait, utilisation off the tier's median, in that order\n"
+    "\n"
+    "The layouts are infiniband-diags' (ibstat, perfquery); what weft does not model (LIDs,\n"
+    "GUIDs, CA type, capability masks) is derived from the trace, the same every time\n"
+    "(doc/faults.md, \"Diagnosis\").  Counters are the ports' at the end of the run.\n"
+    "\n"
+    "Exit status: 0 the trace is complete; 1 it is incomplete or a data set did not read\n"
+    "(what could be read is printed, and one line on stderr says why); 2 bad usage, an\n"
+    "unknown node or port, or not a weft trace.\n";
+
+static void
+usage_error (const char *what)
+{
+    g_printerr ("weft diag: %s (see weft diag --help)\n", what);
+}
+
+/* Reads the three tables a diagnosis needs; NULL (and the message printed) if one does not
+ * read. */
+static WeftIbdiag *
+load (const WeftTraceInfo *info)
+{
+    GError *error = NULL;
+    GArray *nodes = NULL, *links = NULL, *ports = NULL;
+    if ((nodes = weft_trace_reader_nodes (info->path, &error)) == NULL ||
+        (links = weft_trace_reader_links (info->path, &error)) == NULL ||
+        (ports = weft_trace_reader_ports (info->path, &error)) == NULL) {
+        g_printerr ("weft diag: %s\n", error->message);
+        g_error_free (error);
+        if (nodes)
+            g_array_free (nodes, TRUE);
+        if (links)
+            g_array_free (links, TRUE);
+        return NULL;
+    }
+    g_autofree char *fw =
+        g_strdup_printf ("weft %s", info->weft_version ? info->weft_version : "?");
+    return weft_ibdiag_new (nodes, links, ports, info->sim_time_ps, fw);
+}
+
+int
+weft_cli_diag (int argc, char **argv)
+{
+    gboolean extended = FALSE, worst = FALSE;
+    char **rest = NULL;
+    GOptionEntry entries[] = {
+        { "extended", 'x', 0, G_OPTION_ARG_NONE, &extended,
+          "perfquery: the extended (64-bit) counters, as perfquery -x", NULL },
+        { "worst", 0, 0, G_OPTION_ARG_NONE, &worst,
+          "links: rank the fabric links worst first (optionally followed by N)", NULL },
+        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    GOptionContext *ctx = g_option_context_new (
+        "ibstat|perfquery|links TRACE.h5 [NODE[/CA] | [-x] NODE:PORT | --worst [N]]");
+    g_option_context_set_summary (
+        ctx, "An operator's tools over a finished run's trace: ibstat, perfquery, and the "
+             "worst links.");
+    g_option_context_add_main_entries (ctx, entries, NULL);
+    g_option_context_set_description (ctx, diag_description);
+    GError *error = NULL;
+    gboolean parsed = g_option_context_parse (ctx, &argc, &argv, &error);
+    g_option_context_free (ctx);
+    if (!parsed) {
+        usage_error (error->message);
+        g_error_free (error);
+        g_strfreev (rest);
+        return DIAG_BAD_USAGE;
+    }
+    guint n_rest = rest ? g_strv_length (rest) : 0;
+    if (n_rest < 2) {
+        usage_error ("expected a tool (ibstat, perfquery, links) and a TRACE.h5");
+        g_strfreev (rest);
+        return DIAG_BAD_USAGE;
+    }
+    const char *tool = rest[0], *path = rest[1];
+    int status = DIAG_BAD_USAGE;
+    guint n_worst = 10;
+    if (strcmp (tool, "ibstat") == 0) {
+        if (n_rest > 3 || extended || worst) {
+            usage_error ("ibstat takes TRACE.h5 and at most one NODE[/CA]");
+            goto out;
+        }
+    } else if (strcmp (tool, "perfquery") == 0) {
+        if (n_rest != 3 || worst) {
+            usage_error ("perfquery takes TRACE.h5 and one port, NODE:PORT");
+            goto out;
+        }
+    } else if (strcmp (tool, "links") == 0) {
+        if (!worst || extended || n_rest > 3) {
+            usage_error ("links takes TRACE.h5 --worst [N]");
+            goto out;
+        }
+        if (n_rest == 3) {
+            char *end = NULL;
+            guint64 v = g_ascii_strtoull (rest[2], &end, 10);
+            if (!rest[2][0] || *end || v > G_MAXUINT) {
+                g_autofree char *m =
+                    g_strdup_printf ("--worst %s: expected a number of links", rest[2]);
+                usage_error (m);
+                goto out;
+            }
+            n_worst = (guint) v;
+        }
+    } else {
+        g_autofree char *m =
+            g_strdup_printf ("unknown tool '%s': expected ibstat, perfquery or links", tool);
+        usage_error (m);
+        goto out;
+    }
+
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    if (!info) {
+        g_printerr ("weft diag: %s\n", error->message);
+        g_error_free (error);
+        goto out;
+    }
+    if (!info->readable) {
+        g_printerr ("weft diag: %s: incomplete trace: %s\n", info->path, info->reason);
+        weft_trace_info_free (info);
+        status = DIAG_INCOMPLETE;
+        goto out;
+    }
+    WeftIbdiag *d = load (info);
+    if (!d) {
+        weft_trace_info_free (info);
+        status = DIAG_INCOMPLETE;
+        goto out;
+    }
+    GString *text = g_string_new (NULL);
+    gboolean ok = TRUE;
+    if (strcmp (tool, "ibstat") == 0)
+        ok = weft_ibdiag_ibstat (d, n_rest == 3 ? rest[2] : NULL, text, &error);
+    else if (strcmp (tool, "perfquery") == 0)
+        ok = weft_ibdiag_perfquery (d, rest[2], extended, text, &error);
+    else
+        weft_ibdiag_links_worst (d, n_worst, text);
+    fputs (text->str, stdout);
+    g_string_free (text, TRUE);
+    if (!ok) {
+        g_printerr ("weft diag: %s: %s\n", tool, error->message);
+        g_error_free (error);
+        status = DIAG_BAD_USAGE;
+    } else if (!info->complete) {
+        g_printerr ("weft diag: %s: %s trace: %s (the counters are as of the last write)\n",
+                    info->path, info->damaged ? "damaged" : "incomplete", info->reason);
+        status = DIAG_INCOMPLETE;
+    } else {
+        status = DIAG_COMPLETE;
+    }
+    weft_ibdiag_free (d);
+    weft_trace_info_free (info);
+out:
+    g_strfreev (rest);
+    return status;
+}
