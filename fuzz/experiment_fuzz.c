@@ -55,22 +55,44 @@ abort_on_warning (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
     return out;
 }
 
-/* The scratch folder, made once per process: links to every entry of experiments/. */
+static char *scratch; /* the scratch folder of this process, NULL before it is made */
+
+/* Removes the scratch folder and what it holds (the links and the last input) at exit, so that
+ * neither libFuzzer's runs nor tests/check_fuzz's forked cases (one process each) leave a
+ * folder behind. */
+static void
+remove_scratch (void)
+{
+    if (scratch == NULL)
+        return;
+    GDir *d = g_dir_open (scratch, 0, NULL);
+    const char *entry;
+    while (d != NULL && (entry = g_dir_read_name (d)) != NULL) {
+        char *path = g_build_filename (scratch, entry, NULL);
+        g_unlink (path);
+        g_free (path);
+    }
+    if (d != NULL)
+        g_dir_close (d);
+    g_rmdir (scratch);
+}
+
+/* The scratch folder, made once per process under a fresh name (a folder left by a process
+ * that crashed, with the same id, is never reused): links to every entry of experiments/. */
 static const char *
 scratch_dir (void)
 {
-    static char *dir;
-    if (dir != NULL)
-        return dir;
+    if (scratch != NULL)
+        return scratch;
     const char *base =
         g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR) && g_access ("/dev/shm", W_OK) == 0
             ? "/dev/shm"
             : g_get_tmp_dir ();
-    char *name = g_strdup_printf ("weft-fuzz-exp-%d", (int) getpid ());
-    dir = g_build_filename (base, name, NULL);
-    g_free (name);
-    if (g_mkdir_with_parents (dir, 0700) != 0)
+    char *dir = g_build_filename (base, "weft-fuzz-exp-XXXXXX", NULL);
+    if (g_mkdtemp (dir) == NULL)
         require (FALSE, "cannot make the scratch folder", dir);
+    scratch = dir;
+    atexit (remove_scratch);
     const char *top = g_getenv ("WEFT_SRCDIR");
     char *exps = g_build_filename (top && *top ? top : WEFT_FUZZ_SRCDIR, "experiments", NULL);
     GDir *d = g_dir_open (exps, 0, NULL);
@@ -78,7 +100,7 @@ scratch_dir (void)
     while (d != NULL && (entry = g_dir_read_name (d)) != NULL) {
         char *target = g_build_filename (exps, entry, NULL);
         char *link = g_build_filename (dir, entry, NULL);
-        if (!g_file_test (link, G_FILE_TEST_EXISTS) && symlink (target, link) != 0)
+        if (symlink (target, link) != 0)
             require (FALSE, "cannot link the experiments folder", link);
         g_free (target);
         g_free (link);
@@ -87,6 +109,12 @@ scratch_dir (void)
         g_dir_close (d);
     g_free (exps);
     return dir;
+}
+
+const char *
+weft_fuzz_experiment_scratch (void)
+{
+    return scratch;
 }
 
 /* The `#set ` comment lines of @text, as overrides. */

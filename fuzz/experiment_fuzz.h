@@ -20,6 +20,10 @@
 
 int weft_fuzz_experiment (const guint8 *data, gsize size);
 
+/* This process's scratch folder (a fresh name under /dev/shm or the temporary folder, made by
+ * the first input and removed with its contents at exit), or NULL before the first input. */
+const char *weft_fuzz_experiment_scratch (void);
+
 /* libFuzzer's name for the same function. */
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

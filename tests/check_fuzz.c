@@ -17,7 +17,10 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fuzz/experiment_fuzz.h"
 #include "fuzz/trace_reader_fuzz.h"
@@ -95,6 +98,38 @@ START_TEST (test_fuzz_experiment_replays)
 }
 END_TEST
 
+/* A process that fuzzed experiments leaves no scratch folder behind: a child runs one input and
+ * exits, and its folder (named in the pipe) is gone.  Folders left by every forked case once
+ * filled /dev/shm, and a stale one with the same process id broke later runs. */
+START_TEST (test_fuzz_experiment_scratch_removed)
+{
+    int fds[2];
+    ck_assert_int_eq (pipe (fds), 0);
+    pid_t pid = fork ();
+    ck_assert_int_ge (pid, 0);
+    if (pid == 0) {
+        static const char input[] = "[experiment]\nseed = 1\n";
+        int rc = weft_fuzz_experiment ((const guint8 *) input, sizeof input - 1);
+        const char *dir = weft_fuzz_experiment_scratch ();
+        gboolean there = dir != NULL && g_file_test (dir, G_FILE_TEST_IS_DIR);
+        if (dir != NULL && write (fds[1], dir, strlen (dir)) < 0)
+            _exit (3);
+        exit (rc == 0 && there ? 0 : 4); /* exit, not _exit: the atexit handler runs */
+    }
+    close (fds[1]);
+    char buf[4096] = { 0 };
+    ssize_t n = read (fds[0], buf, sizeof buf - 1);
+    close (fds[0]);
+    int status = 0;
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    ck_assert (WIFEXITED (status));
+    ck_assert_int_eq (WEXITSTATUS (status), 0);
+    ck_assert_int_gt (n, 0);
+    ck_assert_msg (strstr (buf, "weft-fuzz-exp-") != NULL, "scratch folder %s", buf);
+    ck_assert_msg (!g_file_test (buf, G_FILE_TEST_EXISTS), "%s is left behind", buf);
+}
+END_TEST
+
 /* The corpus is there: a missing folder would make the replay pass vacuously. */
 START_TEST (test_fuzz_corpus_present)
 {
@@ -123,6 +158,7 @@ test_suite (void)
     add_folder (experiments, "fuzz/corpus/experiment", 0);
     add_folder (experiments, "fuzz/crashers/experiment", 0);
     tcase_set_timeout (te, 60);
+    tcase_add_test (te, test_fuzz_experiment_scratch_removed);
     tcase_add_loop_test (te, test_fuzz_experiment_replays, 0, (int) experiments->len);
     suite_add_tcase (s, te);
     return s;
