@@ -2,6 +2,8 @@
 #define G_LOG_DOMAIN "weft-uet"
 #include "models/uet.h"
 
+#include <string.h>
+
 #include "models/registry.h"
 #include "models/switch.h"
 #include "sim/rng.h"
@@ -12,8 +14,9 @@ const WeftParamSpec weft_uet_params[] = {
                      "entropy value (path) of each data packet: ecmp keeps the flow's own hash "
                      "(no spraying); oblivious draws one per packet; round-robin takes the pool "
                      "in turn; bitmap as round-robin, skipping for a round the EVs that came "
-                     "back marked or trimmed; reps reuses the EVs acknowledged unmarked and "
-                     "explores at random when none waits"),
+                     "back marked or trimmed; reps reuses the EVs acknowledged unmarked, "
+                     "explores at random when none waits and retires the EVs of the packets "
+                     "a timeout finds out"),
     WEFT_PARAM_UINT ("ev_pool", WeftUet, ev_pool, "64", "1", "65536",
                      "entropy values a flow sprays over (each one a path through the switches' "
                      "ECMP hash)"),
@@ -68,20 +71,35 @@ pick_bitmap (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
     return pick_round_robin (cfg, uf, flow_hash);
 }
 
-/* REPS: the oldest EV acknowledged unmarked, else an oblivious draw (exploration). */
+/* REPS exploration: a uniform draw, moved on to the next EV not retired (a retired EV's share
+ * goes to its successor: a slight bias, the price of one draw per packet). */
 static guint16
-pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+explore_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
 {
-    if (uf->reps_n == 0)
-        return pick_oblivious (cfg, uf, flow_hash);
-    guint16 ev = uf->reps[uf->reps_head];
-    uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
-    uf->reps_n--;
+    guint16 ev = pick_oblivious (cfg, uf, flow_hash);
+    if (uf->evs_retired == 0)
+        return ev;
+    while (weft_uet_bit (uf->ev_retired, ev))
+        ev = (guint16) ((ev + 1) % cfg->ev_pool);
     return ev;
 }
 
+/* REPS: the oldest EV acknowledged unmarked and not retired since, else exploration. */
+static guint16
+pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    while (uf->reps_n > 0) {
+        guint16 ev = uf->reps[uf->reps_head];
+        uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
+        uf->reps_n--;
+        if (!weft_uet_bit (uf->ev_retired, ev))
+            return ev;
+    }
+    return explore_reps (cfg, uf, flow_hash);
+}
+
 guint16
-weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash, guint64 seq)
 {
     guint16 ev = 0;
     switch (cfg->load_balance) {
@@ -99,6 +117,7 @@ weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
         break;
     case WEFT_UET_LB_REPS:
         ev = pick_reps (cfg, uf, flow_hash);
+        uf->sent_ev[seq] = ev;
         break;
     default:
         g_assert_not_reached ();
@@ -108,22 +127,55 @@ weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
     return ev;
 }
 
+static void
+reinstate (WeftUetFlow *uf, guint16 ev)
+{
+    if (uf->evs_retired > 0 && weft_uet_bit (uf->ev_retired, ev)) {
+        weft_uet_bit_clear (uf->ev_retired, ev);
+        uf->evs_retired--;
+    }
+}
+
 void
 weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested)
 {
     if (cfg->load_balance == WEFT_UET_LB_BITMAP) {
         if (congested)
             weft_uet_bit_set (uf->ev_bad, ev);
-    } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested && uf->reps_n < cfg->ev_pool) {
-        uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
-        uf->reps_n++;
+    } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested) {
+        /* The path works (again): reuse it. */
+        reinstate (uf, ev);
+        if (uf->reps_n < cfg->ev_pool) {
+            uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
+            uf->reps_n++;
+        }
     }
 }
 
+/* A packet out and unacknowledged when the timer ran out took a path that failed it (a dead or
+ * silently dropping link, or a queue that overflowed without trimming): retire its EV.  Packets
+ * already marked lost (trimmed, or out at an earlier timeout) were judged then.  The ring of
+ * EVs to reuse is kept, minus the retired ones (pick_reps skips them): they came back since. */
 void
-weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf)
+weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt)
 {
-    uf->reps_n = 0;
+    if (cfg->load_balance != WEFT_UET_LB_REPS)
+        return;
+    for (guint64 s = snd_una; s < snd_nxt; s++) {
+        if (weft_uet_bit (uf->acked, s) || weft_uet_bit (uf->lost, s))
+            continue;
+        guint16 ev = uf->sent_ev[s];
+        if (!weft_uet_bit (uf->ev_retired, ev)) {
+            weft_uet_bit_set (uf->ev_retired, ev);
+            uf->evs_retired++;
+            uf->evs_retires++;
+        }
+    }
+    if (uf->evs_retired == cfg->ev_pool) {
+        /* Every path failed: nothing to learn from, start afresh. */
+        memset (uf->ev_retired, 0, (cfg->ev_pool + 7) / 8);
+        uf->evs_retired = 0;
+    }
 }
 
 void
@@ -143,6 +195,8 @@ weft_uet_flow_clear (WeftUetFlow *uf)
     g_clear_pointer (&uf->lost, g_free);
     g_clear_pointer (&uf->ev_bad, g_free);
     g_clear_pointer (&uf->reps, g_free);
+    g_clear_pointer (&uf->sent_ev, g_free);
+    g_clear_pointer (&uf->ev_retired, g_free);
     g_clear_pointer (&uf->ev_used, g_free);
     g_clear_pointer (&uf->rcvd, g_free);
 }

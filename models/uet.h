@@ -11,8 +11,9 @@
  *    uniform draw per packet), round-robin (the pool in turn), bitmap (the pool in turn,
  *    skipping for one round the EVs whose packets came back ECN-marked or trimmed) and reps
  *    (REPS: reuse the EVs whose packets were acknowledged unmarked, in the order they came
- *    back; when none is waiting, explore a uniform draw; EVs that saw a mark, a trim or a
- *    timeout are not reused).
+ *    back; when none is waiting, explore a uniform draw; EVs that saw a mark or a trim are
+ *    not reused, and the EVs of the packets a timeout finds unacknowledged are retired: neither
+ *    reused nor explored until one of their packets comes back unmarked).
  *  - RUD (reliable unordered delivery): per-packet sequence numbers; the receiver places any
  *    packet in a bitmap and acknowledges each one selectively (the SACK names the packet, the
  *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
@@ -77,17 +78,21 @@ typedef struct {
     guint8 *ev_bad;   /* bitmap: EVs to skip on the next pass */
     guint16 *reps;    /* reps: EVs to reuse, a ring of ev_pool */
     guint32 reps_head, reps_n;
-    guint8 *ev_used;    /* EVs the flow has sent on (bits) */
-    guint32 evs_used;   /* distinct EVs sent on */
-    guint64 nacks;      /* trim NACKs that reached the sender */
-    guint64 ecn_echoes; /* acknowledgements echoing a CE mark */
-    WeftNsccFlow cc;    /* NSCC window (models/nscc.h) */
-    gint64 credit;      /* RCCC: packets the sender may send on credit */
-    gint64 free_pkts;   /* RCCC: packets it may still send without credit */
-    gint64 held;        /* RCCC, at the receiver: credit granted and not yet returned */
-    gboolean rccc_seen; /* RCCC, at the receiver: the flow counts among its active ones */
-    gboolean rccc;      /* RCCC: the sender needs credit */
-    gboolean rud;       /* the sender runs RUD (bitmaps allocated) */
+    guint16 *sent_ev;    /* reps: the EV each packet last left on (per sequence number) */
+    guint8 *ev_retired;  /* reps: EVs retired by a timeout (bits): neither reused nor explored */
+    guint32 evs_retired; /* bits set in ev_retired */
+    guint64 evs_retires; /* reps: EVs retired over the flow (an EV retired twice counts twice) */
+    guint8 *ev_used;     /* EVs the flow has sent on (bits) */
+    guint32 evs_used;    /* distinct EVs sent on */
+    guint64 nacks;       /* trim NACKs that reached the sender */
+    guint64 ecn_echoes;  /* acknowledgements echoing a CE mark */
+    WeftNsccFlow cc;     /* NSCC window (models/nscc.h) */
+    gint64 credit;       /* RCCC: packets the sender may send on credit */
+    gint64 free_pkts;    /* RCCC: packets it may still send without credit */
+    gint64 held;         /* RCCC, at the receiver: credit granted and not yet returned */
+    gboolean rccc_seen;  /* RCCC, at the receiver: the flow counts among its active ones */
+    gboolean rccc;       /* RCCC: the sender needs credit */
+    gboolean rud;        /* the sender runs RUD (bitmaps allocated) */
     /* receiver */
     guint8 *rcvd;     /* RUD: packets placed */
     guint64 rcvd_n;   /* distinct packets placed */
@@ -102,9 +107,9 @@ void weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row);
 /* Frees @uf's bitmaps (the flow's end, or the run's). */
 void weft_uet_flow_clear (WeftUetFlow *uf);
 
-/* The EV of @uf's next data packet of flow hash @flow_hash under @cfg's policy; records it
- * as used. */
-guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash);
+/* The EV of @uf's next data packet (sequence number @seq) of flow hash @flow_hash under @cfg's
+ * policy; records it as used (and, under reps, as the EV packet @seq left on). */
+guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash, guint64 seq);
 
 /* The switches' hash of a packet of flow hash @flow_hash sent on @ev: the flow's own hash
  * under ecmp, one path per EV otherwise. */
@@ -124,8 +129,11 @@ weft_uet_ev_hash (const WeftUet *cfg, guint32 flow_hash, guint16 ev)
  * trim NACK or a timeout's; the bitmap and reps policies learn from it. */
 void weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested);
 
-/* A retransmission timeout: reps forgets every EV it was about to reuse. */
-void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf);
+/* A retransmission timeout, before the packets in [@snd_una, @snd_nxt) are marked lost: reps
+ * retires the EVs that the packets out and unacknowledged left on (they took the path that
+ * failed them), so that neither its reuse nor its exploration sends on them again; an EV
+ * acknowledged unmarked later is reinstated, and when every EV is retired all are forgiven. */
+void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt);
 
 /* ---- RUD bookkeeping (models/uet_pds.c): pure state changes, the NIC does the events ---- */
 
