@@ -28,6 +28,14 @@ const WeftParamSpec weft_uet_params[] = {
                      "trim_header bytes and send it ahead of data; the receiver NACKs it at once"),
     WEFT_PARAM_BYTES ("trim_header", WeftUet, trim_header, "64B", "1B", "9000B",
                       "wire bytes of a trimmed packet (at most the MTU)"),
+    WEFT_PARAM_BOOL ("link_credits", WeftUet, link_credits, "false",
+                     "link-level credit-based flow control on every link (InfiniBand's credit "
+                     "machinery, one lane, 64-byte credits): a port sends only what the "
+                     "receiving port's credit_buffer can hold, so nothing is dropped nor "
+                     "trimmed; switches buffer per input port, [switch] buffer is not used"),
+    WEFT_PARAM_BYTES ("credit_buffer", WeftUet, credit_buffer, "256KiB", "8KiB", "1GiB",
+                      "with link_credits: the buffer each receiving port advertises to its peer "
+                      "(at least two packets)"),
     WEFT_PARAM_END,
 };
 
@@ -208,6 +216,31 @@ weft_uet_flow_clear (WeftUetFlow *uf)
 #define UET_ECN_KMIN (200 * 1024)
 #define UET_ECN_KMAX (800 * 1024)
 
+/* The credit machinery's configuration for UE links: one lane (every SL on VL 0, served by
+ * one arbitration entry), 64-byte credits as on InfiniBand, credit_buffer at every receiving
+ * port, no shared pool. */
+static gboolean
+credits_configure (WeftUet *uet, const WeftFabric *fab, const WeftExperiment *exp, GError **error)
+{
+    WeftIbConfig *c = &uet->credits;
+    c->vls = 1;
+    c->credit_unit = 64;
+    c->header = fab->header;
+    c->fc_bytes = 64;
+    c->n_low = 1;
+    c->low[0] = (WeftIbArbEntry){ 0, 255 };
+    guint32 buf = (guint32) MIN (uet->credit_buffer / c->credit_unit, G_MAXUINT32 / 2);
+    c->buffer_credits = c->hca_credits = c->internal_credits = buf;
+    c->max_packet_credits = weft_ib_credits (c, (guint32) (fab->mtu + fab->header));
+    if (buf < 2 * c->max_packet_credits)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "uet", "credit_buffer",
+                                     "holds %u credits, less than two %u-credit packets (mtu + "
+                                     "header): expected at least %" G_GUINT64_FORMAT "B",
+                                     buf, c->max_packet_credits,
+                                     2 * c->max_packet_credits * c->credit_unit);
+    return TRUE;
+}
+
 static gboolean
 uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
@@ -230,6 +263,8 @@ uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
                                      "recovery",
                                      "not used with [fabric] kind = ultra-ethernet: [uet] "
                                      "delivery chooses rud or rod");
+    if (uet->link_credits && !credits_configure (uet, fab, exp, error))
+        return FALSE;
     /* ECN marking is NSCC's input: on unless [ecn] enabled = false. */
     if (!weft_ecn_read (&fab->ecn, UET_ECN_KMIN, UET_ECN_KMAX, 1.0, exp, error))
         return FALSE;
@@ -245,6 +280,22 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
+    if (uet->link_credits) {
+        /* Every port spends its peer's credits and advertises its own buffer. */
+        for (guint i = 0; i < env->ports->len; i++) {
+            WeftPort *p = env->ports->pdata[i];
+            p->ib = weft_ib_port_new (&uet->credits, uet->credits.buffer_credits,
+                                      uet->credits.buffer_credits);
+        }
+        /* As on InfiniBand, the buffer is the input port's: an output queue holds at most what
+         * its inputs' credits admitted, so it is not capped (and nothing is trimmed). */
+        for (guint i = 0; i < env->switches->len; i++) {
+            WeftSwitch *sw = env->switches->pdata[i];
+            for (guint p = 0; p < sw->n_ports; p++)
+                sw->ports[p].cap_bytes = G_MAXUINT64;
+            weft_switch_enable_credits (sw);
+        }
+    }
     if (!uet->trimming)
         return TRUE;
     for (guint i = 0; i < env->switches->len; i++) {

@@ -27,6 +27,11 @@
  *    a fabric switch's egress queue is cut to `trim_header` bytes, marked trimmed and sent in
  *    the control class ahead of data (models/port.h), where it is never tail-dropped (a
  *    switch keeps a separate allowance for headers); the receiver NACKs it at once.
+ *  - Link-level credit-based flow control (`link_credits`): InfiniBand's credit machinery
+ *    (models/ib_credit.h) on every port, one lane: a port sends a packet only with credits for
+ *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns
+ *    them in flow-control packets as packets leave its node's buffer; no packet is dropped or
+ *    trimmed for lack of buffer when the egress buffers hold what the credits admit.
  * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
  * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
  * reorder_count and reorder_sum the count and the sum (the mean is not traced yet).
@@ -36,6 +41,7 @@
 #ifndef WEFT_MODELS_UET_H
 #define WEFT_MODELS_UET_H
 
+#include "models/ib_credit.h"
 #include "models/nscc.h"
 #include "models/rccc.h"
 #include "sim/packet.h"
@@ -54,15 +60,18 @@ typedef enum { WEFT_UET_RUD, WEFT_UET_ROD } WeftUetDelivery;
 
 /* [uet] (and [nscc]): read on the ultra-ethernet fabric; zero (enabled FALSE) elsewhere. */
 typedef struct {
-    gboolean enabled;    /* the fabric is ultra-ethernet */
-    int load_balance;    /* WeftUetLoadBalance */
-    guint64 ev_pool;     /* entropy values per flow, 1 to 65536 */
-    int delivery;        /* WeftUetDelivery */
-    gboolean trimming;   /* fabric switches trim instead of dropping data */
-    guint64 trim_header; /* bytes of a trimmed packet on the wire */
-    guint64 seed;        /* the run's seed (oblivious draws) */
-    WeftNscc nscc;       /* [nscc] (models/nscc.h) */
-    WeftRccc rccc;       /* [rccc] (models/rccc.h) */
+    gboolean enabled;      /* the fabric is ultra-ethernet */
+    int load_balance;      /* WeftUetLoadBalance */
+    guint64 ev_pool;       /* entropy values per flow, 1 to 65536 */
+    int delivery;          /* WeftUetDelivery */
+    gboolean trimming;     /* fabric switches trim instead of dropping data */
+    guint64 trim_header;   /* bytes of a trimmed packet on the wire */
+    guint64 seed;          /* the run's seed (oblivious draws) */
+    gboolean link_credits; /* credit-based flow control on every link (models/ib_credit.h) */
+    guint64 credit_buffer; /* bytes each receiving port advertises */
+    WeftIbConfig credits;  /* the credit machinery's configuration: one VL, 64-byte units */
+    WeftNscc nscc;         /* [nscc] (models/nscc.h) */
+    WeftRccc rccc;         /* [rccc] (models/rccc.h) */
 } WeftUet;
 
 /* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
