@@ -36,6 +36,13 @@ const WeftParamSpec weft_uet_params[] = {
     WEFT_PARAM_BYTES ("credit_buffer", WeftUet, credit_buffer, "256KiB", "8KiB", "1GiB",
                       "with link_credits: the buffer each receiving port advertises to its peer "
                       "(at least two packets)"),
+    WEFT_PARAM_BOOL ("llr", WeftUet, llr, "false",
+                     "link-level retry: a frame corrupted by a link's bit errors ([fault.NAME] "
+                     "kind = bit-errors) is replayed by the link instead of being lost to the "
+                     "transport"),
+    WEFT_PARAM_TIME ("llr_delay", WeftUet, llr_delay, "1us", "1ns", "1ms",
+                     "with llr: from a corrupted frame's end to its replay (the receiver's "
+                     "request travelling back); weft's default, unverified"),
     WEFT_PARAM_END,
 };
 
@@ -280,6 +287,8 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
+    for (guint i = 0; uet->llr && i < env->ports->len; i++)
+        ((WeftPort *) env->ports->pdata[i])->llr_delay_ps = uet->llr_delay;
     if (uet->link_credits) {
         /* Every port spends its peer's credits and advertises its own buffer. */
         for (guint i = 0; i < env->ports->len; i++) {
@@ -377,6 +386,12 @@ static void
 uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
 {
     uet_line (&env->fabric->uet, st, out);
+    if (!env->fabric->uet.llr)
+        return;
+    guint64 replays = 0;
+    for (guint i = 0; i < env->ports->len; i++)
+        replays += ((const WeftPort *) env->ports->pdata[i])->llr_replays;
+    g_string_append_printf (out, "  llr          %" G_GUINT64_FORMAT " frames replayed\n", replays);
 }
 
 /* From /ports (trims at the switches) and /flows (NACKs and timeouts at the senders). */

@@ -32,6 +32,12 @@
  *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns
  *    them in flow-control packets as packets leave its node's buffer; no packet is dropped or
  *    trimmed for lack of buffer when the egress buffers hold what the credits admit.
+ *  - Link-level retry (`llr`): a frame that a link's bit errors corrupt ([fault.NAME] kind =
+ *    bit-errors decides, models/fault.h) is not lost to the transport: the receiving end drops
+ *    it and the sending port replays it `llr_delay` after the corrupted copy ended, ahead of
+ *    what waits (each replay costs its wire time again and may be corrupted again).  The
+ *    replay is selective (only that frame; frames sent in between go on), so a saturated
+ *    link's goodput is rate x (1 - PER) x payload / wire.  Replays are counted per port.
  * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
  * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
  * reorder_count and reorder_sum the count and the sum (the mean is not traced yet).
@@ -70,6 +76,8 @@ typedef struct {
     gboolean link_credits; /* credit-based flow control on every link (models/ib_credit.h) */
     guint64 credit_buffer; /* bytes each receiving port advertises */
     WeftIbConfig credits;  /* the credit machinery's configuration: one VL, 64-byte units */
+    gboolean llr;          /* link-level retry of corrupted frames */
+    guint64 llr_delay;     /* ps from a corrupted frame's end to its replay */
     WeftNscc nscc;         /* [nscc] (models/nscc.h) */
     WeftRccc rccc;         /* [rccc] (models/rccc.h) */
 } WeftUet;
