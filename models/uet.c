@@ -337,6 +337,7 @@ static void
 uet_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
 {
     row->trims = port->trims;
+    row->llr_replays = port->llr_replays;
 }
 
 /* /uet: each flow under way, its window, credit and counters. */

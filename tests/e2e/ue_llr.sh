@@ -8,6 +8,7 @@
 #    (each replay costs its wire time again);
 #  - the link replays about as many frames as were corrupted: the 4096 data frames need
 #    4096 x PER / (1 - PER) replays on average (the ACKs, 82 bytes, add a few); within 5 sigma;
+#  - /ports llr_replays holds the same count, on the faulty link's two ends only;
 #  - without llr the same errors cost the transport retransmissions.
 # Leaves unchecked: the replay delay against a real UE link layer (llr_delay is unverified).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
@@ -51,6 +52,12 @@ ber, rate, mtu, hdr = 1e-6, 100e9, 4096, 82
 per = 1 - (1 - ber) ** (8 * (mtu + hdr))
 with h5py.File(sys.argv[1], "r") as f:
     fl = f["flows"][:]
+    ports = f["ports"][:]
+    names = {int(n["id"]): n["name"].decode() for n in f["topology/nodes"][:]}
+# /ports llr_replays: the summary's count, all on the two ends of the faulty link
+assert int(ports["llr_replays"].sum()) == int(sys.argv[2]), ports["llr_replays"]
+on = {names[int(p["node"])] for p in ports if p["llr_replays"] > 0}
+assert on <= {"sw0", "sw1"} and "sw0" in on, on
 assert fl["finished"].all() and (fl["bytes_delivered"] == fl["size_bytes"]).all()
 assert fl["retransmits"].sum() == 0 and fl["timeouts"].sum() == 0
 good = float(fl["size_bytes"][0]) * 8 / (fl["fct_ps"][0] / 1e12)
