@@ -311,11 +311,6 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         WeftSwitch *sw = env->switches->pdata[i];
         if (sw->internal)
             continue;
-        if (sw->buffer_cfg.sharing != WEFT_BUFFER_NONE)
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "uet",
-                                         "trimming",
-                                         "trims at per-port buffers only: not with [switch] "
-                                         "buffer_sharing (set trimming = false)");
         sw->trim_bytes = (guint32) uet->trim_header;
     }
     return TRUE;

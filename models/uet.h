@@ -23,10 +23,13 @@
  *    acknowledged, not known lost), not the span above the cumulative point.
  *  - ROD (reliable ordered delivery), for comparison: the baseline transport's go-back-N
  *    (models/transport.h) under the same spraying; a trimmed packet is a gap, NAKed at once.
- *  - Trimming (`trimming`, per-port tail-drop buffers only): a data packet that would overflow
- *    a fabric switch's egress queue is cut to `trim_header` bytes, marked trimmed and sent in
- *    the control class ahead of data (models/port.h), where it is never tail-dropped (a
- *    switch keeps a separate allowance for headers); the receiver NACKs it at once.
+ *  - Trimming (`trimming`): a data packet that would overflow a fabric switch's egress queue
+ *    (per-port buffers), or that its shared buffer refuses (models/buffer.h: the queue at its
+ *    threshold or the pool full), is cut to `trim_header` bytes, marked trimmed and sent in
+ *    the control class ahead of data (models/port.h).  Per-port buffers never tail-drop a
+ *    header (a switch keeps a separate allowance for headers); a shared pool charges it to
+ *    the control queue past the threshold, and drops it only when the pool cannot hold even
+ *    the header.  The receiver NACKs it at once.
  *  - Link-level credit-based flow control (`link_credits`): InfiniBand's credit machinery
  *    (models/ib_credit.h) on every port, one lane: a port sends a packet only with credits for
  *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns
