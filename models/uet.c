@@ -290,6 +290,12 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     for (guint i = 0; uet->llr && i < env->ports->len; i++)
         ((WeftPort *) env->ports->pdata[i])->llr_delay_ps = uet->llr_delay;
     if (uet->link_credits) {
+        const WeftSwitch *first = weft_switch_first_fabric (env->switches);
+        if (first && first->buffer_cfg.sharing != WEFT_BUFFER_NONE)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "uet",
+                                         "link_credits",
+                                         "credits stand for per-input-port buffers: not with "
+                                         "[switch] buffer_sharing");
         /* Every port spends its peer's credits and advertises its own buffer. */
         for (guint i = 0; i < env->ports->len; i++) {
             WeftPort *p = env->ports->pdata[i];

@@ -7,7 +7,8 @@
 #  - the queue toward the receiver (leaf0's port to host0) never exceeds what the credits
 #    admit: every packet in it holds credits of one of leaf0's other input ports, each of
 #    which advertises credit_buffer, so the bound is (ports of leaf0 - 1) x credit_buffer;
-#  - every flow finishes with every byte delivered exactly once.
+#  - every flow finishes with every byte delivered exactly once;
+#  - with [switch] buffer_sharing, link_credits is refused (exit 2).
 # Leaves unchecked: the credit return delay against a real UE link layer (unverified).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
@@ -15,6 +16,14 @@ exp="$WEFT_SRCDIR/experiments/ue-incast-trimming.ini"
 "$WEFT" run -q "$exp" --set uet:link_credits=true --set uet:credit_buffer=64KiB \
     -o "$TMP/cr.h5" >/dev/null || fail "credits run"
 "$WEFT" run -q "$exp" -o "$TMP/tr.h5" >/dev/null || fail "trimming run"
+# Credits stand for per-input-port buffers: a shared pool with them is refused (exit 2, the
+# group and key named).
+sed 's/^buffer = 256KiB$/buffer_sharing = dynamic/' "$exp" >"$TMP/shared.ini"
+st=0
+"$WEFT" run -q "$TMP/shared.ini" --set uet:link_credits=true -o "$TMP/x.h5" >/dev/null \
+    2>"$TMP/err" || st=$?
+[ "$st" = 2 ] && grep -q "\[uet\] link_credits" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "credits with a shared buffer: exit $st"; }
 "$PY" - "$TMP/cr.h5" "$TMP/tr.h5" <<'PYEOF' || fail "credits: lossless incast"
 import sys, h5py
 credit_buffer = 64 * 1024
