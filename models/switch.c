@@ -212,15 +212,6 @@ trim (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
     o->s_trims++;
 }
 
-/* Per-port buffers: a data packet that would overflow @o's is trimmed. */
-static inline void
-trim_if_full (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
-{
-    if (pkt->kind != WEFT_PKT_DATA || pkt->trimmed || o->q_bytes + pkt->size <= o->cap_bytes)
-        return;
-    trim (self, o, pkt);
-}
-
 /* Shared buffer: admits @pkt toward egress port @o and charges it, or drops and counts it.
  * Lossless traffic (PFC on) answers to its ingress priority group's xoff - static, or alpha x
  * the pool's free shared bytes - with headroom on top; lossy traffic to its egress queue's
@@ -265,6 +256,15 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
     return FALSE;
 }
 
+/* Ultra Ethernet trimming with per-port buffers: a data packet that would overflow @o's buffer
+ * is trimmed. */
+static inline void
+trim_if_full (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
+{
+    if (pkt->kind != WEFT_PKT_DATA || pkt->trimmed || o->q_bytes + pkt->size <= o->cap_bytes)
+        return;
+    trim (self, o, pkt);
+}
 
 static void
 switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
