@@ -37,7 +37,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 7  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 8  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -136,6 +136,7 @@ RECORDS = {
         ("link_layer", "S16", 2),
         ("ecn_marks", "<u8", 4),
         ("trims", "<u8", 7),
+        ("llr_replays", "<u8", 8),
     ]),
     "collectives": (3, [
         ("id", "<u4", 3),

@@ -95,7 +95,7 @@ static void
 uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
-    weft_uet_ev_timeout (uet, &f->uet);
+    weft_uet_ev_timeout (uet, &f->uet, f->snd_una, f->snd_nxt);
     if (f->uet.rccc) /* lost credit comes back only at the end: one packet goes without */
         f->uet.free_pkts = MAX (f->uet.free_pkts, 1);
     if (uet->nscc.enabled) {
@@ -514,7 +514,7 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->hash = f->hash;
         if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
-            pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash);
+            pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash, seq);
             pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }
         if (f->uet.rccc) { /* RCCC: its free packets first, then credit */

@@ -52,6 +52,7 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 }
 
 static void on_tx_free (WeftSim *sim, void *target, WeftArg arg);
+static void on_llr_replay (WeftSim *sim, void *target, WeftArg arg);
 
 static void
 start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
@@ -77,6 +78,15 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         port->tx_packets++;
     }
     if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_corrupts (port->fault, pkt)) {
+        if (port->llr_delay_ps) {
+            /* Link-level retry: the receiver drops the frame and asks for it again; the frame
+             * stays in this port's replay buffer and leaves once more llr_delay after its end
+             * (nothing departs from the node until then). */
+            port->llr_replays++;
+            weft_sim_schedule_at (port->owner->sim, &port->sched, end + port->llr_delay_ps,
+                                  on_llr_replay, port, (WeftArg){ .ptr = pkt });
+            return;
+        }
         /* Sent, and discarded by the receiver as corrupted: no credits held (models/fault.h). */
         if (port->on_depart)
             port->on_depart (port->owner, port, pkt);
@@ -192,6 +202,26 @@ static inline gboolean
 idle (const WeftPort *port, weft_time_t now)
 {
     return !weft_timer_pending (&port->tx_free) && port->busy_until <= now;
+}
+
+/* A frame to replay: at the head of its class, so it leaves next (models/uet.h). */
+static void
+on_llr_replay (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    WeftPacket *pkt = arg.ptr;
+    WeftPacketFifo *q = &port->q[weft_port_class (port, pkt)];
+    pkt->next = q->head;
+    q->head = pkt;
+    if (!q->tail)
+        q->tail = pkt;
+    q->packets++;
+    q->bytes += pkt->size;
+    queue_changed (port, sim->now, port->q_bytes + pkt->size);
+    if (idle (port, sim->now))
+        try_send (port, sim->now);
+    else
+        ensure_free_event (port);
 }
 
 gboolean

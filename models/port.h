@@ -58,12 +58,17 @@ typedef struct WeftPort {
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
+    /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
+     * long after it ended, ahead of what waits; 0: off. */
+    weft_time_t llr_delay_ps;
 
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
     guint64 drops_data; /* the data packets among the drops */
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
+    /* Ultra Ethernet: frames sent again for link-level retry. */
+    guint64 llr_replays;
     /* Current sample interval, for /links. */
     guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks, s_trims;
     double s_area; /* queue bytes x ps */

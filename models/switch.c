@@ -228,6 +228,18 @@ drop_at_input (WeftSwitch *self, guint in_port, WeftPacket *pkt)
     weft_packet_release (&self->parent.sim->pool, pkt);
 }
 
+/* Ultra Ethernet trimming (models/uet.h): @pkt is cut to its header and goes in the control
+ * class, ahead of data. */
+static inline void
+trim (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
+{
+    pkt->trimmed = 1;
+    pkt->size = self->trim_bytes;
+    pkt->prio = 0;
+    o->trims++;
+    o->s_trims++;
+}
+
 /* Shared buffer: admits @pkt toward egress port @o and charges it, or drops and counts it.
  * Lossless traffic (PFC on) answers to its ingress priority group's xoff - static, or alpha x
  * the pool's free shared bytes - with headroom on top; lossy traffic to its egress queue's
@@ -258,6 +270,13 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
         buf->drops_full += pkt->size > room; /* and, either way, a PFC lossless violation */
     } else if (weft_buffer_admit (buf, q, pkt->size) == WEFT_BUFFER_ADMIT) {
         return TRUE;
+    } else if (self->trim_bytes && pkt->kind == WEFT_PKT_DATA && !pkt->trimmed &&
+               self->trim_bytes <= weft_buffer_free (buf)) {
+        /* Ultra Ethernet: the data packet the pool refuses is trimmed; its header joins the
+         * control class past the queue's threshold (while the pool holds it). */
+        trim (self, o, pkt);
+        weft_buffer_charge (buf, buffer_queue (o, pkt), pkt->size);
+        return TRUE;
     } else {
         weft_port_count_drop (o, pkt);
     }
@@ -265,18 +284,14 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
     return FALSE;
 }
 
-/* Ultra Ethernet trimming (models/uet.h): a data packet that would overflow @o's buffer is cut
- * to its header and goes in the control class, ahead of data. */
+/* Ultra Ethernet trimming with per-port buffers: a data packet that would overflow @o's buffer
+ * is trimmed. */
 static inline void
 trim_if_full (WeftSwitch *self, WeftPort *o, WeftPacket *pkt)
 {
     if (pkt->kind != WEFT_PKT_DATA || pkt->trimmed || o->q_bytes + pkt->size <= o->cap_bytes)
         return;
-    pkt->trimmed = 1;
-    pkt->size = self->trim_bytes;
-    pkt->prio = 0;
-    o->trims++;
-    o->s_trims++;
+    trim (self, o, pkt);
 }
 
 static void

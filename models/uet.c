@@ -2,6 +2,8 @@
 #define G_LOG_DOMAIN "weft-uet"
 #include "models/uet.h"
 
+#include <string.h>
+
 #include "models/registry.h"
 #include "models/switch.h"
 #include "sim/rng.h"
@@ -12,8 +14,9 @@ const WeftParamSpec weft_uet_params[] = {
                      "entropy value (path) of each data packet: ecmp keeps the flow's own hash "
                      "(no spraying); oblivious draws one per packet; round-robin takes the pool "
                      "in turn; bitmap as round-robin, skipping for a round the EVs that came "
-                     "back marked or trimmed; reps reuses the EVs acknowledged unmarked and "
-                     "explores at random when none waits"),
+                     "back marked or trimmed; reps reuses the EVs acknowledged unmarked, "
+                     "explores at random when none waits and retires the EVs of the packets "
+                     "a timeout finds out"),
     WEFT_PARAM_UINT ("ev_pool", WeftUet, ev_pool, "64", "1", "65536",
                      "entropy values a flow sprays over (each one a path through the switches' "
                      "ECMP hash)"),
@@ -25,6 +28,21 @@ const WeftParamSpec weft_uet_params[] = {
                      "trim_header bytes and send it ahead of data; the receiver NACKs it at once"),
     WEFT_PARAM_BYTES ("trim_header", WeftUet, trim_header, "64B", "1B", "9000B",
                       "wire bytes of a trimmed packet (at most the MTU)"),
+    WEFT_PARAM_BOOL ("link_credits", WeftUet, link_credits, "false",
+                     "link-level credit-based flow control on every link (InfiniBand's credit "
+                     "machinery, one lane, 64-byte credits): a port sends only what the "
+                     "receiving port's credit_buffer can hold, so nothing is dropped nor "
+                     "trimmed; switches buffer per input port, [switch] buffer is not used"),
+    WEFT_PARAM_BYTES ("credit_buffer", WeftUet, credit_buffer, "256KiB", "8KiB", "1GiB",
+                      "with link_credits: the buffer each receiving port advertises to its peer "
+                      "(at least two packets)"),
+    WEFT_PARAM_BOOL ("llr", WeftUet, llr, "false",
+                     "link-level retry: a frame corrupted by a link's bit errors ([fault.NAME] "
+                     "kind = bit-errors) is replayed by the link instead of being lost to the "
+                     "transport"),
+    WEFT_PARAM_TIME ("llr_delay", WeftUet, llr_delay, "1us", "1ns", "1ms",
+                     "with llr: from a corrupted frame's end to its replay (the receiver's "
+                     "request travelling back); weft's default, unverified"),
     WEFT_PARAM_END,
 };
 
@@ -68,20 +86,35 @@ pick_bitmap (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
     return pick_round_robin (cfg, uf, flow_hash);
 }
 
-/* REPS: the oldest EV acknowledged unmarked, else an oblivious draw (exploration). */
+/* REPS exploration: a uniform draw, moved on to the next EV not retired (a retired EV's share
+ * goes to its successor: a slight bias, the price of one draw per packet). */
 static guint16
-pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+explore_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
 {
-    if (uf->reps_n == 0)
-        return pick_oblivious (cfg, uf, flow_hash);
-    guint16 ev = uf->reps[uf->reps_head];
-    uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
-    uf->reps_n--;
+    guint16 ev = pick_oblivious (cfg, uf, flow_hash);
+    if (uf->evs_retired == 0)
+        return ev;
+    while (weft_uet_bit (uf->ev_retired, ev))
+        ev = (guint16) ((ev + 1) % cfg->ev_pool);
     return ev;
 }
 
+/* REPS: the oldest EV acknowledged unmarked and not retired since, else exploration. */
+static guint16
+pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+{
+    while (uf->reps_n > 0) {
+        guint16 ev = uf->reps[uf->reps_head];
+        uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
+        uf->reps_n--;
+        if (!weft_uet_bit (uf->ev_retired, ev))
+            return ev;
+    }
+    return explore_reps (cfg, uf, flow_hash);
+}
+
 guint16
-weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
+weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash, guint64 seq)
 {
     guint16 ev = 0;
     switch (cfg->load_balance) {
@@ -99,6 +132,7 @@ weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
         break;
     case WEFT_UET_LB_REPS:
         ev = pick_reps (cfg, uf, flow_hash);
+        uf->sent_ev[seq] = ev;
         break;
     default:
         g_assert_not_reached ();
@@ -108,22 +142,55 @@ weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
     return ev;
 }
 
+static void
+reinstate (WeftUetFlow *uf, guint16 ev)
+{
+    if (uf->evs_retired > 0 && weft_uet_bit (uf->ev_retired, ev)) {
+        weft_uet_bit_clear (uf->ev_retired, ev);
+        uf->evs_retired--;
+    }
+}
+
 void
 weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested)
 {
     if (cfg->load_balance == WEFT_UET_LB_BITMAP) {
         if (congested)
             weft_uet_bit_set (uf->ev_bad, ev);
-    } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested && uf->reps_n < cfg->ev_pool) {
-        uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
-        uf->reps_n++;
+    } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested) {
+        /* The path works (again): reuse it. */
+        reinstate (uf, ev);
+        if (uf->reps_n < cfg->ev_pool) {
+            uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
+            uf->reps_n++;
+        }
     }
 }
 
+/* A packet out and unacknowledged when the timer ran out took a path that failed it (a dead or
+ * silently dropping link, or a queue that overflowed without trimming): retire its EV.  Packets
+ * already marked lost (trimmed, or out at an earlier timeout) were judged then.  The ring of
+ * EVs to reuse is kept, minus the retired ones (pick_reps skips them): they came back since. */
 void
-weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf)
+weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt)
 {
-    uf->reps_n = 0;
+    if (cfg->load_balance != WEFT_UET_LB_REPS)
+        return;
+    for (guint64 s = snd_una; s < snd_nxt; s++) {
+        if (weft_uet_bit (uf->acked, s) || weft_uet_bit (uf->lost, s))
+            continue;
+        guint16 ev = uf->sent_ev[s];
+        if (!weft_uet_bit (uf->ev_retired, ev)) {
+            weft_uet_bit_set (uf->ev_retired, ev);
+            uf->evs_retired++;
+            uf->evs_retires++;
+        }
+    }
+    if (uf->evs_retired == cfg->ev_pool) {
+        /* Every path failed: nothing to learn from, start afresh. */
+        memset (uf->ev_retired, 0, (cfg->ev_pool + 7) / 8);
+        uf->evs_retired = 0;
+    }
 }
 
 void
@@ -143,6 +210,8 @@ weft_uet_flow_clear (WeftUetFlow *uf)
     g_clear_pointer (&uf->lost, g_free);
     g_clear_pointer (&uf->ev_bad, g_free);
     g_clear_pointer (&uf->reps, g_free);
+    g_clear_pointer (&uf->sent_ev, g_free);
+    g_clear_pointer (&uf->ev_retired, g_free);
     g_clear_pointer (&uf->ev_used, g_free);
     g_clear_pointer (&uf->rcvd, g_free);
 }
@@ -153,6 +222,31 @@ weft_uet_flow_clear (WeftUetFlow *uf)
  * default 1 MiB egress buffer, marking surely above (weft's choice; doc/ultra-ethernet.md). */
 #define UET_ECN_KMIN (200 * 1024)
 #define UET_ECN_KMAX (800 * 1024)
+
+/* The credit machinery's configuration for UE links: one lane (every SL on VL 0, served by
+ * one arbitration entry), 64-byte credits as on InfiniBand, credit_buffer at every receiving
+ * port, no shared pool. */
+static gboolean
+credits_configure (WeftUet *uet, const WeftFabric *fab, const WeftExperiment *exp, GError **error)
+{
+    WeftIbConfig *c = &uet->credits;
+    c->vls = 1;
+    c->credit_unit = 64;
+    c->header = fab->header;
+    c->fc_bytes = 64;
+    c->n_low = 1;
+    c->low[0] = (WeftIbArbEntry){ 0, 255 };
+    guint32 buf = (guint32) MIN (uet->credit_buffer / c->credit_unit, G_MAXUINT32 / 2);
+    c->buffer_credits = c->hca_credits = c->internal_credits = buf;
+    c->max_packet_credits = weft_ib_credits (c, (guint32) (fab->mtu + fab->header));
+    if (buf < 2 * c->max_packet_credits)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, "uet", "credit_buffer",
+                                     "holds %u credits, less than two %u-credit packets (mtu + "
+                                     "header): expected at least %" G_GUINT64_FORMAT "B",
+                                     buf, c->max_packet_credits,
+                                     2 * c->max_packet_credits * c->credit_unit);
+    return TRUE;
+}
 
 static gboolean
 uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
@@ -176,6 +270,8 @@ uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
                                      "recovery",
                                      "not used with [fabric] kind = ultra-ethernet: [uet] "
                                      "delivery chooses rud or rod");
+    if (uet->link_credits && !credits_configure (uet, fab, exp, error))
+        return FALSE;
     /* ECN marking is NSCC's input: on unless [ecn] enabled = false. */
     if (!weft_ecn_read (&fab->ecn, UET_ECN_KMIN, UET_ECN_KMAX, 1.0, exp, error))
         return FALSE;
@@ -191,17 +287,36 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
+    for (guint i = 0; uet->llr && i < env->ports->len; i++)
+        ((WeftPort *) env->ports->pdata[i])->llr_delay_ps = uet->llr_delay;
+    if (uet->link_credits) {
+        const WeftSwitch *first = weft_switch_first_fabric (env->switches);
+        if (first && first->buffer_cfg.sharing != WEFT_BUFFER_NONE)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "uet",
+                                         "link_credits",
+                                         "credits stand for per-input-port buffers: not with "
+                                         "[switch] buffer_sharing");
+        /* Every port spends its peer's credits and advertises its own buffer. */
+        for (guint i = 0; i < env->ports->len; i++) {
+            WeftPort *p = env->ports->pdata[i];
+            p->ib = weft_ib_port_new (&uet->credits, uet->credits.buffer_credits,
+                                      uet->credits.buffer_credits);
+        }
+        /* As on InfiniBand, the buffer is the input port's: an output queue holds at most what
+         * its inputs' credits admitted, so it is not capped (and nothing is trimmed). */
+        for (guint i = 0; i < env->switches->len; i++) {
+            WeftSwitch *sw = env->switches->pdata[i];
+            for (guint p = 0; p < sw->n_ports; p++)
+                sw->ports[p].cap_bytes = G_MAXUINT64;
+            weft_switch_enable_credits (sw);
+        }
+    }
     if (!uet->trimming)
         return TRUE;
     for (guint i = 0; i < env->switches->len; i++) {
         WeftSwitch *sw = env->switches->pdata[i];
         if (sw->internal)
             continue;
-        if (sw->buffer_cfg.sharing != WEFT_BUFFER_NONE)
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, "uet",
-                                         "trimming",
-                                         "trims at per-port buffers only: not with [switch] "
-                                         "buffer_sharing (set trimming = false)");
         sw->trim_bytes = (guint32) uet->trim_header;
     }
     return TRUE;
@@ -223,6 +338,7 @@ static void
 uet_port_row (const WeftMechEnv *env, const WeftPort *port, WeftTracePort *row)
 {
     row->trims = port->trims;
+    row->llr_replays = port->llr_replays;
 }
 
 /* /uet: each flow under way, its window, credit and counters. */
@@ -272,6 +388,12 @@ static void
 uet_summary (const WeftMechEnv *env, const WeftNetworkStats *st, GString *out)
 {
     uet_line (&env->fabric->uet, st, out);
+    if (!env->fabric->uet.llr)
+        return;
+    guint64 replays = 0;
+    for (guint i = 0; i < env->ports->len; i++)
+        replays += ((const WeftPort *) env->ports->pdata[i])->llr_replays;
+    g_string_append_printf (out, "  llr          %" G_GUINT64_FORMAT " frames replayed\n", replays);
 }
 
 /* From /ports (trims at the switches) and /flows (NACKs and timeouts at the senders). */

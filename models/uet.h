@@ -11,8 +11,9 @@
  *    uniform draw per packet), round-robin (the pool in turn), bitmap (the pool in turn,
  *    skipping for one round the EVs whose packets came back ECN-marked or trimmed) and reps
  *    (REPS: reuse the EVs whose packets were acknowledged unmarked, in the order they came
- *    back; when none is waiting, explore a uniform draw; EVs that saw a mark, a trim or a
- *    timeout are not reused).
+ *    back; when none is waiting, explore a uniform draw; EVs that saw a mark or a trim are
+ *    not reused, and the EVs of the packets a timeout finds unacknowledged are retired: neither
+ *    reused nor explored until one of their packets comes back unmarked).
  *  - RUD (reliable unordered delivery): per-packet sequence numbers; the receiver places any
  *    packet in a bitmap and acknowledges each one selectively (the SACK names the packet, the
  *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
@@ -22,10 +23,24 @@
  *    acknowledged, not known lost), not the span above the cumulative point.
  *  - ROD (reliable ordered delivery), for comparison: the baseline transport's go-back-N
  *    (models/transport.h) under the same spraying; a trimmed packet is a gap, NAKed at once.
- *  - Trimming (`trimming`, per-port tail-drop buffers only): a data packet that would overflow
- *    a fabric switch's egress queue is cut to `trim_header` bytes, marked trimmed and sent in
- *    the control class ahead of data (models/port.h), where it is never tail-dropped (a
- *    switch keeps a separate allowance for headers); the receiver NACKs it at once.
+ *  - Trimming (`trimming`): a data packet that would overflow a fabric switch's egress queue
+ *    (per-port buffers), or that its shared buffer refuses (models/buffer.h: the queue at its
+ *    threshold or the pool full), is cut to `trim_header` bytes, marked trimmed and sent in
+ *    the control class ahead of data (models/port.h).  Per-port buffers never tail-drop a
+ *    header (a switch keeps a separate allowance for headers); a shared pool charges it to
+ *    the control queue past the threshold, and drops it only when the pool cannot hold even
+ *    the header.  The receiver NACKs it at once.
+ *  - Link-level credit-based flow control (`link_credits`): InfiniBand's credit machinery
+ *    (models/ib_credit.h) on every port, one lane: a port sends a packet only with credits for
+ *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns
+ *    them in flow-control packets as packets leave its node's buffer; no packet is dropped or
+ *    trimmed for lack of buffer when the egress buffers hold what the credits admit.
+ *  - Link-level retry (`llr`): a frame that a link's bit errors corrupt ([fault.NAME] kind =
+ *    bit-errors decides, models/fault.h) is not lost to the transport: the receiving end drops
+ *    it and the sending port replays it `llr_delay` after the corrupted copy ended, ahead of
+ *    what waits (each replay costs its wire time again and may be corrupted again).  The
+ *    replay is selective (only that frame; frames sent in between go on), so a saturated
+ *    link's goodput is rate x (1 - PER) x payload / wire.  Replays are counted per port.
  * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
  * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
  * reorder_count and reorder_sum the count and the sum (the mean is not traced yet).
@@ -35,6 +50,7 @@
 #ifndef WEFT_MODELS_UET_H
 #define WEFT_MODELS_UET_H
 
+#include "models/ib_credit.h"
 #include "models/nscc.h"
 #include "models/rccc.h"
 #include "sim/packet.h"
@@ -53,15 +69,20 @@ typedef enum { WEFT_UET_RUD, WEFT_UET_ROD } WeftUetDelivery;
 
 /* [uet] (and [nscc]): read on the ultra-ethernet fabric; zero (enabled FALSE) elsewhere. */
 typedef struct {
-    gboolean enabled;    /* the fabric is ultra-ethernet */
-    int load_balance;    /* WeftUetLoadBalance */
-    guint64 ev_pool;     /* entropy values per flow, 1 to 65536 */
-    int delivery;        /* WeftUetDelivery */
-    gboolean trimming;   /* fabric switches trim instead of dropping data */
-    guint64 trim_header; /* bytes of a trimmed packet on the wire */
-    guint64 seed;        /* the run's seed (oblivious draws) */
-    WeftNscc nscc;       /* [nscc] (models/nscc.h) */
-    WeftRccc rccc;       /* [rccc] (models/rccc.h) */
+    gboolean enabled;      /* the fabric is ultra-ethernet */
+    int load_balance;      /* WeftUetLoadBalance */
+    guint64 ev_pool;       /* entropy values per flow, 1 to 65536 */
+    int delivery;          /* WeftUetDelivery */
+    gboolean trimming;     /* fabric switches trim instead of dropping data */
+    guint64 trim_header;   /* bytes of a trimmed packet on the wire */
+    guint64 seed;          /* the run's seed (oblivious draws) */
+    gboolean link_credits; /* credit-based flow control on every link (models/ib_credit.h) */
+    guint64 credit_buffer; /* bytes each receiving port advertises */
+    WeftIbConfig credits;  /* the credit machinery's configuration: one VL, 64-byte units */
+    gboolean llr;          /* link-level retry of corrupted frames */
+    guint64 llr_delay;     /* ps from a corrupted frame's end to its replay */
+    WeftNscc nscc;         /* [nscc] (models/nscc.h) */
+    WeftRccc rccc;         /* [rccc] (models/rccc.h) */
 } WeftUet;
 
 /* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
@@ -77,17 +98,21 @@ typedef struct {
     guint8 *ev_bad;   /* bitmap: EVs to skip on the next pass */
     guint16 *reps;    /* reps: EVs to reuse, a ring of ev_pool */
     guint32 reps_head, reps_n;
-    guint8 *ev_used;    /* EVs the flow has sent on (bits) */
-    guint32 evs_used;   /* distinct EVs sent on */
-    guint64 nacks;      /* trim NACKs that reached the sender */
-    guint64 ecn_echoes; /* acknowledgements echoing a CE mark */
-    WeftNsccFlow cc;    /* NSCC window (models/nscc.h) */
-    gint64 credit;      /* RCCC: packets the sender may send on credit */
-    gint64 free_pkts;   /* RCCC: packets it may still send without credit */
-    gint64 held;        /* RCCC, at the receiver: credit granted and not yet returned */
-    gboolean rccc_seen; /* RCCC, at the receiver: the flow counts among its active ones */
-    gboolean rccc;      /* RCCC: the sender needs credit */
-    gboolean rud;       /* the sender runs RUD (bitmaps allocated) */
+    guint16 *sent_ev;    /* reps: the EV each packet last left on (per sequence number) */
+    guint8 *ev_retired;  /* reps: EVs retired by a timeout (bits): neither reused nor explored */
+    guint32 evs_retired; /* bits set in ev_retired */
+    guint64 evs_retires; /* reps: EVs retired over the flow (an EV retired twice counts twice) */
+    guint8 *ev_used;     /* EVs the flow has sent on (bits) */
+    guint32 evs_used;    /* distinct EVs sent on */
+    guint64 nacks;       /* trim NACKs that reached the sender */
+    guint64 ecn_echoes;  /* acknowledgements echoing a CE mark */
+    WeftNsccFlow cc;     /* NSCC window (models/nscc.h) */
+    gint64 credit;       /* RCCC: packets the sender may send on credit */
+    gint64 free_pkts;    /* RCCC: packets it may still send without credit */
+    gint64 held;         /* RCCC, at the receiver: credit granted and not yet returned */
+    gboolean rccc_seen;  /* RCCC, at the receiver: the flow counts among its active ones */
+    gboolean rccc;       /* RCCC: the sender needs credit */
+    gboolean rud;        /* the sender runs RUD (bitmaps allocated) */
     /* receiver */
     guint8 *rcvd;     /* RUD: packets placed */
     guint64 rcvd_n;   /* distinct packets placed */
@@ -102,9 +127,9 @@ void weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row);
 /* Frees @uf's bitmaps (the flow's end, or the run's). */
 void weft_uet_flow_clear (WeftUetFlow *uf);
 
-/* The EV of @uf's next data packet of flow hash @flow_hash under @cfg's policy; records it
- * as used. */
-guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash);
+/* The EV of @uf's next data packet (sequence number @seq) of flow hash @flow_hash under @cfg's
+ * policy; records it as used (and, under reps, as the EV packet @seq left on). */
+guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash, guint64 seq);
 
 /* The switches' hash of a packet of flow hash @flow_hash sent on @ev: the flow's own hash
  * under ecmp, one path per EV otherwise. */
@@ -124,8 +149,11 @@ weft_uet_ev_hash (const WeftUet *cfg, guint32 flow_hash, guint16 ev)
  * trim NACK or a timeout's; the bitmap and reps policies learn from it. */
 void weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean congested);
 
-/* A retransmission timeout: reps forgets every EV it was about to reuse. */
-void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf);
+/* A retransmission timeout, before the packets in [@snd_una, @snd_nxt) are marked lost: reps
+ * retires the EVs that the packets out and unacknowledged left on (they took the path that
+ * failed them), so that neither its reuse nor its exploration sends on them again; an EV
+ * acknowledged unmarked later is reinstated, and when every EV is retired all are forgiven. */
+void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt);
 
 /* ---- RUD bookkeeping (models/uet_pds.c): pure state changes, the NIC does the events ---- */
 

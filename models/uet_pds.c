@@ -14,8 +14,11 @@ weft_uet_sender_init (const WeftUet *cfg, WeftUetFlow *uf, guint32 n_pkts)
     uf->ev_used = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
     if (cfg->load_balance == WEFT_UET_LB_BITMAP)
         uf->ev_bad = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
-    if (cfg->load_balance == WEFT_UET_LB_REPS)
+    if (cfg->load_balance == WEFT_UET_LB_REPS) {
         uf->reps = g_new0 (guint16, cfg->ev_pool);
+        uf->sent_ev = g_new0 (guint16, MAX (n_pkts, 1));
+        uf->ev_retired = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
+    }
 }
 
 guint64

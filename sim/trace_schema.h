@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 7
+#define WEFT_TRACE_SCHEMA_VERSION 8
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -232,7 +232,10 @@ typedef struct {
     X (KIND, link_layer, "", "*(schema 2)* ibstat `Link layer`: `InfiniBand` or `Ethernet`")       \
     X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at this egress")                  \
     X (U64, trims, "",                                                                             \
-       "*(schema 7)* data packets trimmed to their header at this egress (Ultra Ethernet)")
+       "*(schema 7)* data packets trimmed to their header at this egress (Ultra Ethernet)")        \
+    X (U64, llr_replays, "",                                                                       \
+       "*(schema 8)* frames this egress sent again because the far end received them "             \
+       "corrupted (Ultra Ethernet link-level retry, `[uet] llr`); 0 elsewhere")
 typedef struct {
     WEFT_TRACE_PORT_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTracePort;

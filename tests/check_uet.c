@@ -1,6 +1,7 @@
 /* tests/check_uet.c - Ultra Ethernet's per-flow rules (models/uet.h, models/nscc.h), against
  * values derived here: round-robin visits the pool in turn; bitmap skips a congested EV for
- * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one;
+ * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one, and
+ * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
  * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
@@ -35,7 +36,7 @@ START_TEST (test_uet_round_robin_visits_the_pool_in_turn)
     WeftUetFlow f = { 0 };
     weft_uet_sender_init (&c, &f, 10);
     for (guint i = 0; i < 12; i++)
-        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), i % 5);
+        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, i % 10), i % 5);
     ck_assert_uint_eq (f.evs_used, 5);
     weft_uet_flow_clear (&f);
 }
@@ -47,11 +48,11 @@ START_TEST (test_uet_bitmap_skips_a_congested_ev_once)
     WeftUetFlow f = { 0 };
     weft_uet_sender_init (&c, &f, 10);
     weft_uet_ev_feedback (&c, &f, 1, TRUE);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 0);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 2); /* 1 skipped */
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 3);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 0);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 1); /* forgiven after one pass */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 0);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 2); /* 1 skipped */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 3);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 0);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 1); /* forgiven after one pass */
     weft_uet_flow_clear (&f);
 }
 END_TEST
@@ -64,11 +65,50 @@ START_TEST (test_uet_reps_reuses_clean_evs_oldest_first)
     weft_uet_ev_feedback (&c, &f, 9, FALSE);
     weft_uet_ev_feedback (&c, &f, 3, TRUE); /* marked: retired */
     weft_uet_ev_feedback (&c, &f, 5, FALSE);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 9);
-    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1), 5);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 9);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 5);
     weft_uet_ev_feedback (&c, &f, 7, FALSE);
-    weft_uet_ev_timeout (&c, &f); /* a timeout forgets what was to be reused */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 0), 7);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+/* Packets 0..3 leave on EVs 2, 5, 2, 6 (reused from ACKs); 1 is acknowledged, the timer runs
+ * out with 0, 2 and 3 out: EVs 2 and 6 are retired, 5 is not (its packet came back).  Neither
+ * reuse nor exploration picks a retired EV; one acknowledged unmarked is reinstated; when all
+ * are retired, all are forgiven. */
+START_TEST (test_uet_reps_retires_the_evs_a_timeout_finds_out)
+{
+    WeftUet c = cfg (WEFT_UET_LB_REPS, 8);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 16);
+    const guint16 sent[] = { 2, 5, 2, 6 };
+    for (guint i = 0; i < 4; i++) {
+        weft_uet_ev_feedback (&c, &f, sent[i], FALSE);
+        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, i), sent[i]);
+    }
+    ck_assert (weft_uet_on_sack (&f, 1));
+    weft_uet_ev_feedback (&c, &f, 5, FALSE);
+    weft_uet_ev_feedback (&c, &f, 6, FALSE); /* queued for reuse before the timeout */
+    weft_uet_ev_timeout (&c, &f, 0, 4);
+    ck_assert_uint_eq (f.evs_retired, 2);
+    ck_assert (weft_uet_bit (f.ev_retired, 2) && weft_uet_bit (f.ev_retired, 6));
+    ck_assert (!weft_uet_bit (f.ev_retired, 5));
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 4), 5);
+    for (guint i = 0; i < 200; i++) { /* 6 is skipped in the ring; exploration: never 2 nor 6 */
+        guint16 ev = weft_uet_pick_ev (&c, &f, 1, 5);
+        ck_assert (ev != 2 && ev != 6 && ev < 8);
+    }
     ck_assert_uint_eq (f.reps_n, 0);
+    weft_uet_ev_feedback (&c, &f, 6, FALSE); /* came back unmarked: reinstated */
+    ck_assert_uint_eq (f.evs_retired, 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 6), 6);
+    /* Every EV out at a timeout: all retired, so all forgiven. */
+    for (guint i = 0; i < 8; i++)
+        f.sent_ev[8 + i] = (guint16) i;
+    weft_uet_ev_timeout (&c, &f, 8, 16);
+    ck_assert_uint_eq (f.evs_retired, 0);
+    ck_assert_uint_eq (f.evs_retires, 2 + 7);
     weft_uet_flow_clear (&f);
 }
 END_TEST
@@ -79,7 +119,7 @@ START_TEST (test_uet_oblivious_stays_in_the_pool_and_spreads)
     WeftUetFlow f = { 0 };
     weft_uet_sender_init (&c, &f, 10);
     for (guint i = 0; i < 400; i++)
-        ck_assert_uint_lt (weft_uet_pick_ev (&c, &f, 42), 16);
+        ck_assert_uint_lt (weft_uet_pick_ev (&c, &f, 42, i % 10), 16);
     /* 400 uniform draws from 16 miss a given value with probability (15/16)^400 ~ 6e-12. */
     ck_assert_uint_eq (f.evs_used, 16);
     weft_uet_flow_clear (&f);
@@ -238,6 +278,7 @@ test_suite (void)
     tcase_add_test (tc, test_uet_round_robin_visits_the_pool_in_turn);
     tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
     tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
+    tcase_add_test (tc, test_uet_reps_retires_the_evs_a_timeout_finds_out);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
