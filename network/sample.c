@@ -19,7 +19,7 @@ sample_traces (WeftSim *sim, void *data)
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);
-    weft_trace_flush_due (net->trace);
+    weft_trace_flush_due (net->trace, sim->events);
 }
 
 static void on_collective_done (const WeftCollRun *c, void *data);
