@@ -13,7 +13,8 @@ bench_evq_hold_LDADD = libweft.a $(GSL_LIBS) $(GLIB_LIBS) -lm
 bench_evq_hold_heap_SOURCES = bench/evq_hold.c bench/evq_heap.c bench/evq_heap.h
 bench_evq_hold_heap_CPPFLAGS = $(AM_CPPFLAGS) -DEVQ_HEAP
 bench_evq_hold_heap_LDADD = $(bench_evq_hold_LDADD)
-EXTRA_DIST += bench/README.md bench/cachegrind.sh bench/same-bytes.sh bench/fattree-scale.sh
+EXTRA_DIST += bench/README.md bench/cachegrind.sh bench/same-bytes.sh bench/fattree-scale.sh \
+	bench/cpu.sh
 
 # bench/topogen: generation time and peak RSS of the 16- and 64-SU SuperPOD fabrics
 bench_programs += bench/topogen

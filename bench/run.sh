@@ -8,13 +8,15 @@
 #   REPEAT=n              runs of each benchmark; the row shows the fastest (default 3: timings
 #                         on a shared machine are noisy)
 #   EVQ_OPS=n             hold operations for evq_hold (default 1e7)
+#   SCENARIOS="a b"       which bench/scenarios/*.ini to run, by name (default: all of them;
+#                         roce-fattree-k32 takes about a minute of CPU per run)
 #
 # Columns: wall s is the timed part (the hold loop; weft's run loop, which includes trace
 # sampling but not building the fabric or closing the trace); CPU s is the whole process's
 # user + system time (setup and trace closing included), which suffers less than wall time
 # when other jobs share the machine; events and the rates are over the wall time; packet-hops
-# are packets (data and ACKs) sent on any link; peak RSS is the whole process's maximum
-# resident set, from /usr/bin/time -v; FCT p50/p99 are weft's summary of the finished flows
+# are packets (data and ACKs) sent on any link, ev/hop the events per packet-hop; peak RSS
+# is the whole process's maximum resident set, from /usr/bin/time -v; FCT p50/p99 are weft's summary of the finished flows
 # (- when none finished); drops are packets dropped anywhere, pauses the PFC PAUSE frames
 # sent (- when the fabric has no PFC).
 set -eu
@@ -66,14 +68,15 @@ row () {
     awk -v n="$1" -v w="$2" -v e="$3" -v h="$4" -v r="$rss" -v u="$usr" -v s="$sys" \
         -v p50="${5:--}" -v p99="${6:--}" -v d="${7:--}" -v pf="${8:--}" 'BEGIN {
         hs = (h == "-") ? "-" : sprintf ("%.2fM", h / w / 1e6);
-        printf "%-28s %8.3f %7.2f %12d %10.2fM %10s %9.1f %9s %9s %6s %7s\n", n, w, u + s, e,
-               e / w / 1e6, hs, r, p50, p99, d, pf }'
+        eh = (h == "-" || h == 0) ? "-" : sprintf ("%.2f", e / h);
+        printf "%-28s %8.3f %7.2f %12d %10.2fM %10s %6s %9.1f %9s %9s %6s %7s\n", n, w, u + s, e,
+               e / w / 1e6, hs, eh, r, p50, p99, d, pf }'
 }
 
 printf "# weft bench: %s, %s, best of %s\n" "$("$WEFT" --version | head -1)" \
     "$(uname -m), $(getconf _NPROCESSORS_ONLN) cores" "$REPEAT"
-printf "%-28s %8s %7s %12s %11s %10s %9s %9s %9s %6s %7s\n" scenario "wall s" "CPU s" events \
-    "events/s" "hops/s" "RSS MiB" "FCT p50" "FCT p99" drops pauses
+printf "%-28s %8s %7s %12s %11s %10s %6s %9s %9s %9s %6s %7s\n" scenario "wall s" "CPU s" \
+    events "events/s" "hops/s" ev/hop "RSS MiB" "FCT p50" "FCT p99" drops pauses
 
 for p in evq_hold evq_hold_heap; do
     best_of "$p" "$BENCH_BIN/$p" "$EVQ_OPS"
@@ -82,8 +85,9 @@ for p in evq_hold evq_hold_heap; do
     row "$p ${pending}p" "$best" "$ops" -
 done
 
-for ini in "$here"/scenarios/*.ini; do
-    name=$(basename "$ini" .ini)
+for name in ${SCENARIOS:-$(cd "$here/scenarios" && ls *.ini | sed 's/\.ini$//')}; do
+    ini=$here/scenarios/$name.ini
+    [ -f "$ini" ] || die "no scenario $ini"
     best_of "$name" "$WEFT" run "$ini" --quiet --output "$tmp/$name.h5"
     events=$(field "$tmp/best.out" "wall time" '$5')
     hops=$(field "$tmp/best.out" "^  packets" '$2')

@@ -35,6 +35,8 @@ points () {
         case $n in
             # ~1 ms of 64 MiB flows: 200 us keeps the steady state and every code path
             bench-permutation-64) echo "$n|$f|--set experiment:duration=200us" ;;
+            # a minute of CPU to completion: its first 20 us cross every tier and pause
+            bench-roce-fattree-k32) echo "$n|$f|--set experiment:duration=20us" ;;
             *) echo "$n|$f|" ;;
         esac
     done

@@ -16,11 +16,36 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
+/* A flow-control frame on a wire that carries a NIC's receive pipeline (rx_ps) arrives on its
+ * own FIFO, at its tail_at: it overtakes the packets still in the pipeline. */
+static void
+on_ctl_arrival (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftLinkTx *link = target;
+    WeftPacket *pkt = weft_fifo_pop (&link->ctl);
+    g_assert (pkt && pkt->arrive_at == sim->now);
+    pkt->in_port = link->peer_port;
+    pkt->hop++;
+    if (link->ctl.head)
+        weft_sim_schedule_at (sim, link->ctl_sched, link->ctl.head->arrive_at, on_ctl_arrival, link,
+                              (WeftArg){ 0 });
+    link->peer->klass->receive (link->peer, link->peer_port, pkt);
+}
+
 void
 weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
 {
     pkt->tail_at = tx_end + link->delay_ps;
-    pkt->arrive_at = pkt->tail_at;
+    if (link->rx_ps && pkt->kind == WEFT_PKT_CREDIT) {
+        pkt->arrive_at = pkt->tail_at;
+        gboolean idle = link->ctl.head == NULL;
+        weft_fifo_push (&link->ctl, pkt);
+        if (idle)
+            weft_sim_schedule_at (link->owner->sim, link->ctl_sched, pkt->arrive_at, on_ctl_arrival,
+                                  link, (WeftArg){ 0 });
+        return;
+    }
+    pkt->arrive_at = pkt->tail_at + link->rx_ps;
     /* A cut-through switch forwards once it has the headers, but consumes a packet addressed
      * to its own node (a NIC as an endpoint) whole. */
     if (link->cut_bytes && pkt->size > link->cut_bytes && pkt->dst != link->peer->node)
@@ -39,8 +64,19 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
 }
 
 void
+weft_link_count_arrived (const WeftLinkTx *link, weft_time_t now, guint64 *packets, guint64 *bytes)
+{
+    for (const WeftPacket *pkt = link->wire.head; pkt && pkt->tail_at <= now; pkt = pkt->next) {
+        (*packets)++;
+        *bytes += pkt->size;
+    }
+}
+
+void
 weft_link_clear (WeftLinkTx *link)
 {
-    if (link->owner)
+    if (link->owner) {
         weft_fifo_release_all (&link->wire, &link->owner->sim->pool);
+        weft_fifo_release_all (&link->ctl, &link->owner->sim->pool);
+    }
 }

@@ -6,6 +6,9 @@
  * hook.  Toward a cut-through switch it is handed over once its first `cut_bytes` (the
  * headers the switch routes on) have arrived instead, and carries the time its tail arrives;
  * a packet addressed to the switch's own node (a NIC as an endpoint) is handed over whole.
+ * Toward a NIC whose receive pipeline it carries (rx_ps, models/nic.h) it is handed over that
+ * much later, as the NIC's own event; flow-control frames skip the pipeline on a FIFO of their
+ * own (ctl).
  * Packets in flight are kept in the wire's own FIFO and only the head's arrival is scheduled
  * (htsim's pipe), so events never own packets and teardown finds every packet.
  * Ignores: bit errors and link failures (a later issue adds them here).
@@ -29,12 +32,25 @@ typedef struct {
     guint64 rate_bps;
     weft_time_t delay_ps; /* propagation + the receiver's forwarding latency */
     guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
-    WeftPacketFifo wire; /* in flight, in arrival order */
+    weft_time_t rx_ps; /* the receiving NIC's receive processing, carried by the wire when the
+                          NIC does nothing at a packet's arrival but start it (weft_nic_fold_rx):
+                          a packet is handed over rx_ps after its last bit (tail_at), as the
+                          NIC's event (sched is then the NIC's identity) */
+    WeftPacketFifo wire;  /* in flight, in arrival order */
+    WeftPacketFifo ctl;   /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
+                             arrive, never through the NIC's pipeline */
+    WeftSched *ctl_sched; /* with rx_ps: the sending port's identity, for ctl's events */
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.
  * (transfer full) */
 void weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end);
+
+/* The packets on @link's wire whose last bit has reached the receiver by @now, counted into
+ * *@packets and *@bytes: with rx_ps, those the receiver has and processes (its rx counters
+ * at the end of a run). */
+void weft_link_count_arrived (const WeftLinkTx *link, weft_time_t now, guint64 *packets,
+                              guint64 *bytes);
 
 /* Releases packets still in flight (teardown). */
 void weft_link_clear (WeftLinkTx *link);

@@ -902,6 +902,11 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
         consume (nic, pkt);
         return;
     }
+    if (nic->rx_on_wire && nic->rx_on_wire[in->index]) {
+        /* The wire has held it for the pipeline's rx_latency already (weft_nic_fold_rx). */
+        consume (nic, pkt);
+        return;
+    }
     /* Receive processing: one constant latency keeps the pipeline in arrival order, so only
      * its head needs an event. */
     pkt->arrive_at = m->sim->now + rx;
@@ -946,6 +951,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
 void
 weft_nic_agent_clear (WeftNicAgent *nic)
 {
+    g_free (nic->rx_on_wire);
     g_free (nic->ring_head);
     g_free (nic->ring_tail);
     g_free (nic->pace_next);
@@ -986,6 +992,45 @@ nic_init (WeftModel *m, GError **error)
     /* After the builder has set up the ports: the agent pulls from the connected ones. */
     weft_nic_agent_init (&nic->agent, m, nic->tp, nic->ports, nic->n_ports);
     return TRUE;
+}
+
+void
+weft_nic_fold_rx (WeftNic *nic, const WeftGraph *graph)
+{
+    weft_time_t rx = nic->tp->fabric->nic.rx_latency_ps;
+    if (rx == 0)
+        return;
+    for (guint p = 0; p < nic->n_ports; p++) {
+        WeftPort *in = &nic->ports[p];
+        if (!in->owner || in->ib ||
+            weft_graph_link (graph, in->link.link_id)->kind != WEFT_LINK_FABRIC)
+            continue;
+        /* The far end's port toward this one sends on the wire that arrives here. */
+        WeftPort *up = weft_model_port (in->link.peer, in->link.peer_port);
+        g_assert (up->link.peer == &nic->parent && up->link.peer_port == p &&
+                  up->link.cut_bytes == 0);
+        up->link.rx_ps = rx;
+        /* Its deliveries are the pipeline's ends, keyed as the NIC's own events were: ties
+         * with the other events of that picosecond break as before.  Its PAUSE frames keep
+         * the sending port's identity (models/link.h). */
+        up->link.ctl_sched = up->link.sched;
+        up->link.sched = &nic->parent.sched;
+        if (!nic->agent.rx_on_wire)
+            nic->agent.rx_on_wire = g_new0 (gboolean, nic->n_ports);
+        nic->agent.rx_on_wire[p] = TRUE;
+    }
+}
+
+void
+weft_nic_settle_rx (WeftNic *nic, weft_time_t now)
+{
+    for (guint p = 0; nic->agent.rx_on_wire && p < nic->n_ports; p++) {
+        if (!nic->agent.rx_on_wire[p])
+            continue;
+        WeftPort *in = &nic->ports[p];
+        const WeftPort *up = weft_model_port (in->link.peer, in->link.peer_port);
+        weft_link_count_arrived (&up->link, now, &in->rx_packets, &in->rx_bytes);
+    }
 }
 
 void

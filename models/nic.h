@@ -27,6 +27,8 @@
  *  - receive processing: every packet the NIC receives (data, ACKs, CNPs) reaches the
  *    transport rx_latency after its last bit, through a FIFO whose head alone has an event (the
  *    wire's discipline, models/link.h); its buffer space (InfiniBand credits) is free at once.
+ *    On a fabric port without credits the wire itself holds the packet that much longer
+ *    (weft_nic_fold_rx), which saves an event per packet and changes nothing else.
  *    The ACK of a data packet is therefore sent rx_latency after the data arrived, and the
  *    sender sees it rx_latency after it arrives.
  * A GPU's transport stands for its NIC here: its flows to other servers pay the NIC's costs at
@@ -57,6 +59,8 @@ struct WeftNicAgent {
     WeftPacketFifo rx;      /* received packets in the receive pipeline ([nic] rx_latency), in
                                arrival order; each one's arrive_at is when it reaches the
                                transport (owned) */
+    gboolean *rx_on_wire;   /* per port: its wire carries the receive pipeline instead
+                               (weft_nic_fold_rx), so what arrives is consumed at once */
 };
 
 extern const WeftParamSpec weft_nic_params[];
@@ -89,6 +93,22 @@ guint64 weft_nic_agent_inflight_data (const WeftNicAgent *agent);
  * already counted): the agent frees its buffer space at once and consumes it, rx_latency later
  * for a flow across the fabric.  (transfer full) */
 void weft_nic_agent_receive (WeftNicAgent *agent, WeftPort *in, WeftPacket *pkt);
+
+/** Moves the receive pipeline of @nic's ports onto their incoming wires where it is a pure
+ * delay: a port on a fabric link (every packet arriving there crossed the fabric, so pays
+ * rx_latency) without InfiniBand credits (the one thing done at a packet's arrival, the credit
+ * return, must keep its time).  The wire then hands each packet over rx_latency after its last
+ * bit (models/link.h, rx_ps), and one event per packet does what two did: the arrival and the
+ * pipeline's end.  Nothing observable moves: the transport sees every packet at the same
+ * time, a packet in the pipeline is in flight either way, and the port's receive counters,
+ * which count a packet at its arrival, are completed at the end by weft_nic_settle_rx().  Call
+ * once the mechanisms have set up the ports and the models are initialized. */
+void weft_nic_fold_rx (WeftNic *nic, const WeftGraph *graph);
+
+/* Adds to @nic's receive counters the packets whose last bit has arrived by @now but that
+ * still wait out rx_latency on a wire (weft_nic_fold_rx): what the counters would hold had the
+ * pipeline been the NIC's.  Once, at the end of the run, before the counters are read. */
+void weft_nic_settle_rx (WeftNic *nic, weft_time_t now);
 
 /* Registers @flow with its source's agent and, unless it waits for other flows, schedules its
  * start at its start time. */

@@ -177,6 +177,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
                          net->fabric.spray != WEFT_UET_LB_ECMP; /* [fabric] spray */
     if (!check_mechanisms (net, exp, error))
         goto fail;
+    for (guint i = 0; i < net->nics->len; i++)
+        weft_nic_fold_rx (net->nics->pdata[i], graph);
     net->tp.workload_names = net->workload_names;
     WeftPathEnv env = { net->node_latency };
     net->tp.start_flow = weft_nic_start_flow_at;

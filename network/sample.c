@@ -5,6 +5,8 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/network.h"
 
+#include "models/nic.h"
+
 
 /* Every [trace] interval: /links per port, then each mechanism's records (/pfc, /dcqcn,
  * /buffers). */
@@ -19,7 +21,7 @@ sample_traces (WeftSim *sim, void *data)
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);
-    weft_trace_flush_due (net->trace);
+    weft_trace_flush_due (net->trace, sim->events);
 }
 
 static void on_collective_done (const WeftCollRun *c, void *data);
@@ -77,6 +79,8 @@ weft_network_finish_trace (WeftNetwork *net)
             weft_transport_trace_flow (&net->tp, &net->tp.flows[i]);
     if (net->sim->sample)
         sample_traces (net->sim, net);
+    for (guint i = 0; i < net->nics->len; i++)
+        weft_nic_settle_rx (net->nics->pdata[i], net->sim->now);
     WeftTracePort *rows = g_new0 (WeftTracePort, MAX (net->ports->len, 1));
     for (guint i = 0; i < net->ports->len; i++) {
         const WeftPort *p = net->ports->pdata[i];

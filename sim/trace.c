@@ -42,8 +42,9 @@ struct _WeftTrace {
     hid_t file;
     hid_t meta; /* the /meta group */
     Table tables[N_TABLES];
-    GError *write_error; /* the first write failure, returned by weft_trace_close() */
-    gint64 flushed_at;   /* monotonic wall clock of the last flush, us */
+    GError *write_error;    /* the first write failure, returned by weft_trace_close() */
+    guint64 flushed_events; /* the run's events executed at the last weft_trace_flush_due() flush */
+    guint64 unflushed_bytes; /* row bytes appended since the last flush */
 };
 
 /* Keeps the first write failure; later ones are consequences. */
@@ -115,6 +116,7 @@ static void
 table_append (WeftTrace *trace, Table *t, const void *rows, gsize n)
 {
     g_array_append_vals (t->buf, rows, n);
+    trace->unflushed_bytes += (guint64) n * t->record->row_size;
     if (t->buf->len >= t->record->chunk_rows)
         table_write (trace, t);
 }
@@ -305,7 +307,6 @@ weft_trace_create (const char *path, const WeftTraceMeta *meta, GError **error)
         g_unlink (partial);
         return NULL;
     }
-    trace->flushed_at = g_get_monotonic_time ();
     g_debug ("%s: trace created", path);
     return trace;
 }
@@ -359,15 +360,18 @@ weft_trace_flush (WeftTrace *trace)
         table_write (trace, &trace->tables[i]);
     if (H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0)
         write_failed (trace, "(flush)");
-    trace->flushed_at = g_get_monotonic_time ();
+    trace->unflushed_bytes = 0;
 }
 
 void
-weft_trace_flush_due (WeftTrace *trace)
+weft_trace_flush_due (WeftTrace *trace, guint64 events)
 {
     g_return_if_fail (trace != NULL);
-    if (g_get_monotonic_time () - trace->flushed_at >= WEFT_TRACE_FLUSH_EVERY_US)
+    if (events - trace->flushed_events >= WEFT_TRACE_FLUSH_EVENTS ||
+        trace->unflushed_bytes >= WEFT_TRACE_FLUSH_BYTES) {
         weft_trace_flush (trace);
+        trace->flushed_events = events;
+    }
 }
 
 gboolean

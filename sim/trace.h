@@ -57,15 +57,19 @@ void weft_trace_write_ports (WeftTrace *trace, const WeftTracePort *rows, gsize 
 /* Appends buffered rows and flushes the file to disk. */
 void weft_trace_flush (WeftTrace *trace);
 
-/* weft_trace_flush() if the last flush is WEFT_TRACE_FLUSH_EVERY_US of wall time old: what the
- * run loop calls at every sample.  A flush costs milliseconds (HDF5 rewrites its metadata, and
- * each data set's partly filled chunk whole: read back, inflate, append, deflate), so
- * flushing every 10 us sample took most of a short run's time (45 % of the instructions of
- * bench/scenarios/roce-fattree-k8.ini); once a second keeps
- * a killed run's file at most a second behind.  The data sets do not depend on when flushes
- * happen (h5diff sees identical runs as identical). */
-#define WEFT_TRACE_FLUSH_EVERY_US G_USEC_PER_SEC
-void weft_trace_flush_due (WeftTrace *trace);
+/* weft_trace_flush() if the run has executed WEFT_TRACE_FLUSH_EVENTS events since the last
+ * flush made here, or WEFT_TRACE_FLUSH_BYTES of rows have been appended since the last flush:
+ * what the run loop calls at every sample, with the run's events executed so far.  A flush
+ * costs milliseconds (HDF5 rewrites its metadata, and each data set's partly filled chunk
+ * whole: read back, inflate, append, deflate), so flushing every 10 us sample took most of a
+ * short run's time (45 % of the instructions of bench/scenarios/roce-fattree-k8.ini).  The
+ * criteria are the run's own work, never the wall clock, so the work a run does is the same
+ * on any machine and under valgrind; at the 3 to 10 million events a second weft executes on
+ * one core, a killed run's file is a few seconds behind at most.  The data sets do not depend
+ * on when flushes happen (h5diff sees identical runs as identical). */
+#define WEFT_TRACE_FLUSH_EVENTS G_GUINT64_CONSTANT (8000000)
+#define WEFT_TRACE_FLUSH_BYTES (G_GUINT64_CONSTANT (16) << 20)
+void weft_trace_flush_due (WeftTrace *trace, guint64 events);
 
 /** Flushes, writes the end attributes of /meta (status, sim time, wall time, events, message,
  * and complete: 1 for done, duration, hang and workload-failed, 0 for interrupted and

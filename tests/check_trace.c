@@ -317,6 +317,59 @@ assert_flow_eq (const WeftTraceFlow *a, const WeftTraceFlow *b)
     ck_assert_uint_eq (a->reorder_max, b->reorder_max);
 }
 
+/* weft_trace_flush_due flushes by the run's work, never the clock: after
+ * WEFT_TRACE_FLUSH_EVENTS events since its last flush, or WEFT_TRACE_FLUSH_BYTES of rows since
+ * any flush.  Rows still buffered (fewer than a chunk) reach the file only through a flush, so
+ * the partial file's row count shows whether one happened. */
+static guint64
+flows_on_disk (const char *path)
+{
+    GError *error = NULL;
+    g_autofree char *partial = weft_trace_partial_path (path);
+    WeftTraceInfo *info = weft_trace_reader_open (partial, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    guint64 n = info->n_flows;
+    weft_trace_info_free (info);
+    return n;
+}
+
+START_TEST (test_trace_flush_due_by_events_and_rows)
+{
+    g_autofree char *path = tmp_path ("due.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    guint i = 0;
+    for (; i < 3; i++) {
+        WeftTraceFlow f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    weft_trace_flush_due (t, WEFT_TRACE_FLUSH_EVENTS - 1);
+    ck_assert_uint_eq (flows_on_disk (path), 0);
+    weft_trace_flush_due (t, WEFT_TRACE_FLUSH_EVENTS);
+    ck_assert_uint_eq (flows_on_disk (path), 3);
+
+    /* One event short of the next: no flush, however many rows wait (up to the byte bound). */
+    WeftTraceFlow f = make_flow (i++);
+    weft_trace_append_flow (t, &f);
+    weft_trace_flush_due (t, 2 * WEFT_TRACE_FLUSH_EVENTS - 1);
+    ck_assert_uint_eq (flows_on_disk (path), 3);
+
+    /* Rows of WEFT_TRACE_FLUSH_BYTES since the flush: the next call flushes, with no event
+     * executed.  The last block stays short of a chunk, so only a flush writes it. */
+    guint n = (guint) (WEFT_TRACE_FLUSH_BYTES / sizeof (WeftTraceFlow)) + 1;
+    if ((i + n) % 4096 == 0)
+        n++;
+    for (guint k = 0; k < n; k++, i++) {
+        f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    weft_trace_flush_due (t, 2 * WEFT_TRACE_FLUSH_EVENTS - 1);
+    ck_assert_uint_eq (flows_on_disk (path), i);
+    weft_trace_abandon (t);
+}
+END_TEST
+
 START_TEST (test_trace_roundtrip_every_field)
 {
     char *path = tmp_path ("full.h5");
@@ -954,6 +1007,7 @@ test_suite (void)
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_trace_roundtrip_every_field);
+    tcase_add_test (tc, test_trace_flush_due_by_events_and_rows);
     tcase_add_test (tc, test_trace_reads_schema_1);
     tcase_add_test (tc, test_trace_collectives_absent_before_schema_3);
     tcase_add_test (tc, test_trace_schema4_sets_absent_before_schema_4);
