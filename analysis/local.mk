@@ -11,3 +11,5 @@ libweft_a_SOURCES += analysis/export.c analysis/export.h
 libweft_a_SOURCES += analysis/schema_py.c analysis/schema_py.h
 # the Python reader (h5py + numpy), installed next to weft's other data
 dist_pkgdata_DATA += analysis/weft_trace.py
+# weft plot's figures (matplotlib), run by cli/plot.c with configure's Python
+dist_pkgdata_DATA += analysis/weft_plot.py

@@ -22,6 +22,7 @@ static const Command commands[] = {
     { "topo", weft_cli_topo, "build an experiment's topology and describe or export it" },
     { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
     { "compare", weft_cli_compare, "runs side by side: what differs, figures and ratios" },
+    { "plot", weft_cli_plot, "figures (PNG, SVG) from traces: FCT CDF, busbw, links, rates" },
 };
 
 static void

@@ -168,6 +168,10 @@ def concrete(sub, words):
         "SRC": "dgx-1/gpu0",
         "DST": "dgx-4/gpu3",
         "SIZE": "8GiB",
+        "KIND": "queue",
+        "DIR": os.path.abspath("plots"),
+        "LINKS": "0",
+        "FLOWS": "0",
     }
     out = []
     for i, w in enumerate(words):
@@ -218,6 +222,8 @@ def expected(sub, args):
         if "json" in args:
             return '"figures": ['
         return "\nfigures:\n"
+    if sub == "plot":
+        return os.path.join(os.path.abspath("plots"), "queue.svg" if "svg" in args else "queue.png")
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "
