@@ -318,7 +318,8 @@ def draw_fct_cdf(fig, runs, opts, np):
             continue
         x = np.sort(fl["fct_ps"].astype(np.float64) / 1e6)
         y = np.arange(1, len(x) + 1) / len(x)
-        (line,) = ax.plot(x, y, marker=".", markersize=3, label=label_of(run))
+        (line,) = ax.plot(x, y, marker="." if len(x) <= 200 else None, markersize=3,
+                          label=label_of(run))
         line.set_gid(f"weft-fct-cdf-{i}")
         n += 1
     ax.set_xlabel("flow completion time (\u00b5s)")
@@ -710,7 +711,11 @@ def figure(kind, paths, links=None, flows=None):
             raise BadUsage(f"--flows {unknown[0]}: no trace has flow {unknown[0]}")
     fig = plt.figure(figsize=(8, 5) if kind != "link-util" else (9, 3 + 2.5 * len(runs)),
                      layout="constrained")
-    n = DRAW[kind](fig, runs, opts, np)
+    try:
+        n = DRAW[kind](fig, runs, opts, np)
+    except BaseException:
+        plt.close(fig)
+        raise
     problems = [p for run in runs for p in run.problems]
     if n == 0:
         plt.close(fig)
@@ -730,6 +735,8 @@ def figure(kind, paths, links=None, flows=None):
 
 
 def main(argv):
+    import warnings
+    warnings.simplefilter("ignore")  # numpy's and matplotlib's: errors are one line each
     try:
         opts = parse_args(argv[1:])
         if opts is None:
@@ -739,10 +746,16 @@ def main(argv):
             fig, problems = figure(opts["kind"], opts["paths"], opts["links"], opts["flows"])
         except ImportError as e:
             raise PlotError(f"cannot import {e.name}") from None
-        os.makedirs(opts["out"], exist_ok=True)
-        out = os.path.join(opts["out"], f"{opts['kind']}.{opts['format']}")
-        fig.savefig(out, format=opts["format"], dpi=120,
-                    metadata={"Date": None} if opts["format"] == "svg" else None)
+        try:
+            os.makedirs(opts["out"], exist_ok=True)
+            out = os.path.join(opts["out"], f"{opts['kind']}.{opts['format']}")
+            fig.savefig(out, format=opts["format"], dpi=120,
+                        metadata={"Date": None} if opts["format"] == "svg" else None)
+        except OSError as e:
+            raise PlotError(f"{opts['out']}: cannot write the figure: {e.strerror or e}") from None
+        finally:
+            import matplotlib.pyplot as plt
+            plt.close(fig)
         print(out)
         if problems:
             print(f"{PROG}: {problems[0]}", file=sys.stderr)
