@@ -371,6 +371,11 @@ def size_text(b):
     return f"{b} B"
 
 
+def matplotlib_null_locator():
+    from matplotlib.ticker import NullLocator
+    return NullLocator()
+
+
 def size_formatter():
     from matplotlib.ticker import FuncFormatter
     return FuncFormatter(lambda v, _: size_text(v) if v >= 1 and float(v).is_integer() else "")
@@ -406,7 +411,12 @@ def draw_busbw(fig, runs, opts, np):
             line.set_gid(f"weft-busbw-{i}-{j}")
             n += 1
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_formatter(size_formatter())
+    sizes = sorted({float(x) for line in ax.get_lines() for x in line.get_xdata()})
+    if 0 < len(sizes) <= 16:  # nccl-tests' sizes are the ticks
+        ax.set_xticks(sizes, [size_text(x) for x in sizes])
+        ax.xaxis.set_minor_locator(matplotlib_null_locator())
+    else:
+        ax.xaxis.set_major_formatter(size_formatter())
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("bus bandwidth (GB/s)")
     ax.set_title("nccl-tests bus bandwidth (timed iterations, out of place)")
