@@ -173,3 +173,5 @@ tests_check_fault_SOURCES = tests/check_fault.c
 e2e_tests += tests/e2e/plot.sh
 # analysis/weft_trace.py's tables with units, against doc/hdf5-schema.md
 e2e_tests += tests/e2e/trace_tables.sh
+# the README's figures (doc/figures, `make figures`) against a fresh run
+e2e_tests += tests/e2e/figures.sh
