@@ -50,6 +50,23 @@ weft_schema_py_block (GString *out)
         g_string_append (out, "    ]),\n");
     }
     g_string_append (out, "}\n");
+    /* The units of the fields that have one, for the reader's column names (fct_ps[ps]). */
+    g_string_append (out, "# Each record's fields that have a unit: {field: unit}.\n"
+                          "UNITS = {\n");
+    for (guint r = 0; weft_trace_records[r] != NULL; r++) {
+        const WeftTraceRecord *rec = weft_trace_records[r];
+        g_string_append_printf (out, "    \"%s\": {", rec->dataset + 1);
+        const char *sep = "";
+        for (guint i = 0; i < rec->n_fields; i++) {
+            if (rec->fields[i].unit[0] == '\0')
+                continue;
+            g_string_append_printf (out, "%s\n        \"%s\": \"%s\"", sep, rec->fields[i].name,
+                                    rec->fields[i].unit);
+            sep = ",";
+        }
+        g_string_append (out, *sep ? ",\n    },\n" : "},\n");
+    }
+    g_string_append (out, "}\n");
 }
 
 char *

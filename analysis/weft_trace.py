@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Read weft trace files (HDF5; schema in doc/hdf5-schema.md). Needs h5py and numpy only.
+"""Read weft trace files (HDF5; schema in doc/hdf5-schema.md). Needs h5py and numpy; pandas
+is used where it is installed (table(), tables()).
 
     import weft_trace
     info = weft_trace.open_trace("run.h5")   # dict: /meta attributes + complete, reason
+    df = weft_trace.table("run.h5", "flows")  # pandas DataFrame (numpy array without pandas),
+                                              # units in column names: "fct_ps[ps]"
+    every = weft_trace.tables("run.h5")      # {"flows": ..., "links": ..., "ports": ...}
     flows = weft_trace.flows("run.h5")       # numpy structured array, one row per flow
     coll = weft_trace.collectives("run.h5")  # one row per collective (schema 3; else 0 rows)
     buf = weft_trace.buffer_samples("run.h5")  # shared-buffer occupancy per switch and interval
@@ -221,6 +225,77 @@ RECORDS = {
         ("nacks", "<u8", 7),
         ("evs_used", "<u4", 7),
     ]),
+}
+# Each record's fields that have a unit: {field: unit}.
+UNITS = {
+    "topology/nodes": {},
+    "topology/links": {
+        "rate_bps": "bit/s",
+        "delay_ps": "ps",
+    },
+    "flows": {
+        "size_bytes": "B",
+        "start_ps": "ps",
+        "finish_ps": "ps",
+        "fct_ps": "ps",
+        "ideal_fct_ps": "ps",
+        "slowdown": "ratio",
+        "bytes_delivered": "B",
+        "min_rate_bps": "bit/s",
+        "reorder_max": "packets",
+        "reorder_mean": "packets",
+    },
+    "links": {
+        "time_ps": "ps",
+        "bytes": "B",
+        "max_queue_bytes": "B",
+        "mean_queue_bytes": "B",
+        "stall_ps": "ps",
+    },
+    "ports": {
+        "tx_bytes": "B",
+        "rx_bytes": "B",
+        "max_queue_bytes": "B",
+        "busy_ps": "ps",
+        "xmit_wait_ps": "ps",
+        "rate_bps": "bit/s",
+    },
+    "collectives": {
+        "bytes": "B",
+        "count": "elements",
+        "start_ps": "ps",
+        "finish_ps": "ps",
+        "time_ps": "ps",
+        "algbw_gbs": "GB/s",
+        "busbw_gbs": "GB/s",
+    },
+    "paths": {},
+    "pfc": {
+        "time_ps": "ps",
+        "paused_ps": "ps",
+        "max_ingress_bytes": "B",
+    },
+    "dcqcn": {
+        "time_ps": "ps",
+        "rate_bps": "bit/s",
+        "target_bps": "bit/s",
+    },
+    "buffers": {
+        "time_ps": "ps",
+        "used_bytes": "B",
+        "max_bytes": "B",
+        "total_bytes": "B",
+    },
+    "faults": {
+        "time_ps": "ps",
+        "a_tx_bytes": "B",
+        "b_tx_bytes": "B",
+    },
+    "uet": {
+        "time_ps": "ps",
+        "cwnd_bytes": "B",
+        "credit_bytes": "B",
+    },
 }
 # </generated>
 
@@ -793,6 +868,62 @@ def uet_samples(path):
     acknowledged, and retransmits, trim NACKs and entropy values used so far.  0 rows from a
     file older than schema 6."""
     return _rows(path, "uet")
+
+
+# ---- tables with units, for notebooks -----------------------------------------------------
+
+DATA_SETS = tuple(RECORDS)  # "topology/nodes", "topology/links", "flows", "links", ...
+
+
+def column_name(name, field):
+    """A field's column name with its unit from the schema, as `weft report --table` heads
+    it: "fct_ps[ps]", "bytes[B]", "slowdown[ratio]"; a field without a unit (ids, counts,
+    names) keeps its name."""
+    unit = UNITS[name].get(field)
+    return f"{field}[{unit}]" if unit else field
+
+
+def have_pandas():
+    """Whether pandas imports here (table() then returns DataFrames by default)."""
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def table(path, name, pandas=None):
+    """Data set name (one of DATA_SETS, "flows" or "/flows") of the trace at path, every row,
+    with units in the column names (column_name()): a pandas DataFrame (text columns as
+    str) when pandas is installed, else a numpy structured array (text as bytes).
+    pandas=False asks for the array, pandas=True for a DataFrame (ImportError without
+    pandas).  Fields a later schema added are 0 in an older trace, a data set it added has 0
+    rows.  TraceError / NotATrace as flows() and the others raise them."""
+    key = name.lstrip("/")
+    if key not in RECORDS:
+        raise TraceError(f"{path}: no data set /{key} in weft's schema (one of "
+                         + ", ".join(DATA_SETS) + ")")
+    rows = _rows(path, key)
+    names = [column_name(key, f) for f in rows.dtype.names]
+    if pandas is None:
+        pandas = have_pandas()
+    if not pandas:
+        out = rows.copy()
+        out.dtype.names = names
+        return out
+    import pandas as pd
+    cols = {}
+    for field, col in zip(rows.dtype.names, names):
+        v = rows[field]
+        cols[col] = ([b.decode("utf-8", "replace") for b in v] if v.dtype.kind == "S"
+                     else v)
+    return pd.DataFrame(cols, columns=names)
+
+
+def tables(path, pandas=None):
+    """Every data set of the trace at path: {name: table(path, name, pandas)}."""
+    _checked(path, read=DATA_SETS)  # one child checks them all
+    return {name: table(path, name, pandas) for name in DATA_SETS}
 
 
 def main(argv):

@@ -15,5 +15,6 @@ int weft_cli_topo (int argc, char **argv);
 int weft_cli_report (int argc, char **argv);
 int weft_cli_compare (int argc, char **argv);
 int weft_cli_diag (int argc, char **argv);
+int weft_cli_plot (int argc, char **argv);
 
 #endif /* WEFT_CLI_CLI_H */

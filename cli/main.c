@@ -23,6 +23,7 @@ static const Command commands[] = {
     { "report", weft_cli_report, "summarise a trace file (and say if it is incomplete)" },
     { "compare", weft_cli_compare, "runs side by side: what differs, figures and ratios" },
     { "diag", weft_cli_diag, "ibstat, perfquery and the worst links, over a run's trace" },
+    { "plot", weft_cli_plot, "figures (PNG, SVG) from traces: FCT CDF, busbw, links, rates" },
 };
 
 static void

@@ -177,3 +177,9 @@ e2e_tests += tests/e2e/damaged_traces.sh
 EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
 check_PROGRAMS += tests/check_fault
 tests_check_fault_SOURCES = tests/check_fault.c
+# weft plot: every kind against the traces, bad input and the damaged-trace corpus
+e2e_tests += tests/e2e/plot.sh
+# analysis/weft_trace.py's tables with units, against doc/hdf5-schema.md
+e2e_tests += tests/e2e/trace_tables.sh
+# the README's figures (doc/figures, `make figures`) against a fresh run
+e2e_tests += tests/e2e/figures.sh

@@ -170,6 +170,10 @@ def concrete(sub, words):
         "SIZE": "8GiB",
         "NODE": "host0",
         "PORT": "sw0:1",
+        "KIND": "queue",
+        "DIR": os.path.abspath("plots"),
+        "LINKS": "0",
+        "FLOWS": "0",
     }
     out = []
     for i, w in enumerate(words):
@@ -228,6 +232,8 @@ def expected(sub, args):
         if "perfquery" in args:
             return "# Port counters: Lid 1 port 1 "
         return "CA 'mlx5_0'\n\tCA type: "
+    if sub == "plot":
+        return os.path.join(os.path.abspath("plots"), "queue.svg" if "svg" in args else "queue.png")
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "
