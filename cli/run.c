@@ -243,6 +243,10 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
+    if (s.sweep_points > 0 && !quiet)
+        g_printerr ("weft run: %s is a sweep of %u points: running its base point, without "
+                    "[sweep] (weft sweep runs the points)\n",
+                    path, s.sweep_points);
     g_autofree char *out = output         ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);

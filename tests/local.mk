@@ -172,3 +172,5 @@ e2e_tests += tests/e2e/damaged_traces.sh
 EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
 check_PROGRAMS += tests/check_fault
 tests_check_fault_SOURCES = tests/check_fault.c
+check_PROGRAMS += tests/check_sweep
+tests_check_sweep_SOURCES = tests/check_sweep.c
