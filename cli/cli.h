@@ -16,6 +16,12 @@ int weft_cli_params (int argc, char **argv);
 int weft_cli_topo (int argc, char **argv);
 int weft_cli_report (int argc, char **argv);
 int weft_cli_compare (int argc, char **argv);
+int weft_cli_sweep (int argc, char **argv);
+
+/** The object `weft report --format json TRACE` prints (one line, newline-terminated), for
+ * @path; NULL with WEFT_TRACE_ERROR when the file is not a weft trace.  `weft run
+ * --summary-json` writes it, so both have one implementation.  (transfer full) */
+char *weft_cli_report_summary_json (const char *path, GError **error);
 
 /** The object `weft report --format json TRACE` prints (one line, newline-terminated), for
  * @path; NULL with WEFT_TRACE_ERROR when the file is not a weft trace.  `weft run

@@ -56,9 +56,8 @@ weft_sweep_point_value (const WeftSweepPoint *p, guint axis)
     return strchr (colon, '=') + 1;
 }
 
-static gboolean
-fail (const WeftExperiment *exp, GError **error, WeftConfigError code, const char *key,
-      const char *format, ...) G_GNUC_PRINTF (5, 6);
+static gboolean fail (const WeftExperiment *exp, GError **error, WeftConfigError code,
+                      const char *key, const char *format, ...) G_GNUC_PRINTF (5, 6);
 
 static gboolean
 fail (const WeftExperiment *exp, GError **error, WeftConfigError code, const char *key,
@@ -97,13 +96,14 @@ read_seeds (const WeftExperiment *exp, GKeyFile *kf, WeftSweepAxis *axis, GError
         guint64 lo, hi;
         if (!parse_seed (a, &lo) || !parse_seed (b, &hi) || lo > hi || hi - lo >= MAX_POINTS) {
             g_ptr_array_unref (values);
-            return fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "seeds", "'%s': %s (at most %u)",
-                         raw, expected, MAX_POINTS);
+            return fail (exp, error, WEFT_CONFIG_ERROR_VALUE, "seeds", "'%s': %s (at most %u)", raw,
+                         expected, MAX_POINTS);
         }
         for (guint64 s = lo; s <= hi; s++)
             g_ptr_array_add (values, g_strdup_printf ("%" G_GUINT64_FORMAT, s));
     } else {
-        g_auto (GStrv) list = g_key_file_get_string_list (kf, WEFT_SWEEP_GROUP, "seeds", NULL, NULL);
+        g_auto (GStrv) list =
+            g_key_file_get_string_list (kf, WEFT_SWEEP_GROUP, "seeds", NULL, NULL);
         for (guint i = 0; list && list[i]; i++) {
             guint64 s;
             g_strstrip (list[i]);
@@ -214,9 +214,8 @@ expand (WeftSweep *sweep, guint n_points, gboolean has_seeds)
                 rest /= axis->n_values;
             }
         } else {
-            guint n_seeds = has_seeds
-                                ? ((const WeftSweepAxis *) sweep->axes->pdata[n_axes - 1])->n_values
-                                : 1;
+            guint n_seeds =
+                has_seeds ? ((const WeftSweepAxis *) sweep->axes->pdata[n_axes - 1])->n_values : 1;
             for (guint a = 0; a < n_axes; a++)
                 at[a] = rest / n_seeds;
             if (has_seeds)
@@ -366,9 +365,9 @@ weft_sweep_read (const WeftExperiment *exp, GError **error)
                 return NULL;
             }
         }
-        n_points = (guint64) (n_plain ? first->n_values : 1) *
-                   (has_seeds ? ((const WeftSweepAxis *) sweep->axes->pdata[n_plain])->n_values
-                              : 1);
+        n_points =
+            (guint64) (n_plain ? first->n_values : 1) *
+            (has_seeds ? ((const WeftSweepAxis *) sweep->axes->pdata[n_plain])->n_values : 1);
     }
     if (n_points > MAX_POINTS) {
         fail (exp, error, WEFT_CONFIG_ERROR_RANGE, NULL, "more than %u points", MAX_POINTS);

@@ -137,8 +137,7 @@ START_TEST (test_sweep_bad_input)
     expect_error ("[sweep]\nmode = cube\nseeds = 1\n", WEFT_CONFIG_ERROR_VALUE, "mode");
     expect_error ("[sweep]\nbuffer = 1MiB\n", WEFT_CONFIG_ERROR_UNKNOWN_KEY, "buffer");
     expect_error ("[sweep]\nmode = grid\n", WEFT_CONFIG_ERROR_MISSING, "no axis");
-    expect_error ("[sweep]\nseeds = 1\nexperiment:seed = 2; 3\n", WEFT_CONFIG_ERROR_VALUE,
-                  "seeds");
+    expect_error ("[sweep]\nseeds = 1\nexperiment:seed = 2; 3\n", WEFT_CONFIG_ERROR_VALUE, "seeds");
     g_autoptr (GError) e = NULL;
     ck_assert_ptr_null (read_text ("[fabric]\nkind = roce\n", &e));
     ck_assert (g_error_matches (e, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_MISSING));
@@ -147,9 +146,8 @@ END_TEST
 
 START_TEST (test_sweep_strip)
 {
-    g_autoptr (WeftExperiment) exp =
-        weft_experiment_new_from_data ("[fabric]\nkind = roce\n[sweep]\nseeds = 1..2\n", "s.ini",
-                                       NULL);
+    g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (
+        "[fabric]\nkind = roce\n[sweep]\nseeds = 1..2\n", "s.ini", NULL);
     ck_assert (weft_sweep_strip (exp));
     ck_assert (!weft_experiment_has_group (exp, "sweep"));
     ck_assert (!weft_sweep_strip (exp));
