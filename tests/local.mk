@@ -57,7 +57,7 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/scale.sh tests/e2e/ue.sh tests/e2e/ue_trace.sh tests/e2e/fabric_compare.sh \
 	tests/e2e/ue_rccc.sh tests/e2e/roce_spray.sh tests/e2e/compare.sh \
 	tests/e2e/report_export.sh tests/e2e/faults.sh
-e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh
+e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh tests/e2e/slurm.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a

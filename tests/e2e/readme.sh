@@ -149,6 +149,11 @@ assert example_set, "no `--set GROUP:KEY=VALUE` example in 'Using it'"
 example_set = example_set.group(1)
 trace = os.path.abspath("trace.h5")
 weft(["run", "-q", f"{X}/incast.ini", "-o", trace], want="incast: done at")
+# a two-point sweep of the README's example experiment, for `weft sweep`
+sweep_ini = os.path.abspath("sweep.ini")
+with open(sweep_ini, "w") as f:
+    f.write(open(f"{X}/incast.ini").read() + "\n[sweep]\nseeds = 1..2\noutput = "
+            + os.path.abspath("sweep-out") + "\n")
 nccl_trace = os.path.abspath("allreduce.h5")  # the flagship, cut to one 64 KiB size
 weft(["run", "-q", f"{X}/dgx4-allreduce.ini", "-o", nccl_trace,
       "--set", "workload.allreduce:minbytes=64KiB", "--set", "workload.allreduce:maxbytes=64KiB"],
@@ -168,6 +173,9 @@ def concrete(sub, words):
         "SRC": "dgx-1/gpu0",
         "DST": "dgx-4/gpu3",
         "SIZE": "8GiB",
+        "SWEEP.ini": sweep_ini,
+        "I": "0",
+        "DIR": os.path.abspath("sweep-dir"),
     }
     out = []
     for i, w in enumerate(words):
@@ -218,6 +226,8 @@ def expected(sub, args):
         if "json" in args:
             return '"figures": ['
         return "\nfigures:\n"
+    if sub == "sweep":
+        return "2 points (grid)" if "--list" in args else None
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "
