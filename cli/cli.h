@@ -8,6 +8,8 @@
 #ifndef WEFT_CLI_CLI_H
 #define WEFT_CLI_CLI_H
 
+#include <glib.h>
+
 int weft_cli_run (int argc, char **argv);
 int weft_cli_validate (int argc, char **argv);
 int weft_cli_params (int argc, char **argv);
@@ -16,5 +18,11 @@ int weft_cli_report (int argc, char **argv);
 int weft_cli_compare (int argc, char **argv);
 int weft_cli_diag (int argc, char **argv);
 int weft_cli_plot (int argc, char **argv);
+int weft_cli_sweep (int argc, char **argv);
+
+/** The object `weft report --format json TRACE` prints (one line, newline-terminated), for
+ * @path; NULL with WEFT_TRACE_ERROR when the file is not a weft trace.  `weft run
+ * --summary-json` writes it, so both have one implementation.  (transfer full) */
+char *weft_cli_report_summary_json (const char *path, GError **error);
 
 #endif /* WEFT_CLI_CLI_H */

@@ -1,6 +1,6 @@
 # cli/: the weft front end, one file per subcommand
 weft_SOURCES += cli/main.c cli/cli.h cli/run.c cli/validate.c cli/params.c cli/report.c
-weft_SOURCES += cli/topo.c cli/compare.c cli/diag.c cli/plot.c
+weft_SOURCES += cli/topo.c cli/compare.c cli/diag.c cli/plot.c cli/sweep.c
 # weft plot finds analysis/weft_plot.py in the source tree, or installed in pkgdatadir: the
 # folders as make knows them (configure leaves them unexpanded), written like weft-gitrev.h.
 BUILT_SOURCES += cli/plot-dirs.h

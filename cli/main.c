@@ -24,6 +24,7 @@ static const Command commands[] = {
     { "compare", weft_cli_compare, "runs side by side: what differs, figures and ratios" },
     { "diag", weft_cli_diag, "ibstat, perfquery and the worst links, over a run's trace" },
     { "plot", weft_cli_plot, "figures (PNG, SVG) from traces: FCT CDF, busbw, links, rates" },
+    { "sweep", weft_cli_sweep, "list, run (here or on Slurm) and collect a parameter sweep" },
 };
 
 static void
@@ -37,7 +38,8 @@ usage (FILE *to)
     fprintf (to, "\nOptions:\n  -h, --help     this text (weft COMMAND --help for a command)\n"
                  "  --version      print the version and git revision\n\n"
                  "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 hang detected,\n"
-                 "4 interrupted, 6 workload failed (a connection ran out of retries).\n");
+                 "4 interrupted, 5 a sweep with invalid or failed points, 6 workload failed\n"
+                 "(a connection ran out of retries).\n");
 }
 
 int

@@ -13,10 +13,12 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
 #include <glib.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/compare.h"
 #include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
@@ -199,14 +201,14 @@ format_ps (double ps)
  * that both forms carry the same fields with the same numbers.  A value is JSON text (a
  * number, true, false) or a string (quoted in JSON), or null (empty in CSV). */
 typedef struct {
-    GPtrArray *keys, *values; /* values: NULL for null */
+    GPtrArray *keys, *values; /* owned; values: NULL for null */
     GArray *quoted;           /* gboolean per value: a string */
 } Record;
 
 static void
 record_init (Record *r)
 {
-    r->keys = g_ptr_array_new ();
+    r->keys = g_ptr_array_new_with_free_func (g_free);
     r->values = g_ptr_array_new_with_free_func (g_free);
     r->quoted = g_array_new (FALSE, FALSE, sizeof (gboolean));
 }
@@ -219,11 +221,11 @@ record_clear (Record *r)
     g_array_unref (r->quoted);
 }
 
-/* @key is static text; @value (transfer full) may be NULL. */
+/* @value (transfer full) may be NULL. */
 static void
 record_take (Record *r, const char *key, char *value, gboolean quoted)
 {
-    g_ptr_array_add (r->keys, (gpointer) key);
+    g_ptr_array_add (r->keys, g_strdup (key));
     g_ptr_array_add (r->values, value);
     g_array_append_val (r->quoted, quoted);
 }
@@ -283,6 +285,51 @@ record_csv (GString *o, const Record *r, gboolean values)
     g_string_append (o, "\r\n");
 }
 
+/* The resolved experiment the trace carries, one field per key: "param:GROUP:KEY", the
+ * value as the file text has it (unescaped), in file order: what a sweep's collection or a
+ * script needs to tell runs apart without parsing the experiment text itself. */
+static void
+record_parameters (Record *r, const WeftTraceInfo *info)
+{
+    char *problem = NULL;
+    const char *text = trace_experiment (info, &problem);
+    g_free (problem);
+    if (text == NULL)
+        return;
+    g_autoptr (GKeyFile) kf = g_key_file_new ();
+    if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, NULL))
+        return;
+    g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+    for (guint g = 0; groups[g]; g++) {
+        g_auto (GStrv) keys = g_key_file_get_keys (kf, groups[g], NULL, NULL);
+        for (guint k = 0; keys && keys[k]; k++) {
+            char *v = g_key_file_get_string (kf, groups[g], keys[k], NULL);
+            if (v == NULL)
+                v = g_key_file_get_value (kf, groups[g], keys[k], NULL);
+            g_autofree char *name = g_strdup_printf ("param:%s:%s", groups[g], keys[k]);
+            record_take (r, name, v, TRUE);
+        }
+    }
+}
+
+/* The figures `weft compare` computes for this one run (analysis/compare.h), one field each:
+ * "figure:NAME [UNIT]" (no brackets for a count), null where the trace lacks it. */
+static void
+record_figures (Record *r, const WeftTraceInfo *info)
+{
+    const char *paths[] = { info->path, NULL };
+    g_autoptr (WeftComparison) c = weft_compare_new (paths, NULL);
+    for (guint i = 0; c && i < c->figures->len; i++) {
+        const WeftCompareFigure *f = c->figures->pdata[i];
+        g_autofree char *name = *f->unit ? g_strdup_printf ("figure:%s [%s]", f->name, f->unit)
+                                         : g_strdup_printf ("figure:%s", f->name);
+        if (isnan (f->values[0]))
+            record_null (r, name);
+        else
+            record_take (r, name, g_strdup_printf ("%.17g", f->values[0]), FALSE);
+    }
+}
+
 /* The summary as one record: JSON's fields, or CSV's "field,value" rows. */
 static void
 summary_record (Record *r, const WeftTraceInfo *info, const Summary *s)
@@ -317,15 +364,16 @@ summary_record (Record *r, const WeftTraceInfo *info, const Summary *s)
     if (s->have_ports)
         record_num (r, "drops", "%" G_GUINT64_FORMAT, s->drops);
     record_str (r, "problem", s->problem);
+    record_parameters (r, info);
+    record_figures (r, info);
 }
 
 static void
-print_export (const WeftTraceInfo *info, const Summary *s, ReportFormat format)
+format_export (GString *o, const WeftTraceInfo *info, const Summary *s, ReportFormat format)
 {
     Record r;
     record_init (&r);
     summary_record (&r, info, s);
-    GString *o = g_string_new (NULL);
     if (format == REPORT_JSON) {
         g_string_append_c (o, '{');
         record_json (o, &r, 0);
@@ -339,9 +387,34 @@ print_export (const WeftTraceInfo *info, const Summary *s, ReportFormat format)
             g_string_append (o, "\r\n");
         }
     }
+    record_clear (&r);
+}
+
+static void
+print_export (const WeftTraceInfo *info, const Summary *s, ReportFormat format)
+{
+    GString *o = g_string_new (NULL);
+    format_export (o, info, s, format);
     fputs (o->str, stdout);
     g_string_free (o, TRUE);
-    record_clear (&r);
+}
+
+char *
+weft_cli_report_summary_json (const char *path, GError **error)
+{
+    WeftTraceInfo *info = weft_trace_reader_open (path, error);
+    if (info == NULL)
+        return NULL;
+    Summary s = { 0 };
+    if (info->readable)
+        summarise (&s, info);
+    GString *o = g_string_new (NULL);
+    format_export (o, info, &s, REPORT_JSON);
+    g_free (s.problem);
+    g_free (s.mechanisms);
+    g_free (s.headline);
+    weft_trace_info_free (info);
+    return g_string_free (o, FALSE);
 }
 
 static void

@@ -215,10 +215,25 @@ close_trace (WeftSession *s, WeftTrace *trace, const char *out, WeftSimStatus st
     return rc;
 }
 
+/* --summary-json: the object `weft report --format json` prints for the trace just closed,
+ * written to a temporary name beside @json and renamed over it (g_file_set_contents), so
+ * that a reader never sees half of it; returns the exit status to keep (@rc, or 1). */
+static int
+write_summary (const char *trace, const char *json, int rc)
+{
+    g_autoptr (GError) error = NULL;
+    g_autofree char *text = weft_cli_report_summary_json (trace, &error);
+    if (text == NULL || !g_file_set_contents (json, text, -1, &error)) {
+        g_printerr ("weft run: --summary-json %s: %s\n", json, error->message);
+        return WEFT_EXIT_FAILURE;
+    }
+    return rc;
+}
+
 /* Prepares, runs and reports one experiment; returns the exit status. */
 static int
 run_experiment (const char *path, char **sets, gint64 seed, const char *output, gboolean quiet,
-                guint64 max_memory)
+                guint64 max_memory, const char *summary_json)
 {
     WeftSession s;
     g_autoptr (GError) error = NULL;
@@ -228,6 +243,10 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
+    if (s.sweep_points > 0 && !quiet)
+        g_printerr ("weft run: %s is a sweep of %u points: running its base point, without "
+                    "[sweep] (weft sweep runs the points)\n",
+                    path, s.sweep_points);
     g_autofree char *out = output         ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
@@ -246,6 +265,10 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
     WeftSimStatus status = run_loop (&s, quiet, &wall);
     g_autofree char *where = NULL;
     int rc = close_trace (&s, trace, out, status, wall, &where);
+    /* Only a complete trace (at @out, not its partial name) gets a summary: a run that did
+     * not finish leaves none, so no one takes it for a result. */
+    if (summary_json && where && strcmp (where, out) == 0)
+        rc = write_summary (out, summary_json, rc);
     print_nccl_tables (&s);
     print_perftest_tables (&s);
     print_summary (&s, status, wall, where ? where : "none (it could not be written)");
@@ -259,7 +282,7 @@ weft_cli_run (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
     gint64 seed = -1;
-    g_autofree char *output = NULL, *max_memory = NULL;
+    g_autofree char *output = NULL, *max_memory = NULL, *summary_json = NULL;
     gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
@@ -269,6 +292,10 @@ weft_cli_run (int argc, char **argv)
           "trace file (default: [trace] output, else NAME.h5)", "PATH" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress line on stderr", NULL },
         { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, WEFT_FOOTPRINT_MAX_HELP, "SIZE" },
+        { "summary-json", 0, 0, G_OPTION_ARG_FILENAME, &summary_json,
+          "once the trace is complete, write what `weft report --format json` prints for it "
+          "(parameters, figures, status) to PATH, atomically",
+          "PATH" },
         { NULL }
     };
     g_autoptr (GOptionContext) ctx =
@@ -277,7 +304,10 @@ weft_cli_run (int argc, char **argv)
         ctx, "Reads the experiment, builds the fabric, simulates every packet, writes an HDF5\n"
              "trace and prints a summary.  The trace is written as PATH.partial and renamed\n"
              "to PATH once complete: a finished trace already at PATH is never destroyed by a\n"
-             "run that does not finish.\n\n"
+             "run that does not finish.  --summary-json PATH writes, once the trace is\n"
+             "complete (also after a hang or a failed workload, whose traces are), the object\n"
+             "`weft report --format json` prints for it; a run that does not finish writes\n"
+             "none.\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"
@@ -308,7 +338,7 @@ weft_cli_run (int argc, char **argv)
 
     Signals saved;
     signals_catch (&saved);
-    int rc = run_experiment (argv[1], sets, seed, output, quiet, max_bytes);
+    int rc = run_experiment (argv[1], sets, seed, output, quiet, max_bytes, summary_json);
     signals_restore (&saved);
     return rc;
 }

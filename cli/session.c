@@ -4,6 +4,7 @@
 
 #include "cli/footprint.h"
 #include "models/fault.h"
+#include "sim/sweep.h"
 
 gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
@@ -13,6 +14,14 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
     s->exp = weft_experiment_load (path, error);
     if (!s->exp)
         return FALSE;
+    if (weft_experiment_has_group (s->exp, WEFT_SWEEP_GROUP)) {
+        /* A sweep file: checked whole, then run as its base point (doc/sweeps.md). */
+        g_autoptr (WeftSweep) sweep = weft_sweep_read (s->exp, error);
+        if (!sweep)
+            return FALSE;
+        s->sweep_points = sweep->points->len;
+        weft_sweep_strip (s->exp);
+    }
     for (char **o = overrides; o && *o; o++)
         if (!weft_experiment_set (s->exp, *o, error))
             return FALSE;

@@ -20,13 +20,15 @@ typedef struct {
     WeftGraph *graph;
     WeftSim *sim;
     WeftNetwork *net;
+    guint sweep_points; /* a sweep file's points ([sweep], left out of this run); else 0 */
 } WeftSession;
 
 /* Everything up to (not including) opening the trace.  @overrides: NULL-terminated
  * "GROUP:KEY=VALUE" strings; @seed_override: when non-NULL replaces [experiment] seed;
  * @max_memory: bytes the run may use (0: only the process's own limits, cli/footprint.h):
  * an experiment whose estimate exceeds them is refused before its fabric is built.
- * Errors are bad input (exit 2). */
+ * A [sweep] group (sim/sweep.h) is read and checked, then removed: what is prepared is the
+ * sweep's base point.  Errors are bad input (exit 2). */
 gboolean weft_session_prepare (WeftSession *s, const char *path, char **overrides,
                                const guint64 *seed_override, guint64 max_memory, GError **error);
 void weft_session_clear (WeftSession *s);

@@ -49,6 +49,10 @@ weft_cli_validate (int argc, char **argv)
         g_autoptr (GString) unused = g_string_new (NULL);
         weft_mechanisms_unused_line (&s.net->env, unused);
         fputs (unused->str, stdout);
+        if (s.sweep_points > 0)
+            printf ("%s: a sweep of %u points; this checked its [sweep] group and its base "
+                    "point (weft sweep --list checks every point)\n",
+                    argv[1], s.sweep_points);
     } else
         g_printerr ("%s\n", error->message);
     weft_session_clear (&s);

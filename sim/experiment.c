@@ -377,6 +377,22 @@ weft_experiment_has_group (const WeftExperiment *exp, const char *group)
     return g_hash_table_contains (exp->group_origin, group);
 }
 
+gboolean
+weft_experiment_remove_group (WeftExperiment *exp, const char *group)
+{
+    g_return_val_if_fail (exp != NULL && group != NULL, FALSE);
+    if (!g_hash_table_contains (exp->group_origin, group))
+        return FALSE;
+    g_key_file_remove_group (exp->kf, group, NULL);
+    g_hash_table_remove (exp->group_origin, group);
+    for (guint i = 0; i < exp->groups->len; i++)
+        if (strcmp (exp->groups->pdata[i], group) == 0) {
+            g_ptr_array_remove_index (exp->groups, i); /* frees the name: after the table */
+            break;
+        }
+    return TRUE;
+}
+
 char **
 weft_experiment_groups (const WeftExperiment *exp)
 {

@@ -58,6 +58,10 @@ const char *weft_experiment_origin (const WeftExperiment *exp, const char *group
 
 gboolean weft_experiment_has_group (const WeftExperiment *exp, const char *group);
 
+/* Removes @group and its keys (a sweep file's [sweep], which is not the run's); whether it
+ * was there. */
+gboolean weft_experiment_remove_group (WeftExperiment *exp, const char *group);
+
 /* Group names in file order.  (transfer full: g_strfreev) */
 char **weft_experiment_groups (const WeftExperiment *exp);
 

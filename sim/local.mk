@@ -12,3 +12,4 @@ libweft_a_SOURCES += sim/trace.c sim/trace.h sim/trace_schema.c sim/trace_schema
 libweft_a_SOURCES += sim/trace_doc.c sim/trace_doc.h
 libweft_a_SOURCES += sim/records.c sim/records.h
 libweft_a_SOURCES += sim/input.c sim/input.h
+libweft_a_SOURCES += sim/sweep.c sim/sweep.h

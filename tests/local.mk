@@ -59,6 +59,7 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/report_export.sh tests/e2e/faults.sh tests/e2e/uplinks.sh tests/e2e/diag.sh \
 	tests/e2e/gpudirect_off.sh tests/e2e/ue_reps_failure.sh tests/e2e/ue_credits.sh \
 	tests/e2e/ue_llr.sh tests/e2e/ue_shared_trim.sh
+e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh tests/e2e/slurm.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a
@@ -183,3 +184,5 @@ e2e_tests += tests/e2e/plot.sh
 e2e_tests += tests/e2e/trace_tables.sh
 # the README's figures (doc/figures, `make figures`) against a fresh run
 e2e_tests += tests/e2e/figures.sh
+check_PROGRAMS += tests/check_sweep
+tests_check_sweep_SOURCES = tests/check_sweep.c

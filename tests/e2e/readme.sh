@@ -149,6 +149,11 @@ assert example_set, "no `--set GROUP:KEY=VALUE` example in 'Using it'"
 example_set = example_set.group(1)
 trace = os.path.abspath("trace.h5")
 weft(["run", "-q", f"{X}/incast.ini", "-o", trace], want="incast: done at")
+# a two-point sweep of the README's example experiment, for `weft sweep`
+sweep_ini = os.path.abspath("sweep.ini")
+with open(sweep_ini, "w") as f:
+    f.write(open(f"{X}/incast.ini").read() + "\n[sweep]\nseeds = 1..2\noutput = "
+            + os.path.abspath("sweep-out") + "\n")
 nccl_trace = os.path.abspath("allreduce.h5")  # the flagship, cut to one 64 KiB size
 weft(["run", "-q", f"{X}/dgx4-allreduce.ini", "-o", nccl_trace,
       "--set", "workload.allreduce:minbytes=64KiB", "--set", "workload.allreduce:maxbytes=64KiB"],
@@ -174,6 +179,8 @@ def concrete(sub, words):
         "DIR": os.path.abspath("plots"),
         "LINKS": "0",
         "FLOWS": "0",
+        "SWEEP.ini": sweep_ini,
+        "I": "0",
     }
     out = []
     for i, w in enumerate(words):
@@ -234,6 +241,8 @@ def expected(sub, args):
         return "CA 'mlx5_0'\n\tCA type: "
     if sub == "plot":
         return os.path.join(os.path.abspath("plots"), "queue.svg" if "svg" in args else "queue.png")
+    if sub == "sweep":
+        return "2 points (grid)" if "--list" in args else None
     if sub == "topo":
         if "--routes" in args:
             return "dgx-1/gpu0 -> dgx-4/gpu3: "

@@ -1,0 +1,136 @@
+#!/bin/sh
+# weft sweep, locally (issue 16's "must show"):
+# - a 3 x 3 x 2 grid lists 18 points with unique names, the same on a second listing;
+# - it runs with -j 2 and exits 0; a second invocation runs nothing and touches no result;
+#   deleting two points' outputs and running again redoes exactly those two;
+# - the collected table has one row per point whose figures match that point's own
+#   `weft report --format json`, and whose flow count is the workload's (a 4-host
+#   permutation: 4 flows per point);
+# - an invalid point (an out-of-range rate) and a hanging one (a forwarding table that loops)
+#   are reported with index and reason while the others finish; the sweep exits 5;
+# - bad input exits 2 before anything runs: an axis naming no parameter (the axis named),
+#   zip axes of different lengths, --point out of range, an output folder that cannot be
+#   written.
+. "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
+cd "$TMP"
+cat >grid.ini <<INI
+[topology]
+generator = single_switch
+hosts = 4
+link_rate = 100Gbps
+[workload.p]
+kind = permutation
+flow_size = 64KiB
+[sweep]
+topology:link_rate = 100Gbps; 200Gbps; 400Gbps
+workload.p:flow_size = 16KiB; 32KiB; 64KiB
+seeds = 1..2
+output = res
+INI
+expect_exit 0 "$WEFT" sweep grid.ini --list
+grep -v '^#' "$TMP/out" >list1
+[ "$(wc -l <list1)" = 18 ] || fail "expected 18 points, got $(wc -l <list1)"
+[ "$(cut -f2 list1 | sort -u | wc -l)" = 18 ] || fail "point paths are not unique"
+[ "$(cut -f1 list1 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 " ] \
+    || fail "indices"
+grep -q "^3	res/link-rate-100Gbps_flow-size-32KiB_seed-2.h5	to run	--set 'topology:link_rate=100Gbps' --set 'workload.p:flow_size=32KiB' --set 'experiment:seed=2'\$" list1 \
+    || { cat list1 >&2; fail "point 3 is not 100Gbps x 32KiB x seed 2"; }
+expect_exit 0 "$WEFT" sweep grid.ini --list
+grep -v '^#' "$TMP/out" | cmp -s - list1 || fail "a second listing differs"
+
+expect_exit 0 "$WEFT" sweep grid.ini -j 2
+grep -q "18 points: 18 run, 0 complete already, 0 failed, 0 invalid" "$TMP/out" \
+    || { cat "$TMP/out" >&2; fail "first run"; }
+[ "$(ls res/*.json | wc -l)" = 18 ] || fail "18 summaries expected"
+ls res | grep -q partial && fail "a partial output was left"
+ls -l --time-style=+%s.%N res/*.h5 res/*.json >stamps1
+sleep 1
+expect_exit 0 "$WEFT" sweep grid.ini -j 2
+grep -q "18 points: 0 run, 18 complete already" "$TMP/out" || { cat "$TMP/out" >&2; fail "resume"; }
+ls -l --time-style=+%s.%N res/*.h5 res/*.json | cmp -s - stamps1 || fail "a complete result was touched"
+rm res/link-rate-200Gbps_flow-size-16KiB_seed-1.json res/link-rate-400Gbps_flow-size-64KiB_seed-2.h5
+expect_exit 0 "$WEFT" sweep grid.ini -j 2
+grep -q "18 points: 2 run, 16 complete already" "$TMP/out" || { cat "$TMP/out" >&2; fail "redo two"; }
+[ "$(grep -c '^point ' "$TMP/out")" = 2 ] || fail "not exactly two points ran"
+grep -q "^point 6 link-rate-200Gbps_flow-size-16KiB_seed-1: done" "$TMP/out" || fail "point 6"
+grep -q "^point 17 link-rate-400Gbps_flow-size-64KiB_seed-2: done" "$TMP/out" || fail "point 17"
+
+# the collected table against each point's own weft report
+for t in res/*.h5; do
+    "$WEFT" report --format json "$t" >"${t%.h5}.report" || fail "weft report $t"
+done
+"$PY" - res/collected.csv list1 <<'PYEOF' || fail "collected table"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 18, len(rows)
+listed = [l.split("\t") for l in open(sys.argv[2])]
+for i, r in enumerate(rows):
+    assert r["index"] == str(i) and r["status"] == "done", r
+    assert listed[i][1] == "res/" + r["name"] + ".h5", (listed[i], r)
+    rep = json.load(open("res/" + r["name"] + ".report"))
+    assert r["topology:link_rate"] == rep["param:topology:link_rate"], (r, rep)
+    assert r["workload.p:flow_size"] == rep["param:workload.p:flow_size"], (r, rep)
+    assert r["experiment:seed"] == str(rep["seed"]), (r, rep)
+    # the workload's own size: 4 hosts, a permutation, every flow finishes
+    assert int(r["flows finished [p]"]) == 4 == rep["flows_finished"], (r, rep)
+    assert abs(float(r["sim time [us]"]) * 1e6 - rep["sim_time_ps"]) <= 1e-6 * rep["sim_time_ps"]
+    assert abs(float(r["FCT p99 [us]"]) * 1e6 - rep["fct_p99_ps"]) <= 1e-6 * rep["fct_p99_ps"]
+    assert int(r["drops"]) == rep["drops"], (r, rep)
+    # a 4 x 4 permutation at line rate: no flow finishes before size / rate
+    size = {"16KiB": 16384, "32KiB": 32768, "64KiB": 65536}[r["workload.p:flow_size"]]
+    rate = float(r["topology:link_rate"][:-4]) * 1e9
+    assert float(r["FCT p50 [us]"]) * 1e-6 >= size * 8 / rate, r
+PYEOF
+
+# an invalid point and a hanging one
+printf 'sw0 host1 2\n' >good.txt
+printf 'sw0 host1 1\n' >loop.txt
+cat >bad.ini <<INI
+[experiment]
+hang_timeout = 2ms
+[topology]
+generator = single_switch
+hosts = 2
+link_rate = 100Gbps
+forwarding_table = good.txt
+[fabric]
+routing = static
+[workload.w]
+kind = flows
+flows = host0>host1 256KiB
+[sweep]
+mode = zip
+topology:forwarding_table = $TMP/good.txt; $TMP/good.txt; $TMP/loop.txt
+topology:link_rate = 100Gbps; 0Gbps; 100Gbps
+INI
+expect_exit 5 "$WEFT" sweep bad.ini -j 2 -o bad
+grep -q "3 points: 1 run, 0 complete already, 1 failed, 1 invalid" "$TMP/out" \
+    || { cat "$TMP/out" >&2; fail "bad.ini summary"; }
+grep -q "^weft sweep: point 1 (.*): invalid: .*\[topology\] link_rate" "$TMP/err" \
+    || { cat "$TMP/err" >&2; fail "the invalid point is not named with its reason"; }
+grep -q "^weft sweep: point 2 (.*): exit 3, hang detected" "$TMP/err" \
+    || { cat "$TMP/err" >&2; fail "the hanging point is not named with its reason"; }
+[ -f bad/forwarding-table-*good.txt_link-rate-100Gbps.json ] || fail "point 0 did not finish"
+# run again: the hang is not rerun (its trace is complete) but still reported
+expect_exit 5 "$WEFT" sweep bad.ini -j 2 -o bad
+grep -q "^weft sweep: point 2 (.*): hang" "$TMP/err" || { cat "$TMP/err" >&2; fail "rerun"; }
+expect_exit 5 "$WEFT" sweep bad.ini --collect -o bad
+"$PY" - bad/collected.csv <<'PYEOF' || fail "bad collected"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert [r["status"] for r in rows] == ["done", "missing", "hang"], rows
+PYEOF
+
+# bad input: exit 2 before any point runs
+sed 's/^seeds = 1..2$/topology:bogus = 1; 2/' grid.ini >unknown.ini
+expect_exit 2 "$WEFT" sweep unknown.ini -o unknown
+grep -q "\[sweep\] topology:bogus" "$TMP/err" || { cat "$TMP/err" >&2; fail "unknown axis"; }
+[ ! -e unknown ] || fail "an unknown axis still created outputs"
+printf '[topology]\ngenerator = single_switch\nhosts = 2\n[workload.w]\nkind = flows\nflows = host0>host1 1KiB\n[sweep]\nmode = zip\ntopology:hosts = 2; 3\nseeds = 1\nworkload.w:flows = host0>host1 1KiB\n' >zip.ini
+expect_exit 2 "$WEFT" sweep zip.ini -o zip
+grep -q "zip axes have the same length" "$TMP/err" || { cat "$TMP/err" >&2; fail "zip"; }
+expect_exit 2 "$WEFT" sweep grid.ini --point 18
+grep -q "point 18: expected 0 to 17" "$TMP/err" || { cat "$TMP/err" >&2; fail "--point"; }
+expect_exit 2 "$WEFT" sweep grid.ini -o /proc/weft-sweep
+grep -q "cannot write there" "$TMP/err" || { cat "$TMP/err" >&2; fail "unwritable folder"; }
+echo "sweep: ok"
