@@ -47,10 +47,13 @@ static const WeftParamSpec fault_params[] = {
     WEFT_PARAM_TIME ("at", FaultParams, at, "0s", "0s", NULL,
                      "when the fault begins (give this or after, not both)"),
     WEFT_PARAM_STRING ("after", FaultParams, after, "",
-                       "the event it begins at instead of a time: workload.NAME (the first flow "
-                       "of that workload group starts)"),
+                       "the event it begins at instead of a time, optionally '+ TIME' later: "
+                       "workload.NAME (its first flow starts), workload.NAME.collective.N (the "
+                       "group's Nth collective begins its first step), collective.N (the run's "
+                       "Nth)"),
     WEFT_PARAM_TIME ("until", FaultParams, until, "0s", "0s", NULL,
-                     "when it ends (the link is restored); absent: the end of the run"),
+                     "when it ends (the link is restored); with after, counted from the "
+                     "resolved start; absent: the end of the run"),
     WEFT_PARAM_TIME ("period", FaultParams, period, "0s", "0s", NULL,
                      "link-flap: one Down + Active cycle (Down for the first half)"),
     WEFT_PARAM_RATE ("rate", FaultParams, rate_bps, "0bps", "0bps", NULL,
@@ -181,7 +184,11 @@ typedef struct {
     FaultLink *fl; /* borrowed from WeftFaults.links */
     WeftPort *port[2];
     weft_time_t start; /* resolved begin */
-    guint64 rate_bps;  /* degraded: resolved */
+    /* after = EVENT [+ TIME]: */
+    guint32 after_coll;      /* the collective whose start it waits for, or G_MAXUINT32 */
+    weft_time_t after_delay; /* the + TIME */
+    weft_time_t until_rel;   /* with after: until, counted from the resolved start */
+    guint64 rate_bps;        /* degraded: resolved */
     struct WeftFaults *all;
 } Fault;
 
@@ -449,6 +456,103 @@ resolve_switch_links (const WeftExperiment *exp, const char *group, const WeftGr
     return TRUE;
 }
 
+/* ---- after = EVENT [+ TIME] ------------------------------------------------------------ */
+
+/* Splits @text into its event name (transfer full) and the optional "+ TIME" offset. */
+static gboolean
+parse_after (const WeftExperiment *exp, const char *group, const char *text, char **event,
+             weft_time_t *delay, GError **error)
+{
+    const char *plus = strchr (text, '+');
+    g_autofree char *name =
+        g_strstrip (plus ? g_strndup (text, (gsize) (plus - text)) : g_strdup (text));
+    *delay = 0;
+    if (!*name)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                     "'%s': expected EVENT or EVENT + TIME", text);
+    if (plus) {
+        g_autofree char *t = g_strstrip (g_strdup (plus + 1));
+        if (!weft_units_parse_time (t, delay, NULL))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNIT, group, "after",
+                                         "'%s': expected EVENT + TIME, with TIME such as 50us",
+                                         text);
+    }
+    *event = g_steal_pointer (&name);
+    return TRUE;
+}
+
+/* The number N of "PREFIXN" (from 1), or 0. */
+static guint
+ordinal (const char *text, const char *prefix)
+{
+    if (!g_str_has_prefix (text, prefix))
+        return 0;
+    const char *digits = text + strlen (prefix);
+    char *end = NULL;
+    guint64 n = g_ascii_strtoull (digits, &end, 10);
+    return *digits && !*end && n > 0 && n < G_MAXUINT ? (guint) n : 0;
+}
+
+/* Resolves @f's event: a collective (f->after_coll, its start known only in the run) or the
+ * first flow start of a workload group (f->start).  Unknown: a "did you mean" error. */
+static gboolean
+resolve_after (const WeftMechEnv *env, const WeftExperiment *exp, Fault *f, GError **error)
+{
+    const char *ev = f->p.after;
+    const GArray *colls = env->colls;
+    guint n_colls = colls ? colls->len : 0;
+    guint n;
+    if ((n = ordinal (ev, "collective.")) > 0 && n <= n_colls) {
+        f->after_coll = n - 1;
+        return TRUE;
+    }
+    for (guint w = 0; w < env->workload_names->len; w++) {
+        const char *name = env->workload_names->pdata[w];
+        g_autofree char *base = g_strconcat ("workload.", name, NULL);
+        g_autofree char *start = g_strconcat (base, ".start", NULL);
+        g_autofree char *coll = g_strconcat (base, ".collective.", NULL);
+        if (strcmp (ev, base) == 0 || strcmp (ev, start) == 0) {
+            f->start = G_MAXUINT64;
+            for (guint s = 0; s < env->specs->len; s++) {
+                const WeftFlowSpec *spec = &g_array_index (env->specs, WeftFlowSpec, s);
+                if (spec->group == w && spec->start_ps < f->start)
+                    f->start = spec->start_ps;
+            }
+            if (f->start == G_MAXUINT64)
+                f->start = 0;
+            f->start += f->after_delay;
+            return TRUE;
+        }
+        if ((n = ordinal (ev, coll)) > 0) {
+            guint k = 0;
+            for (guint c = 0; c < n_colls; c++)
+                if (g_array_index (colls, WeftCollInstance, c).group == w && ++k == n) {
+                    f->after_coll = c;
+                    return TRUE;
+                }
+        }
+    }
+    /* Unknown: suggest from the events this run has (a few collectives of each group). */
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    for (guint w = 0; w < env->workload_names->len; w++) {
+        const char *name = env->workload_names->pdata[w];
+        g_ptr_array_add (names, g_strconcat ("workload.", name, NULL));
+        for (guint c = 0, k = 0; c < n_colls && k < 16; c++)
+            if (g_array_index (colls, WeftCollInstance, c).group == w)
+                g_ptr_array_add (names, g_strdup_printf ("workload.%s.collective.%u", name, ++k));
+    }
+    for (guint c = 0; c < MIN (n_colls, 16u); c++)
+        g_ptr_array_add (names, g_strdup_printf ("collective.%u", c + 1));
+    g_ptr_array_add (names, NULL);
+    const char *near = weft_suggest (ev, (const char *const *) names->pdata);
+    return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, f->group, "after",
+                                 "unknown event '%s' (this run has workload.NAME, "
+                                 "workload.NAME.collective.N up to its collectives, collective.N "
+                                 "up to %u)%s%s%s",
+                                 ev, n_colls, near ? ", did you mean " : "", near ? near : "",
+                                 near ? "?" : "");
+}
+
 /* ---- configure: read and check every group ---------------------------------------------- */
 
 static gboolean
@@ -487,10 +591,20 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (!f->has_at && !has_after)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "at",
                                      "required: when the fault begins (at = TIME or after = "
-                                     "workload.NAME)");
-    if (has_after && !g_str_has_prefix (f->p.after, "workload."))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
-                                     "unknown event '%s': expected workload.NAME", f->p.after);
+                                     "EVENT)");
+    f->after_coll = G_MAXUINT32;
+    if (has_after) {
+        g_autofree char *event = NULL;
+        if (!parse_after (exp, group, f->p.after, &event, &f->after_delay, error))
+            return FALSE;
+        g_free (f->p.after);
+        f->p.after = g_steal_pointer (&event);
+        f->until_rel = f->p.until;
+        if (f->has_until && f->p.until == 0)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
+                                         "not after the fault begins (with after, until counts "
+                                         "from the event)");
+    }
     weft_time_t duration = env->sim->duration;
     if (f->has_at && duration && f->p.at >= duration) {
         g_autofree char *d = weft_units_format_human_time (duration);
@@ -799,6 +913,28 @@ on_fault (WeftSim *sim, void *target, WeftArg arg)
 
 /* ---- check: resolve `after`, refuse contradictions, schedule ---------------------------- */
 
+/* A collective began (models/transport.h): the faults waiting for it are scheduled from its
+ * start, which may lie ahead of now (a gap after its gate). */
+static void
+on_collective_started (const WeftCollRun *c, void *data)
+{
+    WeftFaults *fs = data;
+    guint32 id = (guint32) (c - fs->env->tp->colls);
+    for (guint i = 0; i < fs->faults->len; i++) {
+        Fault *f = fs->faults->pdata[i];
+        if (f->after_coll != id)
+            continue;
+        f->start = c->start_ps + f->after_delay;
+        weft_sim_schedule_at (fs->sim, &fs->sched, f->start, on_fault, f,
+                              (WeftArg){ .u = PHASE_BEGIN });
+        if (f->has_until) {
+            f->p.until = f->start + f->until_rel;
+            weft_sim_schedule_at (fs->sim, &fs->sched, f->p.until, on_fault, f,
+                                  (WeftArg){ .u = PHASE_END });
+        }
+    }
+}
+
 /* The part of a link a kind changes: its state, its rate, its bit-error rate. */
 static int
 aspect (int kind)
@@ -814,46 +950,44 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     WeftFaults *fs = env->fabric->faults;
     if (!fs)
         return TRUE;
+    gboolean waits = FALSE;
     for (guint i = 0; i < fs->faults->len; i++) {
         Fault *f = fs->faults->pdata[i];
         if (f->has_at) {
             f->start = f->p.at;
             continue;
         }
-        const char *want = f->p.after + strlen ("workload.");
-        guint group = G_MAXUINT;
-        for (guint w = 0; w < env->workload_names->len; w++)
-            if (strcmp (env->workload_names->pdata[w], want) == 0)
-                group = w;
-        if (group == G_MAXUINT) {
-            g_autofree const char **names = g_new0 (const char *, env->workload_names->len + 1);
-            for (guint w = 0; w < env->workload_names->len; w++)
-                names[w] = env->workload_names->pdata[w];
-            const char *near = weft_suggest (want, names);
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, f->group, "after",
-                                         "unknown event '%s': no [workload.%s]%s%s%s", f->p.after,
-                                         want, near ? ", did you mean workload." : "",
-                                         near ? near : "", near ? "?" : "");
+        if (!resolve_after (env, exp, f, error))
+            return FALSE;
+        if (f->after_coll != G_MAXUINT32) {
+            /* Known once the collective starts (on_collective_started); for the checks
+             * below it may begin any time from its offset on. */
+            f->start = f->after_delay;
+            waits = TRUE;
+            continue;
         }
-        f->start = G_MAXUINT64;
-        for (guint s = 0; s < env->specs->len; s++) {
-            const WeftFlowSpec *spec = &g_array_index (env->specs, WeftFlowSpec, s);
-            if (spec->group == group && spec->start_ps < f->start)
-                f->start = spec->start_ps;
+        weft_time_t duration = env->sim->duration;
+        if (duration && f->start >= duration) {
+            g_autofree char *d = weft_units_format_human_time (duration);
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, f->group, "after",
+                                         "begins past the run's duration (%s)", d);
         }
-        if (f->start == G_MAXUINT64)
-            f->start = 0;
-        if (f->has_until && f->p.until <= f->start)
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, f->group, "until",
-                                         "not after the fault begins (%s)", f->p.after);
+        if (f->has_until)
+            f->p.until = f->start + f->until_rel;
     }
-    /* Two faults that set the same thing of one link at overlapping times contradict. */
+    if (waits) {
+        env->tp->collective_started = on_collective_started;
+        env->tp->collective_started_data = fs;
+    }
+    /* Two faults that set the same thing of one link at overlapping times contradict (one
+     * that waits for a collective may begin at any time from its offset, up to the end). */
     for (guint i = 0; i < fs->faults->len; i++) {
         const Fault *a = fs->faults->pdata[i];
-        weft_time_t a_end = a->has_until ? a->p.until : G_MAXUINT64;
+        weft_time_t a_end = a->has_until && a->after_coll == G_MAXUINT32 ? a->p.until : G_MAXUINT64;
         for (guint j = 0; j < i; j++) {
             const Fault *b = fs->faults->pdata[j];
-            weft_time_t b_end = b->has_until ? b->p.until : G_MAXUINT64;
+            weft_time_t b_end =
+                b->has_until && b->after_coll == G_MAXUINT32 ? b->p.until : G_MAXUINT64;
             if (a->link != b->link || aspect (a->p.kind) != aspect (b->p.kind))
                 continue;
             if (a->start < b_end && b->start < a_end)
@@ -864,6 +998,8 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     }
     for (guint i = 0; i < fs->faults->len; i++) {
         Fault *f = fs->faults->pdata[i];
+        if (f->after_coll != G_MAXUINT32)
+            continue; /* scheduled when its collective starts */
         if (f->start == 0 && f->p.kind == WEFT_FAULT_DEGRADED)
             begin (f); /* trained that way: before the first packet leaves */
         else

@@ -111,6 +111,7 @@ typedef struct {
     GPtrArray *nics;           /* WeftNic *, every host or GPU model */
     const GArray *specs;       /* WeftFlowSpec, the workload's flows (from check on) */
     const GPtrArray *workload_names; /* names of the [workload.NAME] groups (from check on) */
+    const GArray *colls;             /* WeftCollInstance, the collectives (from check on) */
     WeftTrace *trace;                /* for sample; NULL when the run writes none */
     /* The mechanisms of this fabric, in registry order, NULL-terminated: the ones whose hooks
      * run (weft_mechanisms_configure fills it). */

@@ -265,6 +265,8 @@ collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
 {
     c->started = TRUE;
     c->start_ps = at;
+    if (tp->collective_started)
+        tp->collective_started (c, tp->collective_started_data);
     if (c->spec.n_flows == 0) {
         collective_finish (tp, c, at);
         return;

@@ -162,6 +162,10 @@ typedef struct {
     void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at);
     void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
     void *collective_done_data;
+    /* Collective @c begins its first step at c->start_ps (not earlier than now): the fault
+     * groups that wait for it (`after =`, models/fault.c) are scheduled then.  May be NULL. */
+    void (*collective_started) (const WeftCollRun *c, void *data);
+    void *collective_started_data;
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];

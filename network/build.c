@@ -103,6 +103,7 @@ check_mechanisms (WeftNetwork *net, const WeftExperiment *exp, GError **error)
 {
     net->env.specs = net->specs;
     net->env.workload_names = net->workload_names;
+    net->env.colls = net->colls;
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->check && !(*mech)->check (&net->env, exp, error))
             return FALSE;
