@@ -644,3 +644,78 @@ weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out)
     g_hash_table_unref (medians);
     g_array_free (ranks, TRUE);
 }
+
+/* ---- --at TIME: the ports as sampled then ---------------------------------------------- */
+
+guint64
+weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
+                      const GArray *faults, guint64 at_ps)
+{
+    guint64 sample_ps = 0;
+    for (guint i = 0; samples && i < samples->len; i++) {
+        guint64 t = g_array_index (samples, WeftTraceLinkSample, i).time_ps;
+        if (t <= at_ps && t > sample_ps)
+            sample_ps = t;
+    }
+    GHashTable *by_id = g_hash_table_new (NULL, NULL);
+    for (guint i = 0; i < links->len; i++) {
+        const WeftTraceLink *l = &g_array_index (links, WeftTraceLink, i);
+        g_hash_table_insert (by_id, GUINT_TO_POINTER (l->id + 1), (gpointer) l);
+    }
+    for (guint i = 0; i < ports->len; i++) {
+        WeftTracePort *r = &g_array_index (ports, WeftTracePort, i);
+        const WeftTraceLink *l = g_hash_table_lookup (by_id, GUINT_TO_POINTER (r->link + 1));
+        if (!l)
+            continue;
+        guint dir = l->node_a == r->node && l->port_a == r->port ? 0 : 1;
+        /* Counters the samples carry, summed over the intervals ended by sample_ps. */
+        r->tx_bytes = r->rx_bytes = r->tx_packets = r->rx_packets = 0;
+        r->drops = r->max_queue_bytes = r->busy_ps = r->xmit_wait_ps = 0;
+        r->ecn_marks = r->trims = 0;
+        /* Counters no sample carries: unknown before the end, shown as 0. */
+        r->lossless_drops = r->llr_replays = 0;
+        for (guint k = 0; samples && k < samples->len; k++) {
+            const WeftTraceLinkSample *s = &g_array_index (samples, WeftTraceLinkSample, k);
+            if (s->link != r->link || s->time_ps > sample_ps)
+                continue;
+            if (s->direction == dir) {
+                r->tx_bytes += s->bytes;
+                r->tx_packets += s->packets;
+                r->drops += s->drops;
+                r->max_queue_bytes = MAX (r->max_queue_bytes, s->max_queue_bytes);
+                r->xmit_wait_ps += s->stall_ps;
+                r->ecn_marks += s->ecn_marks;
+                r->trims += s->trims;
+            } else {
+                r->rx_bytes += s->bytes;
+                r->rx_packets += s->packets;
+            }
+        }
+        if (l->rate_bps)
+            r->busy_ps = (guint64) ((double) r->tx_bytes * 8e12 / (double) l->rate_bps);
+        /* State, rate and error counters: as the last fault event at or before @at_ps left
+         * them (the /faults rows are in time order). */
+        r->state = 4;      /* Active */
+        r->phys_state = 5; /* LinkUp */
+        r->rate_bps = l->rate_bps;
+        r->link_downed = r->rcv_errors = r->symbol_errors = 0;
+        for (guint k = 0; faults && k < faults->len; k++) {
+            const WeftTraceFault *f = &g_array_index (faults, WeftTraceFault, k);
+            if (f->link != r->link || f->time_ps > at_ps)
+                continue;
+            if (strncmp (f->action, "down", sizeof f->action) == 0) {
+                r->state = 1;      /* Down */
+                r->phys_state = 2; /* Polling */
+            } else if (strncmp (f->action, "up", sizeof f->action) == 0) {
+                r->state = 4;
+                r->phys_state = 5;
+            } else if (strncmp (f->action, "rate", sizeof f->action) == 0) {
+                r->rate_bps = (guint64) f->value;
+            }
+            r->link_downed = dir == 0 ? f->a_link_downed : f->b_link_downed;
+            r->rcv_errors = r->symbol_errors = dir == 0 ? f->a_rcv_errors : f->b_rcv_errors;
+        }
+    }
+    g_hash_table_unref (by_id);
+    return sample_ps;
+}

@@ -85,6 +85,18 @@ gboolean weft_ibdiag_perfquery (const WeftIbdiag *d, const char *port, gboolean 
  * then the link id. */
 void weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out);
 
+/* `--at TIME`: rewrites @ports (WeftTracePort rows of the same trace, from /ports) to what
+ * they were at @at_ps, from the trace's samples: the data counters (PortXmitData and
+ * PortRcvData, packets, PortXmitDiscards, PortXmitWait, ECN marks, trims; the largest queue)
+ * summed over the /links intervals (@samples, WeftTraceLinkSample; a port receives what its
+ * peer sent) that ended at or before @at_ps, busy time = those bytes at the nominal rate;
+ * state, physical state, rate, LinkDownedCounter, PortRcvErrors and SymbolErrorCounter as the
+ * last /faults row (@faults, WeftTraceFault) of its link at or before @at_ps left them, Active
+ * at the nominal rate without one.  Counters no sample carries (lossless drops, LLR replays)
+ * read 0.  Returns the last /links sample time at or before @at_ps (0: none). */
+guint64 weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
+                              const GArray *faults, guint64 at_ps);
+
 /* perfquery's padding: "@name:" and dots to 33 characters, then @value and a newline. */
 void weft_ibdiag_field (GString *out, const char *name, const char *value);
 

@@ -11,6 +11,7 @@
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
 #include "sim/errors.h"
+#include "sim/units.h"
 
 enum { DIAG_COMPLETE = 0, DIAG_INCOMPLETE = 1, DIAG_BAD_USAGE = 2 };
 
@@ -27,7 +28,10 @@ static const char diag_description[] =
     "\n"
     "The layouts are infiniband-diags' (ibstat, perfquery); what weft does not model (LIDs,\n"
     "GUIDs, CA type, capability masks) is derived from the trace, the same every time\n"
-    "(doc/faults.md, \"Diagnosis\").  Counters are the ports' at the end of the run.\n"
+    "(doc/faults.md, \"Diagnosis\").  Counters are the ports' at the end of the run, or\n"
+    "with --at TIME as sampled then: the data counters from the last /links sample at or\n"
+    "before TIME, the state, rate and error counters as the last fault event at or before\n"
+    "TIME left them; the output's first line says which sample.\n"
     "\n"
     "Exit status: 0 the trace is complete; 1 it is incomplete or a data set did not read\n"
     "(what could be read is printed, and one line on stderr says why); 2 bad usage, an\n"
@@ -39,35 +43,52 @@ usage_error (const char *what)
     g_printerr ("weft diag: %s (see weft diag --help)\n", what);
 }
 
-/* Reads the three tables a diagnosis needs; NULL (and the message printed) if one does not
- * read. */
+/* Reads the three tables a diagnosis needs (and with @at the samples, to set the ports back
+ * to that time: *sample_ps is the last /links sample used); NULL (and the message printed) if
+ * one does not read. */
 static WeftIbdiag *
-load (const WeftTraceInfo *info)
+load (const WeftTraceInfo *info, const guint64 *at, guint64 *sample_ps)
 {
     GError *error = NULL;
-    GArray *nodes = NULL, *links = NULL, *ports = NULL;
+    GArray *nodes = NULL, *links = NULL, *ports = NULL, *samples = NULL, *faults = NULL;
     if ((nodes = weft_trace_reader_nodes (info->path, &error)) == NULL ||
         (links = weft_trace_reader_links (info->path, &error)) == NULL ||
-        (ports = weft_trace_reader_ports (info->path, &error)) == NULL) {
+        (ports = weft_trace_reader_ports (info->path, &error)) == NULL ||
+        (at && (samples = weft_trace_reader_link_samples (info->path, &error)) == NULL) ||
+        (at && (faults = weft_trace_reader_faults (info->path, &error)) == NULL)) {
         g_printerr ("weft diag: %s\n", error->message);
         g_error_free (error);
         if (nodes)
             g_array_free (nodes, TRUE);
         if (links)
             g_array_free (links, TRUE);
+        if (ports)
+            g_array_free (ports, TRUE);
+        if (samples)
+            g_array_free (samples, TRUE);
         return NULL;
+    }
+    guint64 time_ps = info->sim_time_ps;
+    if (at) {
+        *sample_ps = weft_ibdiag_ports_at (ports, links, samples, faults, *at);
+        /* utilisation and wait over the time the counters cover */
+        time_ps = *sample_ps ? *sample_ps : *at;
+        g_array_free (samples, TRUE);
+        g_array_free (faults, TRUE);
     }
     g_autofree char *fw =
         g_strdup_printf ("weft %s", info->weft_version ? info->weft_version : "?");
-    return weft_ibdiag_new (nodes, links, ports, info->sim_time_ps, fw);
+    return weft_ibdiag_new (nodes, links, ports, time_ps, fw);
 }
 
 int
 weft_cli_diag (int argc, char **argv)
 {
     gboolean extended = FALSE, worst = FALSE;
-    char **rest = NULL;
+    char **rest = NULL, *at_text = NULL;
     GOptionEntry entries[] = {
+        { "at", 0, 0, G_OPTION_ARG_STRING, &at_text,
+          "the ports as sampled at TIME of the run (50us, 1.2ms) rather than at its end", "TIME" },
         { "extended", 'x', 0, G_OPTION_ARG_NONE, &extended,
           "perfquery: the extended (64-bit) counters, as perfquery -x", NULL },
         { "worst", 0, 0, G_OPTION_ARG_NONE, &worst,
@@ -89,12 +110,14 @@ weft_cli_diag (int argc, char **argv)
         usage_error (error->message);
         g_error_free (error);
         g_strfreev (rest);
+        g_free (at_text);
         return DIAG_BAD_USAGE;
     }
     guint n_rest = rest ? g_strv_length (rest) : 0;
     if (n_rest < 2) {
         usage_error ("expected a tool (ibstat, perfquery, links) and a TRACE.h5");
         g_strfreev (rest);
+        g_free (at_text);
         return DIAG_BAD_USAGE;
     }
     const char *tool = rest[0], *path = rest[1];
@@ -133,6 +156,14 @@ weft_cli_diag (int argc, char **argv)
         goto out;
     }
 
+    guint64 at_ps = 0, sample_ps = 0;
+    if (at_text && !weft_units_parse_time (g_strstrip (at_text), &at_ps, &error)) {
+        g_autofree char *m = g_strdup_printf ("--at %s: %s", at_text, error->message);
+        g_clear_error (&error);
+        usage_error (m);
+        goto out;
+    }
+
     WeftTraceInfo *info = weft_trace_reader_open (path, &error);
     if (!info) {
         g_printerr ("weft diag: %s\n", error->message);
@@ -145,13 +176,32 @@ weft_cli_diag (int argc, char **argv)
         status = DIAG_INCOMPLETE;
         goto out;
     }
-    WeftIbdiag *d = load (info);
+    if (at_text && at_ps > info->sim_time_ps) {
+        g_autofree char *t = weft_units_format_human_time (info->sim_time_ps);
+        g_printerr ("weft diag: --at %s: past the end of the run (%s)\n", at_text, t);
+        weft_trace_info_free (info);
+        goto out;
+    }
+    WeftIbdiag *d = load (info, at_text ? &at_ps : NULL, &sample_ps);
     if (!d) {
         weft_trace_info_free (info);
         status = DIAG_INCOMPLETE;
         goto out;
     }
     GString *text = g_string_new (NULL);
+    if (at_text) {
+        g_autofree char *t = weft_units_format_human_time (at_ps);
+        g_autofree char *s = weft_units_format_human_time (sample_ps);
+        g_autofree char *data =
+            sample_ps ? g_strdup_printf ("data counters as sampled at %s (the last /links "
+                                         "sample at or before it)",
+                                         s)
+                      : g_strdup ("no /links sample at or before it, data counters 0");
+        g_string_append_printf (text,
+                                "# at %s: %s; state, rate and error counters as of the last "
+                                "fault event at or before it\n",
+                                t, data);
+    }
     gboolean ok = TRUE;
     if (strcmp (tool, "ibstat") == 0)
         ok = weft_ibdiag_ibstat (d, n_rest == 3 ? rest[2] : NULL, text, &error);
@@ -176,5 +226,6 @@ weft_cli_diag (int argc, char **argv)
     weft_trace_info_free (info);
 out:
     g_strfreev (rest);
+    g_free (at_text);
     return status;
 }
