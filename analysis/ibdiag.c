@@ -3,6 +3,7 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-ibdiag"
 #include "analysis/ibdiag.h"
+#include "analysis/ibdiag_private.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,30 +22,6 @@ G_DEFINE_QUARK (weft - ibdiag - error - quark, weft_ibdiag_error)
 #define PORT_CAPMASK_IB 0x2651e848u
 #define PORT_CAPMASK_ETH 0x00010000u
 
-typedef struct {
-    const WeftTracePort *row;
-    const WeftTraceLink *link;
-    guint32 peer_node, peer_port; /* the other end */
-    guint ib_port;                /* 1-based among the node's fabric ports */
-    guint lid;
-} Port;
-
-typedef struct {
-    const WeftTraceNode *row;
-    char *name;       /* row->name, NUL-terminated */
-    GPtrArray *ports; /* Port *, the fabric ports, in port order */
-    gboolean ca;      /* a channel adapter: a NIC, or a host with its own fabric link */
-    guint lid;        /* a switch's */
-} Node;
-
-struct WeftIbdiag {
-    GArray *nodes, *links, *ports; /* owned rows */
-    Node *node;                    /* per node id (n_nodes) */
-    guint n_nodes;
-    GPtrArray *all_ports; /* Port *, owned, fabric ports in node and port order */
-    guint64 sim_time_ps;
-    char *firmware;
-};
 
 static const char *
 str_field (const char *s, gsize len, char *buf)
@@ -62,8 +39,8 @@ is_kind (const WeftTraceNode *n, const char *kind)
     return strncmp (n->kind, kind, sizeof n->kind) == 0;
 }
 
-static const char *
-node_name (const WeftIbdiag *d, guint32 id)
+const char *
+weft_ibdiag_node_name (const WeftIbdiag *d, guint32 id)
 {
     return id < d->n_nodes && d->node[id].row ? d->node[id].name : "?";
 }
@@ -497,6 +474,14 @@ tier_name (const WeftIbdiag *d, guint32 node)
     return n->tier >= 0 && (guint) n->tier < G_N_ELEMENTS (tiers) ? tiers[n->tier] : "switch";
 }
 
+void
+weft_ibdiag_link_tier (const WeftIbdiag *d, const WeftTraceLink *l, char *buf, gsize size)
+{
+    const char *ta = tier_name (d, l->node_a), *tb = tier_name (d, l->node_b);
+    gboolean swap = is_ca (d, l->node_b) && !is_ca (d, l->node_a);
+    g_snprintf (buf, size, "%s-%s", swap ? tb : ta, swap ? ta : tb);
+}
+
 static int
 cmp_double (gconstpointer a, gconstpointer b)
 {
@@ -524,7 +509,7 @@ cmp_rank (gconstpointer a, gconstpointer b)
 static void
 end_name (const WeftIbdiag *d, guint32 node, guint32 port, GString *out)
 {
-    g_string_append_printf (out, "%s:%u", node_name (d, node), port);
+    g_string_append_printf (out, "%s:%u", weft_ibdiag_node_name (d, node), port);
 }
 
 void
@@ -537,9 +522,7 @@ weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out)
         gpointer key = GUINT_TO_POINTER (p->link->id + 1), idx;
         if (!g_hash_table_lookup_extended (at, key, NULL, &idx)) {
             Rank r = { .link = p->link };
-            const char *ta = tier_name (d, p->link->node_a), *tb = tier_name (d, p->link->node_b);
-            gboolean swap = is_ca (d, p->link->node_b) && !is_ca (d, p->link->node_a);
-            g_snprintf (r.tier, sizeof r.tier, "%s-%s", swap ? tb : ta, swap ? ta : tb);
+            weft_ibdiag_link_tier (d, p->link, r.tier, sizeof r.tier);
             g_array_append_val (ranks, r);
             idx = GUINT_TO_POINTER (ranks->len - 1);
             g_hash_table_insert (at, key, idx);

@@ -97,6 +97,27 @@ void weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out);
 guint64 weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
                               const GArray *faults, guint64 at_ps);
 
+/* `weft diag check`, a fabric check in the manner of ibdiagnet: the error counters a port may
+ * show before it is reported (a port is reported when one exceeds its threshold).  The
+ * defaults are 0, as ibqueryerrors(8) has them ("The default threshold is zero (0)"). */
+typedef struct {
+    guint64 symbol_errors; /* SymbolErrorCounter */
+    guint64 link_downed;   /* LinkDownedCounter */
+    guint64 rcv_errors;    /* PortRcvErrors */
+    guint64 xmit_discards; /* PortXmitDiscards */
+} WeftIbdiagThresholds;
+
+/* Sets one threshold from "NAME=N", NAME as perfquery prints it (SymbolErrorCounter,
+ * LinkDownedCounter, PortRcvErrors, PortXmitDiscards); FALSE with WEFT_IBDIAG_ERROR_NAME for
+ * an unknown name or a value that is no number. */
+gboolean weft_ibdiag_threshold_set (WeftIbdiagThresholds *t, const char *text, GError **error);
+
+/* The fabric check, one report: every fabric link whose rate (the lower of its ends') differs
+ * from its tier's (the rate most links of the same tier were built with: nic-leaf,
+ * leaf-spine, ...), every port whose error counters exceed @t, every cabled fabric port not
+ * Active (each of them should be).  Returns the number of problems found (0: clean). */
+guint weft_ibdiag_check (const WeftIbdiag *d, const WeftIbdiagThresholds *t, GString *out);
+
 /* perfquery's padding: "@name:" and dots to 33 characters, then @value and a newline. */
 void weft_ibdiag_field (GString *out, const char *name, const char *value);
 

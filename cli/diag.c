@@ -13,7 +13,7 @@
 #include "sim/errors.h"
 #include "sim/units.h"
 
-enum { DIAG_COMPLETE = 0, DIAG_INCOMPLETE = 1, DIAG_BAD_USAGE = 2 };
+enum { DIAG_COMPLETE = 0, DIAG_INCOMPLETE = 1, DIAG_BAD_USAGE = 2, DIAG_FOUND = 7 };
 
 static const char diag_description[] =
     "Tools:\n"
@@ -25,6 +25,13 @@ static const char diag_description[] =
     "  links TRACE.h5 --worst [N]      the N (default 10; 0: all) most abnormal fabric\n"
     "                                  links: errors, rate below nominal, Down, transmit\n"
     "                                  wait, utilisation off the tier's median, in that order\n"
+    "  check TRACE.h5 [--threshold NAME=N]...\n"
+    "                                  a fabric check in the manner of ibdiagnet: every link\n"
+    "                                  whose rate differs from its tier's, every port whose\n"
+    "                                  error counters exceed their threshold (SymbolErrorCounter,\n"
+    "                                  LinkDownedCounter, PortRcvErrors, PortXmitDiscards;\n"
+    "                                  default 0, as ibqueryerrors), every cabled port not\n"
+    "                                  Active\n"
     "\n"
     "The layouts are infiniband-diags' (ibstat, perfquery); what weft does not model (LIDs,\n"
     "GUIDs, CA type, capability masks) is derived from the trace, the same every time\n"
@@ -33,9 +40,10 @@ static const char diag_description[] =
     "before TIME, the state, rate and error counters as the last fault event at or before\n"
     "TIME left them; the output's first line says which sample.\n"
     "\n"
-    "Exit status: 0 the trace is complete; 1 it is incomplete or a data set did not read\n"
-    "(what could be read is printed, and one line on stderr says why); 2 bad usage, an\n"
-    "unknown node or port, or not a weft trace.\n";
+    "Exit status: 0 the trace is complete (check: and the fabric is clean); 1 it is\n"
+    "incomplete or a data set did not read (what could be read is printed, and one line on\n"
+    "stderr says why); 2 bad usage, an unknown node or port, or not a weft trace; 7 check\n"
+    "found a problem on a complete trace.\n";
 
 static void
 usage_error (const char *what)
@@ -85,7 +93,7 @@ int
 weft_cli_diag (int argc, char **argv)
 {
     gboolean extended = FALSE, worst = FALSE;
-    char **rest = NULL, *at_text = NULL;
+    char **rest = NULL, *at_text = NULL, **thresholds = NULL;
     GOptionEntry entries[] = {
         { "at", 0, 0, G_OPTION_ARG_STRING, &at_text,
           "the ports as sampled at TIME of the run (50us, 1.2ms) rather than at its end", "TIME" },
@@ -93,14 +101,16 @@ weft_cli_diag (int argc, char **argv)
           "perfquery: the extended (64-bit) counters, as perfquery -x", NULL },
         { "worst", 0, 0, G_OPTION_ARG_NONE, &worst,
           "links: rank the fabric links worst first (optionally followed by N)", NULL },
+        { "threshold", 0, 0, G_OPTION_ARG_STRING_ARRAY, &thresholds,
+          "check: report a port when this counter exceeds N (default 0); repeatable", "NAME=N" },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     GOptionContext *ctx = g_option_context_new (
-        "ibstat|perfquery|links TRACE.h5 [NODE[/CA] | [-x] NODE:PORT | --worst [N]]");
+        "ibstat|perfquery|links|check TRACE.h5 [NODE[/CA] | [-x] NODE:PORT | --worst [N]]");
     g_option_context_set_summary (
-        ctx, "An operator's tools over a finished run's trace: ibstat, perfquery, and the "
-             "worst links.");
+        ctx, "An operator's tools over a finished run's trace: ibstat, perfquery, the worst "
+             "links, and a fabric check.");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_option_context_set_description (ctx, diag_description);
     GError *error = NULL;
@@ -110,19 +120,33 @@ weft_cli_diag (int argc, char **argv)
         usage_error (error->message);
         g_error_free (error);
         g_strfreev (rest);
+        g_strfreev (thresholds);
         g_free (at_text);
         return DIAG_BAD_USAGE;
     }
     guint n_rest = rest ? g_strv_length (rest) : 0;
     if (n_rest < 2) {
-        usage_error ("expected a tool (ibstat, perfquery, links) and a TRACE.h5");
+        usage_error ("expected a tool (ibstat, perfquery, links, check) and a TRACE.h5");
         g_strfreev (rest);
+        g_strfreev (thresholds);
         g_free (at_text);
         return DIAG_BAD_USAGE;
     }
     const char *tool = rest[0], *path = rest[1];
     int status = DIAG_BAD_USAGE;
     guint n_worst = 10;
+    WeftIbdiagThresholds limits = { 0 };
+    if (thresholds && strcmp (tool, "check") != 0) {
+        usage_error ("--threshold is an option of check");
+        goto out;
+    }
+    for (guint i = 0; thresholds && thresholds[i]; i++)
+        if (!weft_ibdiag_threshold_set (&limits, thresholds[i], &error)) {
+            g_autofree char *m = g_strdup_printf ("--threshold %s", error->message);
+            g_clear_error (&error);
+            usage_error (m);
+            goto out;
+        }
     if (strcmp (tool, "ibstat") == 0) {
         if (n_rest > 3 || extended || worst) {
             usage_error ("ibstat takes TRACE.h5 and at most one NODE[/CA]");
@@ -149,9 +173,14 @@ weft_cli_diag (int argc, char **argv)
             }
             n_worst = (guint) v;
         }
+    } else if (strcmp (tool, "check") == 0) {
+        if (n_rest != 2 || extended || worst) {
+            usage_error ("check takes TRACE.h5 (and --threshold NAME=N options)");
+            goto out;
+        }
     } else {
         g_autofree char *m =
-            g_strdup_printf ("unknown tool '%s': expected ibstat, perfquery or links", tool);
+            g_strdup_printf ("unknown tool '%s': expected ibstat, perfquery, links or check", tool);
         usage_error (m);
         goto out;
     }
@@ -203,12 +232,15 @@ weft_cli_diag (int argc, char **argv)
                                 t, data);
     }
     gboolean ok = TRUE;
+    guint found = 0;
     if (strcmp (tool, "ibstat") == 0)
         ok = weft_ibdiag_ibstat (d, n_rest == 3 ? rest[2] : NULL, text, &error);
     else if (strcmp (tool, "perfquery") == 0)
         ok = weft_ibdiag_perfquery (d, rest[2], extended, text, &error);
-    else
+    else if (strcmp (tool, "links") == 0)
         weft_ibdiag_links_worst (d, n_worst, text);
+    else
+        found = weft_ibdiag_check (d, &limits, text);
     fputs (text->str, stdout);
     g_string_free (text, TRUE);
     if (!ok) {
@@ -220,12 +252,13 @@ weft_cli_diag (int argc, char **argv)
                     info->path, info->damaged ? "damaged" : "incomplete", info->reason);
         status = DIAG_INCOMPLETE;
     } else {
-        status = DIAG_COMPLETE;
+        status = found ? DIAG_FOUND : DIAG_COMPLETE;
     }
     weft_ibdiag_free (d);
     weft_trace_info_free (info);
 out:
     g_strfreev (rest);
+    g_strfreev (thresholds);
     g_free (at_text);
     return status;
 }

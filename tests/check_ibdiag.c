@@ -9,7 +9,13 @@
  * shows the full values, data counters in 4-byte words; ibstat's State / Physical state
  * names for a Down port and its Rate in Gb/s; the server filter and the "# SERVER" lines;
  * the ranking: errors before rate deficit before Down before transmit wait; unknown names
- * refused.  Unchecked here: real traces (tests/e2e/diag.sh runs the tools on runs).
+ * refused; the fabric check's three findings (a link below its tier's rate, with its width;
+ * error counters above their thresholds, not at them; ports not Active) and its count of
+ * problems, and the thresholds' names; --at's rebuilding of a port from /links samples (its
+ * direction sent, the other received, up to the last sample at or before the time) and
+ * /faults rows (state, rate, counters as the last event at or before the time left them).
+ * Unchecked here: real traces (tests/e2e/diag.sh, diag_at.sh, diag_check.sh run the tools on
+ * runs).
  */
 #include "config.h"
 #include <check.h>
@@ -315,6 +321,146 @@ START_TEST (test_ibdiag_ignores_ids_past_the_table)
 }
 END_TEST
 
+static void
+sick (GArray *ports)
+{
+    /* dgx-1/mlx5_3's link trained at 1x, dgx-2/mlx5_0's link Down, errors at dgx-1/mlx5_0 */
+    row (ports, 2, 2)->rate_bps = G400 / 4;
+    row (ports, 0, 2)->rate_bps = G400 / 4;
+    row (ports, 3, 2)->state = 1;
+    row (ports, 0, 3)->state = 1;
+    row (ports, 1, 2)->rcv_errors = 5;
+    row (ports, 1, 2)->symbol_errors = 5;
+}
+
+START_TEST (test_ibdiag_check_findings)
+{
+    g_autoptr (WeftIbdiag) healthy = fabric (NULL);
+    WeftIbdiagThresholds t = { 0 };
+    GString *out = g_string_new (NULL);
+    ck_assert_uint_eq (weft_ibdiag_check (healthy, &t, out), 0);
+    ck_assert_ptr_null (strstr (out->str, "-E-"));
+    g_string_truncate (out, 0);
+    g_autoptr (WeftIbdiag) d = fabric (sick);
+    /* one link's rate, one port's errors, two ports Down */
+    ck_assert_uint_eq (weft_ibdiag_check (d, &t, out), 4);
+    ck_assert_ptr_nonnull (
+        strstr (out->str, "-E-   dgx-1/mlx5_3:2 <-> leaf:2 (nic-leaf): 100 Gb/s, its tier runs "
+                          "at 400 Gb/s (a 4x port at 1x)\n"));
+    ck_assert_ptr_nonnull (strstr (out->str, "-E-   dgx-1/mlx5_0:2: SymbolErrorCounter 5 "
+                                             "(threshold 0), PortRcvErrors 5 (threshold 0)\n"));
+    ck_assert_ptr_nonnull (strstr (out->str, "-E-   leaf:3: Down, should be Active (peer "
+                                             "dgx-2/mlx5_0:2)\n"));
+    ck_assert_ptr_nonnull (strstr (out->str, "-E-   dgx-2/mlx5_0:2: Down"));
+    /* a count at its threshold does not exceed it */
+    ck_assert (weft_ibdiag_threshold_set (&t, "PortRcvErrors=5", NULL));
+    ck_assert (weft_ibdiag_threshold_set (&t, "SymbolErrorCounter=5", NULL));
+    g_string_truncate (out, 0);
+    ck_assert_uint_eq (weft_ibdiag_check (d, &t, out), 3);
+    ck_assert (weft_ibdiag_threshold_set (&t, "SymbolErrorCounter=4", NULL));
+    g_string_truncate (out, 0);
+    ck_assert_uint_eq (weft_ibdiag_check (d, &t, out), 4);
+    g_string_free (out, TRUE);
+}
+END_TEST
+
+START_TEST (test_ibdiag_threshold_names)
+{
+    WeftIbdiagThresholds t = { 0 };
+    ck_assert (weft_ibdiag_threshold_set (&t, "LinkDownedCounter=3", NULL));
+    ck_assert (weft_ibdiag_threshold_set (&t, "PortXmitDiscards=7", NULL));
+    ck_assert_uint_eq (t.link_downed, 3);
+    ck_assert_uint_eq (t.xmit_discards, 7);
+    static const char *const bad[] = { "PortRcvErrs=1", "PortRcvErrors",
+                                       "PortRcvErrors=", "PortRcvErrors=-1", "PortRcvErrors=1x" };
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+        GError *error = NULL;
+        ck_assert_msg (!weft_ibdiag_threshold_set (&t, bad[i], &error), "%s", bad[i]);
+        ck_assert (g_error_matches (error, WEFT_IBDIAG_ERROR, WEFT_IBDIAG_ERROR_NAME));
+        g_error_free (error);
+    }
+}
+END_TEST
+
+static void
+add_sample (GArray *samples, guint64 t_us, guint32 link, guint8 dir, guint64 bytes)
+{
+    WeftTraceLinkSample s = { .time_ps = t_us * 1000000,
+                              .link = link,
+                              .direction = dir,
+                              .bytes = bytes,
+                              .packets = 1,
+                              .stall_ps = 10 };
+    g_array_append_val (samples, s);
+}
+
+static void
+add_fault (GArray *faults, guint64 t_us, guint32 link, const char *action, double value,
+           guint64 downed)
+{
+    WeftTraceFault f = { .time_ps = t_us * 1000000,
+                         .link = link,
+                         .value = value,
+                         .a_link_downed = downed,
+                         .b_link_downed = downed,
+                         .b_rcv_errors = 9 };
+    g_strlcpy (f.action, action, sizeof f.action);
+    g_array_append_val (faults, f);
+}
+
+START_TEST (test_ibdiag_ports_at)
+{
+    g_autoptr (GArray) links = g_array_new (FALSE, TRUE, sizeof (WeftTraceLink));
+    g_autoptr (GArray) ports = g_array_new (FALSE, TRUE, sizeof (WeftTracePort));
+    g_autoptr (GArray) samples = g_array_new (FALSE, TRUE, sizeof (WeftTraceLinkSample));
+    g_autoptr (GArray) faults = g_array_new (FALSE, TRUE, sizeof (WeftTraceFault));
+    add_link (links, 0, 1, 2, 0, 1, G400); /* a: node 1 port 2; b: node 0 port 1 */
+    add_link (links, 1, 2, 2, 0, 2, G400);
+    for (guint i = 0; i < 2; i++) {
+        add_port (ports, i + 1, 2, i, G400)->tx_bytes = 999999; /* the end's: replaced */
+        add_port (ports, 0, i + 1, i, G400)->tx_bytes = 999999;
+    }
+    add_sample (samples, 10, 0, 0, 100);
+    add_sample (samples, 10, 0, 1, 7);
+    add_sample (samples, 20, 0, 0, 50);
+    add_sample (samples, 30, 0, 0, 25);
+    add_fault (faults, 15, 0, "rate", 1e11, 0);
+    add_fault (faults, 20, 0, "down", 0, 1);
+    add_fault (faults, 25, 0, "up", 0, 1);
+    static const struct {
+        guint64 at_us, sample_us, tx, rx, rate;
+        guint state, downed;
+    } want[] = {
+        { 5, 0, 0, 0, G400, 4, 0 },         { 10, 10, 100, 7, G400, 4, 0 },
+        { 15, 10, 100, 7, G400 / 4, 4, 0 }, { 20, 20, 150, 7, G400 / 4, 1, 1 },
+        { 29, 20, 150, 7, G400 / 4, 4, 1 }, { 40, 30, 175, 7, G400 / 4, 4, 1 },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+        GArray *p = g_array_copy (ports);
+        guint64 s = weft_ibdiag_ports_at (p, links, samples, faults, want[i].at_us * 1000000);
+        ck_assert_uint_eq (s, want[i].sample_us * 1000000);
+        const WeftTracePort *a = &g_array_index (p, WeftTracePort, 0);
+        const WeftTracePort *b = &g_array_index (p, WeftTracePort, 1);
+        ck_assert_uint_eq (a->tx_bytes, want[i].tx);
+        ck_assert_uint_eq (a->rx_bytes, want[i].rx);
+        ck_assert_uint_eq (b->rx_bytes, want[i].tx);
+        ck_assert_uint_eq (b->tx_bytes, want[i].rx);
+        ck_assert_uint_eq (a->rate_bps, want[i].rate);
+        ck_assert_uint_eq (a->state, want[i].state);
+        ck_assert_uint_eq (b->state, want[i].state);
+        ck_assert_uint_eq (a->link_downed, want[i].downed);
+        ck_assert_uint_eq (b->rcv_errors, want[i].at_us >= 15 ? 9 : 0);
+        ck_assert_uint_eq (a->rcv_errors, 0);
+        /* the other link: no sample, no fault */
+        const WeftTracePort *c = &g_array_index (p, WeftTracePort, 2);
+        ck_assert_uint_eq (c->tx_bytes, 0);
+        ck_assert_uint_eq (c->state, 4);
+        ck_assert_uint_eq (c->rate_bps, G400);
+        g_array_unref (p);
+    }
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -326,6 +472,9 @@ test_suite (void)
     tcase_add_test (tc, test_ibdiag_ibstat_down_port);
     tcase_add_test (tc, test_ibdiag_links_worst_order);
     tcase_add_test (tc, test_ibdiag_ignores_ids_past_the_table);
+    tcase_add_test (tc, test_ibdiag_check_findings);
+    tcase_add_test (tc, test_ibdiag_threshold_names);
+    tcase_add_test (tc, test_ibdiag_ports_at);
     suite_add_tcase (s, tc);
     return s;
 }
