@@ -73,7 +73,7 @@ static const WeftParamSpec fault_params[] = {
                        "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_STRING ("server", FaultParams, server, "",
                        "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
-                       "the start of the run"),
+                       "the start of the run or from after = collective.N on"),
     WEFT_PARAM_END,
 };
 
@@ -89,6 +89,8 @@ static const char *const kind_keys[][4] = {
 };
 
 /* ---- gpudirect-off: the graph ------------------------------------------------------------ */
+
+static guint ordinal (const char *text, const char *prefix);
 
 /* The server part of @name ("dgx-2" of "dgx-2/gpu3"), or NULL. */
 static char *
@@ -108,19 +110,37 @@ weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error
         g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
         if (!kind || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
             continue;
-        static const char *const not_mine[] = { "link", "after", "until" };
+        static const char *const not_mine[] = { "link", "until" };
         for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
             if (g_key_file_has_key (kf, groups[i], not_mine[k], NULL))
                 return weft_experiment_fail (
                     exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, groups[i], not_mine[k],
                     "not used by kind = gpudirect-off (a server's GPUDirect is off from the "
-                    "start of the run: at = 0s or no at)");
+                    "start of the run, at = 0s, or from a collective on, after = "
+                    "collective.N)");
         g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
         guint64 at_ps = 0;
         if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[i], "at",
-                                         "gpudirect-off applies from the start of the run: "
-                                         "at = 0s (a mid-run change is not modelled)");
+                                         "gpudirect-off applies from the start of the run (at = "
+                                         "0s) or from a collective on (after = collective.N): "
+                                         "collectives are laid out before the run, so a time "
+                                         "would cut one in the middle");
+        g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
+        guint first_coll = 0;
+        if (after) {
+            g_strstrip (after);
+            if (at)
+                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i],
+                                             "after", "give at or after, not both");
+            first_coll = ordinal (after, "collective.");
+            if (first_coll == 0)
+                return weft_experiment_fail (
+                    exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i], "after",
+                    "'%s': gpudirect-off takes after = collective.N (the run's Nth collective "
+                    "and those after it are staged; no + TIME, no workload.NAME events)",
+                    after);
+        }
         g_autofree char *server = g_key_file_get_string (kf, groups[i], "server", NULL);
         if (server)
             g_strstrip (server);
@@ -154,8 +174,10 @@ weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error
         gint32 index = weft_graph_node (g, cpu)->server;
         for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
             const WeftNode *node = weft_graph_node (g, n);
-            if (node->kind == WEFT_NODE_GPU && node->server == index)
+            if (node->kind == WEFT_NODE_GPU && node->server == index && first_coll == 0)
                 weft_graph_set_staging (g, n, cpu);
+            else if (node->kind == WEFT_NODE_GPU && node->server == index)
+                weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
         }
     }
     return TRUE;
@@ -950,6 +972,18 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     WeftFaults *fs = env->fabric->faults;
     if (!fs)
         return TRUE;
+    /* gpudirect-off from a collective on (weft_faults_apply_graph): one the run has. */
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    for (guint i = 0; groups && groups[i]; i++) {
+        g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
+        g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
+        guint n_colls = env->colls ? env->colls->len : 0;
+        if (kind && after && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
+            ordinal (g_strstrip (after), "collective.") > n_colls)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i], "after",
+                                         "'%s': the run has %u collectives", after, n_colls);
+    }
     gboolean waits = FALSE;
     for (guint i = 0; i < fs->faults->len; i++) {
         Fault *f = fs->faults->pdata[i];

@@ -13,9 +13,10 @@
  *   switch-down every cabled link of a fabric switch (`switch`) goes Down as with link-down
  *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
  *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
- *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run: their data
- *               to and from other servers is staged in that server's host memory (the graph's
- *               staging node, applied by weft_faults_apply_graph before the network is built)
+ *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run, or from
+ *               the run's Nth collective on (after = collective.N): their data to and from
+ *               other servers is staged in that server's host memory (the graph's staging
+ *               node, applied by weft_faults_apply_graph before the workloads are generated)
  * A group on a switch's links becomes one fault per link, each with the group's name.
  * nic-removed is reserved (refused as not implemented yet).
  *
@@ -129,9 +130,10 @@ double weft_fault_per (double ber, guint64 bytes);
 
 /* Applies the faults that change the fabric graph itself before the network is built:
  * gpudirect-off sets the staging node of each GPU of its server to that server's CPU (host
- * memory), as [server] gpudirect = false does for every server.  Bad input (no server, an
- * unknown one, a key the kind does not take, at other than 0): FALSE with a WEFT_CONFIG_ERROR
- * naming the group and key. */
+ * memory), as [server] gpudirect = false does for every server; with after = collective.N only
+ * from that collective on (weft_graph_set_staging_from).  Bad input (no server, an unknown one,
+ * a key the kind does not take, at other than 0, an after other than collective.N): FALSE with
+ * a WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 
 /* The kind's name as in the experiment file ("link-down"). */

@@ -54,6 +54,8 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->endpoints);
     g_hash_table_unref (g->by_name);
     g_array_unref (g->staging);
+    if (g->staging_from)
+        g_hash_table_unref (g->staging_from);
     g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
     g_free (g->cut);
@@ -276,6 +278,30 @@ weft_graph_staging (const WeftGraph *g, guint32 node)
     g_return_val_if_fail (g != NULL && node < g->nodes->len, WEFT_GRAPH_NONE);
     guint32 s = g_array_index (g->staging, guint32, node);
     return s == WEFT_GRAPH_NONE ? node : s;
+}
+
+void
+weft_graph_set_staging_from (WeftGraph *g, guint32 node, guint32 staging, guint32 first_coll)
+{
+    weft_graph_set_staging (g, node, staging);
+    g_return_if_fail (node < g->nodes->len && first_coll < G_MAXUINT32);
+    if (!g->staging_from)
+        g->staging_from = g_hash_table_new (NULL, NULL);
+    g_hash_table_insert (g->staging_from, GUINT_TO_POINTER (node + 1),
+                         GUINT_TO_POINTER (first_coll + 1));
+}
+
+guint32
+weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll)
+{
+    guint32 s = weft_graph_staging (g, node);
+    if (g->staging_from) {
+        guint32 first =
+            GPOINTER_TO_UINT (g_hash_table_lookup (g->staging_from, GUINT_TO_POINTER (node + 1)));
+        if (first && coll < first - 1)
+            return node;
+    }
+    return s;
 }
 
 void

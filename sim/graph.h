@@ -229,5 +229,11 @@ void weft_graph_set_gpudirect (WeftGraph *g, gboolean on);
 gboolean weft_graph_gpudirect (const WeftGraph *g);
 void weft_graph_set_staging (WeftGraph *g, guint32 node, guint32 staging);
 guint32 weft_graph_staging (const WeftGraph *g, guint32 node);
+/* GPUDirect lost mid-run: @node stages at @staging from collective instance @first_coll on
+ * (as the workloads number them, from 0: [fault.NAME] kind = gpudirect-off with after =
+ * collective.N); weft_graph_staging_for (g, node, coll) is the node itself for an earlier
+ * collective, and weft_graph_staging (g, node) otherwise. */
+void weft_graph_set_staging_from (WeftGraph *g, guint32 node, guint32 staging, guint32 first_coll);
+guint32 weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll);
 
 #endif /* WEFT_SIM_GRAPH_H */

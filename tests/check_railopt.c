@@ -481,6 +481,14 @@ START_TEST (test_server_shape_and_gpudirect)
     server.gpudirect = TRUE;
     g_autoptr (WeftGraph) h = build (&p);
     ck_assert_uint_eq (weft_graph_staging (h, gpu (h, 2, 3)), gpu (h, 2, 3));
+    /* staged from collective 5 on (gpudirect-off after = collective.6); from the start above */
+    guint32 h3 = gpu (h, 2, 3), hcpu = weft_graph_lookup (h, "dgx-2/cpu");
+    weft_graph_set_staging_from (h, h3, hcpu, 5);
+    ck_assert_uint_eq (weft_graph_staging_for (h, h3, 4), h3);
+    ck_assert_uint_eq (weft_graph_staging_for (h, h3, 5), hcpu);
+    ck_assert_uint_eq (weft_graph_staging_for (h, h3, 9), hcpu);
+    ck_assert_uint_eq (weft_graph_staging_for (h, gpu (h, 2, 2), 9), gpu (h, 2, 2));
+    ck_assert_uint_eq (weft_graph_staging_for (g, g3, 0), cpu);
 }
 END_TEST
 

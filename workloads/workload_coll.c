@@ -107,7 +107,7 @@ rounded_size (WeftCollOp op, guint64 size, guint esize, guint n_ranks)
  * CPU -> GPU (a copy).  The copies and DMAs cross the PCIe switch's uplink to the CPU, so
  * staging costs exactly what sharing that link costs - nothing is scaled by a factor. */
 static guint
-staging_legs (const WeftGraph *g, guint32 src, guint32 dst, guint32 *hops)
+staging_legs (const WeftGraph *g, guint32 coll, guint32 src, guint32 dst, guint32 *hops)
 {
     guint n = 0;
     hops[n++] = src;
@@ -116,7 +116,9 @@ staging_legs (const WeftGraph *g, guint32 src, guint32 dst, guint32 *hops)
     /* GPUDirect off (every server, or one: [fault.NAME] kind = gpudirect-off) shows as a
      * staging node other than the endpoint itself. */
     if (cross) {
-        guint32 sa = weft_graph_staging (g, src), sb = weft_graph_staging (g, dst);
+        /* (one server's GPUDirect may go off from a later collective on) */
+        guint32 sa = weft_graph_staging_for (g, src, coll),
+                sb = weft_graph_staging_for (g, dst, coll);
         guint32 na = weft_graph_gateway (g, src), nb = weft_graph_gateway (g, dst);
         if (sa != src && na != WEFT_GRAPH_NONE) {
             hops[n++] = sa;
@@ -154,7 +156,7 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
     for (guint i = 0; i < xfers->len && ok; i++) {
         const WeftCollXfer *t = &g_array_index (xfers, WeftCollXfer, i);
         guint32 hops[6];
-        guint n = staging_legs (x->g, t->src, t->dst, hops);
+        guint n = staging_legs (x->g, coll, t->src, t->dst, hops);
         first[i] = *x->seq;
         for (guint k = 0; k + 1 < n && ok; k++) {
             ok = weft_workload_emit (x, hops[k], hops[k + 1], t->bytes, x->c.start, error);
