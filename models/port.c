@@ -34,8 +34,18 @@ weft_port_clear (WeftPort *port)
         weft_packet_release (pool, port->staged);
     port->staged = NULL;
     weft_link_clear (&port->link);
+    if (port->ib)
+        weft_ib_port_clear (port->ib, pool);
     g_clear_pointer (&port->ib, g_free);
     g_clear_pointer (&port->pfc, g_free);
+}
+
+void
+weft_port_set_far (WeftPort *port, WeftPort *far)
+{
+    g_assert (port->ib && far->ib && !port->pfc);
+    port->far = far;
+    port->ib->return_key = (guint64) far->sched.id << 32;
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -53,6 +63,29 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 
 static void on_tx_free (WeftSim *sim, void *target, WeftArg arg);
 static void on_llr_replay (WeftSim *sim, void *target, WeftArg arg);
+
+/* The first flow-control packet on its way to a stalled port arrives: it kicked the
+ * transmitter when it was an event, and this does so at the same time and with the same
+ * identity, its wire's (models/ib_credit.h). */
+static void
+on_credit_wake (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    if (!weft_timer_fire (sim, &port->credit_wake, &port->far->sched, on_credit_wake, port, arg))
+        return;
+    weft_port_kick (port);
+}
+
+/* A stalled port waits for the first FCP on its way, if any (one wake-up at a time: after it,
+ * a port still stalled arms the next). */
+static inline void
+arm_credit_wake (WeftPort *port)
+{
+    const WeftPacket *head = port->ib->returning.head;
+    if (head && port->far && !weft_timer_pending (&port->credit_wake))
+        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->far->sched, head->arrive_at,
+                           on_credit_wake, port, 0);
+}
 
 static void
 start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
@@ -97,6 +130,14 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         weft_ib_on_send (port->ib, pkt);
     if (port->on_depart)
         port->on_depart (port->owner, port, pkt);
+    if (pkt->kind == WEFT_PKT_CREDIT && port->far) {
+        /* No arrival event: the far port applies it when due, or wakes for it if stalled. */
+        WeftPort *far = port->far;
+        weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning);
+        if (far->ib->stalled)
+            arm_credit_wake (far);
+        return;
+    }
     weft_link_send (&port->link, pkt, now, end);
 }
 
@@ -140,6 +181,7 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     WeftIbPort *ib = port->ib;
     if (port->q[0].head)
         return pop_class (port, 0, now);
+    weft_ib_sync (ib, port->owner->sim);
     if (!port->staged && port->pull) {
         port->staged = port->pull (port->pull_source, port->index);
         if (port->staged)
@@ -161,8 +203,10 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     gboolean high;
     int v = weft_vlarb_pick (&ib->arb, eligible, &high);
     if (v < 0) {
-        if (waiting)
+        if (waiting) {
             weft_ib_stall_begin (ib, now);
+            arm_credit_wake (port);
+        }
         return NULL;
     }
     weft_ib_stall_end (ib, now, port->s_start);

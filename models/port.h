@@ -20,7 +20,8 @@
  * admits packets itself.
  *
  * Events: at most one pending "transmitter free" event per port, and none at all while a
- * packet arrives at an idle port and leaves at once.
+ * packet arrives at an idle port and leaves at once; on InfiniBand, at most one credit wake-up
+ * while the port is stalled, and no event at all for a flow-control packet's arrival.
  */
 #ifndef WEFT_MODELS_PORT_H
 #define WEFT_MODELS_PORT_H
@@ -52,6 +53,11 @@ typedef struct WeftPort {
     WeftPortPull pull;      /* may be NULL */
     void *pull_source;      /* borrowed: the first argument of pull */
     WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
+    struct WeftPort *far;   /* with ib: the port at the link's other end (borrowed), whose
+                               credits this port's flow-control packets carry, and whose
+                               identity keys this port's credit wake-ups */
+    WeftTimer credit_wake;  /* with ib, while stalled: the first FCP on its way arrives
+                               (models/ib_credit.h) */
     WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
     WeftPacket *staged;     /* InfiniBand: pulled, waiting for credits */
     WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
@@ -81,6 +87,10 @@ void weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 li
                      weft_time_t delay_ps, guint64 cap_bytes);
 /* Releases queued and in-flight packets. */
 void weft_port_clear (WeftPort *port);
+
+/* InfiniBand credits (both ports have ib): @port's flow-control packets go to @far, and come
+ * back from it, without arrival events (models/ib_credit.h). */
+void weft_port_set_far (WeftPort *port, WeftPort *far);
 
 /** Queues @pkt in class pkt->prio (clamped) or sends it at once if the port is idle.  Returns
  * FALSE when the buffer is full: the packet is then dropped, counted and released.
