@@ -141,12 +141,20 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     weft_link_send (&port->link, pkt, now, end);
 }
 
-/* At most one "transmitter free" event per port: arming a pending timer does nothing. */
+/* At most one "transmitter free" event per port: arming a pending timer does nothing.  After a
+ * deferred look (pull_defer) the event takes the key it would have had (defer_key), so it ties
+ * with the other events of its picosecond as it did. */
 static inline void
 ensure_free_event (WeftPort *port)
 {
-    weft_timer_arm_at (port->owner->sim, &port->tx_free, &port->sched, port->busy_until, on_tx_free,
-                       port, 0);
+    WeftSched *from = &port->sched, keyed;
+    if (G_UNLIKELY (port->defer_key != 0) && !weft_timer_pending (&port->tx_free)) {
+        keyed = (WeftSched){ port->sched.id, (guint32) port->defer_key };
+        from = &keyed;
+        port->defer_key = 0;
+    }
+    weft_timer_arm_at (port->owner->sim, &port->tx_free, from, port->busy_until, on_tx_free, port,
+                       0);
 }
 
 static WeftPacket *
@@ -221,6 +229,24 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     return pkt;
 }
 
+/* After a packet started: the transmitter must look again when it frees if anything waits,
+ * or if the pull source may have something then (unless it defers: models/port.h). */
+static inline gboolean
+needs_free_event (WeftPort *port)
+{
+    port->defer_key = 0;
+    if (port->q_bytes > 0 || port->staged)
+        return TRUE;
+    if (!port->pull)
+        return FALSE;
+    if (!port->pull_defer || !port->pull_defer (port->pull_source, port->index, port->busy_until))
+        return TRUE;
+    /* Deferred: the key the event would have taken is spent as arming it would have spent it,
+     * and kept for the port's idle test and a later arming (ensure_free_event). */
+    port->defer_key = ((guint64) port->sched.id << 32) | port->sched.counter++;
+    return FALSE;
+}
+
 static gboolean
 try_send (WeftPort *port, weft_time_t now)
 {
@@ -228,7 +254,7 @@ try_send (WeftPort *port, weft_time_t now)
     if (!pkt)
         return FALSE;
     start_tx (port, pkt, now);
-    if (port->q_bytes > 0 || port->pull || port->staged)
+    if (needs_free_event (port))
         ensure_free_event (port);
     return TRUE;
 }
@@ -242,10 +268,15 @@ on_tx_free (WeftSim *sim, void *target, WeftArg arg)
     try_send (port, sim->now);
 }
 
+/* Idle: no transmitter-free event pending and the transmitter free - at the very picosecond it
+ * frees after a deferred look, only for the events its event would have preceded. */
 static inline gboolean
 idle (const WeftPort *port, weft_time_t now)
 {
-    return !weft_timer_pending (&port->tx_free) && port->busy_until <= now;
+    if (weft_timer_pending (&port->tx_free) || port->busy_until > now)
+        return FALSE;
+    return port->busy_until < now || port->defer_key == 0 ||
+           port->owner->sim->now_key > port->defer_key;
 }
 
 /* A frame to replay: at the head of its class, so it leaves next (models/uet.h). */
@@ -291,7 +322,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
            (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
-        if (port->pull)
+        if (needs_free_event (port))
             ensure_free_event (port);
         return TRUE;
     }
@@ -321,6 +352,8 @@ weft_port_kick (WeftPort *port)
     weft_time_t now = port->owner->sim->now;
     if (idle (port, now))
         try_send (port, now);
+    else if (port->pull_defer)
+        ensure_free_event (port); /* its source deferred the look it now needs (pull_defer) */
 }
 
 void
