@@ -229,14 +229,11 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     return pkt;
 }
 
-/* After a packet started: the transmitter must look again when it frees if anything waits,
- * or if the pull source may have something then (unless it defers: models/port.h). */
+/* After a packet started with nothing else waiting: whether the transmitter must look again
+ * when it frees for the pull source (unless the source defers: models/port.h). */
 static inline gboolean
-needs_free_event (WeftPort *port)
+pull_needs_look (WeftPort *port)
 {
-    port->defer_key = 0;
-    if (port->q_bytes > 0 || port->staged)
-        return TRUE;
     if (!port->pull)
         return FALSE;
     if (!port->pull_defer || !port->pull_defer (port->pull_source, port->index, port->busy_until))
@@ -254,7 +251,8 @@ try_send (WeftPort *port, weft_time_t now)
     if (!pkt)
         return FALSE;
     start_tx (port, pkt, now);
-    if (needs_free_event (port))
+    port->defer_key = 0;
+    if (port->q_bytes > 0 || port->staged || pull_needs_look (port))
         ensure_free_event (port);
     return TRUE;
 }
@@ -322,7 +320,8 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
            (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
-        if (needs_free_event (port))
+        port->defer_key = 0;
+        if (pull_needs_look (port))
             ensure_free_event (port);
         return TRUE;
     }
