@@ -96,6 +96,22 @@ weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp)
 }
 
 void
+weft_ib_apply_due (WeftIbPort *ib, WeftPacketPool *pool, weft_time_t now, guint64 now_key)
+{
+    while (weft_ib_fcp_due (ib, now, now_key)) {
+        WeftPacket *fcp = weft_fifo_pop (&ib->returning);
+        weft_ib_on_fcp (ib, fcp);
+        weft_packet_release (pool, fcp);
+    }
+}
+
+void
+weft_ib_port_clear (WeftIbPort *ib, WeftPacketPool *pool)
+{
+    weft_fifo_release_all (&ib->returning, pool);
+}
+
+void
 weft_ib_stall_begin (WeftIbPort *ib, weft_time_t now)
 {
     if (!ib->stalled) {

@@ -17,9 +17,25 @@
  * (sent upstream like freed credits), and takes them back as that VL drains below half its
  * private buffer - the upstream sender sees more credits while the port is busy.
  *
+ * Lazy credit application: an FCP is not an event.  When it is sent, the wire hands it at once
+ * to the port whose credits it carries (weft_link_send_credit), whose `returning` FIFO holds
+ * the FCPs on their way in arrival order, each with the arrive_at the wire gives it.  Before
+ * anything reads `avail` (the port choosing what to send, adaptive routing's load, IB CC's
+ * marking), weft_ib_sync() applies every FCP whose arrival event would already have run: one
+ * due before now, or at now with its wire's scheduling id (`return_key`) at or below the
+ * running event's key - the order the engine gave the arrival event, whose key had the wire's
+ * id (sim/event.h).  Credits therefore arrive at exactly the times they did as events.  An
+ * arrival only ever did something else when the port was stalled (idle, with data waiting and
+ * no credits for it): then it kicked the transmitter.  So a stalled port keeps one wake-up
+ * event (models/port.h, credit_wake) for the first FCP still on its way, keyed by the wire's
+ * identity as the arrival was; a port that is busy or has nothing waiting needs none.
+ * Cost: one event per FCP that reaches a stalled port instead of one per FCP; a sync with
+ * nothing on the way is one load and a branch, and applying an FCP is a pop and an add.
+ *
  * Invariant (checked by weft_network_check_credits): for every link direction and VL,
  * sender avail + credits of its packets on the wire + credits of packets buffered at the
- * receiver + receiver pending + credits in FCPs on the way back = the receiver's advertised
+ * receiver + receiver pending + credits in FCPs on the way back (those not yet applied from
+ * the sender's `returning`) = the receiver's advertised
  * buffer: its private buffer plus what the pool has lent it.  A packet that arrives to a full
  * buffer is impossible by that invariant; if one did, it is dropped and counted in lossless_drops,
  * a bug reported at the end of the run.
@@ -29,13 +45,16 @@
 
 #include "models/vlarb.h"
 #include "sim/packet.h"
+#include "sim/sim.h"
 
 typedef struct {
     const WeftIbConfig *cfg;
     guint8 sl2vl[WEFT_IB_SLS]; /* the VL a packet of each SL leaves this port on */
     /* sender side */
     guint32 avail[WEFT_IB_MAX_VLS];
-    guint32 limit; /* the peer's advertised buffer per VL, in credits */
+    guint32 limit;            /* the peer's advertised buffer per VL, in credits */
+    WeftPacketFifo returning; /* FCPs from the peer on their way here, by arrival (owned) */
+    guint64 return_key;       /* the peer port's scheduling id << 32 (sim/event.h) */
     /* receiver side */
     guint32 used[WEFT_IB_MAX_VLS];
     guint32 pending[WEFT_IB_MAX_VLS];
@@ -93,6 +112,29 @@ gboolean weft_ib_grant (WeftIbPort *ib, guint vl);
 
 /* An FCP from the peer arrived: its credits become available again. */
 void weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp);
+
+/* Applies (and releases) the FCPs of `returning` that are due at @now for an event of key
+ * @now_key (see above). */
+void weft_ib_apply_due (WeftIbPort *ib, WeftPacketPool *pool, weft_time_t now, guint64 now_key);
+
+/* Whether the first FCP on its way is due for the running event. */
+static inline gboolean
+weft_ib_fcp_due (const WeftIbPort *ib, weft_time_t now, guint64 now_key)
+{
+    const WeftPacket *head = ib->returning.head;
+    return head && (head->arrive_at < now || (head->arrive_at == now && ib->return_key <= now_key));
+}
+
+/* Brings `avail` up to date for the running event of @sim: call before reading it. */
+static inline void
+weft_ib_sync (WeftIbPort *ib, WeftSim *sim)
+{
+    if (G_UNLIKELY (weft_ib_fcp_due (ib, sim->now, sim->now_key)))
+        weft_ib_apply_due (ib, &sim->pool, sim->now, sim->now_key);
+}
+
+/* Releases the FCPs still on their way (teardown). */
+void weft_ib_port_clear (WeftIbPort *ib, WeftPacketPool *pool);
 
 /* Stall bookkeeping (PortXmitWait), called by the port. */
 void weft_ib_stall_begin (WeftIbPort *ib, weft_time_t now);

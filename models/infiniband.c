@@ -315,6 +315,7 @@ infiniband_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             weft_ib_port_new (&env->fabric->ib, buffer_credits (env, p->link.peer, p->link.link_id),
                               buffer_credits (env, p->owner, p->link.link_id));
     }
+    weft_ports_pair_credits (env->ports);
     for (guint i = 0; i < env->switches->len; i++)
         weft_switch_enable_credits (env->switches->pdata[i]);
     return apply_sl2vl_file (env, error);

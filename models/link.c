@@ -32,17 +32,14 @@ on_ctl_arrival (WeftSim *sim, void *target, WeftArg arg)
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
-void
-weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
+/* When @pkt, sent over [tx_start, tx_end], is handed to the receiver: sets its tail_at and
+ * arrive_at. */
+static inline void
+set_arrival (const WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
 {
     pkt->tail_at = tx_end + link->delay_ps;
     if (link->rx_ps && pkt->kind == WEFT_PKT_CREDIT) {
         pkt->arrive_at = pkt->tail_at;
-        gboolean idle = link->ctl.head == NULL;
-        weft_fifo_push (&link->ctl, pkt);
-        if (idle)
-            weft_sim_schedule_at (link->owner->sim, link->ctl_sched, pkt->arrive_at, on_ctl_arrival,
-                                  link, (WeftArg){ 0 });
         return;
     }
     pkt->arrive_at = pkt->tail_at + link->rx_ps;
@@ -51,6 +48,29 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
     if (link->cut_bytes && pkt->size > link->cut_bytes && pkt->dst != link->peer->node)
         pkt->arrive_at =
             tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) + link->delay_ps;
+}
+
+void
+weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end,
+                       WeftPacketFifo *inbox)
+{
+    set_arrival (link, pkt, tx_start, tx_end);
+    g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
+    weft_fifo_push (inbox, pkt);
+}
+
+void
+weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
+{
+    set_arrival (link, pkt, tx_start, tx_end);
+    if (link->rx_ps && pkt->kind == WEFT_PKT_CREDIT) {
+        gboolean idle = link->ctl.head == NULL;
+        weft_fifo_push (&link->ctl, pkt);
+        if (idle)
+            weft_sim_schedule_at (link->owner->sim, link->ctl_sched, pkt->arrive_at, on_ctl_arrival,
+                                  link, (WeftArg){ 0 });
+        return;
+    }
     gboolean was_empty = link->wire.head == NULL;
     /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
     g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);

@@ -11,6 +11,9 @@
  * own (ctl).
  * Packets in flight are kept in the wire's own FIFO and only the head's arrival is scheduled
  * (htsim's pipe), so events never own packets and teardown finds every packet.
+ * InfiniBand flow-control packets (credits) are not on that FIFO and have no arrival event:
+ * weft_link_send_credit() hands them to the far port at once, with their arrival time, and
+ * that port applies them when due (models/ib_credit.h).
  * Ignores: bit errors and link failures (a later issue adds them here).
  *
  * A packet crosses a link only through weft_link_send(): no model reaches into the far end's
@@ -45,6 +48,13 @@ typedef struct {
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.
  * (transfer full) */
 void weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end);
+
+/* Puts the InfiniBand flow-control packet @pkt on the wire without an event of its own: it
+ * is pushed, with the arrive_at the wire would give it, onto @inbox, the far port's FIFO of
+ * credits on their way (models/ib_credit.h), which applies it when it next needs credits.
+ * (transfer full) */
+void weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start,
+                            weft_time_t tx_end, WeftPacketFifo *inbox);
 
 /* The packets on @link's wire whose last bit has reached the receiver by @now, counted into
  * *@packets and *@bytes: with rx_ps, those the receiver has and processes (its rx counters

@@ -472,6 +472,22 @@ nic_pull (void *source, guint port)
     return pkt;
 }
 
+/* The port frees at @at (models/port.h, WeftPortPullDefer): a pull then does nothing at all
+ * when the port's pacing wake-up is pending past @at, or when the gap has ended and no flow is
+ * ready; a flow made ready before @at kicks the port (make_ready), which then takes its event
+ * after all.  (Before the gap ends with no wake-up pending, a pull would arm it, with the NIC's
+ * identity at that moment: not deferred, so ties stay as they were.)  pace_next[port] cannot
+ * move before @at: only this port's own pulls move it. */
+static gboolean
+nic_pull_defer (void *source, guint port, weft_time_t at)
+{
+    WeftNicAgent *nic = source;
+    const WeftTimer *wake = &nic->pace_wake[port];
+    if (at < nic->pace_next[port])
+        return weft_timer_pending (wake) && weft_timer_deadline (wake) > at;
+    return nic->ring_head[port] == NULL;
+}
+
 static WeftPacket *
 pull_next (WeftNicAgent *nic, guint port)
 {
@@ -944,6 +960,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
     for (guint p = 0; p < n_ports; p++)
         if (ports[p].owner) {
             ports[p].pull = nic_pull;
+            ports[p].pull_defer = nic_pull_defer;
             ports[p].pull_source = nic;
         }
 }

@@ -34,8 +34,18 @@ weft_port_clear (WeftPort *port)
         weft_packet_release (pool, port->staged);
     port->staged = NULL;
     weft_link_clear (&port->link);
+    if (port->ib)
+        weft_ib_port_clear (port->ib, pool);
     g_clear_pointer (&port->ib, g_free);
     g_clear_pointer (&port->pfc, g_free);
+}
+
+void
+weft_port_set_far (WeftPort *port, WeftPort *far)
+{
+    g_assert (port->ib && far->ib && !port->pfc);
+    port->far = far;
+    port->ib->return_key = (guint64) far->sched.id << 32;
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -53,6 +63,29 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 
 static void on_tx_free (WeftSim *sim, void *target, WeftArg arg);
 static void on_llr_replay (WeftSim *sim, void *target, WeftArg arg);
+
+/* The first flow-control packet on its way to a stalled port arrives: it kicked the
+ * transmitter when it was an event, and this does so at the same time and with the same
+ * identity, its wire's (models/ib_credit.h). */
+static void
+on_credit_wake (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    if (!weft_timer_fire (sim, &port->credit_wake, &port->far->sched, on_credit_wake, port, arg))
+        return;
+    weft_port_kick (port);
+}
+
+/* A stalled port waits for the first FCP on its way, if any (one wake-up at a time: after it,
+ * a port still stalled arms the next). */
+static inline void
+arm_credit_wake (WeftPort *port)
+{
+    const WeftPacket *head = port->ib->returning.head;
+    if (head && port->far && !weft_timer_pending (&port->credit_wake))
+        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->far->sched, head->arrive_at,
+                           on_credit_wake, port, 0);
+}
 
 static void
 start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
@@ -97,15 +130,31 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         weft_ib_on_send (port->ib, pkt);
     if (port->on_depart)
         port->on_depart (port->owner, port, pkt);
+    if (pkt->kind == WEFT_PKT_CREDIT && port->far) {
+        /* No arrival event: the far port applies it when due, or wakes for it if stalled. */
+        WeftPort *far = port->far;
+        weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning);
+        if (far->ib->stalled)
+            arm_credit_wake (far);
+        return;
+    }
     weft_link_send (&port->link, pkt, now, end);
 }
 
-/* At most one "transmitter free" event per port: arming a pending timer does nothing. */
+/* At most one "transmitter free" event per port: arming a pending timer does nothing.  After a
+ * deferred look (pull_defer) the event takes the key it would have had (defer_key), so it ties
+ * with the other events of its picosecond as it did. */
 static inline void
 ensure_free_event (WeftPort *port)
 {
-    weft_timer_arm_at (port->owner->sim, &port->tx_free, &port->sched, port->busy_until, on_tx_free,
-                       port, 0);
+    WeftSched *from = &port->sched, keyed;
+    if (G_UNLIKELY (port->defer_key != 0) && !weft_timer_pending (&port->tx_free)) {
+        keyed = (WeftSched){ port->sched.id, (guint32) port->defer_key };
+        from = &keyed;
+        port->defer_key = 0;
+    }
+    weft_timer_arm_at (port->owner->sim, &port->tx_free, from, port->busy_until, on_tx_free, port,
+                       0);
 }
 
 static WeftPacket *
@@ -140,6 +189,7 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     WeftIbPort *ib = port->ib;
     if (port->q[0].head)
         return pop_class (port, 0, now);
+    weft_ib_sync (ib, port->owner->sim);
     if (!port->staged && port->pull) {
         port->staged = port->pull (port->pull_source, port->index);
         if (port->staged)
@@ -161,8 +211,10 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     gboolean high;
     int v = weft_vlarb_pick (&ib->arb, eligible, &high);
     if (v < 0) {
-        if (waiting)
+        if (waiting) {
             weft_ib_stall_begin (ib, now);
+            arm_credit_wake (port);
+        }
         return NULL;
     }
     weft_ib_stall_end (ib, now, port->s_start);
@@ -177,6 +229,21 @@ dequeue_ib (WeftPort *port, weft_time_t now)
     return pkt;
 }
 
+/* After a packet started with nothing else waiting: whether the transmitter must look again
+ * when it frees for the pull source (unless the source defers: models/port.h). */
+static inline gboolean
+pull_needs_look (WeftPort *port)
+{
+    if (!port->pull)
+        return FALSE;
+    if (!port->pull_defer || !port->pull_defer (port->pull_source, port->index, port->busy_until))
+        return TRUE;
+    /* Deferred: the key the event would have taken is spent as arming it would have spent it,
+     * and kept for the port's idle test and a later arming (ensure_free_event). */
+    port->defer_key = ((guint64) port->sched.id << 32) | port->sched.counter++;
+    return FALSE;
+}
+
 static gboolean
 try_send (WeftPort *port, weft_time_t now)
 {
@@ -184,7 +251,8 @@ try_send (WeftPort *port, weft_time_t now)
     if (!pkt)
         return FALSE;
     start_tx (port, pkt, now);
-    if (port->q_bytes > 0 || port->pull || port->staged)
+    port->defer_key = 0;
+    if (port->q_bytes > 0 || port->staged || pull_needs_look (port))
         ensure_free_event (port);
     return TRUE;
 }
@@ -198,10 +266,15 @@ on_tx_free (WeftSim *sim, void *target, WeftArg arg)
     try_send (port, sim->now);
 }
 
+/* Idle: no transmitter-free event pending and the transmitter free - at the very picosecond it
+ * frees after a deferred look, only for the events its event would have preceded. */
 static inline gboolean
 idle (const WeftPort *port, weft_time_t now)
 {
-    return !weft_timer_pending (&port->tx_free) && port->busy_until <= now;
+    if (weft_timer_pending (&port->tx_free) || port->busy_until > now)
+        return FALSE;
+    return port->busy_until < now || port->defer_key == 0 ||
+           port->owner->sim->now_key > port->defer_key;
 }
 
 /* A frame to replay: at the head of its class, so it leaves next (models/uet.h). */
@@ -247,7 +320,8 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
            (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
-        if (port->pull)
+        port->defer_key = 0;
+        if (pull_needs_look (port))
             ensure_free_event (port);
         return TRUE;
     }
@@ -277,6 +351,8 @@ weft_port_kick (WeftPort *port)
     weft_time_t now = port->owner->sim->now;
     if (idle (port, now))
         try_send (port, now);
+    else if (port->pull_defer)
+        ensure_free_event (port); /* its source deferred the look it now needs (pull_defer) */
 }
 
 void

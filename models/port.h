@@ -20,7 +20,9 @@
  * admits packets itself.
  *
  * Events: at most one pending "transmitter free" event per port, and none at all while a
- * packet arrives at an idle port and leaves at once.
+ * packet arrives at an idle port and leaves at once, nor when a pull source's pacing keeps the
+ * port quiet past the packet's end (pull_defer); on InfiniBand, at most one credit wake-up
+ * while the port is stalled, and no event at all for a flow-control packet's arrival.
  */
 #ifndef WEFT_MODELS_PORT_H
 #define WEFT_MODELS_PORT_H
@@ -38,6 +40,13 @@
 /* The next packet of @source (a transport agent) for port @port, or NULL. */
 typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 
+/* Port @port's transmitter frees at @at with nothing queued.  TRUE when a pull then would
+ * certainly find nothing and do no more than arm the source's own wake-up for later: the source
+ * has armed it now, and the port needs no "transmitter free" event at @at.  A source that
+ * defers must kick the port (weft_port_kick) if it has something before @at after all: the
+ * kick of a busy port with a deferring source arms the event. */
+typedef gboolean (*WeftPortPullDefer) (void *source, guint port, weft_time_t at);
+
 typedef struct WeftPort {
     WeftModel *owner;
     WeftSched sched; /* the port schedules its own events, so simultaneous events of
@@ -45,16 +54,24 @@ typedef struct WeftPort {
     guint32 index;   /* port index on the owner's node */
     WeftLinkTx link;
     WeftPacketFifo q[WEFT_PORT_CLASSES];
-    guint64 q_bytes;        /* waiting bytes, all classes */
-    guint64 cap_bytes;      /* buffer; G_MAXUINT64 for unbounded (host memory) */
-    weft_time_t busy_until; /* the transmitter is sending until then */
-    WeftTimer tx_free;      /* the "transmitter free" event, at busy_until */
-    WeftPortPull pull;      /* may be NULL */
-    void *pull_source;      /* borrowed: the first argument of pull */
-    WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
-    WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
-    WeftPacket *staged;     /* InfiniBand: pulled, waiting for credits */
-    WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
+    guint64 q_bytes;              /* waiting bytes, all classes */
+    guint64 cap_bytes;            /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    weft_time_t busy_until;       /* the transmitter is sending until then */
+    WeftTimer tx_free;            /* the "transmitter free" event, at busy_until */
+    guint64 defer_key;            /* the key tx_free would have had when the pull source deferred it
+                                     (pull_defer); 0: none */
+    WeftPortPull pull;            /* may be NULL */
+    WeftPortPullDefer pull_defer; /* may be NULL */
+    void *pull_source;            /* borrowed: the first argument of pull */
+    WeftIbPort *ib;               /* owned; NULL unless the fabric is InfiniBand */
+    struct WeftPort *far;         /* with ib: the port at the link's other end (borrowed), whose
+                                     credits this port's flow-control packets carry, and whose
+                                     identity keys this port's credit wake-ups */
+    WeftTimer credit_wake;        /* with ib, while stalled: the first FCP on its way arrives
+                                     (models/ib_credit.h) */
+    WeftPfcPort *pfc;             /* owned; NULL unless the fabric is RoCE */
+    WeftPacket *staged;           /* InfiniBand: pulled, waiting for credits */
+    WeftFaultPort *fault;         /* borrowed; NULL unless a [fault.NAME] acts on this link */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
@@ -81,6 +98,10 @@ void weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 li
                      weft_time_t delay_ps, guint64 cap_bytes);
 /* Releases queued and in-flight packets. */
 void weft_port_clear (WeftPort *port);
+
+/* InfiniBand credits (both ports have ib): @port's flow-control packets go to @far, and come
+ * back from it, without arrival events (models/ib_credit.h). */
+void weft_port_set_far (WeftPort *port, WeftPort *far);
 
 /** Queues @pkt in class pkt->prio (clamped) or sends it at once if the port is idle.  Returns
  * FALSE when the buffer is full: the packet is then dropped, counted and released.

@@ -78,6 +78,17 @@ weft_model_port (WeftModel *m, guint32 p)
     return &((WeftNic *) m)->ports[p];
 }
 
+void
+weft_ports_pair_credits (GPtrArray *ports)
+{
+    for (guint i = 0; i < ports->len; i++) {
+        WeftPort *p = ports->pdata[i];
+        WeftPort *far = weft_model_port (p->link.peer, p->link.peer_port);
+        if (p->ib && far->ib && !p->pfc)
+            weft_port_set_far (p, far);
+    }
+}
+
 const WeftSwitch *
 weft_switch_first_fabric (const GPtrArray *switches)
 {
@@ -185,9 +196,11 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
         if (!p->owner || port_down (p))
             continue;
         guint64 load = p->q_bytes;
-        if (p->ib)
+        if (p->ib) {
+            weft_ib_sync (p->ib, self->parent.sim);
             load += (guint64) (p->ib->limit - p->ib->avail[p->ib->sl2vl[pkt->sl]]) *
                     p->ib->cfg->credit_unit;
+        }
         if (load < best_load) {
             best_load = load;
             best = set[i];
@@ -337,6 +350,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
          * output's SL-to-VL table; weft_port_enqueue sets it anyway for every packet). */
         WeftPort *o = &self->ports[out];
         pkt->vl = o->ib->sl2vl[pkt->sl];
+        weft_ib_sync (o->ib, m->sim);
         self->fecn_marked +=
             weft_ibcc_mark (&self->fabric->ibcc, &self->cc_markers[out], o->q[1 + pkt->vl].bytes,
                             weft_ib_can_send (o->ib, pkt), pkt);

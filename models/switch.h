@@ -100,6 +100,10 @@ void weft_switch_install_depart (WeftSwitch *self);
 /* Port @p of a switch or NIC model.  (transfer none) */
 WeftPort *weft_model_port (WeftModel *m, guint32 p);
 
+/* Credit-gated links (InfiniBand, Ultra Ethernet's link credits): pairs every port of @ports
+ * (WeftPort *) that has credits with the port at its link's other end (weft_port_set_far). */
+void weft_ports_pair_credits (GPtrArray *ports);
+
 /* The first fabric switch (not inside a server) of @switches (WeftSwitch *), or NULL: every
  * fabric switch reads the same [switch] group, so it speaks for all.  (transfer none) */
 const WeftSwitch *weft_switch_first_fabric (const GPtrArray *switches);

@@ -302,6 +302,7 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             p->ib = weft_ib_port_new (&uet->credits, uet->credits.buffer_credits,
                                       uet->credits.buffer_credits);
         }
+        weft_ports_pair_credits (env->ports);
         /* As on InfiniBand, the buffer is the input port's: an output queue holds at most what
          * its inputs' credits admitted, so it is not capped (and nothing is trimmed). */
         for (guint i = 0; i < env->switches->len; i++) {

@@ -260,8 +260,9 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                                 p->hop > 0) /* not its agent's own */
                                 buffered += weft_ib_credits (cfg, p->size);
             }
-            for (const WeftPacket *p = rx->link.wire.head; p; p = p->next)
-                if (p->kind == WEFT_PKT_CREDIT && p->vl == v)
+            /* FCPs on their way back, not yet applied (models/ib_credit.h). */
+            for (const WeftPacket *p = tx->ib->returning.head; p; p = p->next)
+                if (p->vl == v)
                     returning += p->seq;
             guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
             guint64 advertised = (guint64) rx->ib->capacity + rx->ib->granted[v];

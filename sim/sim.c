@@ -150,6 +150,7 @@ weft_sim_run (WeftSim *sim)
         }
         g_assert (ev.at >= sim->now); /* time never runs backwards */
         sim->now = ev.at;
+        sim->now_key = ev.key;
         sim->events++;
         ev.fn (sim, ev.target, ev.arg);
     }

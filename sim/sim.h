@@ -41,6 +41,9 @@ typedef enum {
 
 struct _WeftSim {
     weft_time_t now;
+    guint64 now_key; /* the key (sim/event.h) of the event being executed: a model that applies
+                        an arrival lazily (models/ib_credit.h) orders it against this event as
+                        the arrival's own event would have been */
     WeftEventQueue evq;
     WeftPacketPool pool;
     guint64 seed;

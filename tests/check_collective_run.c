@@ -32,6 +32,9 @@
  * are tests/check_nccl_tune.c's and tests/check_collective_proto.c's.
  *  - two DGX H100: NCCL's tree (a chain per server, the servers joined GPU c to GPU c) meets
  *    its bound, NVLink carrying 1.75 S each way per GPU (3 %), on its rails;
+ *  - two DGX H100, 1 MiB all-reduce: ports whose pull source defers the transmitter's look
+ *    (pacing, nothing ready) finish every flow at the same picosecond as ports that look at
+ *    every packet's end, with fewer events.
  * Leaves unchecked: tree all-reduce timing beyond two servers.
  * The model hides the step latency behind other slices when a step has many of them, so the
  * first check bounds it from above; the one-packet check pins it exactly.
@@ -520,6 +523,31 @@ START_TEST (test_collective_oversubscription_lesson)
 }
 END_TEST
 
+/* A port whose pull source is pacing it or has nothing ready takes no "transmitter free"
+ * event (models/port.h, pull_defer): the same run with every port looking again at each packet's
+ * end, as before, finishes every flow at the same picosecond with more events. */
+START_TEST (test_collective_deferred_transmitter_looks_change_nothing)
+{
+    g_autofree char *text = dgx (2, "[workload.ar]\nkind = nccl-test\nop = all_reduce\n"
+                                    "minbytes = 1MiB\nmaxbytes = 1MiB\niters = 1\n"
+                                    "warmup_iters = 0\n");
+    WeftSession a, b;
+    run (&a, text);
+    harness_prepare (&b, text);
+    for (guint i = 0; i < b.net->ports->len; i++)
+        ((WeftPort *) b.net->ports->pdata[i])->pull_defer = NULL;
+    ck_assert_int_eq (weft_sim_run (b.sim), WEFT_SIM_DONE);
+    ck_assert_uint_eq (a.net->tp.n_flows, b.net->tp.n_flows);
+    ck_assert_uint_gt (a.net->tp.n_flows, 0);
+    for (guint f = 0; f < a.net->tp.n_flows; f++)
+        ck_assert_uint_eq (a.net->tp.flows[f].finish_ps, b.net->tp.flows[f].finish_ps);
+    ck_assert_uint_eq (a.sim->now, b.sim->now);
+    ck_assert_uint_lt (a.sim->events, b.sim->events);
+    weft_session_clear (&a);
+    weft_session_clear (&b);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -538,6 +566,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_one_slow_cable_sets_the_pace);
     tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
     tcase_add_test (tc, test_collective_oversubscription_lesson);
+    tcase_add_test (tc, test_collective_deferred_transmitter_looks_change_nothing);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -14,6 +14,7 @@
  *    slowed well below its own line rate, and the link where it waits shows credit stalls;
  *  - two service levels on two VLs share a link by the arbitration weights, and a per-port
  *    SL-to-VL table changes which one the weights favour on that port;
+ *  - flow-control packets applied lazily take effect in the order their arrival events had;
  *  - adaptive routing delivers every byte with packets placed out of order, and on a random
  *    permutation is no worse than static routing at the median and better in the tail.
  * Leaves unchecked: IB congestion control (tests/check_ibcc.c), faults (a later issue).
@@ -26,6 +27,7 @@
 
 #include "cli/session.h"
 #include "models/nic.h"
+#include "network/network.h"
 #include "models/switch.h"
 #include "tests/harness.h"
 
@@ -410,6 +412,52 @@ START_TEST (test_infiniband_railopt_random_permutation_static_vs_adaptive)
 }
 END_TEST
 
+/* Lazy credits (models/ib_credit.h): a flow-control packet on its way is applied exactly when
+ * its arrival event would have run - before the running event if it arrived earlier, or at the
+ * same picosecond from a wire whose scheduling id is not above the running event's - and the
+ * conservation check counts it as returning until then. */
+START_TEST (test_infiniband_lazy_credits_follow_the_event_order)
+{
+    WeftSession s;
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\n"
+                         "[fabric]\nkind = infiniband\n[workload.w]\nkind = flows\n"
+                         "flows = host0>host1 4KiB\n");
+    WeftPort *port = s.net->ports->pdata[0];
+    ck_assert_ptr_nonnull (port->ib);
+    ck_assert_ptr_nonnull (port->far);
+    WeftIbPort *ib = port->ib;
+    ck_assert_uint_eq (ib->return_key, (guint64) port->far->sched.id << 32);
+    guint32 start = ib->avail[0];
+    ib->avail[0] = start - 8;
+    const guint32 seq[2] = { 3, 5 };
+    const weft_time_t at[2] = { 100, 200 };
+    for (guint i = 0; i < 2; i++) {
+        WeftPacket *fcp = weft_ib_fcp_new (&s.sim->pool, ib, 0);
+        fcp->seq = seq[i];
+        fcp->arrive_at = at[i];
+        weft_fifo_push (&ib->returning, fcp);
+    }
+    /* Its 8 credits are on their way: the books balance before any is applied. */
+    ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    guint64 id = ib->return_key >> 32;
+    /* At 100 ps, an event of a lower id runs before the arrival: nothing yet. */
+    weft_ib_apply_due (ib, &s.sim->pool, 100, ((id - 1) << 32) | 0xffff);
+    ck_assert_uint_eq (ib->avail[0], start - 8);
+    /* The same picosecond from an event of a higher id: the first arrival has run. */
+    weft_ib_apply_due (ib, &s.sim->pool, 100, (id + 1) << 32);
+    ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
+    ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    /* Later, whatever the key, until the second one is due. */
+    weft_ib_apply_due (ib, &s.sim->pool, 199, 0);
+    ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
+    weft_ib_apply_due (ib, &s.sim->pool, 201, 0);
+    ck_assert_uint_eq (ib->avail[0], start);
+    ck_assert_ptr_null (ib->returning.head);
+    ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    weft_session_clear (&s);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -427,6 +475,7 @@ test_suite (void)
     tcase_add_test (tc, test_infiniband_adaptive_routing_beats_static_in_the_tail);
     tcase_add_test (tc, test_infiniband_railopt_shift_permutation_at_line_rate);
     tcase_add_test (tc, test_infiniband_railopt_random_permutation_static_vs_adaptive);
+    tcase_add_test (tc, test_infiniband_lazy_credits_follow_the_event_order);
     suite_add_tcase (s, tc);
     return s;
 }
