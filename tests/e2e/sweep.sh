@@ -5,7 +5,8 @@
 #   deleting two points' outputs and running again redoes exactly those two;
 # - the collected table has one row per point whose figures match that point's own
 #   `weft report --format json`, and whose flow count is the workload's (a 4-host
-#   permutation: 4 flows per point);
+#   permutation: 4 flows per point); its HDF5 copy (collected.h5, read with h5py) holds the
+#   same rows, columns and numbers, is marked complete and names its axes and units;
 # - an invalid point (an out-of-range rate) and a hanging one (a forwarding table that loops)
 #   are reported with index and reason while the others finish; the sweep exits 5;
 # - bad input exits 2 before anything runs: an axis naming no parameter (the axis named),
@@ -43,11 +44,11 @@ grep -q "18 points: 18 run, 0 complete already, 0 failed, 0 invalid" "$TMP/out" 
     || { cat "$TMP/out" >&2; fail "first run"; }
 [ "$(ls res/*.json | wc -l)" = 18 ] || fail "18 summaries expected"
 ls res | grep -q partial && fail "a partial output was left"
-ls -l --time-style=+%s.%N res/*.h5 res/*.json >stamps1
+ls -l --time-style=+%s.%N res/*_seed-*.h5 res/*.json >stamps1
 sleep 1
 expect_exit 0 "$WEFT" sweep grid.ini -j 2
 grep -q "18 points: 0 run, 18 complete already" "$TMP/out" || { cat "$TMP/out" >&2; fail "resume"; }
-ls -l --time-style=+%s.%N res/*.h5 res/*.json | cmp -s - stamps1 || fail "a complete result was touched"
+ls -l --time-style=+%s.%N res/*_seed-*.h5 res/*.json | cmp -s - stamps1 || fail "a complete result was touched"
 rm res/link-rate-200Gbps_flow-size-16KiB_seed-1.json res/link-rate-400Gbps_flow-size-64KiB_seed-2.h5
 expect_exit 0 "$WEFT" sweep grid.ini -j 2
 grep -q "18 points: 2 run, 16 complete already" "$TMP/out" || { cat "$TMP/out" >&2; fail "redo two"; }
@@ -56,7 +57,7 @@ grep -q "^point 6 link-rate-200Gbps_flow-size-16KiB_seed-1: done" "$TMP/out" || 
 grep -q "^point 17 link-rate-400Gbps_flow-size-64KiB_seed-2: done" "$TMP/out" || fail "point 17"
 
 # the collected table against each point's own weft report
-for t in res/*.h5; do
+for t in res/*_seed-*.h5; do
     "$WEFT" report --format json "$t" >"${t%.h5}.report" || fail "weft report $t"
 done
 "$PY" - res/collected.csv list1 <<'PYEOF' || fail "collected table"
@@ -80,6 +81,46 @@ for i, r in enumerate(rows):
     size = {"16KiB": 16384, "32KiB": 32768, "64KiB": 65536}[r["workload.p:flow_size"]]
     rate = float(r["topology:link_rate"][:-4]) * 1e9
     assert float(r["FCT p50 [us]"]) * 1e-6 >= size * 8 / rate, r
+PYEOF
+# the HDF5 copy: marked complete, the same rows and columns as the CSV, every figure the same
+# double, axis names and units recorded, figures matching each point's own weft report
+[ ! -e res/collected.h5.partial ] || fail "a partial collected.h5 was left"
+"$PY" - res/collected.h5 res/collected.csv <<'PYEOF' || fail "collected.h5"
+import csv, json, math, sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+header = next(csv.reader(open(sys.argv[2], newline="")))
+meta = f["meta"].attrs
+assert meta["format"] == "weft collected table" and meta["complete"] == 1, dict(meta)
+assert meta["sweep_file"].endswith("/grid.ini"), meta["sweep_file"]
+t = f["table"][()]
+assert list(t.dtype.names) == header, (t.dtype.names, header)
+assert len(t) == len(rows) == 18
+cols = {c["name"].decode(): (c["role"].decode(), c["unit"].decode()) for c in f["columns"][()]}
+assert [n for n in header if cols[n][0] == "axis"] == [
+    "topology:link_rate", "workload.p:flow_size", "experiment:seed"], cols
+for n in header:
+    role, unit = cols[n]
+    if role == "metric":  # "NAME [UNIT]" where a unit exists
+        assert (n.endswith(" [" + unit + "]")) if unit else not n.endswith("]") or "[" in n, (n, unit)
+assert cols["FCT p99 [us]"] == ("metric", "us") and cols["drops"] == ("metric", "")
+for row, r in zip(t, rows):
+    for n in header:
+        v = row[n]
+        if cols[n][0] == "metric":
+            assert (r[n] == "" and math.isnan(v)) or float(r[n]) == v, (n, r[n], v)
+        elif cols[n][0] == "index":
+            assert str(int(v)) == r[n]
+        else:
+            assert v.decode() == r[n], (n, v, r[n])
+    rep = json.load(open("res/" + row["name"].decode() + ".report"))
+    assert row["topology:link_rate"].decode() == rep["param:topology:link_rate"]
+    assert row["experiment:seed"].decode() == str(rep["seed"])
+    assert row["flows finished [p]"] == rep["flows_finished"] == 4
+    assert abs(row["sim time [us]"] * 1e6 - rep["sim_time_ps"]) <= 1e-6 * rep["sim_time_ps"]
+    assert abs(row["FCT p99 [us]"] * 1e6 - rep["fct_p99_ps"]) <= 1e-6 * rep["fct_p99_ps"]
+    assert row["drops"] == rep["drops"]
 PYEOF
 
 # an invalid point and a hanging one
