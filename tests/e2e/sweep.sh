@@ -7,6 +7,8 @@
 #   `weft report --format json`, and whose flow count is the workload's (a 4-host
 #   permutation: 4 flows per point); its HDF5 copy (collected.h5, read with h5py) holds the
 #   same rows, columns and numbers, is marked complete and names its axes and units;
+# - weft compare over collected.h5 gives what weft compare over the points' traces gives
+#   (with --baseline too); a damaged collected.h5 gives one line and exit 1;
 # - an invalid point (an out-of-range rate) and a hanging one (a forwarding table that loops)
 #   are reported with index and reason while the others finish; the sweep exits 5;
 # - bad input exits 2 before anything runs: an axis naming no parameter (the axis named),
@@ -122,6 +124,64 @@ for row, r in zip(t, rows):
     assert abs(row["FCT p99 [us]"] * 1e6 - rep["fct_p99_ps"]) <= 1e-6 * rep["fct_p99_ps"]
     assert row["drops"] == rep["drops"]
 PYEOF
+
+# weft compare over the collected table gives the numbers weft compare over the points' own
+# traces gives (every figure's value and ratio, the varied keys), also against a baseline
+traces=$(cut -f2 list1)
+for fmt in csv json; do
+    expect_exit 0 "$WEFT" compare --format $fmt --baseline 4 res/collected.h5
+    mv "$TMP/out" table.$fmt
+    # shellcheck disable=SC2086
+    expect_exit 0 "$WEFT" compare --format $fmt --baseline 4 $traces
+    mv "$TMP/out" traces.$fmt
+done
+"$PY" - <<'PYEOF' || fail "compare of the collected table differs from compare of the traces"
+import csv, json
+def figures(path):
+    return [(r["section"], r["name"], r["unit"], r["run"], r["value"], r["ratio"])
+            for r in csv.DictReader(open(path, newline="")) if r["section"] in ("figure", "differs")]
+a, b = figures("table.csv"), figures("traces.csv")
+assert a == b and len(a) > 18 * 10, (len(a), len(b), [x for x in a if x not in b][:3])
+ja, jb = json.load(open("table.json")), json.load(open("traces.json"))
+assert ja["figures"] == jb["figures"] and ja["differs"] == jb["differs"], "json"
+# the baseline is point 4: its own ratios are 1
+sim = [f for f in ja["figures"] if f["name"] == "sim time"][0]
+assert sim["ratios"][4] == 1, sim
+assert abs(sim["ratios"][0] - sim["values"][0] / sim["values"][4]) < 1e-8, sim
+PYEOF
+expect_exit 2 "$WEFT" compare --baseline 18 res/collected.h5
+grep -q "baseline 18: expected 0 to 17" "$TMP/err" || fail "--baseline out of range"
+
+# a damaged collected table: one line, exit 1, never a crash (cut short, bytes overwritten
+# anywhere, an unfinished collection's complete = 0)
+size=$(wc -c <res/collected.h5)
+head -c $((size / 2)) res/collected.h5 >cut.h5
+expect_exit 1 "$WEFT" compare cut.h5
+grep -q "^weft compare: cut.h5: damaged collected table: truncated" "$TMP/err" \
+    || { cat "$TMP/err" >&2; fail "a cut collected table"; }
+[ "$(wc -l <"$TMP/err")" = 1 ] || fail "more than one line for a cut table"
+off=0
+while [ $off -lt "$size" ]; do
+    cp res/collected.h5 flip.h5
+    printf '\377\377\377\377\377\377\377\377' | dd of=flip.h5 bs=1 seek=$off conv=notrunc 2>/dev/null
+    set +e
+    "$WEFT" compare flip.h5 >/dev/null 2>flip.err
+    rc=$?
+    set -e
+    # 2 only where the HDF5 signature itself is gone: no longer a weft file at all
+    [ $rc -le 1 ] || { [ $rc = 2 ] && [ $off -lt 8 ]; } || { cat flip.err >&2; fail "bytes at $off: exit $rc"; }
+    [ $rc = 0 ] || [ "$(wc -l <flip.err)" = 1 ] || { cat flip.err >&2; fail "bytes at $off: not one line"; }
+    grep -q -i "traceback\|sanitizer\|core dumped" flip.err && fail "bytes at $off: a crash"
+    off=$((off + size / 40 + 1))
+done
+"$PY" - <<'PYEOF' || fail "making an unfinished table"
+import h5py, shutil
+shutil.copy("res/collected.h5", "unfinished.h5")
+with h5py.File("unfinished.h5", "r+") as f:
+    f["meta"].attrs["complete"] = 0
+PYEOF
+expect_exit 1 "$WEFT" compare unfinished.h5
+grep -q "incomplete collected table" "$TMP/err" || { cat "$TMP/err" >&2; fail "unfinished"; }
 
 # an invalid point and a hanging one
 printf 'sw0 host1 2\n' >good.txt
