@@ -8,7 +8,9 @@
 #   permutation: 4 flows per point); its HDF5 copy (collected.h5, read with h5py) holds the
 #   same rows, columns and numbers, is marked complete and names its axes and units;
 # - weft compare over collected.h5 gives what weft compare over the points' traces gives
-#   (with --baseline too); a damaged collected.h5 gives one line and exit 1;
+#   (with --baseline too); weft plot --kind sweep draws the means over seeds of the CSV's
+#   figures (read back from the SVG); a damaged collected.h5 gives weft compare and weft
+#   plot one line and exit 1 (or 2 where its HDF5 signature is gone);
 # - an invalid point (an out-of-range rate) and a hanging one (a forwarding table that loops)
 #   are reported with index and reason while the others finish; the sweep exits 5;
 # - bad input exits 2 before anything runs: an axis naming no parameter (the axis named),
@@ -152,6 +154,57 @@ PYEOF
 expect_exit 2 "$WEFT" compare --baseline 18 res/collected.h5
 grep -q "baseline 18: expected 0 to 17" "$TMP/err" || fail "--baseline out of range"
 
+# weft plot --kind sweep: FCT p99 against the link rate, one line per flow size, each point
+# the mean over the two seeds - read back from the SVG and checked against means computed
+# here from collected.csv
+PYPLOT=$(sed -n 's/^#define WEFT_PYTHON "\(.*\)"$/\1/p' "${WEFT_BUILDDIR:-.}/config.h")
+if [ -n "$PYPLOT" ]; then
+    expect_exit 0 "$WEFT" plot res/collected.h5 --kind sweep --x topology:link_rate \
+        --y "FCT p99" --by workload.p:flow_size --out fig --format svg
+    "$PYPLOT" - fig/sweep.svg res/collected.csv <<'PYEOF' || fail "plot --kind sweep"
+import csv, re, sys
+import xml.etree.ElementTree as ET
+import numpy as np
+svg = ET.parse(sys.argv[1]).getroot()
+texts = "".join(c.text or "" for c in svg.iter() if c.text)
+comments = [m for m in re.findall(r"<!-- (.*?) -->", open(sys.argv[1]).read())]
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+rates = ["100Gbps", "200Gbps", "400Gbps"]
+sizes = ["16KiB", "32KiB", "64KiB"]
+lines = {}
+for el in svg.iter():
+    gid = el.get("id", "")
+    if gid.startswith("weft-sweep-"):
+        p = next(c for c in el.iter() if c.tag.endswith("path") and c.get("d"))
+        nums = [float(v) for v in re.findall(r"-?[0-9]+(?:\.[0-9]*)?(?:e-?[0-9]+)?", p.get("d"))]
+        lines[int(gid.rsplit("-", 1)[1])] = list(zip(nums[0::2], nums[1::2]))
+assert sorted(lines) == [0, 1, 2], lines.keys()
+data_x, data_y, page_x, page_y = [], [], [], []
+for k, size in enumerate(sizes):
+    assert len(lines[k]) == 3, lines[k]
+    for j, rate in enumerate(rates):
+        v = [float(r["FCT p99 [us]"]) for r in rows
+             if r["workload.p:flow_size"] == size and r["topology:link_rate"] == rate]
+        assert len(v) == 2, v  # two seeds
+        data_x.append(j); data_y.append(sum(v) / 2)
+        page_x.append(lines[k][j][0]); page_y.append(lines[k][j][1])
+for d, p, what in ((data_x, page_x, "x"), (data_y, page_y, "y")):
+    a, b = np.polyfit(d, p, 1)
+    miss = np.abs(a * np.array(d) + b - np.array(p)).max()
+    assert abs(a) > 0 and miss < 2e-3, (what, miss)
+# labels with units, the legend naming the --by values
+for want in ["FCT p99 (us)", "topology:link_rate"] + [f"workload.p:flow_size={s}" for s in sizes]:
+    assert want in comments, (want, comments)
+PYEOF
+    for args in "--y bogus" "--x topology:bogus --y drops" "--y drops"; do
+        # shellcheck disable=SC2086
+        expect_exit 2 "$WEFT" plot res/collected.h5 --kind sweep --x topology:link_rate $args --out fig
+        [ "$(wc -l <"$TMP/err")" = 1 ] && ! grep -q Traceback "$TMP/err" \
+            || { cat "$TMP/err" >&2; fail "plot $args: not one line"; }
+    done
+    grep -q "axis workload.p:flow_size varies too" "$TMP/err" || fail "plot: an unnamed axis"
+fi
+
 # a damaged collected table: one line, exit 1, never a crash (cut short, bytes overwritten
 # anywhere, an unfinished collection's complete = 0)
 size=$(wc -c <res/collected.h5)
@@ -161,12 +214,23 @@ grep -q "^weft compare: cut.h5: damaged collected table: truncated" "$TMP/err" \
     || { cat "$TMP/err" >&2; fail "a cut collected table"; }
 [ "$(wc -l <"$TMP/err")" = 1 ] || fail "more than one line for a cut table"
 off=0
+k=0
 while [ $off -lt "$size" ]; do
+    k=$((k + 1))
     cp res/collected.h5 flip.h5
     printf '\377\377\377\377\377\377\377\377' | dd of=flip.h5 bs=1 seek=$off conv=notrunc 2>/dev/null
     set +e
     "$WEFT" compare flip.h5 >/dev/null 2>flip.err
     rc=$?
+    if [ -n "$PYPLOT" ] && [ $((k % 4)) = 1 ]; then
+        "$WEFT" plot flip.h5 --kind sweep --x topology:link_rate --y drops \
+            --by workload.p:flow_size --out fig \
+            >/dev/null 2>pflip.err
+        prc=$?
+        [ $prc -le 2 ] || { cat pflip.err >&2; fail "plot: bytes at $off: exit $prc"; }
+        [ $prc = 0 ] || [ "$(wc -l <pflip.err)" = 1 ] || { cat pflip.err >&2; fail "plot: bytes at $off: not one line"; }
+        grep -q "Traceback" pflip.err && fail "plot: bytes at $off: a traceback"
+    fi
     set -e
     # 2 only where the HDF5 signature itself is gone: no longer a weft file at all
     [ $rc -le 1 ] || { [ $rc = 2 ] && [ $off -lt 8 ]; } || { cat flip.err >&2; fail "bytes at $off: exit $rc"; }
@@ -182,6 +246,12 @@ with h5py.File("unfinished.h5", "r+") as f:
 PYEOF
 expect_exit 1 "$WEFT" compare unfinished.h5
 grep -q "incomplete collected table" "$TMP/err" || { cat "$TMP/err" >&2; fail "unfinished"; }
+if [ -n "$PYPLOT" ]; then
+    for f in cut.h5 unfinished.h5; do
+        expect_exit 1 "$WEFT" plot $f --kind sweep --x topology:link_rate --y drops --out fig
+        [ "$(wc -l <"$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "plot $f: not one line"; }
+    done
+fi
 
 # an invalid point and a hanging one
 printf 'sw0 host1 2\n' >good.txt
