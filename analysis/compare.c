@@ -11,7 +11,8 @@
 
 /* What one run's trace gives, while the comparison is built. */
 typedef struct {
-    GKeyFile *exp; /* the resolved experiment from /meta, or NULL */
+    GKeyFile *exp;    /* the resolved experiment from /meta, or NULL */
+    gboolean partial; /* exp holds a collected table's axes only: other keys are unknown */
     char **flow_workloads;
     char **bench_workloads; /* nccl-test ones; NULL: every workload with collectives */
 } Run;
@@ -46,6 +47,7 @@ weft_comparison_free (WeftComparison *c)
     }
     g_free (c->runs);
     g_free (c->problems);
+    g_free (c->row);
     g_ptr_array_unref (c->differs);
     g_ptr_array_unref (c->figures);
     g_ptr_array_unref (c->missing);
@@ -243,7 +245,8 @@ find_differences (WeftComparison *c, const Run *runs)
         const char *first = NULL;
         gboolean have_first = FALSE, differ = FALSE;
         for (guint i = 0; i < c->n_runs; i++) {
-            if (runs[i].exp == NULL)
+            if (runs[i].exp == NULL ||
+                (runs[i].partial && !g_key_file_has_key (runs[i].exp, group, colon + 1, NULL)))
                 continue;
             values[i] = g_key_file_get_value (runs[i].exp, group, colon + 1, NULL);
             if (!have_first) {
@@ -372,29 +375,127 @@ find_missing (WeftComparison *c)
     }
 }
 
+/* ---- runs from a collected table ---------------------------------------------------------- */
+
+/* The run of row @r of @t: its status as a trace's would be (complete for a point that
+ * ended done, duration, hang or workload-failed), its seed from an experiment:seed axis. */
+static WeftTraceInfo *
+row_info (const WeftCollected *t, guint r)
+{
+    WeftTraceInfo *info = g_new0 (WeftTraceInfo, 1);
+    const WeftCollectedColumn *name = NULL, *status = NULL, *seed = NULL;
+    for (guint k = 0; k < t->columns->len; k++) {
+        const WeftCollectedColumn *col = t->columns->pdata[k];
+        if (col->role == WEFT_COLLECTED_NAME)
+            name = col;
+        else if (col->role == WEFT_COLLECTED_STATUS)
+            status = col;
+        else if (col->role == WEFT_COLLECTED_AXIS && strcmp (col->name, "experiment:seed") == 0)
+            seed = col;
+    }
+    info->path = g_strdup_printf ("%s:%s", t->path, name ? name->text[r] : "?");
+    info->status_text = g_strdup (status ? status->text[r] : "unknown");
+    WeftTraceStatus st = WEFT_TRACE_STATUS_RUNNING;
+    gboolean known = weft_trace_status_from_name (info->status_text, &st);
+    info->status = st;
+    info->complete = known && weft_trace_status_complete (st);
+    info->readable = known; /* missing, invalid, incomplete points have no figures */
+    if (!info->complete)
+        info->reason =
+            g_strdup_printf ("the point's status in the collected table is %s", info->status_text);
+    info->schema_version = WEFT_TRACE_SCHEMA_VERSION;
+    if (seed != NULL)
+        info->seed = g_ascii_strtoull (seed->text[r], NULL, 10);
+    info->n_nodes = info->n_links = info->n_flows = info->n_link_samples = info->n_ports = -1;
+    info->n_collectives = -1;
+    return info;
+}
+
+/* The axes of row @r of @t, as a key file holding only them (experiment:seed is the run's
+ * seed instead, as for traces). */
+static GKeyFile *
+row_axes (const WeftCollected *t, guint r)
+{
+    GKeyFile *k = g_key_file_new ();
+    for (guint i = 0; i < t->columns->len; i++) {
+        const WeftCollectedColumn *col = t->columns->pdata[i];
+        const char *colon = strrchr (col->name, ':');
+        if (col->role != WEFT_COLLECTED_AXIS || colon == NULL ||
+            strcmp (col->name, "experiment:seed") == 0)
+            continue;
+        g_autofree char *group = g_strndup (col->name, (gsize) (colon - col->name));
+        g_key_file_set_value (k, group, colon + 1, col->text[r]);
+    }
+    return k;
+}
+
+/* The figures of row @r of @t, run @i: every metric column, "NAME [UNIT]" read back as the
+ * figure NAME in UNIT. */
+static void
+row_figures (WeftComparison *c, guint i, const WeftCollected *t, guint r)
+{
+    for (guint k = 0; k < t->columns->len; k++) {
+        const WeftCollectedColumn *col = t->columns->pdata[k];
+        if (col->role != WEFT_COLLECTED_METRIC || isnan (col->values[r]))
+            continue;
+        g_autofree char *suffix = g_strdup_printf (" [%s]", col->unit);
+        g_autofree char *name = g_strdup (col->name);
+        if (*col->unit && g_str_has_suffix (name, suffix))
+            name[strlen (name) - strlen (suffix)] = '\0';
+        put (c, i, name, col->unit, 1, col->values[r]);
+    }
+}
+
 WeftComparison *
 weft_compare_new (const char *const *paths, GError **error)
 {
+    return weft_compare_new_mixed (paths, NULL, error);
+}
+
+WeftComparison *
+weft_compare_new_mixed (const char *const *paths, WeftCollected *const *tables, GError **error)
+{
     g_return_val_if_fail (paths != NULL, NULL);
-    guint n = g_strv_length ((char **) paths);
+    guint n_paths = g_strv_length ((char **) paths), n = 0;
+    for (guint p = 0; p < n_paths; p++)
+        n += tables && tables[p] ? tables[p]->n_rows : 1;
     WeftComparison *c = g_new0 (WeftComparison, 1);
     c->runs = g_new0 (WeftTraceInfo *, MAX (n, 1));
     c->problems = g_new0 (char *, MAX (n, 1));
+    c->row = g_new (gint, MAX (n, 1));
     c->differs = g_ptr_array_new_with_free_func (diff_free);
     c->figures = g_ptr_array_new_with_free_func (figure_free);
     c->missing = g_ptr_array_new_with_free_func (g_free);
-    for (guint i = 0; i < n; i++) {
-        c->runs[i] = weft_trace_reader_open (paths[i], error);
+    Run *runs = g_new0 (Run, MAX (n, 1));
+    const WeftCollected **table_of = g_new0 (const WeftCollected *, MAX (n, 1));
+    for (guint p = 0, i = 0; p < n_paths; p++) {
+        const WeftCollected *t = tables ? tables[p] : NULL;
+        for (guint r = 0; t && r < t->n_rows; r++, i++) {
+            c->runs[i] = row_info (t, r);
+            c->row[i] = (gint) r;
+            table_of[i] = t;
+            runs[i].exp = row_axes (t, r);
+            runs[i].partial = TRUE;
+            c->n_runs = i + 1;
+        }
+        if (t)
+            continue;
+        c->row[i] = -1;
+        c->runs[i] = weft_trace_reader_open (paths[p], error);
         if (c->runs[i] == NULL) {
+            for (guint k = 0; k < i; k++)
+                if (runs[k].exp)
+                    g_key_file_free (runs[k].exp);
+            g_free (runs);
+            g_free (table_of);
             weft_comparison_free (c);
             return NULL;
         }
-        c->n_runs = i + 1;
+        c->n_runs = ++i;
     }
-    Run *runs = g_new0 (Run, MAX (n, 1));
     for (guint i = 0; i < n; i++) {
         const WeftTraceInfo *info = c->runs[i];
-        if (!info->readable || info->experiment_text == NULL)
+        if (c->row[i] >= 0 || !info->readable || info->experiment_text == NULL)
             continue;
         runs[i].exp = g_key_file_new ();
         if (!g_key_file_load_from_data (runs[i].exp, info->experiment_text, (gsize) -1,
@@ -410,8 +511,11 @@ weft_compare_new (const char *const *paths, GError **error)
     find_seed_difference (c);
     const char *wait = wait_name (runs, n);
     for (guint i = 0; i < n; i++)
-        if (c->runs[i]->readable)
+        if (c->row[i] >= 0)
+            row_figures (c, i, table_of[i], (guint) c->row[i]);
+        else if (c->runs[i]->readable)
             read_run (c, i, &runs[i], wait);
+    g_free (table_of);
     find_missing (c);
     for (guint i = 0; i < n; i++) {
         if (runs[i].exp)
@@ -447,10 +551,20 @@ status_text (const WeftTraceInfo *info)
     return g_strdup_printf ("INCOMPLETE: %s", info->reason);
 }
 
-static double
-ratio (const WeftCompareFigure *f, guint i)
+gboolean
+weft_compare_set_baseline (WeftComparison *c, guint run)
 {
-    double a = f->values[0], b = f->values[i];
+    g_return_val_if_fail (c != NULL, FALSE);
+    if (run >= c->n_runs)
+        return FALSE;
+    c->baseline = run;
+    return TRUE;
+}
+
+static double
+ratio (const WeftComparison *c, const WeftCompareFigure *f, guint i)
+{
+    double a = f->values[c->baseline], b = f->values[i];
     return isnan (a) || isnan (b) || a == 0 ? NAN : b / a;
 }
 
@@ -467,9 +581,9 @@ value_text (const WeftCompareFigure *f, guint i, gboolean exact)
 }
 
 static char *
-ratio_text (const WeftCompareFigure *f, guint i, gboolean exact)
+ratio_text (const WeftComparison *c, const WeftCompareFigure *f, guint i, gboolean exact)
 {
-    double r = ratio (f, i);
+    double r = ratio (c, f, i);
     if (isnan (r))
         return g_strdup (exact ? "" : "-");
     return g_strdup_printf (exact ? "%.9g" : "%.4f", r);
@@ -491,7 +605,9 @@ format_text (const WeftComparison *c, GString *out)
         const WeftTraceInfo *info = c->runs[i];
         g_autofree char *st = status_text (info);
         g_string_append_printf (out, "  [%u] %s: %s", i + 1, info->path, st);
-        if (info->readable)
+        if (c->row[i] >= 0)
+            g_string_append_printf (out, ", collected row %d", c->row[i]);
+        else if (info->readable)
             g_string_append_printf (out, ", schema %u, seed %" G_GUINT64_FORMAT,
                                     info->schema_version, info->seed);
         g_string_append_c (out, '\n');
@@ -532,8 +648,10 @@ format_text (const WeftComparison *c, GString *out)
         g_autofree char *h = g_strdup_printf ("[%u]", i + 1);
         pad (out, h, col_w);
     }
-    for (guint i = 1; i < c->n_runs; i++) {
-        g_autofree char *h = g_strdup_printf ("[%u]/[1]", i + 1);
+    for (guint i = 0; i < c->n_runs; i++) {
+        if (i == c->baseline)
+            continue;
+        g_autofree char *h = g_strdup_printf ("[%u]/[%u]", i + 1, c->baseline + 1);
         pad (out, h, col_w);
     }
     while (out->len && out->str[out->len - 1] == ' ')
@@ -549,8 +667,10 @@ format_text (const WeftComparison *c, GString *out)
             g_autofree char *v = value_text (f, i, FALSE);
             pad (out, v, col_w);
         }
-        for (guint i = 1; i < c->n_runs; i++) {
-            g_autofree char *r = ratio_text (f, i, FALSE);
+        for (guint i = 0; i < c->n_runs; i++) {
+            if (i == c->baseline)
+                continue;
+            g_autofree char *r = ratio_text (c, f, i, FALSE);
             pad (out, r, col_w);
         }
         while (out->len && out->str[out->len - 1] == ' ')
@@ -599,7 +719,7 @@ format_csv (const WeftComparison *c, GString *out)
         const WeftCompareFigure *f = c->figures->pdata[k];
         for (guint i = 0; i < c->n_runs; i++) {
             g_autofree char *v = value_text (f, i, TRUE);
-            g_autofree char *r = ratio_text (f, i, TRUE);
+            g_autofree char *r = ratio_text (c, f, i, TRUE);
             csv_row (out, "figure", f->name, f->unit, i + 1, c->runs[i]->path, v, r);
         }
     }
@@ -649,7 +769,7 @@ format_json (const WeftComparison *c, GString *out)
         for (guint pass = 0; pass < 2; pass++) {
             g_string_append (out, pass ? ", \"ratios\": [" : ", \"values\": [");
             for (guint i = 0; i < c->n_runs; i++) {
-                g_autofree char *v = pass ? ratio_text (f, i, TRUE) : value_text (f, i, TRUE);
+                g_autofree char *v = pass ? ratio_text (c, f, i, TRUE) : value_text (f, i, TRUE);
                 if (i)
                     g_string_append (out, ", ");
                 g_string_append (out, *v ? v : "null");

@@ -19,6 +19,7 @@
 
 #include <glib.h>
 
+#include "analysis/collected.h"
 #include "analysis/trace_reader.h"
 
 typedef enum { WEFT_COMPARE_TEXT, WEFT_COMPARE_CSV, WEFT_COMPARE_JSON } WeftCompareFormat;
@@ -42,6 +43,8 @@ typedef struct {
     GPtrArray *differs; /* WeftCompareDiff, in order of first appearance */
     GPtrArray *figures; /* WeftCompareFigure, in order of first appearance */
     GPtrArray *missing; /* one line each: what a run lacks that another has */
+    gint *row;          /* per run: its row in a collected table, or -1 for a trace */
+    guint baseline;     /* the run ratios are taken against (0 unless set) */
 } WeftComparison;
 
 /** Reads every trace of @paths (NULL-terminated).  Fails with WEFT_TRACE_ERROR_READ, the
@@ -49,6 +52,20 @@ typedef struct {
  * that is incomplete, damaged or does not open is compared on what it holds.
  * (transfer full) */
 WeftComparison *weft_compare_new (const char *const *paths, GError **error);
+
+/** As weft_compare_new(), where @tables (one per path, or NULL) holds, for a path that is a
+ * collected table (analysis/collected.h), the table read: each of its rows is a run, in row
+ * order.  Such a run is named "PATH:POINT-NAME"; it is complete when the point's status is a
+ * complete trace's (done, duration, hang, workload-failed), has the table's metrics as its
+ * figures ("NAME [UNIT]" read as NAME in UNIT; an empty cell is absent), its axes as its
+ * experiment keys (experiment:seed as its seed) and no other key: a key a trace sets that
+ * the table does not name is not compared with it.  (transfer full) */
+WeftComparison *weft_compare_new_mixed (const char *const *paths, WeftCollected *const *tables,
+                                        GError **error);
+
+/** Takes ratios against run @run (counted from 0) instead of the first; FALSE if there is no
+ * such run. */
+gboolean weft_compare_set_baseline (WeftComparison *c, guint run);
 
 void weft_comparison_free (WeftComparison *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftComparison, weft_comparison_free)
@@ -58,8 +75,9 @@ gboolean weft_comparison_complete (const WeftComparison *c);
 
 /** Appends @c in @format: text (tables for people), CSV (one row per run and item:
  * section,name,unit,run,trace,value,ratio) or JSON (one object: runs, differs, figures with
- * values and ratios, missing).  A ratio is a run's value over the first run's; empty (null)
- * when either is absent or the first is 0. */
+ * values and ratios, missing).  A ratio is a run's value over the baseline run's (the
+ * first's unless weft_compare_set_baseline()); empty (null) when either is absent or the
+ * baseline's is 0. */
 void weft_compare_format (const WeftComparison *c, WeftCompareFormat format, GString *out);
 
 #endif /* WEFT_ANALYSIS_COMPARE_H */

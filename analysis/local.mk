@@ -6,6 +6,7 @@ libweft_a_SOURCES += analysis/nccl_table.c analysis/nccl_table.h
 libweft_a_SOURCES += analysis/perftest_table.c analysis/perftest_table.h
 libweft_a_SOURCES += analysis/headline.c analysis/headline.h
 libweft_a_SOURCES += analysis/compare.c analysis/compare.h
+libweft_a_SOURCES += analysis/collected.c analysis/collected.h
 libweft_a_SOURCES += analysis/export.c analysis/export.h
 libweft_a_SOURCES += analysis/ibdiag.c analysis/ibdiag.h analysis/ibdiag_check.c \
 	analysis/ibdiag_private.h

@@ -15,15 +15,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-typedef enum {
-    OPEN_OK,
-    OPEN_NOT_HDF5, /* missing, not a regular file, or no HDF5 signature: not a trace */
-    OPEN_DAMAGED,  /* HDF5's signature, but it does not open */
-} OpenResult;
-
-/* Opens @path read-only into @t; otherwise *why says why (transfer full). */
-static OpenResult
-trace_open (WeftTraceFile *t, const char *path, char **why)
+WeftTraceOpenResult
+weft_trace_reader_file_open (WeftTraceFile *t, const char *path, char **why)
 {
     H5Eset_auto2 (H5E_DEFAULT, NULL, NULL);
     t->path = path;
@@ -31,18 +24,18 @@ trace_open (WeftTraceFile *t, const char *path, char **why)
     GStatBuf st;
     if (g_stat (path, &st) != 0) {
         *why = g_strdup ("no such file");
-        return OPEN_NOT_HDF5;
+        return WEFT_TRACE_OPEN_NOT_HDF5;
     }
     /* HDF5 would block on a FIFO and read a device or /proc file forever */
     if (!S_ISREG (st.st_mode)) {
         *why = g_strdup ("not a regular file");
-        return OPEN_NOT_HDF5;
+        return WEFT_TRACE_OPEN_NOT_HDF5;
     }
     t->file_bytes = (guint64) st.st_size;
     if (H5Fis_hdf5 (path) <= 0) {
         H5Eclear2 (H5E_DEFAULT);
         *why = g_strdup ("not an HDF5 file");
-        return OPEN_NOT_HDF5;
+        return WEFT_TRACE_OPEN_NOT_HDF5;
     }
     t->file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (t->file < 0) {
@@ -50,13 +43,13 @@ trace_open (WeftTraceFile *t, const char *path, char **why)
         char *reason = weft_trace_hdf5_reason ();
         *why = g_strdup_printf ("truncated or damaged HDF5 file (%s)", reason);
         g_free (reason);
-        return OPEN_DAMAGED;
+        return WEFT_TRACE_OPEN_DAMAGED;
     }
-    return OPEN_OK;
+    return WEFT_TRACE_OPEN_OK;
 }
 
-static void
-trace_close (WeftTraceFile *t)
+void
+weft_trace_reader_file_close (WeftTraceFile *t)
 {
     if (t->file >= 0)
         H5Fclose (t->file);
@@ -130,7 +123,7 @@ not_a_trace (WeftTraceInfo *info, WeftTraceFile *t, GError **error, char *reason
     g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: not a weft trace: %s",
                  info->path, reason);
     g_free (reason);
-    trace_close (t);
+    weft_trace_reader_file_close (t);
     weft_trace_info_free (info);
     return NULL;
 }
@@ -339,13 +332,13 @@ weft_trace_reader_open_direct (const char *path, GError **error)
 
     WeftTraceFile t;
     char *why = NULL;
-    switch (trace_open (&t, path, &why)) {
-    case OPEN_NOT_HDF5:
+    switch (weft_trace_reader_file_open (&t, path, &why)) {
+    case WEFT_TRACE_OPEN_NOT_HDF5:
         return not_a_trace (info, &t, error, why);
-    case OPEN_DAMAGED:
+    case WEFT_TRACE_OPEN_DAMAGED:
         info->reason = why;
         return info;
-    case OPEN_OK:
+    case WEFT_TRACE_OPEN_OK:
         break;
     }
     gboolean damaged_meta = FALSE;
@@ -354,7 +347,7 @@ weft_trace_reader_open_direct (const char *path, GError **error)
             return not_a_trace (info, &t, error, why);
         info->damaged = TRUE; /* /meta does not read: like a file that does not open */
         info->reason = why;
-        trace_close (&t);
+        weft_trace_reader_file_close (&t);
         return info;
     }
 
@@ -362,7 +355,7 @@ weft_trace_reader_open_direct (const char *path, GError **error)
     guint8 complete = read_meta (info, &t);
     weft_trace_status_from_name (info->status_text, &info->status);
     check_tables (info, &t);
-    trace_close (&t);
+    weft_trace_reader_file_close (&t);
 
     judge_status (info, complete);
     g_debug ("%s: %s", path, info->complete ? "complete" : info->reason);
@@ -386,8 +379,8 @@ weft_trace_reader_read_direct (const char *path, const WeftTraceRecord *rec, GEr
     guint version = 0;
     gboolean missing = FALSE;
     GArray *rows = NULL;
-    OpenResult opened = trace_open (&t, path, &why);
-    if (opened == OPEN_OK) {
+    WeftTraceOpenResult opened = weft_trace_reader_file_open (&t, path, &why);
+    if (opened == WEFT_TRACE_OPEN_OK) {
         /* a file without a readable version is read as the current schema */
         char *version_why = NULL;
         gboolean damaged_meta;
@@ -402,7 +395,7 @@ weft_trace_reader_read_direct (const char *path, const WeftTraceRecord *rec, GEr
             rows = g_array_new (FALSE, TRUE, rec->row_size);
         }
     }
-    trace_close (&t);
+    weft_trace_reader_file_close (&t);
     if (rows == NULL) {
         char *what = about (rec, why);
         g_set_error (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_READ, "%s: cannot read %s", path,

@@ -110,8 +110,8 @@ weft_trace_reader_hard_path (const WeftTraceFile *t, const char *name, H5I_type_
 /* Whether @t is a little-endian integer (as the schema stores them) of 1, 2, 4 or 8 bytes,
  * every bit used.  A stored type's precision and bit offset come from the file, and
  * conversion trusts them. */
-static gboolean
-plain_integer (hid_t t)
+gboolean
+weft_trace_reader_plain_integer (hid_t t)
 {
     size_t size = H5Tget_size (t);
     return H5Tget_class (t) == H5T_INTEGER && (size == 1 || size == 2 || size == 4 || size == 8) &&
@@ -120,8 +120,8 @@ plain_integer (hid_t t)
 }
 
 /* Whether @t is a little-endian IEEE 754 single or double, bit for bit. */
-static gboolean
-plain_float (hid_t t)
+gboolean
+weft_trace_reader_plain_float (hid_t t)
 {
     size_t size = H5Tget_size (t), spos, epos, esize, mpos, msize;
     if (H5Tget_class (t) != H5T_FLOAT || (size != 4 && size != 8) ||
@@ -176,15 +176,15 @@ member_matches (hid_t t, const WeftTraceField *f, guint version)
     gboolean sign = H5Tget_class (t) == H5T_INTEGER && H5Tget_sign (t) == H5T_SGN_2;
     switch (f->kind) {
     case WEFT_TRACE_FIELD_U8:
-        return plain_integer (t) && H5Tget_size (t) == 1 && !sign;
+        return weft_trace_reader_plain_integer (t) && H5Tget_size (t) == 1 && !sign;
     case WEFT_TRACE_FIELD_U32:
-        return plain_integer (t) && H5Tget_size (t) == 4 && !sign;
+        return weft_trace_reader_plain_integer (t) && H5Tget_size (t) == 4 && !sign;
     case WEFT_TRACE_FIELD_I32:
-        return plain_integer (t) && H5Tget_size (t) == 4 && sign;
+        return weft_trace_reader_plain_integer (t) && H5Tget_size (t) == 4 && sign;
     case WEFT_TRACE_FIELD_U64:
-        return plain_integer (t) && H5Tget_size (t) == 8 && !sign;
+        return weft_trace_reader_plain_integer (t) && H5Tget_size (t) == 8 && !sign;
     case WEFT_TRACE_FIELD_F64:
-        return plain_float (t) && H5Tget_size (t) == 8;
+        return weft_trace_reader_plain_float (t) && H5Tget_size (t) == 8;
     case WEFT_TRACE_FIELD_NAME:
         return plain_string (t, WEFT_TRACE_NAME_LEN);
     case WEFT_TRACE_FIELD_KIND:
@@ -276,9 +276,9 @@ ceil_div_le (hsize_t x, hsize_t y, hsize_t n)
 
 /* Why the layout, filters and storage of @dset (@rows of @row_bytes) are not a trace's, or
  * NULL; *slab_rows: how many rows to read at a time. */
-static char *
-check_storage (const WeftTraceFile *t, hid_t dset, hsize_t rows, size_t row_bytes,
-               hsize_t *slab_rows)
+char *
+weft_trace_reader_check_storage (const WeftTraceFile *t, hid_t dset, hsize_t rows, size_t row_bytes,
+                                 hsize_t *slab_rows)
 {
     hid_t dcpl = H5Dget_create_plist (dset);
     if (dcpl < 0)
@@ -387,7 +387,8 @@ weft_trace_reader_table_open (const WeftTraceFile *t, const WeftTraceRecord *rec
     if (*why == NULL) {
         tab->rows = dims[0];
         tab->row_bytes = row_bytes;
-        *why = check_storage (t, tab->dset, tab->rows, row_bytes, &tab->slab_rows);
+        *why =
+            weft_trace_reader_check_storage (t, tab->dset, tab->rows, row_bytes, &tab->slab_rows);
     }
     if (type >= 0)
         H5Tclose (type);
@@ -515,7 +516,8 @@ weft_trace_reader_attr_number (hid_t meta, const char *name, gboolean integer, h
 {
     hid_t attr, ftype;
     WeftTraceAttr r = attr_open (meta, name, &attr, &ftype, why);
-    if (r == WEFT_TRACE_ATTR_READ && !(integer ? plain_integer (ftype) : plain_float (ftype))) {
+    if (r == WEFT_TRACE_ATTR_READ && !(integer ? weft_trace_reader_plain_integer (ftype)
+                                               : weft_trace_reader_plain_float (ftype))) {
         *why = g_strdup_printf ("/meta %s is not %s", name, integer ? "an integer" : "a float");
         r = WEFT_TRACE_ATTR_BAD;
     } else if (r == WEFT_TRACE_ATTR_READ && H5Aread (attr, mtype, out) < 0) {

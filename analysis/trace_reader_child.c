@@ -288,3 +288,53 @@ weft_trace_reader_read_record (const char *path, const WeftTraceRecord *rec, GEr
     g_free (died);
     return rows;
 }
+
+/* ---- any reading, as a GVariant ------------------------------------------------------------ */
+
+typedef struct {
+    GVariant *(*work) (const char *path);
+} VariantWork;
+
+static void
+variant_work (int fd, const char *path, gconstpointer data)
+{
+    const VariantWork *w = data;
+    GVariant *v = g_variant_ref_sink (w->work (path));
+    guint64 n = g_variant_get_size (v);
+    gboolean ok = write_all (fd, &n, sizeof n) && write_all (fd, g_variant_get_data (v), n);
+    g_variant_unref (v);
+    _exit (ok ? 0 : 1);
+}
+
+GVariant *
+weft_trace_reader_in_child (GVariant *(*work) (const char *path), const char *path,
+                            const GVariantType *type, char **why)
+{
+    g_return_val_if_fail (work != NULL && path != NULL && type != NULL, NULL);
+    VariantWork w = { work };
+    int fd;
+    pid_t pid = spawn (variant_work, path, &w, &fd);
+    if (pid < 0)
+        return g_variant_ref_sink (work (path));
+    guint64 n = 0;
+    char *bytes = NULL;
+    gboolean got = read_all (fd, &n, sizeof n) && n <= MAX_INFO_BYTES &&
+                   (bytes = g_try_malloc (MAX (n, 1))) != NULL && read_all (fd, bytes, n);
+    close (fd);
+    char *died = reap (pid);
+    GVariant *v = NULL;
+    if (got && died == NULL) {
+        v = g_variant_ref_sink (g_variant_new_from_data (type, bytes, n, FALSE, g_free, bytes));
+        bytes = NULL;
+        if (!g_variant_is_normal_form (v)) {
+            g_variant_unref (v);
+            v = NULL;
+        }
+    }
+    g_free (bytes);
+    if (v == NULL)
+        *why = died != NULL ? died : g_strdup ("the reading process failed");
+    else
+        g_free (died);
+    return v;
+}

@@ -31,6 +31,35 @@ typedef struct {
     size_t row_bytes;  /* as stored */
 } WeftTraceTable;
 
+typedef enum {
+    WEFT_TRACE_OPEN_OK,
+    WEFT_TRACE_OPEN_NOT_HDF5, /* missing, not a regular file, or no HDF5 signature: not a trace */
+    WEFT_TRACE_OPEN_DAMAGED,  /* HDF5's signature, but it does not open */
+} WeftTraceOpenResult;
+
+/* Opens @path read-only into @t (its size noted); otherwise *why says why (transfer full). */
+WeftTraceOpenResult weft_trace_reader_file_open (WeftTraceFile *t, const char *path, char **why);
+
+/* Closes what weft_trace_reader_file_open() opened (safe when it failed). */
+void weft_trace_reader_file_close (WeftTraceFile *t);
+
+/* Why the layout, filters and stored bytes of @dset (@rows of @row_bytes, both checked to be
+ * nonzero by the caller) are not a trace's, or NULL; *slab_rows: how many rows to read at a
+ * time.  (transfer full) */
+char *weft_trace_reader_check_storage (const WeftTraceFile *t, hid_t dset, hsize_t rows,
+                                       size_t row_bytes, hsize_t *slab_rows);
+
+/* Runs @work (@path) in a child process, as the public functions do, and returns the GVariant
+ * of @type it built (transfer full), or NULL with *why (the child died, or sent nothing of
+ * @type in normal form).  Where fork fails, @work runs in this process. */
+GVariant *weft_trace_reader_in_child (GVariant *(*work) (const char *path), const char *path,
+                                      const GVariantType *type, char **why);
+
+/* Whether a stored type is a little-endian integer of 1, 2, 4 or 8 bytes, every bit used; or
+ * a little-endian IEEE 754 single or double, bit for bit (what conversion may trust). */
+gboolean weft_trace_reader_plain_integer (hid_t t);
+gboolean weft_trace_reader_plain_float (hid_t t);
+
 typedef enum { WEFT_TRACE_ATTR_ABSENT, WEFT_TRACE_ATTR_READ, WEFT_TRACE_ATTR_BAD } WeftTraceAttr;
 
 /* @s, which comes from the file, as one short printable line.  (transfer full) */

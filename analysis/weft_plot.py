@@ -3,6 +3,7 @@
 
     weft plot TRACE.h5 [TRACE.h5]... --kind KIND --out DIR [--format png|svg]
               [--links LINKS] [--flows FLOWS]
+    weft plot COLLECTED.h5 --kind sweep --x GROUP:KEY --y METRIC [--by GROUP:KEY] --out DIR
 
 writes DIR/KIND.png (or .svg) and prints its path.  From Python (a notebook):
 
@@ -10,7 +11,8 @@ writes DIR/KIND.png (or .svg) and prints its path.  From Python (a notebook):
     fig, problems = weft_plot.figure("fct-cdf", ["a.h5", "b.h5"])
     fig.savefig("fct.svg")
 
-Every number drawn is read from the traces through weft_trace.py (the hardened reader); the
+Every number drawn is read from the traces through weft_trace.py (the hardened reader), or
+for the sweep kind from a sweep's collected table (collected.h5, read here with h5py); the
 kinds and exactly what each draws are in HELP below and in doc/analysis.md.  Legends name
 the runs by what differs between them: the experiment keys `weft compare` lists (it is run
 as `weft compare --format json`, the program named by $WEFT_EXE, else `weft` on PATH), so
@@ -43,10 +45,13 @@ KINDS = {
     "queue": "queue depth and pause / credit-stall time of chosen links",
     "rate": "DCQCN rate and NSCC window over time of chosen flows",
     "rails": "bytes and stall time per rail (rail-optimised fabrics)",
+    "sweep": "a metric of a sweep's collected table against one of its axes",
 }
 
 HELP = """Usage: weft plot TRACE.h5 [TRACE.h5]... --kind KIND --out DIR [--format png|svg]
                  [--links LINKS] [--flows FLOWS]
+       weft plot COLLECTED.h5 --kind sweep --x GROUP:KEY --y METRIC [--by GROUP:KEY]
+                 --out DIR [--format png|svg]
 
 Draws one figure from one or more traces and writes it as DIR/KIND.png (or .svg),
 printing its path.  Legends name each run by the experiment keys whose values
@@ -70,6 +75,16 @@ Kinds:
              Ethernet NSCC's window (KiB, /uet) at each sample
   rails      per rail (a switch named railN and its links): wire bytes (MB)
              and pause / credit-stall time (us) over the run, both directions
+  sweep      from a sweep's collected table (weft sweep --collect writes
+             collected.h5): METRIC (a metric column, with or without its
+             " [unit]") against the axis --x, one line per value of the axis
+             --by.  Each point is the mean over the rows that share its --x and
+             --by values (the seeds: the experiment:seed axis), with error bars
+             from their least to their greatest value; any other axis that
+             varies among those rows must be --x or --by.  Points without the
+             metric (not complete) are left out.  An --x whose values are all
+             numbers is a numeric axis, otherwise one tick per value in the
+             table's order
 
 Options:
   --kind KIND           one of the kinds above
@@ -82,6 +97,9 @@ Options:
   --flows FLOWS         comma-separated flow ids (/flows id), for fct-cdf,
                         slowdown and rate; rate's default: the first 8 flows
                         sampled
+  --x GROUP:KEY         sweep: the axis along x
+  --y METRIC            sweep: the metric along y
+  --by GROUP:KEY        sweep: one line per value of this axis
   -h, --help            this text
 
 Other kinds ignore --links and --flows.  Times are simulated time.
@@ -91,8 +109,10 @@ Exit status (with one line on stderr saying why, unless 0):
   1  a trace is incomplete, damaged or unreadable, or a data set the kind needs
      does not read: what there is, is drawn, that run marked "(incomplete)";
      or the traces hold nothing this kind draws (no figure is written)
-  2  bad usage (unknown kind or option, a link or flow no trace has), a
-     missing file, or a file that is not a weft trace
+  2  bad usage (unknown kind or option, a link or flow no trace has, a metric
+     or axis the collected table does not have), a missing file, or a file
+     that is not a weft trace (for sweep: not a collected table)
+  For sweep, a collected table that is damaged, cut short or unfinished is 1.
 """
 
 # nccl-tests' workload kinds and perftest's are not flows anyone asks about one by one
@@ -118,9 +138,9 @@ class BadUsage(PlotError):
 def parse_args(argv):
     """A dict of the options; BadUsage for anything else.  None for --help."""
     opts = {"paths": [], "kind": None, "out": None, "format": "png", "links": None,
-            "flows": None}
+            "flows": None, "x": None, "y": None, "by": None}
     names = {"--kind": "kind", "--out": "out", "--format": "format", "--links": "links",
-             "--flows": "flows"}
+             "--flows": "flows", "--x": "x", "--y": "y", "--by": "by"}
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -154,6 +174,15 @@ def parse_args(argv):
         raise BadUsage(f"--format {opts['format']}: expected png or svg")
     if not opts["paths"]:
         raise BadUsage("expected one or more traces (see weft plot --help)")
+    if opts["kind"] == "sweep":
+        if len(opts["paths"]) != 1:
+            raise BadUsage("--kind sweep draws one collected table (collected.h5)")
+        if opts["x"] is None or opts["y"] is None:
+            raise BadUsage("--kind sweep needs --x GROUP:KEY and --y METRIC")
+        if opts["by"] is not None and opts["by"] == opts["x"]:
+            raise BadUsage(f"--by {opts['by']}: the same axis as --x")
+    elif any(opts[k] is not None for k in ("x", "y", "by")):
+        raise BadUsage("--x, --y and --by go with --kind sweep")
     if opts["flows"] is not None:
         try:
             opts["flows"] = [int(x) for x in opts["flows"].split(",")]
@@ -667,8 +696,157 @@ def draw_rails(fig, runs, opts, np):
     return len(rails)
 
 
+# ---- sweep: a collected table ----------------------------------------------------------------
+
+COLLECTED_FORMAT = "weft collected table"
+
+
+def read_collected(path, np):
+    """(rows: structured array, {column: (role, unit)}) of a collected table, as
+    analysis/collected.c reads it.  BadUsage (exit 2) for a missing file or one that is no
+    collected table; PlotError (exit 1) for one that is damaged, cut short or unfinished."""
+    import h5py
+    if not os.path.isfile(path):
+        raise BadUsage(f"{path}: no such file")
+    try:
+        is_hdf5 = h5py.is_hdf5(path)
+    except OSError:
+        is_hdf5 = False
+    with open(path, "rb") as fh:
+        signature = fh.read(8) == b"\x89HDF\r\n\x1a\n"
+    if not is_hdf5 and not signature:
+        raise BadUsage(f"{path}: not a collected table: not an HDF5 file")
+    check_collected(path)
+    try:
+        with h5py.File(path, "r") as f:
+            meta = f.get("meta")
+            fmt = meta.attrs.get("format") if isinstance(meta, h5py.Group) else None
+            if isinstance(fmt, bytes):
+                fmt = fmt.decode("utf-8", "replace")
+            if fmt != COLLECTED_FORMAT:
+                raise BadUsage(f"{path}: not a collected table (weft sweep --collect writes "
+                               "collected.h5)")
+            if meta.attrs.get("complete") != 1:
+                raise PlotError(f"{path}: incomplete collected table: /meta complete is not 1 "
+                                "(the collection did not finish)")
+            table, cols = f["table"], f["columns"]
+            if not isinstance(table, h5py.Dataset) or not isinstance(cols, h5py.Dataset):
+                raise PlotError(f"{path}: damaged collected table: /table or /columns is not "
+                                "a data set")
+            rows, desc = table[()], cols[()]
+    except (BadUsage, PlotError):
+        raise
+    except Exception as e:  # noqa: BLE001 - h5py's and libhdf5's many ways to fail
+        lines = str(e).splitlines()
+        raise PlotError(f"{path}: damaged collected table: {lines[0] if lines else type(e).__name__}"
+                        ) from None
+    try:
+        names = list(rows.dtype.names)
+        columns = {_text(c["name"]): (_text(c["role"]), _text(c["unit"])) for c in desc}
+        if [_text(c["name"]) for c in desc] != names:
+            raise ValueError("/columns does not name /table's columns")
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        raise PlotError(f"{path}: damaged collected table: {e}") from None
+    return rows, columns
+
+
+def check_collected(path):
+    """Has weft's own reader (analysis/collected.c, through `weft compare`) look at the table
+    first: it checks what libhdf5 trusts (declared rows against stored bytes, object headers,
+    layouts) in a child process, where h5py would read whatever a damaged file declares - or
+    spin on it.  PlotError with its one line when it finds the table damaged, cut short or
+    unfinished; nothing when weft is not to be found (a notebook without it)."""
+    exe = os.environ.get("WEFT_EXE") or shutil.which("weft")
+    if not exe:
+        return
+    try:
+        p = subprocess.run([exe, "compare", "--format", "json", path], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise PlotError(f"{path}: cannot check the collected table: {e}") from None
+    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+    line = err[0] if err else ""
+    if line.startswith("weft compare: "):
+        line = line[len("weft compare: "):]
+    if p.returncode == 1 and re.search(r": (damaged|incomplete) collected table: ", line):
+        raise PlotError(line)
+    # 1 otherwise: a point without a complete result (drawn without it); 2: not a collected
+    # table (a trace, say), which the caller finds out itself
+    if p.returncode not in (0, 1, 2):
+        raise PlotError(line or f"{path}: weft compare exited {p.returncode}")
+
+
+def _number(text):
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def sweep_points(path, x, y, by, np):
+    """({by value: (x positions, means, least, greatest)}, x tick labels or None, the metric's
+    column, its unit): the figure's data, as --kind sweep's help says."""
+    rows, columns = read_collected(path, np)
+    axes = [n for n, (role, _) in columns.items() if role == "axis"]
+    metrics = [n for n, (role, _) in columns.items() if role == "metric"]
+    for opt, key in (("--x", x), ("--by", by)):
+        if key is not None and key not in axes:
+            raise BadUsage(f"{opt} {key}: not an axis of {path}; its axes: {', '.join(axes)}")
+    metric = y if y in metrics else next(
+        (m for m in metrics if columns[m][1] and m == f"{y} [{columns[m][1]}]"), None)
+    if metric is None:
+        raise BadUsage(f"--y {y}: no such metric in {path}; its metrics: {', '.join(metrics)}")
+    unit = columns[metric][1]
+    others = [a for a in axes if a not in (x, by, "experiment:seed")]
+    xs = [_text(v) for v in rows[x]]
+    order = list(dict.fromkeys(xs))  # the table's order
+    numeric = all(_number(v) is not None for v in order)
+    pos = {v: (_number(v) if numeric else float(i)) for i, v in enumerate(order)}
+    groups = {}
+    for r, xv in zip(rows, xs):
+        v = float(r[metric])
+        if not math.isfinite(v):
+            continue
+        key = _text(r[by]) if by else None
+        groups.setdefault(key, {}).setdefault(xv, []).append(r)
+    series = {}
+    for key, at in groups.items():
+        px, mean, lo, hi = [], [], [], []
+        for xv in sorted(at, key=lambda v: pos[v]):
+            rs = at[xv]
+            for a in others:
+                if len({_text(r[a]) for r in rs}) > 1:
+                    raise BadUsage(f"the axis {a} varies too: name it with --x or --by "
+                                   f"(only the seeds are averaged)")
+            vals = [float(r[metric]) for r in rs]
+            px.append(pos[xv])
+            mean.append(sum(vals) / len(vals))
+            lo.append(min(vals))
+            hi.append(max(vals))
+        series[key] = tuple(np.array(a) for a in (px, mean, lo, hi))
+    return series, (None if numeric else order), metric, unit
+
+
+def draw_sweep(fig, runs, opts, np):
+    series, ticks, metric, unit = sweep_points(runs[0], opts["x"], opts["y"], opts["by"], np)
+    ax = fig.add_subplot(1, 1, 1)
+    for i, (key, (px, mean, lo, hi)) in enumerate(series.items()):
+        lab = f"{opts['by']}={key}" if opts["by"] else None
+        c = ax.errorbar(px, mean, yerr=[mean - lo, hi - mean], marker="o", capsize=3, label=lab)
+        c.lines[0].set_gid(f"weft-sweep-{i}")
+    if ticks is not None:
+        ax.set_xticks(range(len(ticks)), ticks)
+    name = metric[: -len(f" [{unit}]")] if unit and metric.endswith(f" [{unit}]") else metric
+    ax.set_xlabel(opts["x"])
+    ax.set_ylabel(f"{name} ({unit})" if unit else name)
+    ax.set_title(f"{name} by {opts['x']}: mean over seeds, bars least to greatest")
+    return len(series)
+
+
 DRAW = {"fct-cdf": draw_fct_cdf, "slowdown": draw_slowdown, "busbw": draw_busbw,
-        "link-util": draw_link_util, "queue": draw_queue, "rate": draw_rate, "rails": draw_rails}
+        "link-util": draw_link_util, "queue": draw_queue, "rate": draw_rate, "rails": draw_rails,
+        "sweep": draw_sweep}
 NOTHING = {
     "fct-cdf": "no finished flows of flow workloads",
     "slowdown": "no finished flows of flow workloads with an ideal FCT",
@@ -677,6 +855,7 @@ NOTHING = {
     "queue": "no link samples (/links)",
     "rate": "no /dcqcn or /uet samples (DCQCN off and not Ultra Ethernet)",
     "rails": "no rails (no switch named railN, as a rail-optimised fabric's leaves are)",
+    "sweep": "no point of the collected table has the metric (none is complete)",
 }
 
 
@@ -703,13 +882,35 @@ def _imports():
     return np, wt, plt
 
 
-def figure(kind, paths, links=None, flows=None):
-    """(matplotlib Figure, [problem lines]) of KIND for the traces at paths.  PlotError when
-    there is nothing to draw, BadUsage (exit 2) for an unknown kind, link or flow, NotATrace
-    and TraceError from weft_trace as they come."""
+def sweep_figure(paths, sweep, np, plt):
+    """The sweep kind's figure of the collected table paths[0]: sweep holds x, y, by."""
+    opts = {"x": sweep.get("x"), "y": sweep.get("y"), "by": sweep.get("by")}
+    if opts["x"] is None or opts["y"] is None:
+        raise BadUsage("--kind sweep needs --x GROUP:KEY and --y METRIC")
+    fig = plt.figure(figsize=(8, 5), layout="constrained")
+    try:
+        n = draw_sweep(fig, paths, opts, np)
+    except BaseException:
+        plt.close(fig)
+        raise
+    if n == 0:
+        plt.close(fig)
+        raise PlotError(f"{paths[0]}: nothing to plot: {NOTHING['sweep']}")
+    if opts["by"]:
+        fig.axes[0].legend(fontsize="small" if n <= 6 else "x-small", ncol=1 if n <= 8 else 2)
+    return fig, []
+
+
+def figure(kind, paths, links=None, flows=None, sweep=None):
+    """(matplotlib Figure, [problem lines]) of KIND for the traces at paths (for sweep: the
+    collected table, with sweep = {"x": ..., "y": ..., "by": ...}).  PlotError when there is
+    nothing to draw, BadUsage (exit 2) for an unknown kind, link or flow, NotATrace and
+    TraceError from weft_trace as they come."""
     if kind not in KINDS:
         raise BadUsage(f"--kind {kind}: unknown kind; one of " + ", ".join(KINDS))
     np, wt, plt = _imports()
+    if kind == "sweep":
+        return sweep_figure(paths, sweep or {}, np, plt)
     runs = load_runs(wt, paths)
     opts = {"links": links, "flows": flows}
     if flows is not None and kind in ("fct-cdf", "slowdown", "rate"):
@@ -753,7 +954,8 @@ def main(argv):
             sys.stdout.write(HELP)
             return EXIT_OK
         try:
-            fig, problems = figure(opts["kind"], opts["paths"], opts["links"], opts["flows"])
+            fig, problems = figure(opts["kind"], opts["paths"], opts["links"], opts["flows"],
+                                   {k: opts[k] for k in ("x", "y", "by")})
         except ImportError as e:
             raise PlotError(f"cannot import {e.name}") from None
         try:

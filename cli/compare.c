@@ -1,5 +1,6 @@
-/* cli/compare.c - `weft compare TRACE.h5 TRACE.h5... [--format text|csv|json]`: runs side by
- * side, with ratios against the first (analysis/compare.h).
+/* cli/compare.c - `weft compare TRACE.h5|COLLECTED.h5... [--format text|csv|json]
+ * [--baseline I]`: runs side by side, with ratios against the first or run I
+ * (analysis/compare.h); a sweep's collected table gives a run per row (analysis/collected.h).
  *
  * An argument may be a trace, a directory (its *.h5 files, by name) or a glob pattern the
  * shell did not expand (quoted).  Exit status as weft report's: 0 every run complete, 1 one
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/collected.h"
 #include "analysis/compare.h"
 #include "cli/cli.h"
 #include "sim/errors.h"
@@ -68,25 +70,70 @@ expand (const char *arg, GPtrArray *paths, char **why)
     return TRUE;
 }
 
-/* Prints the comparison of @paths (two or more); returns the exit status. */
+/* Reads each of @paths that is a collected table into @tables (NULL for the others);
+ * COMPARE_COMPLETE, or the exit status after one line on stderr: a collected table that is
+ * damaged or incomplete, or a lone file that does not open (a collected table or a trace cut
+ * short: there is nothing to compare it with either way), is 1. */
 static int
-compare_paths (GPtrArray *paths, WeftCompareFormat fmt)
+read_tables (GPtrArray *paths, GPtrArray *tables, guint *n_runs)
+{
+    *n_runs = 0;
+    for (guint i = 0; i < paths->len; i++) {
+        g_autoptr (GError) e = NULL;
+        WeftCollectedProbe what;
+        WeftCollected *t = weft_collected_read (paths->pdata[i], &what, &e);
+        if (t == NULL && (what == WEFT_COLLECTED_IS_TABLE ||
+                          (what == WEFT_COLLECTED_UNOPENED && paths->len == 1))) {
+            g_printerr ("weft compare: %s\n", e->message);
+            return COMPARE_INCOMPLETE;
+        }
+        g_ptr_array_add (tables, t);
+        *n_runs += t ? t->n_rows : 1;
+    }
+    return COMPARE_COMPLETE;
+}
+
+/* Prints the comparison of @paths (traces and collected tables: two runs or more); returns
+ * the exit status. */
+static int
+compare_paths (GPtrArray *paths, WeftCompareFormat fmt, gint baseline)
 {
     GError *error = NULL;
+    g_autoptr (GPtrArray) tables =
+        g_ptr_array_new_with_free_func ((GDestroyNotify) weft_collected_free);
+    guint n_runs = 0;
+    int rc = read_tables (paths, tables, &n_runs);
+    if (rc != COMPARE_COMPLETE)
+        return rc;
+    if (n_runs < 2) {
+        g_printerr ("weft compare: expected two or more traces, or a collected table of two "
+                    "points or more (see weft compare --help)\n");
+        return COMPARE_BAD;
+    }
+    if (baseline >= 0 && (guint) baseline >= n_runs) {
+        g_printerr ("weft compare: --baseline %d: expected 0 to %u (the runs, counted from 0)\n",
+                    baseline, n_runs - 1);
+        return COMPARE_BAD;
+    }
     g_ptr_array_add (paths, NULL);
-    g_autoptr (WeftComparison) c = weft_compare_new ((const char *const *) paths->pdata, &error);
+    g_autoptr (WeftComparison) c = weft_compare_new_mixed (
+        (const char *const *) paths->pdata, (WeftCollected *const *) tables->pdata, &error);
     if (c == NULL) {
         g_printerr ("weft compare: %s\n", error->message);
         g_error_free (error);
         return COMPARE_BAD;
     }
+    if (baseline >= 0)
+        weft_compare_set_baseline (c, (guint) baseline);
     g_autoptr (GString) text = g_string_new (NULL);
     weft_compare_format (c, fmt, text);
     fputs (text->str, stdout);
     int status = COMPARE_COMPLETE;
     for (guint i = 0; i < c->n_runs && status == COMPARE_COMPLETE; i++) {
         const WeftTraceInfo *info = c->runs[i];
-        if (info->damaged)
+        if (c->row[i] >= 0 && !info->complete)
+            g_printerr ("weft compare: %s: %s\n", info->path, info->reason);
+        else if (info->damaged)
             g_printerr ("weft compare: %s: damaged trace: %s\n", info->path, info->reason);
         else if (!info->complete)
             g_printerr ("weft compare: %s: incomplete trace: %s\n", info->path, info->reason);
@@ -101,11 +148,14 @@ compare_paths (GPtrArray *paths, WeftCompareFormat fmt)
 
 static const char compare_description[] =
     "Each argument is a trace, a directory (its .h5 files, by name) or a quoted\n"
-    "glob pattern.  Prints, for every run, its status (as weft report gives it),\n"
+    "glob pattern, or a sweep's collected table (collected.h5, weft sweep\n"
+    "--collect), whose every row is a run (its metrics the figures, its axes the\n"
+    "keys, a point without a complete result an incomplete run; doc/sweeps.md).\n"
+    "Prints, for every run, its status (as weft report gives it),\n"
     "schema version and seed; the experiment keys whose values differ between the\n"
     "runs (GROUP:KEY, from the resolved experiment each trace stores in /meta); then\n"
     "each figure the traces hold, one column per run and the ratio of each run's\n"
-    "value to the first run's:\n"
+    "value to the first run's (--baseline I: run I's, counting from 0):\n"
     "  sim time; busbw per nccl-test workload, op and size (GB/s, mean over the\n"
     "  timed iterations, out of place); per flow workload its aggregate\n"
     "  throughput (Gb/s) and finished flows; FCT p50, p99, p99.9 (us) and slowdown\n"
@@ -124,6 +174,8 @@ static const char compare_description[] =
     "  0  every trace is complete\n"
     "  1  a trace is incomplete, damaged or does not open, or a data set does not\n"
     "     read: the comparison is printed, that run marked\n"
+    "     (a collected table that is damaged, cut short or unfinished: one line,\n"
+    "     nothing printed)\n"
     "  2  bad usage, or a file is missing or not a weft trace\n";
 
 int
@@ -131,13 +183,17 @@ weft_cli_compare (int argc, char **argv)
 {
     char *format = NULL;
     char **args = NULL;
+    gint baseline = -1;
     GOptionEntry entries[] = {
         { "format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: text (default), csv, json",
           "text|csv|json" },
+        { "baseline", 0, 0, G_OPTION_ARG_INT, &baseline,
+          "ratios against run I, counted from 0 (default: the first)", "I" },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &args, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new ("TRACE.h5 TRACE.h5... [--format text|csv|json]");
+    GOptionContext *ctx =
+        g_option_context_new ("TRACE.h5|COLLECTED.h5... [--format text|csv|json] [--baseline I]");
     g_option_context_set_summary (ctx, "Compare weft trace files side by side.");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_option_context_set_description (ctx, compare_description);
@@ -151,6 +207,10 @@ weft_cli_compare (int argc, char **argv)
     if (!parsed) {
         g_printerr ("weft compare: %s\n", error->message);
         g_error_free (error);
+        goto out;
+    }
+    if (baseline < -1) {
+        g_printerr ("weft compare: --baseline %d: expected a run number from 0\n", baseline);
         goto out;
     }
     if (format == NULL || strcmp (format, "text") == 0)
@@ -170,11 +230,12 @@ weft_cli_compare (int argc, char **argv)
             goto out;
         }
     }
-    if (paths->len < 2) {
-        g_printerr ("weft compare: expected two or more traces (see weft compare --help)\n");
+    if (paths->len < 1) {
+        g_printerr ("weft compare: expected two or more traces, or a collected table (see weft "
+                    "compare --help)\n");
         goto out;
     }
-    status = compare_paths (paths, fmt);
+    status = compare_paths (paths, fmt, baseline);
 out:
     g_free (format);
     g_strfreev (args);

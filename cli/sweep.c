@@ -4,12 +4,12 @@
  *
  * Every point writes DIR/NAME.h5 (the trace, as NAME.h5.partial until complete), DIR/NAME.json
  * (`weft run --summary-json`, written last and atomically) and DIR/NAME.log (the run's own
- * output).  A point is complete when its summary exists and its trace is complete; --resume
- * (the default) skips those.  Before anything runs, every point is prepared as `weft run`
- * would: an axis naming an unknown group or key is bad input (exit 2); a point whose values
- * are refused is listed as invalid and skipped.  Any invalid or failed point (a run that
- * exits non-zero, a hang among them) makes the sweep exit 5, each named with its index and
- * reason, after the others have finished.
+ * output); the collection writes DIR/collected.csv and DIR/collected.h5 (sim/trace_table.h).  A
+ * point is complete when its summary exists and its trace is complete; --resume (the default) skips
+ * those.  Before anything runs, every point is prepared as `weft run` would: an axis naming an
+ * unknown group or key is bad input (exit 2); a point whose values are refused is listed as invalid
+ * and skipped.  Any invalid or failed point (a run that exits non-zero, a hang among them) makes
+ * the sweep exit 5, each named with its index and reason, after the others have finished.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
@@ -29,6 +29,7 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "sim/sweep.h"
+#include "sim/trace_table.h"
 
 typedef enum {
     POINT_TODO,
@@ -357,11 +358,75 @@ csv_double (GString *out, double v)
         g_string_append_printf (out, "%.17g", v);
 }
 
+/* DIR/collected.h5: the rows and columns of collected.csv, the same numbers (doubles, NAN
+ * where the CSV is empty), as one compound data set (sim/trace_table.h); /columns gives each
+ * column's role (index, name, status, axis, metric, trace) and unit. */
+static gboolean
+collect_h5 (const Sweep *sw, const WeftComparison *c, const gint *run_of, GPtrArray *status,
+            GPtrArray *paths, GError **error)
+{
+    guint n = sw->sweep->points->len, n_axes = sw->sweep->axes->len;
+    guint n_figs = c ? c->figures->len : 0, n_cols = 4 + n_axes + n_figs;
+    WeftTraceColumn *cols = g_new0 (WeftTraceColumn, n_cols);
+    g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+    guint32 *index = g_new (guint32, MAX (n, 1));
+    const char **names = g_new (const char *, MAX (n, 1));
+    const char **states = g_new (const char *, MAX (n, 1));
+    const char **traces = g_new (const char *, MAX (n, 1));
+    for (guint i = 0; i < n; i++) {
+        const WeftSweepPoint *p = sw->sweep->points->pdata[i];
+        index[i] = i;
+        names[i] = p->name;
+        states[i] = run_of[i] >= 0 ? c->runs[run_of[i]]->status_text : status->pdata[i];
+        traces[i] = run_of[i] >= 0 ? paths->pdata[run_of[i]] : "";
+    }
+    guint k = 0;
+    cols[k++] = (WeftTraceColumn){ "index", "index", "", WEFT_TRACE_COLUMN_U32, .u32 = index };
+    cols[k++] = (WeftTraceColumn){ "name", "name", "", WEFT_TRACE_COLUMN_TEXT, .text = names };
+    cols[k++] = (WeftTraceColumn){ "status", "status", "", WEFT_TRACE_COLUMN_TEXT, .text = states };
+    for (guint a = 0; a < n_axes; a++) {
+        const WeftSweepAxis *axis = sw->sweep->axes->pdata[a];
+        const char **v = g_new (const char *, MAX (n, 1));
+        for (guint i = 0; i < n; i++)
+            v[i] = weft_sweep_point_value (sw->sweep->points->pdata[i], a);
+        char *name = g_strdup_printf ("%s:%s", axis->group, axis->key);
+        g_ptr_array_add (owned, name);
+        g_ptr_array_add (owned, v);
+        cols[k++] = (WeftTraceColumn){ name, "axis", "", WEFT_TRACE_COLUMN_TEXT, .text = v };
+    }
+    for (guint f = 0; f < n_figs; f++) {
+        const WeftCompareFigure *fig = c->figures->pdata[f];
+        double *v = g_new (double, MAX (n, 1));
+        for (guint i = 0; i < n; i++)
+            v[i] = run_of[i] >= 0 ? fig->values[run_of[i]] : NAN;
+        char *name =
+            *fig->unit ? g_strdup_printf ("%s [%s]", fig->name, fig->unit) : g_strdup (fig->name);
+        g_ptr_array_add (owned, name);
+        g_ptr_array_add (owned, v);
+        cols[k++] = (WeftTraceColumn){ name, "metric", fig->unit, WEFT_TRACE_COLUMN_F64, .f64 = v };
+    }
+    cols[k++] = (WeftTraceColumn){ "trace", "trace", "", WEFT_TRACE_COLUMN_TEXT, .text = traces };
+    g_autofree char *h5 = g_build_filename (sw->dir, "collected.h5", NULL);
+    g_autofree char *file = g_canonicalize_filename (sw->file, NULL);
+    const char *mode = sw->sweep->mode == WEFT_SWEEP_GRID ? "grid" : "zip";
+    const char *meta[] = {
+        "sweep_file", file, "mode", mode, "weft_version", PACKAGE_VERSION, NULL
+    };
+    gboolean ok = weft_trace_table_write (h5, meta, cols, n_cols, n, error);
+    g_free (cols);
+    g_free (index);
+    g_free (names);
+    g_free (states);
+    g_free (traces);
+    return ok;
+}
+
 /* The collected table: one row per point, in point order: index, name, status, the varied
  * parameters (one column per axis, GROUP:KEY), then every figure weft compare computes for
  * any complete point ("NAME [UNIT]", empty where a point lacks it), then the trace.  Written
- * as DIR/collected.csv (RFC 4180), atomically.  *@incomplete gets the points without a
- * complete result (missing, incomplete, or ended in a hang or a failed workload). */
+ * as DIR/collected.csv (RFC 4180), atomically, then as DIR/collected.h5 (collect_h5()).
+ * *@incomplete gets the points without a complete result (missing, incomplete, or ended in a hang
+ * or a failed workload). */
 static gboolean
 collect (const Sweep *sw, guint *incomplete, GError **error)
 {
@@ -435,7 +500,7 @@ collect (const Sweep *sw, guint *incomplete, GError **error)
     g_autofree char *csv = g_build_filename (sw->dir, "collected.csv", NULL);
     gboolean ok = g_file_set_contents (csv, out->str, (gssize) out->len, error);
     g_string_free (out, TRUE);
-    return ok;
+    return ok && collect_h5 (sw, c, run_of, status, paths, error);
 }
 
 /* ---- --slurm ---------------------------------------------------------------------------- */
@@ -500,7 +565,8 @@ write_slurm (const Sweep *sw, const SlurmOptions *o, char **array_script, char *
                             q_self, q_dir, q_file);
     GString *c = g_string_new ("#!/bin/sh\n");
     g_string_append_printf (c,
-                            "# weft sweep: collects the %u points of %s into collected.csv.\n"
+                            "# weft sweep: collects the %u points of %s into collected.csv\n"
+                            "# and collected.h5.\n"
                             "# Submitted after sweep.sbatch with --dependency=afterany:JOBID.\n",
                             n, file);
     if (plain_dir) {
@@ -704,7 +770,10 @@ static const char sweep_description[] =
     "Without --list, --point, --collect or --slurm, the points run here, -j at a\n"
     "time, each as `weft run --set ...` in a process of its own, then the results\n"
     "are collected into DIR/collected.csv (one row per point: index, name, status,\n"
-    "the varied parameters, the figures weft compare computes, the trace).\n"
+    "the varied parameters, the figures weft compare computes, the trace) and\n"
+    "DIR/collected.h5 (the same rows, columns and numbers as one HDF5 compound data\n"
+    "set, /table; /columns gives each column's role and unit; doc/sweeps.md), which\n"
+    "weft compare and weft plot --kind sweep read.\n"
     "\n"
     "Exit status: 0 every point complete, 2 bad input, 5 some point invalid,\n"
     "failed, hung or (with --collect) without a complete result: each is listed on\n"
@@ -729,7 +798,7 @@ weft_cli_sweep (int argc, char **argv)
         { "point", 0, 0, G_OPTION_ARG_INT, &point,
           "run point I only, in this process (a Slurm array task)", "I" },
         { "collect", 0, 0, G_OPTION_ARG_NONE, &do_collect,
-          "gather every point's result into DIR/collected.csv", NULL },
+          "gather every point's result into DIR/collected.csv and DIR/collected.h5", NULL },
         { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
           "output folder (default: [sweep] output, else NAME-sweep)", "DIR" },
         { "slurm", 0, 0, G_OPTION_ARG_NONE, &do_slurm,

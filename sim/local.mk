@@ -10,6 +10,7 @@ libweft_a_SOURCES += sim/units.c sim/units.h sim/params.c sim/params.h sim/exper
 libweft_a_SOURCES += sim/graph.c sim/graph.h sim/graph_private.h sim/routes.c
 libweft_a_SOURCES += sim/trace.c sim/trace.h sim/trace_schema.c sim/trace_schema.h sim/trace_types.h
 libweft_a_SOURCES += sim/trace_doc.c sim/trace_doc.h
+libweft_a_SOURCES += sim/trace_table.c sim/trace_table.h
 libweft_a_SOURCES += sim/records.c sim/records.h
 libweft_a_SOURCES += sim/input.c sim/input.h
 libweft_a_SOURCES += sim/sweep.c sim/sweep.h

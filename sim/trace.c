@@ -122,9 +122,9 @@ table_append (WeftTrace *trace, Table *t, const void *rows, gsize n)
 }
 
 /* Attributes of /meta.  A scalar attribute is deleted and recreated when it changes, so the
- * same helpers serve creation and the end of the run. */
-static gboolean
-set_attr (hid_t obj, const char *name, hid_t type, const void *value)
+ * same helpers serve creation and the end of the run (and sim/trace_table.c's files). */
+gboolean
+weft_trace_attr_write (hid_t obj, const char *name, hid_t type, const void *value)
 {
     if (H5Aexists (obj, name) > 0 && H5Adelete (obj, name) < 0)
         return FALSE;
@@ -138,14 +138,14 @@ set_attr (hid_t obj, const char *name, hid_t type, const void *value)
 }
 
 /* Strings are variable-length UTF-8 (h5py reads them as str); NULL is stored as "". */
-static gboolean
-set_attr_string (hid_t obj, const char *name, const char *value)
+gboolean
+weft_trace_attr_write_string (hid_t obj, const char *name, const char *value)
 {
     hid_t type = H5Tcopy (H5T_C_S1);
     H5Tset_size (type, H5T_VARIABLE);
     H5Tset_cset (type, H5T_CSET_UTF8);
     const char *v = value != NULL ? value : "";
-    gboolean ok = set_attr (obj, name, type, &v);
+    gboolean ok = weft_trace_attr_write (obj, name, type, &v);
     H5Tclose (type);
     return ok;
 }
@@ -164,21 +164,27 @@ write_meta_start (WeftTrace *trace, const WeftTraceMeta *meta)
     char *hdf5_v = g_strdup_printf ("%u.%u.%u", h5_major, h5_minor, h5_release);
     hid_t m = trace->meta;
     gboolean ok =
-        set_attr (m, "schema_version", H5T_NATIVE_UINT, &schema) &&
-        set_attr_string (m, "weft_version",
-                         meta->weft_version ? meta->weft_version : PACKAGE_VERSION) &&
-        set_attr_string (m, "git_revision", meta->git_revision ? meta->git_revision : "unknown") &&
-        set_attr_string (m, "experiment", meta->experiment_text) &&
-        set_attr_string (m, "experiment_path", meta->experiment_path) &&
-        set_attr (m, "seed", H5T_NATIVE_UINT64, &meta->seed) &&
-        set_attr_string (m, "glib_version", meta->glib_version ? meta->glib_version : glib_v) &&
-        set_attr_string (m, "hdf5_version", meta->hdf5_version ? meta->hdf5_version : hdf5_v) &&
-        set_attr_string (m, "gsl_version", meta->gsl_version ? meta->gsl_version : gsl_version) &&
-        set_attr_string (m, "status", weft_trace_status_name (WEFT_TRACE_STATUS_RUNNING)) &&
-        set_attr (m, "complete", H5T_NATIVE_UINT8, &complete) &&
-        set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero) &&
-        set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s) &&
-        set_attr (m, "events", H5T_NATIVE_UINT64, &zero) && set_attr_string (m, "message", "");
+        weft_trace_attr_write (m, "schema_version", H5T_NATIVE_UINT, &schema) &&
+        weft_trace_attr_write_string (m, "weft_version",
+                                      meta->weft_version ? meta->weft_version : PACKAGE_VERSION) &&
+        weft_trace_attr_write_string (m, "git_revision",
+                                      meta->git_revision ? meta->git_revision : "unknown") &&
+        weft_trace_attr_write_string (m, "experiment", meta->experiment_text) &&
+        weft_trace_attr_write_string (m, "experiment_path", meta->experiment_path) &&
+        weft_trace_attr_write (m, "seed", H5T_NATIVE_UINT64, &meta->seed) &&
+        weft_trace_attr_write_string (m, "glib_version",
+                                      meta->glib_version ? meta->glib_version : glib_v) &&
+        weft_trace_attr_write_string (m, "hdf5_version",
+                                      meta->hdf5_version ? meta->hdf5_version : hdf5_v) &&
+        weft_trace_attr_write_string (m, "gsl_version",
+                                      meta->gsl_version ? meta->gsl_version : gsl_version) &&
+        weft_trace_attr_write_string (m, "status",
+                                      weft_trace_status_name (WEFT_TRACE_STATUS_RUNNING)) &&
+        weft_trace_attr_write (m, "complete", H5T_NATIVE_UINT8, &complete) &&
+        weft_trace_attr_write (m, "sim_time_ps", H5T_NATIVE_UINT64, &zero) &&
+        weft_trace_attr_write (m, "wall_time_s", H5T_NATIVE_DOUBLE, &zero_s) &&
+        weft_trace_attr_write (m, "events", H5T_NATIVE_UINT64, &zero) &&
+        weft_trace_attr_write_string (m, "message", "");
     g_free (glib_v);
     g_free (hdf5_v);
     return ok;
@@ -384,12 +390,12 @@ weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **error)
         table_write (trace, &trace->tables[i]);
     guint8 complete = weft_trace_status_complete (end->status) ? 1 : 0;
     hid_t m = trace->meta;
-    if (!(set_attr_string (m, "status", weft_trace_status_name (end->status)) &&
-          set_attr (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps) &&
-          set_attr (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s) &&
-          set_attr (m, "events", H5T_NATIVE_UINT64, &end->events) &&
-          set_attr_string (m, "message", end->message) &&
-          set_attr (m, "complete", H5T_NATIVE_UINT8, &complete)))
+    if (!(weft_trace_attr_write_string (m, "status", weft_trace_status_name (end->status)) &&
+          weft_trace_attr_write (m, "sim_time_ps", H5T_NATIVE_UINT64, &end->sim_time_ps) &&
+          weft_trace_attr_write (m, "wall_time_s", H5T_NATIVE_DOUBLE, &end->wall_time_s) &&
+          weft_trace_attr_write (m, "events", H5T_NATIVE_UINT64, &end->events) &&
+          weft_trace_attr_write_string (m, "message", end->message) &&
+          weft_trace_attr_write (m, "complete", H5T_NATIVE_UINT8, &complete)))
         write_failed (trace, "/meta");
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];

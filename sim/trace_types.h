@@ -34,4 +34,11 @@ hid_t weft_trace_type_string (size_t len);
  * stack cleared.  (transfer full) */
 char *weft_trace_hdf5_reason (void);
 
+/* Writes the scalar attribute @name of @obj (a group or data set) as one @type value at @value,
+ * replacing one that exists; FALSE on an HDF5 failure (its reason on HDF5's error stack). */
+gboolean weft_trace_attr_write (hid_t obj, const char *name, hid_t type, const void *value);
+
+/* The same for a string: variable-length UTF-8 (h5py reads it as str); NULL is stored as "". */
+gboolean weft_trace_attr_write_string (hid_t obj, const char *name, const char *value);
+
 #endif /* WEFT_SIM_TRACE_TYPES_H */

@@ -186,3 +186,5 @@ e2e_tests += tests/e2e/trace_tables.sh
 e2e_tests += tests/e2e/figures.sh
 check_PROGRAMS += tests/check_sweep
 tests_check_sweep_SOURCES = tests/check_sweep.c
+check_PROGRAMS += tests/check_collected
+tests_check_collected_SOURCES = tests/check_collected.c

@@ -6,7 +6,9 @@
 # holds a space, a quote and a semicolon, runs as a job array of four tasks; the dependent
 # collection job writes the table.  Checked: every task's summary is complete and carries the
 # name exactly as written; the table has one done row per point, with a 4-host permutation's
-# 4 finished flows.  Skips (77) only when not run as root.
+# 4 finished flows; its HDF5 copy (collected.h5, read with h5py) is complete and holds the same
+# rows, the name intact, and figures matching each point's own weft report.  Skips (77) only
+# when not run as root.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "not root: a Slurm of its own cannot start"; exit 77; }
 for p in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd sbatch squeue; do
@@ -116,5 +118,28 @@ for r in rows:
     assert s["param:experiment:seed"] == r["experiment:seed"], (s, r)
     names.append(s["param:experiment:name"])
 assert names == ["it's;odd\"x", "it's;odd\"x", "plain", "plain"], names
+PYEOF
+# the collection job's HDF5 copy: complete, the CSV's rows, and each point's own weft report
+[ -f "$dir/collected.h5" ] || evidence "no collected.h5"
+for j in "$dir"/*.json; do
+    "$WEFT" report --format json "${j%.json}.h5" >"${j%.json}.report" || fail "weft report ${j%.json}.h5"
+done
+"$PY" - "$dir" <<'PYEOF' || fail "Slurm collected.h5"
+import csv, json, math, os, sys
+import h5py
+d = sys.argv[1]
+rows = list(csv.DictReader(open(os.path.join(d, "collected.csv"), newline="")))
+with h5py.File(os.path.join(d, "collected.h5"), "r") as f:
+    assert f["meta"].attrs["complete"] == 1
+    t = f["table"][()]
+    roles = {c["name"].decode(): c["role"].decode() for c in f["columns"][()]}
+assert len(t) == len(rows) == 4 and "experiment:name" in [n for n, r in roles.items() if r == "axis"]
+for row, r in zip(t, rows):
+    assert row["experiment:name"].decode() == r["experiment:name"], (row, r)  # quote and ; intact
+    rep = json.load(open(os.path.join(d, row["name"].decode() + ".report")))
+    assert row["status"].decode() == "done" and row["flows finished [p]"] == rep["flows_finished"]
+    assert abs(row["sim time [us]"] * 1e6 - rep["sim_time_ps"]) <= 1e-6 * rep["sim_time_ps"]
+    assert abs(row["FCT p99 [us]"] * 1e6 - rep["fct_p99_ps"]) <= 1e-6 * rep["fct_p99_ps"]
+    assert row["drops"] == rep["drops"]
 PYEOF
 echo "slurm: ok (collection job $collect)"
