@@ -4,7 +4,9 @@
  * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
- * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
+ * marked ACK above target (by the delay average), increases otherwise (fair and proportional
+ * increase per window), quick adapt drops to what got through, and its derived parameters are
+ * UE 1.0.3's as UEC's htsim sets them, computed here from the RTT and the rate;
  * RCCC's receiver grants a flow its fair share of the pool, never more than the pool or the
  * flow's need, returns a credited packet's credit, and grants one packet of overdraft to a
  * flow holding none;
@@ -160,28 +162,81 @@ START_TEST (test_uet_nscc_directions)
     WeftNscc cc = { .enabled = TRUE,
                     .target_delay = WEFT_US (4),
                     .md_gain = 0.8,
-                    .pi_gain = 0.25,
+                    .pi_packets = 2,
                     .fi_packets = 1,
-                    .quick_adapt = TRUE };
+                    .quick_adapt = TRUE,
+                    .max_window = 400000 };
+    WeftNsccNet net = { .rtt = WEFT_US (5), .bdp_bytes = 62500, .trimming = TRUE };
     WeftNsccFlow f;
-    weft_nscc_flow_init (&cc, &f, 100000, 4178, WEFT_US (5));
-    double w = f.cwnd;
-    /* Marked, queueing delay 8 us against 4: cut by 0.8 x 4 / 8 = 40 %. */
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (10));
-    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
-    /* A second mark within the base RTT does not cut again. */
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (11));
-    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
-    /* Unmarked, no queueing: + 0.25 x 4178 (proportional) + 4178^2 / cwnd (fair). */
+    const double pkt = 4178, target = 4e6, alpha = 0.0125;
+    weft_nscc_flow_init (&cc, &f, &net, pkt, WEFT_US (5));
+    /* Given values win over derived ones; the window starts at its largest. */
+    ck_assert_double_eq (f.cwnd, 400000);
+    ck_assert_double_eq (f.max_cwnd, 400000);
+    ck_assert_double_eq (f.target, target);
+    /* Unmarked, no queueing: fi + pi packets per window, pkt x pkt / cwnd for one packet. */
+    double w = f.cwnd, avg = 0;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (5), FALSE, WEFT_US (10));
+    ck_assert_double_eq_tol (f.cwnd, MIN (400000, w + (1 + 2) * pkt * pkt / w), 1e-6);
+    /* Halfway to target: fi + pi / 2. */
+    cc.max_window = 0;
+    weft_nscc_flow_init (&cc, &f, &net, pkt, WEFT_US (5));
+    f.cwnd = w = 50000;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (7), FALSE, WEFT_US (10));
+    ck_assert_double_eq_tol (f.cwnd, w + (1 + 2 * 0.5) * pkt * pkt / w, 1e-6);
+    avg = alpha * 2e6;
+    /* Above target, unmarked: the fair increase alone, and the delay average follows. */
+    for (int i = 0; i < 300; i++) {
+        w = f.cwnd;
+        weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), FALSE, WEFT_US (11));
+        ck_assert_double_eq_tol (f.cwnd, MIN (93750, w + pkt * pkt / w), 1e-6);
+        avg = alpha * 8e6 + (1 - alpha) * avg;
+    }
+    ck_assert_double_eq_tol (f.avg_delay, avg, 1e-3);
+    /* Marked with queueing delay 8 us: cut by 0.8 x (avg - 4) / avg, avg the delay average. */
     w = f.cwnd;
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (5), FALSE, WEFT_US (12));
-    double pi = w + 0.25 * 4178;
-    ck_assert_double_eq_tol (f.cwnd, pi + 4178.0 * 4178.0 / pi, 1e-6);
+    avg = alpha * 8e6 + (1 - alpha) * avg;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (20));
+    ck_assert_double_eq_tol (f.cwnd, w * (1 - 0.8 * (avg - target) / avg), 1e-6);
+    ck_assert_uint_eq (f.decreases, 1);
+    /* A second mark within the base RTT does not cut again. */
+    w = f.cwnd;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (21));
+    ck_assert_double_eq (f.cwnd, w);
+    /* A mark below target: nothing. */
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (6), TRUE, WEFT_US (30));
+    ck_assert_double_eq (f.cwnd, w);
+    ck_assert_uint_eq (f.decreases, 1);
     /* Quick adapt: a loss in the epoch, then the next epoch starts with what got through. */
-    weft_nscc_on_loss (&cc, &f, WEFT_US (13));
-    weft_nscc_on_ack (&cc, &f, 4178, 0, FALSE, WEFT_US (30));
+    weft_nscc_on_loss (&cc, &f, WEFT_US (31));
+    weft_nscc_on_ack (&cc, &f, 4178, 0, FALSE, WEFT_US (50));
     ck_assert_uint_eq (f.quick_adapts, 1);
     ck_assert_double_le (f.cwnd, 3 * 4178.0 + 4178.0);
+}
+END_TEST
+
+/* NSCC's derived parameters (UE 1.0.3's Table 3-82 as UEC's htsim sets them): with an
+ * unloaded RTT of 12.5 us at 400 Gb/s, BDP = 625,000 B and a = BDP / 150,000 B = 25 / 6. */
+START_TEST (test_uet_nscc_derived)
+{
+    WeftNscc cc = { .enabled = TRUE, .md_gain = 0.8, .quick_adapt = TRUE };
+    WeftNsccNet net = { .rtt = 12500000, .bdp_bytes = 12.5e-6 * 400e9 / 8, .trimming = TRUE };
+    WeftNsccFlow f;
+    const double a = 625000.0 / 150000.0;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq_tol (f.target, 0.75 * 12.5e6, 1); /* 9.375 us with trimming */
+    ck_assert_double_eq_tol (f.fi, 5 * a, 1e-9);
+    ck_assert_double_eq_tol (f.pi, 4 * a * (9.375 / 12), 1e-6);
+    ck_assert_double_eq_tol (f.max_cwnd, 1.5 * 625000, 1e-6);
+    ck_assert_double_eq_tol (f.cwnd, 1.5 * 625000, 1e-6); /* the first window: the largest */
+    net.trimming = FALSE;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq_tol (f.target, 12.5e6, 1); /* the RTT itself without trimming */
+    ck_assert_double_eq_tol (f.pi, 4 * a * (12.5 / 12), 1e-6);
+    /* A tiny network still allows one packet. */
+    net.bdp_bytes = 100;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq (f.max_cwnd, 4178);
 }
 END_TEST
 
@@ -282,6 +337,7 @@ test_suite (void)
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
+    tcase_add_test (tc, test_uet_nscc_derived);
     tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
     tcase_add_test (tc, test_uet_rccc_grants_fair_shares_of_the_pool);
     suite_add_tcase (s, tc);
