@@ -520,6 +520,7 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->hash = f->hash;
         if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
+            weft_uet_reps_tick (nic->tp->spray, &f->uet, nic->owner->sim->now);
             pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash, seq);
             pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }

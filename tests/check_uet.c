@@ -1,7 +1,8 @@
 /* tests/check_uet.c - Ultra Ethernet's per-flow rules (models/uet.h, models/nscc.h), against
  * values derived here: round-robin visits the pool in turn; bitmap skips a congested EV for
  * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one, and
- * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out;
+ * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out, probes
+ * one silent EV per period and starts afresh when a probe comes back;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
  * marked ACK above target (by the delay average), increases otherwise (fair and proportional
@@ -111,6 +112,61 @@ START_TEST (test_uet_reps_retires_the_evs_a_timeout_finds_out)
     weft_uet_ev_timeout (&c, &f, 8, 16);
     ck_assert_uint_eq (f.evs_retired, 0);
     ck_assert_uint_eq (f.evs_retires, 2 + 7);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+/* Probing, periods of 50 us from the first packet: EVs 1, 3 and 4 come back in the first
+ * period, only 4 in the second, so 1 and 3 are silent: one probe at the end of each period
+ * (1, then 3), none while the period runs; 3's probe comes back unmarked, so the flow forgets
+ * what waits for reuse and sends the next 16 packets on uniform draws.  An EV a timeout
+ * retired is silent too: probed, and reinstated for it. */
+START_TEST (test_uet_reps_probes_silent_evs_each_period)
+{
+    WeftUet c = cfg (WEFT_UET_LB_REPS, 8);
+    c.reps_probe_after = WEFT_US (50);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 64);
+    weft_uet_reps_tick (&c, &f, 0); /* the first period starts */
+    const guint16 alive[] = { 1, 3, 4 };
+    for (guint i = 0; i < 3; i++) {
+        weft_uet_ev_feedback (&c, &f, alive[i], FALSE);
+        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, i), alive[i]);
+    }
+    weft_uet_reps_tick (&c, &f, WEFT_US (49));
+    weft_uet_reps_tick (&c, &f, WEFT_US (50)); /* all three seen: nothing silent */
+    ck_assert_uint_eq (f.probes_due, 0);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (99));
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 3), 4); /* reuse, no probe yet */
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (100)); /* 1 and 3 silent: one probe */
+    ck_assert_uint_eq (f.probes_due, 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 4), 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 5), 4);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (150)); /* 1's probe lost: the next silent one */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 6), 3);
+    ck_assert_uint_eq (f.probes, 2);
+    weft_uet_ev_feedback (&c, &f, 3, FALSE); /* 3 is back: start afresh */
+    ck_assert_uint_eq (f.resets, 1);
+    ck_assert_uint_eq (f.reps_n, 0); /* nothing waits for reuse any more */
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    for (guint i = 0; i < WEFT_UET_REPS_EXPLORE; i++) /* the draws come first */
+        ck_assert_uint_lt (weft_uet_pick_ev (&c, &f, 1, 7 + i), 8);
+    ck_assert_uint_eq (f.explore_due, 0);
+    ck_assert_uint_eq (f.reps_n, 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 23), 4); /* reuse again */
+    /* A timeout retires 6, the EV packet 30 is out on; it is silent at the period's end. */
+    f.sent_ev[30] = 6;
+    weft_uet_ev_timeout (&c, &f, 30, 31);
+    ck_assert_uint_eq (f.evs_retired, 1);
+    weft_uet_ev_feedback (&c, &f, 1, FALSE);
+    weft_uet_ev_feedback (&c, &f, 3, FALSE);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (200));
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 31), 6);
+    ck_assert_uint_eq (f.evs_retired, 0);
     weft_uet_flow_clear (&f);
 }
 END_TEST
@@ -334,6 +390,7 @@ test_suite (void)
     tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
     tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
     tcase_add_test (tc, test_uet_reps_retires_the_evs_a_timeout_finds_out);
+    tcase_add_test (tc, test_uet_reps_probes_silent_evs_each_period);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);

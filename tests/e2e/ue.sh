@@ -134,6 +134,7 @@ bad "\[uet\] ev_pool:.*out of range" --set uet:ev_pool=65537
 bad "\[uet\] trim_header:.*MTU" --set uet:trim_header=5000B
 bad "\[nscc\] target_delay:" --set nscc:target_delay=0ns
 bad "\[nscc\] fi_packets:.*out of range" --set nscc:fi_packets=0
+bad "\[uet\] reps_probe_after:.*out of range" --set uet:reps_probe_after=0ns
 bad "\[nscc\] pi_packets:.*out of range" --set nscc:pi_packets=-1
 bad "\[nscc\] max_window:.*out of range" --set nscc:max_window=0B
 # NSCC's defaults are derived from the network, and say so.
