@@ -40,6 +40,11 @@ const WeftParamSpec weft_uet_params[] = {
                      "link-level retry: a frame corrupted by a link's bit errors ([fault.NAME] "
                      "kind = bit-errors) is replayed by the link instead of being lost to the "
                      "transport"),
+    WEFT_PARAM_ENUM ("llr_mode", WeftUet, llr_mode, "go-back-n", "go-back-n|selective",
+                     "with llr: go-back-n replays the corrupted frame and every frame sent "
+                     "after it until the replay (the receiver discards them), as UE 1.0's "
+                     "link-level retry is described; selective replays the corrupted frame "
+                     "alone"),
     WEFT_PARAM_TIME ("llr_delay", WeftUet, llr_delay, "1us", "1ns", "1ms",
                      "with llr: from a corrupted frame's end to its replay (the receiver's "
                      "request travelling back); weft's default, unverified"),
@@ -377,8 +382,11 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
-    for (guint i = 0; uet->llr && i < env->ports->len; i++)
-        ((WeftPort *) env->ports->pdata[i])->llr_delay_ps = uet->llr_delay;
+    for (guint i = 0; uet->llr && i < env->ports->len; i++) {
+        WeftPort *port = env->ports->pdata[i];
+        port->llr_delay_ps = uet->llr_delay;
+        port->llr_go_back_n = uet->llr_mode == WEFT_UET_LLR_GO_BACK_N;
+    }
     if (uet->link_credits) {
         const WeftSwitch *first = weft_switch_first_fabric (env->switches);
         if (first && first->buffer_cfg.sharing != WEFT_BUFFER_NONE)

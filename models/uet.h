@@ -69,6 +69,8 @@ typedef enum {
 
 typedef enum { WEFT_UET_RUD, WEFT_UET_ROD } WeftUetDelivery;
 
+typedef enum { WEFT_UET_LLR_GO_BACK_N, WEFT_UET_LLR_SELECTIVE } WeftUetLlrMode;
+
 /* Packets a REPS flow sends on uniform draws after a probe found a path back (UEC's htsim's
  * REPS explores 16 when it leaves its freezing mode: buffer_reps, explore_counter). */
 #define WEFT_UET_REPS_EXPLORE 16
@@ -87,6 +89,7 @@ typedef struct {
     WeftIbConfig credits;         /* the credit machinery's configuration: one VL, 64-byte units */
     gboolean llr;                 /* link-level retry of corrupted frames */
     guint64 llr_delay;            /* ps from a corrupted frame's end to its replay */
+    int llr_mode;                 /* WeftUetLlrMode */
     weft_time_t reps_probe_after; /* reps: a retired EV is probed again this long after */
     WeftNscc nscc;                /* [nscc] (models/nscc.h) */
     WeftRccc rccc;                /* [rccc] (models/rccc.h) */
