@@ -72,7 +72,8 @@ nscc_window (WeftFlow *f, const WeftUet *uet)
         f->window_pkts = weft_nscc_window_pkts (&f->uet.cc);
 }
 
-/* A flow starts: its EV state, RUD bitmaps and NSCC window (one BDP: the auto window). */
+/* A flow starts: its EV state, RUD bitmaps and NSCC window (its parameters derived from the
+ * network's unloaded RTT and the flow's NIC rate where [nscc] leaves them). */
 static void
 uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
@@ -80,8 +81,13 @@ uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
     weft_uet_sender_init (uet, &f->uet, f->n_pkts);
     double wire = (double) (nic->tp->fabric->mtu + nic->tp->fabric->header);
     if (uet->nscc.enabled) {
-        weft_nscc_flow_init (&uet->nscc, &f->uet.cc, (double) f->window_pkts * wire, wire,
-                             f->base_rtt_ps);
+        WeftNsccNet net = {
+            .rtt = nic->tp->net_rtt_ps,
+            .bdp_bytes =
+                (double) nic->tp->net_rtt_ps * (double) f->feed_bps / 8 / (double) WEFT_PS_PER_S,
+            .trimming = uet->trimming,
+        };
+        weft_nscc_flow_init (&uet->nscc, &f->uet.cc, &net, wire, f->base_rtt_ps);
         nscc_window (f, uet);
     }
     if (nic->tp->rccc_rx && f->uet.rud) {
@@ -98,7 +104,7 @@ uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
     weft_uet_ev_timeout (uet, &f->uet, f->snd_una, f->snd_nxt);
     if (f->uet.rccc) /* lost credit comes back only at the end: one packet goes without */
         f->uet.free_pkts = MAX (f->uet.free_pkts, 1);
-    if (uet->nscc.enabled) {
+    if (uet->nscc.enabled && !f->finished) { /* as in on_uet_ack */
         weft_nscc_on_loss (&uet->nscc, &f->uet.cc, nic->owner->sim->now);
         nscc_window (f, uet);
     }
@@ -115,7 +121,7 @@ uet_rod_ack (WeftNicAgent *nic, WeftFlow *f, const WeftPacket *ack, guint64 acke
     weft_uet_ev_feedback (uet, &f->uet, ack->ev, nak || ack->ce);
     f->uet.ecn_echoes += ack->ce;
     f->uet.nacks += nak;
-    if (!uet->nscc.enabled)
+    if (!uet->nscc.enabled || f->finished) /* as in on_uet_ack */
         return;
     weft_time_t now = nic->owner->sim->now;
     if (acked)
@@ -530,6 +536,7 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->hash = f->hash;
         if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
+            weft_uet_reps_tick (nic->tp->spray, &f->uet, nic->owner->sim->now);
             pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash, seq);
             pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }
@@ -608,14 +615,16 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
         f->naks++;
         /* A NACK shows the path alive: it restarts the timer as an ACK would. */
         fresh = weft_uet_on_nack (&f->uet, ack->sack);
-        if (fresh && uet->nscc.enabled)
+        /* Once the receiver has it all (the flow's /flows row is written) the window has
+         * nothing left to pace: answers still on their way do not move it. */
+        if (fresh && uet->nscc.enabled && !f->finished)
             weft_nscc_on_loss (&uet->nscc, &f->uet.cc, sim->now);
     } else if ((fresh = weft_uet_on_sack (&f->uet, ack->sack))) {
         /* Karn: no samples from retransmitted packets. */
         weft_time_t rtt = ack->retransmit ? 0 : sim->now - ack->sent_at;
         if (rtt)
             rtt_sample (nic, f, rtt);
-        if (uet->nscc.enabled)
+        if (uet->nscc.enabled && !f->finished)
             weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
                               nic->tp->fabric->mtu + nic->tp->fabric->header, rtt, ack->ce,
                               sim->now);

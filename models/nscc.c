@@ -8,35 +8,69 @@ const WeftParamSpec weft_nscc_params[] = {
     WEFT_PARAM_BOOL ("enabled", WeftNscc, enabled, "true",
                      "NSCC sender window from ECN marks and queueing delay (off: a fixed window "
                      "of one BDP, [transport] window)"),
-    WEFT_PARAM_TIME ("target_delay", WeftNscc, target_delay, "4us", "1ns", "10ms",
-                     "queueing delay the window aims at (RTT minus the flow's base RTT); "
-                     "weft's default, unverified against UE 1.0 (doc/ultra-ethernet.md)"),
+    WEFT_PARAM_TIME ("target_delay", WeftNscc, target_delay, WEFT_PARAM_DERIVED, "1ns", "10ms",
+                     "derived: 0.75 x the network's unloaded RTT with [uet] trimming, 1 x "
+                     "without (UE 1.0.3, UEC's htsim); the queueing delay the window aims at "
+                     "(RTT minus the flow's base RTT)"),
     WEFT_PARAM_DOUBLE ("md_gain", WeftNscc, md_gain, "0.8", "0", "1",
-                       "multiplicative decrease: cwnd x= 1 - md_gain x (d - target) / d on a "
-                       "marked acknowledgement with delay d above target, once per base RTT"),
-    WEFT_PARAM_DOUBLE ("pi_gain", WeftNscc, pi_gain, "0.25", "0", "10",
-                       "proportional increase below target: cwnd += pi_gain x bytes acked x "
-                       "(target - d) / target"),
-    WEFT_PARAM_DOUBLE ("fi_packets", WeftNscc, fi_packets, "4", "0", "64",
-                       "fair increase: full packets added to the window per RTT, whatever the "
-                       "window (what makes competing flows converge)"),
+                       "multiplicative decrease (gamma of UE 1.0.3, UEC's htsim): cwnd x= 1 - "
+                       "md_gain x (d - target) / d on a marked acknowledgement with delay d "
+                       "above target, once per base RTT, never by more than half"),
+    WEFT_PARAM_DOUBLE ("pi_packets", WeftNscc, pi_packets, WEFT_PARAM_DERIVED, "0.001", "1024",
+                       "derived: 4 x a x b, a as for fi_packets, b = target_delay / 12 us (UE "
+                       "1.0.3's alpha, UEC's htsim); proportional increase below target: full "
+                       "packets added per RTT at no queueing delay, x (target - d) / target"),
+    WEFT_PARAM_DOUBLE ("fi_packets", WeftNscc, fi_packets, WEFT_PARAM_DERIVED, "0.01", "1024",
+                       "derived: 5 x a, a = the network's BDP / (100 Gb/s x 12 us) (UE 1.0.3, "
+                       "UEC's htsim); fair increase: full packets added to the window per RTT, "
+                       "whatever the window (what makes competing flows converge)"),
     WEFT_PARAM_BOOL ("quick_adapt", WeftNscc, quick_adapt, "true",
                      "after a base RTT with a trim NACK or a timeout, cut the window to the "
                      "bytes acknowledged in that RTT"),
-    WEFT_PARAM_BYTES ("max_window", WeftNscc, max_window, "0B", "0B", "1GiB",
-                      "largest window; 0: 4 x the flow's bandwidth-delay product"),
+    WEFT_PARAM_BYTES ("max_window", WeftNscc, max_window, WEFT_PARAM_DERIVED, "1B", "1GiB",
+                      "derived: 1.5 x the network's BDP (its unloaded RTT x the flow's NIC "
+                      "rate; UE 1.0.3, UEC's htsim); the largest window, and the first"),
     WEFT_PARAM_END,
 };
 
+weft_time_t
+weft_nscc_derived_target (const WeftNsccNet *net)
+{
+    return net->trimming ? (weft_time_t) (0.75 * (double) net->rtt) : net->rtt;
+}
+
+double
+weft_nscc_derived_fi (const WeftNsccNet *net)
+{
+    return 5 * net->bdp_bytes / WEFT_NSCC_REF_BDP;
+}
+
+double
+weft_nscc_derived_pi (const WeftNsccNet *net, weft_time_t target)
+{
+    return 4 * (net->bdp_bytes / WEFT_NSCC_REF_BDP) * ((double) target / WEFT_NSCC_REF_RTT);
+}
+
+double
+weft_nscc_derived_max_window (const WeftNsccNet *net)
+{
+    return 1.5 * net->bdp_bytes;
+}
+
 void
-weft_nscc_flow_init (const WeftNscc *cc, WeftNsccFlow *f, double bdp_bytes, double mtu_wire,
+weft_nscc_flow_init (const WeftNscc *cc, WeftNsccFlow *f, const WeftNsccNet *net, double mtu_wire,
                      weft_time_t base_rtt)
 {
     *f = (WeftNsccFlow){ 0 };
     f->mtu_wire = mtu_wire;
-    f->cwnd = MAX (bdp_bytes, mtu_wire);
-    f->max_cwnd = cc->max_window ? (double) cc->max_window : 4 * f->cwnd;
+    f->target = (double) (cc->target_delay ? cc->target_delay : weft_nscc_derived_target (net));
+    f->target = MAX (f->target, 1);
+    f->fi = cc->fi_packets > 0 ? cc->fi_packets : weft_nscc_derived_fi (net);
+    f->pi =
+        cc->pi_packets > 0 ? cc->pi_packets : weft_nscc_derived_pi (net, (weft_time_t) f->target);
+    f->max_cwnd = cc->max_window ? (double) cc->max_window : weft_nscc_derived_max_window (net);
     f->max_cwnd = MAX (f->max_cwnd, mtu_wire);
+    f->cwnd = f->max_cwnd;
     f->base_rtt = base_rtt;
 }
 
@@ -71,20 +105,27 @@ weft_nscc_on_ack (const WeftNscc *cc, WeftNsccFlow *f, guint64 bytes, weft_time_
     f->epoch_acked += bytes;
     if (rtt == 0)
         return; /* no delay sample: a retransmitted packet's (Karn) */
-    double target = (double) cc->target_delay;
+    double target = f->target;
     double d = rtt > f->base_rtt ? (double) (rtt - f->base_rtt) : 0;
     double b = (double) bytes;
+    /* The delay average the decrease sizes its cut by (UEC's htsim, update_delay): an unmarked
+     * sample above target counts as a quarter of the base RTT, the queue being on its way
+     * down. */
+    double sample = d;
+    f->avg_delay = WEFT_NSCC_DELAY_ALPHA * sample + (1 - WEFT_NSCC_DELAY_ALPHA) * f->avg_delay;
     if (ce && d >= target) {
-        if (now >= f->last_md + f->base_rtt) {
-            double cut = cc->md_gain * (d - target) / d;
+        double avg = f->avg_delay;
+        if (avg > target && now >= f->last_md + f->base_rtt) {
+            double cut = cc->md_gain * (avg - target) / avg;
             f->cwnd *= 1 - MIN (cut, 0.5);
             f->last_md = now;
             f->decreases++;
         }
     } else if (!ce) {
+        double per_rtt = f->fi; /* packets per window acknowledged */
         if (d < target)
-            f->cwnd += cc->pi_gain * b * (target - d) / target;
-        f->cwnd += cc->fi_packets * f->mtu_wire * b / f->cwnd;
+            per_rtt += f->pi * (target - d) / target;
+        f->cwnd += per_rtt * f->mtu_wire * b / f->cwnd;
     }
     clamp (f);
 }

@@ -6,8 +6,9 @@
  * The control law, per acknowledgement of `bytes` wire bytes with queueing delay d against the
  * target T (`target_delay`), in the spirit of UE 1.0's NSCC and UEC's htsim (doc/ultra-
  * ethernet.md says what is taken from where and which values are unverified):
- *   no mark, d < T   proportional increase: cwnd += pi_gain x bytes x (T - d) / T, plus the
- *                    fair increase
+ *   no mark, d < T   proportional increase: cwnd += pi x mtu_wire x (T - d) / T x bytes / cwnd
+ *                    (pi packets per RTT at no queueing delay, the same for every flow), plus
+ *                    the fair increase
  *   no mark, d >= T  fair increase: cwnd += fi x mtu_wire x bytes / cwnd (fi packets per RTT,
  *                    the same for every flow: what makes competing flows converge)
  *   mark, d >= T     multiplicative decrease, at most once per base RTT:
@@ -16,10 +17,21 @@
  * Quick adapt: after a base RTT in which the sender heard of a loss (a trim NACK, a timeout),
  * the window drops at once to what was acknowledged in that RTT (at least one packet), rather
  * than waiting for the slow decreases to get there.
- * The window is clamped to [one packet, max_window]; it starts at one bandwidth-delay product
- * of the flow's path (line rate at once, as UE's senders start).
+ * The window is clamped to [one packet, max_window]; it starts at max_window, as UE's senders
+ * start (line rate at once).
+ *
+ * Derived defaults, from the network as the UE specification's NSCC parameters are defined and
+ * as UEC's htsim sets them (UecSrc::initNsccParams): with R the network's unloaded RTT (the
+ * largest base RTT among the run's flows: propagation, a data packet's and an ACK's
+ * serialization at every hop, the NICs' latencies) and BDP = R x the flow's NIC rate,
+ *   target_delay = 0.75 x R with trimming on, R without
+ *   fi_packets   = 5 x a, a = BDP / (100 Gb/s x 12 us) (the scaling factor of a reference
+ *                  network)
+ *   pi_packets   = 4 x a x b, b = target_delay / 12 us
+ *   max_window   = 1.5 x BDP, and the first window the same.
  * Ignores: NSCC's delay-only and ECN-only variants, the receiver's pull (RCCC), the
- * per-path state of the load balancer.
+ * per-path state of the load balancer, the delay average of the decrease (the per-packet delay
+ * is used), eta (htsim's 0.15 x MSS x a per RTT) and quick adapt on delay alone.
  */
 #ifndef WEFT_MODELS_NSCC_H
 #define WEFT_MODELS_NSCC_H
@@ -29,15 +41,33 @@
 
 typedef struct {
     gboolean enabled;
-    weft_time_t target_delay; /* queueing delay the window aims at */
-    double md_gain, pi_gain, fi_packets;
+    weft_time_t target_delay; /* queueing delay the window aims at; 0: derived */
+    double md_gain;
+    double pi_packets, fi_packets; /* 0: derived */
     gboolean quick_adapt;
-    guint64 max_window; /* bytes; 0: 4 x the flow's BDP */
+    guint64 max_window; /* bytes; 0: derived */
 } WeftNscc;
+
+/* The network a flow's derived parameters come from. */
+typedef struct {
+    weft_time_t rtt;   /* the network's unloaded RTT */
+    double bdp_bytes;  /* rtt x the flow's NIC rate */
+    gboolean trimming; /* the switches trim ([uet] trimming) */
+} WeftNsccNet;
+
+/* The reference network NSCC's constants are scaled from: 100 Gb/s x 12 us, in bytes. */
+#define WEFT_NSCC_REF_BDP 150000.0
+#define WEFT_NSCC_REF_RTT WEFT_US (12)
+/* The weight of a sample in the delay average (UEC's htsim: _delay_alpha). */
+#define WEFT_NSCC_DELAY_ALPHA 0.0125
 
 typedef struct {
     double cwnd;           /* bytes */
     double max_cwnd;       /* bytes */
+    double target;         /* ps: target_delay, given or derived */
+    double fi;             /* packets per RTT: fi_packets, given or derived */
+    double pi;             /* packets per RTT: pi_packets, given or derived */
+    double avg_delay;      /* ps: the queueing delay's moving average */
     double mtu_wire;       /* bytes of a full packet on the wire */
     weft_time_t base_rtt;  /* the flow's unloaded RTT */
     weft_time_t last_md;   /* when the last decrease happened */
@@ -49,9 +79,16 @@ typedef struct {
 
 extern const WeftParamSpec weft_nscc_params[];
 
-/* Starts @f's window at @bdp_bytes (at least one packet of @mtu_wire bytes). */
-void weft_nscc_flow_init (const WeftNscc *cc, WeftNsccFlow *f, double bdp_bytes, double mtu_wire,
-                          weft_time_t base_rtt);
+/* Sets @f's parameters (@cc's, or derived from @net where @cc leaves them 0) and starts its
+ * window at max_window (at least one packet of @mtu_wire bytes); @base_rtt is the flow's own. */
+void weft_nscc_flow_init (const WeftNscc *cc, WeftNsccFlow *f, const WeftNsccNet *net,
+                          double mtu_wire, weft_time_t base_rtt);
+
+/* The derived defaults (above). */
+weft_time_t weft_nscc_derived_target (const WeftNsccNet *net);
+double weft_nscc_derived_fi (const WeftNsccNet *net);
+double weft_nscc_derived_pi (const WeftNsccNet *net, weft_time_t target);
+double weft_nscc_derived_max_window (const WeftNsccNet *net);
 
 /* An acknowledgement of @bytes wire bytes whose packet took @rtt (0: no sample, a
  * retransmission) and came back with the CE mark @ce, at @now. */

@@ -110,7 +110,25 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         port->tx_bytes += pkt->size;
         port->tx_packets++;
     }
+    if (G_UNLIKELY (port->llr_chain != NULL)) {
+        /* Go-back-N link-level retry under way: the receiver discards this frame, which stays
+         * in the replay buffer and leaves again after the corrupted one. */
+        port->llr_replays++;
+        port->llr_chain_tail->next = pkt;
+        port->llr_chain_tail = pkt;
+        pkt->next = NULL;
+        return;
+    }
     if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_corrupts (port->fault, pkt)) {
+        if (port->llr_delay_ps && port->llr_go_back_n) {
+            /* Go-back-N: the replay starts from this frame, llr_delay after its end. */
+            port->llr_replays++;
+            port->llr_chain = port->llr_chain_tail = pkt;
+            pkt->next = NULL;
+            weft_sim_schedule_at (port->owner->sim, &port->sched, end + port->llr_delay_ps,
+                                  on_llr_replay, port, (WeftArg){ .ptr = NULL });
+            return;
+        }
         if (port->llr_delay_ps) {
             /* Link-level retry: the receiver drops the frame and asks for it again; the frame
              * stays in this port's replay buffer and leaves once more llr_delay after its end
@@ -277,12 +295,10 @@ idle (const WeftPort *port, weft_time_t now)
            port->owner->sim->now_key > port->defer_key;
 }
 
-/* A frame to replay: at the head of its class, so it leaves next (models/uet.h). */
+/* @pkt back at the head of its class, so it leaves next. */
 static void
-on_llr_replay (WeftSim *sim, void *target, WeftArg arg)
+requeue_head (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
-    WeftPort *port = target;
-    WeftPacket *pkt = arg.ptr;
     WeftPacketFifo *q = &port->q[weft_port_class (port, pkt)];
     pkt->next = q->head;
     q->head = pkt;
@@ -290,7 +306,31 @@ on_llr_replay (WeftSim *sim, void *target, WeftArg arg)
         q->tail = pkt;
     q->packets++;
     q->bytes += pkt->size;
-    queue_changed (port, sim->now, port->q_bytes + pkt->size);
+    queue_changed (port, now, port->q_bytes + pkt->size);
+}
+
+/* Frames to replay (models/uet.h): the corrupted one (@arg), or under go-back-N the chain
+ * from it on, at the head of their classes in their order, so they leave next. */
+static void
+on_llr_replay (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftPort *port = target;
+    if (arg.ptr) {
+        requeue_head (port, arg.ptr, sim->now);
+    } else {
+        /* Reverse the chain, then push each at its class's head: the first ends up first. */
+        WeftPacket *rev = NULL, *next;
+        for (WeftPacket *p = port->llr_chain; p; p = next) {
+            next = p->next;
+            p->next = rev;
+            rev = p;
+        }
+        port->llr_chain = port->llr_chain_tail = NULL;
+        for (WeftPacket *p = rev; p; p = next) {
+            next = p->next;
+            requeue_head (port, p, sim->now);
+        }
+    }
     if (idle (port, sim->now))
         try_send (port, sim->now);
     else

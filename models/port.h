@@ -76,8 +76,12 @@ typedef struct WeftPort {
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
     /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
-     * long after it ended, ahead of what waits; 0: off. */
+     * long after it ended, ahead of what waits; 0: off.  With llr_go_back_n the receiver also
+     * discards every frame that starts before the replay, and they are sent again after the
+     * corrupted one (the chain holds them, in order, meanwhile). */
     weft_time_t llr_delay_ps;
+    gboolean llr_go_back_n;
+    WeftPacket *llr_chain, *llr_chain_tail;
 
     /* Totals for /ports. */
     guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;

@@ -385,6 +385,7 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
         weft_time_t rx = f->nic_path ? nic->rx_latency_ps : 0;
         f->ideal_fct_ps = tx + fwd + weft_time_serialize (wire_total - first_wire, min_rate) + rx;
         f->base_rtt_ps = fwd + back + 2 * rx;
+        tp->net_rtt_ps = MAX (tp->net_rtt_ps, f->base_rtt_ps);
         guint64 full_wire = mtu + hdr;
         if (tp->window_bytes > 0) {
             f->window_pkts = (guint32) MAX (1, (tp->window_bytes + mtu - 1) / mtu);

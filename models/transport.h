@@ -142,13 +142,15 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
-    GArray *active;       /* guint32 ids of the flows under way (started, not finished),
-                             in no particular order: what per-interval samples visit */
-    gboolean accept_ooo;  /* receivers place out-of-order packets (adaptive routing) */
-    const WeftUet *uet;   /* Ultra Ethernet's transport (models/uet.h); NULL on other fabrics */
-    const WeftUet *spray; /* the EV policy of every data packet (models/uet.h): Ultra Ethernet's
-                             [uet], or [fabric] spray on Ethernet and RoCE; NULL without */
-    WeftRcccRx *rccc_rx;  /* RCCC: each node's receive credit pool (owned; NULL without RCCC) */
+    GArray *active;         /* guint32 ids of the flows under way (started, not finished),
+                               in no particular order: what per-interval samples visit */
+    gboolean accept_ooo;    /* receivers place out-of-order packets (adaptive routing) */
+    weft_time_t net_rtt_ps; /* the largest base RTT among the flows: the network's unloaded
+                               RTT, which NSCC derives its parameters from (models/nscc.h) */
+    const WeftUet *uet;     /* Ultra Ethernet's transport (models/uet.h); NULL on other fabrics */
+    const WeftUet *spray;   /* the EV policy of every data packet (models/uet.h): Ultra Ethernet's
+                               [uet], or [fabric] spray on Ethernet and RoCE; NULL without */
+    WeftRcccRx *rccc_rx;    /* RCCC: each node's receive credit pool (owned; NULL without RCCC) */
 
     /* Dependencies: the flows waiting for flow i are dep_list[dep_first[i] .. dep_first[i+1]). */
     guint32 *dep_first, *dep_list;

@@ -40,9 +40,20 @@ const WeftParamSpec weft_uet_params[] = {
                      "link-level retry: a frame corrupted by a link's bit errors ([fault.NAME] "
                      "kind = bit-errors) is replayed by the link instead of being lost to the "
                      "transport"),
+    WEFT_PARAM_ENUM ("llr_mode", WeftUet, llr_mode, "go-back-n", "go-back-n|selective",
+                     "with llr: go-back-n replays the corrupted frame and every frame sent "
+                     "after it until the replay (the receiver discards them), as UE 1.0's "
+                     "link-level retry is described; selective replays the corrupted frame "
+                     "alone"),
     WEFT_PARAM_TIME ("llr_delay", WeftUet, llr_delay, "1us", "1ns", "1ms",
                      "with llr: from a corrupted frame's end to its replay (the receiver's "
                      "request travelling back); weft's default, unverified"),
+    WEFT_PARAM_TIME ("reps_probe_after", WeftUet, reps_probe_after, "10ms", "1ns", "100s",
+                     "reps: every period this long, one silent EV (acknowledged before, or "
+                     "retired, but not acknowledged unmarked in the period) gets a probe packet; "
+                     "when a probe comes back unmarked, every silent EV gets one at once: a "
+                     "restored path is found again; 10 ms is UEC's htsim's freezing time "
+                     "(weft's rule, unverified against REPS and UE 1.0)"),
     WEFT_PARAM_END,
 };
 
@@ -99,10 +110,36 @@ explore_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
     return ev;
 }
 
-/* REPS: the oldest EV acknowledged unmarked and not retired since, else exploration. */
+/* The next EV due for a probe at or after the cursor; a retired one is reinstated. */
+static guint16
+probe_reps (const WeftUet *cfg, WeftUetFlow *uf)
+{
+    guint16 ev = (guint16) (uf->probe_next % cfg->ev_pool);
+    while (!weft_uet_bit (uf->ev_probe, ev))
+        ev = (guint16) ((ev + 1) % cfg->ev_pool);
+    weft_uet_bit_clear (uf->ev_probe, ev);
+    uf->probes_due--;
+    uf->probe_next = (guint32) ((ev + 1) % cfg->ev_pool);
+    weft_uet_bit_set (uf->ev_probed, ev);
+    if (weft_uet_bit (uf->ev_retired, ev)) {
+        weft_uet_bit_clear (uf->ev_retired, ev);
+        uf->evs_retired--;
+    }
+    uf->probes++;
+    return ev;
+}
+
+/* REPS: a probe when some are due, else the oldest EV acknowledged unmarked and not retired
+ * since, else exploration. */
 static guint16
 pick_reps (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash)
 {
+    if (uf->probes_due > 0)
+        return probe_reps (cfg, uf);
+    if (uf->explore_due > 0) {
+        uf->explore_due--;
+        return explore_reps (cfg, uf, flow_hash);
+    }
     while (uf->reps_n > 0) {
         guint16 ev = uf->reps[uf->reps_head];
         uf->reps_head = (guint32) ((uf->reps_head + 1) % cfg->ev_pool);
@@ -159,6 +196,24 @@ weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboolean 
             weft_uet_bit_set (uf->ev_bad, ev);
     } else if (cfg->load_balance == WEFT_UET_LB_REPS && !congested) {
         /* The path works (again): reuse it. */
+        weft_uet_bit_set (uf->ev_seen, ev);
+        weft_uet_bit_set (uf->ev_alive, ev);
+        if (weft_uet_bit (uf->ev_probed, ev)) {
+            /* A silent path answered its probe: the paths changed.  Forget what was learnt
+             * (the EVs waiting for reuse, the retired ones, the probes due) and explore
+             * afresh - the next WEFT_UET_REPS_EXPLORE packets on uniform draws whatever waits
+             * for reuse - as UEC's htsim's REPS does when it leaves its freezing mode. */
+            gsize bytes = (cfg->ev_pool + 7) / 8;
+            memset (uf->ev_probed, 0, bytes);
+            memset (uf->ev_probe, 0, bytes);
+            memset (uf->ev_retired, 0, bytes);
+            uf->probes_due = 0;
+            uf->evs_retired = 0;
+            uf->reps_n = 0;
+            uf->explore_due = WEFT_UET_REPS_EXPLORE;
+            uf->resets++;
+            return;
+        }
         reinstate (uf, ev);
         if (uf->reps_n < cfg->ev_pool) {
             uf->reps[(uf->reps_head + uf->reps_n) % cfg->ev_pool] = ev;
@@ -193,6 +248,42 @@ weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint
     }
 }
 
+/* Makes up to @max silent EVs (alive or retired before, not acknowledged unmarked in the
+ * current period, not already due) due for a probe, from the cursor on. */
+static void
+mark_silent (const WeftUet *cfg, WeftUetFlow *uf, guint32 max)
+{
+    guint32 n = 0;
+    for (guint64 i = 0; i < cfg->ev_pool && n < max; i++) {
+        guint64 ev = (uf->probe_next + i) % cfg->ev_pool;
+        if ((weft_uet_bit (uf->ev_alive, ev) || weft_uet_bit (uf->ev_retired, ev)) &&
+            !weft_uet_bit (uf->ev_seen, ev) && !weft_uet_bit (uf->ev_probe, ev)) {
+            weft_uet_bit_set (uf->ev_probe, ev);
+            uf->probes_due++;
+            n++;
+        }
+    }
+}
+
+void
+weft_uet_reps_tick (const WeftUet *cfg, WeftUetFlow *uf, weft_time_t now)
+{
+    if (cfg->load_balance != WEFT_UET_LB_REPS)
+        return;
+    if (!uf->probe_armed) { /* the flow's first packet: the first period starts */
+        uf->probe_armed = TRUE;
+        uf->probe_at = now + cfg->reps_probe_after;
+        return;
+    }
+    if (now < uf->probe_at)
+        return;
+    /* A period has passed: one silent EV is due for a probe. */
+    gsize bytes = (cfg->ev_pool + 7) / 8;
+    mark_silent (cfg, uf, 1);
+    memset (uf->ev_seen, 0, bytes);
+    uf->probe_at = now + cfg->reps_probe_after;
+}
+
 void
 weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row)
 {
@@ -212,6 +303,10 @@ weft_uet_flow_clear (WeftUetFlow *uf)
     g_clear_pointer (&uf->reps, g_free);
     g_clear_pointer (&uf->sent_ev, g_free);
     g_clear_pointer (&uf->ev_retired, g_free);
+    g_clear_pointer (&uf->ev_seen, g_free);
+    g_clear_pointer (&uf->ev_probe, g_free);
+    g_clear_pointer (&uf->ev_alive, g_free);
+    g_clear_pointer (&uf->ev_probed, g_free);
     g_clear_pointer (&uf->ev_used, g_free);
     g_clear_pointer (&uf->rcvd, g_free);
 }
@@ -287,8 +382,11 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     const WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
-    for (guint i = 0; uet->llr && i < env->ports->len; i++)
-        ((WeftPort *) env->ports->pdata[i])->llr_delay_ps = uet->llr_delay;
+    for (guint i = 0; uet->llr && i < env->ports->len; i++) {
+        WeftPort *port = env->ports->pdata[i];
+        port->llr_delay_ps = uet->llr_delay;
+        port->llr_go_back_n = uet->llr_mode == WEFT_UET_LLR_GO_BACK_N;
+    }
     if (uet->link_credits) {
         const WeftSwitch *first = weft_switch_first_fabric (env->switches);
         if (first && first->buffer_cfg.sharing != WEFT_BUFFER_NONE)

@@ -13,7 +13,9 @@
  *    (REPS: reuse the EVs whose packets were acknowledged unmarked, in the order they came
  *    back; when none is waiting, explore a uniform draw; EVs that saw a mark or a trim are
  *    not reused, and the EVs of the packets a timeout finds unacknowledged are retired: neither
- *    reused nor explored until one of their packets comes back unmarked).
+ *    reused nor explored until one of their packets comes back unmarked; silent EVs are
+ *    probed, one per reps_probe_after, and an answered probe starts the reuse afresh:
+ *    weft_uet_reps_tick).
  *  - RUD (reliable unordered delivery): per-packet sequence numbers; the receiver places any
  *    packet in a bitmap and acknowledges each one selectively (the SACK names the packet, the
  *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
@@ -67,22 +69,30 @@ typedef enum {
 
 typedef enum { WEFT_UET_RUD, WEFT_UET_ROD } WeftUetDelivery;
 
+typedef enum { WEFT_UET_LLR_GO_BACK_N, WEFT_UET_LLR_SELECTIVE } WeftUetLlrMode;
+
+/* Packets a REPS flow sends on uniform draws after a probe found a path back (UEC's htsim's
+ * REPS explores 16 when it leaves its freezing mode: buffer_reps, explore_counter). */
+#define WEFT_UET_REPS_EXPLORE 16
+
 /* [uet] (and [nscc]): read on the ultra-ethernet fabric; zero (enabled FALSE) elsewhere. */
 typedef struct {
-    gboolean enabled;      /* the fabric is ultra-ethernet */
-    int load_balance;      /* WeftUetLoadBalance */
-    guint64 ev_pool;       /* entropy values per flow, 1 to 65536 */
-    int delivery;          /* WeftUetDelivery */
-    gboolean trimming;     /* fabric switches trim instead of dropping data */
-    guint64 trim_header;   /* bytes of a trimmed packet on the wire */
-    guint64 seed;          /* the run's seed (oblivious draws) */
-    gboolean link_credits; /* credit-based flow control on every link (models/ib_credit.h) */
-    guint64 credit_buffer; /* bytes each receiving port advertises */
-    WeftIbConfig credits;  /* the credit machinery's configuration: one VL, 64-byte units */
-    gboolean llr;          /* link-level retry of corrupted frames */
-    guint64 llr_delay;     /* ps from a corrupted frame's end to its replay */
-    WeftNscc nscc;         /* [nscc] (models/nscc.h) */
-    WeftRccc rccc;         /* [rccc] (models/rccc.h) */
+    gboolean enabled;             /* the fabric is ultra-ethernet */
+    int load_balance;             /* WeftUetLoadBalance */
+    guint64 ev_pool;              /* entropy values per flow, 1 to 65536 */
+    int delivery;                 /* WeftUetDelivery */
+    gboolean trimming;            /* fabric switches trim instead of dropping data */
+    guint64 trim_header;          /* bytes of a trimmed packet on the wire */
+    guint64 seed;                 /* the run's seed (oblivious draws) */
+    gboolean link_credits;        /* credit-based flow control on every link (models/ib_credit.h) */
+    guint64 credit_buffer;        /* bytes each receiving port advertises */
+    WeftIbConfig credits;         /* the credit machinery's configuration: one VL, 64-byte units */
+    gboolean llr;                 /* link-level retry of corrupted frames */
+    guint64 llr_delay;            /* ps from a corrupted frame's end to its replay */
+    int llr_mode;                 /* WeftUetLlrMode */
+    weft_time_t reps_probe_after; /* reps: a retired EV is probed again this long after */
+    WeftNscc nscc;                /* [nscc] (models/nscc.h) */
+    WeftRccc rccc;                /* [rccc] (models/rccc.h) */
 } WeftUet;
 
 /* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
@@ -98,21 +108,32 @@ typedef struct {
     guint8 *ev_bad;   /* bitmap: EVs to skip on the next pass */
     guint16 *reps;    /* reps: EVs to reuse, a ring of ev_pool */
     guint32 reps_head, reps_n;
-    guint16 *sent_ev;    /* reps: the EV each packet last left on (per sequence number) */
-    guint8 *ev_retired;  /* reps: EVs retired by a timeout (bits): neither reused nor explored */
-    guint32 evs_retired; /* bits set in ev_retired */
-    guint64 evs_retires; /* reps: EVs retired over the flow (an EV retired twice counts twice) */
-    guint8 *ev_used;     /* EVs the flow has sent on (bits) */
-    guint32 evs_used;    /* distinct EVs sent on */
-    guint64 nacks;       /* trim NACKs that reached the sender */
-    guint64 ecn_echoes;  /* acknowledgements echoing a CE mark */
-    WeftNsccFlow cc;     /* NSCC window (models/nscc.h) */
-    gint64 credit;       /* RCCC: packets the sender may send on credit */
-    gint64 free_pkts;    /* RCCC: packets it may still send without credit */
-    gint64 held;         /* RCCC, at the receiver: credit granted and not yet returned */
-    gboolean rccc_seen;  /* RCCC, at the receiver: the flow counts among its active ones */
-    gboolean rccc;       /* RCCC: the sender needs credit */
-    gboolean rud;        /* the sender runs RUD (bitmaps allocated) */
+    guint16 *sent_ev;     /* reps: the EV each packet last left on (per sequence number) */
+    guint8 *ev_retired;   /* reps: EVs retired by a timeout (bits): neither reused nor explored */
+    guint32 evs_retired;  /* bits set in ev_retired */
+    guint64 evs_retires;  /* reps: EVs retired over the flow (an EV retired twice counts twice) */
+    guint8 *ev_seen;      /* reps: EVs acknowledged unmarked in the current probe period */
+    guint8 *ev_probe;     /* reps: EVs due for a probe packet */
+    guint8 *ev_alive;     /* reps: EVs ever acknowledged unmarked */
+    guint8 *ev_probed;    /* reps: EVs probed, no unmarked answer yet */
+    guint32 probes_due;   /* bits set in ev_probe */
+    guint32 probe_next;   /* where the search for the next EV to probe starts */
+    weft_time_t probe_at; /* the end of the current probe period */
+    gboolean probe_armed; /* the first period has started */
+    guint64 probes;       /* probe packets sent */
+    guint64 resets;       /* probes answered: reuse forgotten, exploration afresh */
+    guint32 explore_due;  /* packets still to send on uniform draws after a reset */
+    guint8 *ev_used;      /* EVs the flow has sent on (bits) */
+    guint32 evs_used;     /* distinct EVs sent on */
+    guint64 nacks;        /* trim NACKs that reached the sender */
+    guint64 ecn_echoes;   /* acknowledgements echoing a CE mark */
+    WeftNsccFlow cc;      /* NSCC window (models/nscc.h) */
+    gint64 credit;        /* RCCC: packets the sender may send on credit */
+    gint64 free_pkts;     /* RCCC: packets it may still send without credit */
+    gint64 held;          /* RCCC, at the receiver: credit granted and not yet returned */
+    gboolean rccc_seen;   /* RCCC, at the receiver: the flow counts among its active ones */
+    gboolean rccc;        /* RCCC: the sender needs credit */
+    gboolean rud;         /* the sender runs RUD (bitmaps allocated) */
     /* receiver */
     guint8 *rcvd;     /* RUD: packets placed */
     guint64 rcvd_n;   /* distinct packets placed */
@@ -154,6 +175,17 @@ void weft_uet_ev_feedback (const WeftUet *cfg, WeftUetFlow *uf, guint16 ev, gboo
  * failed them), so that neither its reuse nor its exploration sends on them again; an EV
  * acknowledged unmarked later is reinstated, and when every EV is retired all are forgiven. */
 void weft_uet_ev_timeout (const WeftUet *cfg, WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt);
+
+/* Before a data packet leaves at @now, under reps: the flow's time runs in periods of
+ * reps_probe_after from its first packet.  An EV is silent when it was acknowledged unmarked
+ * before (or retired by a timeout) but not in the current period: a dead path's.  When a
+ * period ends one silent EV is due for a probe packet (the next one sent goes on it; a retired
+ * EV is reinstated for it); when a probe comes back unmarked the paths have changed: the flow
+ * forgets the EVs waiting for reuse, its retirements and its due probes, and explores afresh
+ * (UEC's htsim's REPS does so when it leaves its freezing mode).  So a path restored after a
+ * failure ([fault.NAME] until) carries its share again within about a period, and a dead one
+ * costs a lost packet per period. */
+void weft_uet_reps_tick (const WeftUet *cfg, WeftUetFlow *uf, weft_time_t now);
 
 /* ---- RUD bookkeeping (models/uet_pds.c): pure state changes, the NIC does the events ---- */
 

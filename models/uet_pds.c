@@ -18,6 +18,10 @@ weft_uet_sender_init (const WeftUet *cfg, WeftUetFlow *uf, guint32 n_pkts)
         uf->reps = g_new0 (guint16, cfg->ev_pool);
         uf->sent_ev = g_new0 (guint16, MAX (n_pkts, 1));
         uf->ev_retired = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
+        uf->ev_seen = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
+        uf->ev_probe = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
+        uf->ev_alive = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
+        uf->ev_probed = g_new0 (guint8, (cfg->ev_pool + 7) / 8);
     }
 }
 

@@ -314,6 +314,13 @@ weft_params_set_defaults (const WeftParamSpec *spec, void *obj)
         clear_one (p, obj);
         if (!p->def)
             continue; /* required: left zero until the file sets it */
+        if (strcmp (p->def, WEFT_PARAM_DERIVED) == 0) {
+            g_assert (p->type != WEFT_PARAM_TYPE_STRING && p->type != WEFT_PARAM_TYPE_LIST &&
+                      p->type != WEFT_PARAM_TYPE_ENUM);
+            Value zero = { 0 };
+            store_scalar (p->type, field, &zero); /* the model derives it */
+            continue;
+        }
         switch (p->type) {
         case WEFT_PARAM_TYPE_STRING:
             *(char **) field = g_strdup (p->def);

@@ -32,11 +32,16 @@ typedef enum {
     WEFT_PARAM_TYPE_LIST,   /* char **, ';'-separated, owned (g_strfreev) */
 } WeftParamType;
 
+/* The default of a key whose value the model derives from the fabric when the file does not set
+ * it (a target delay from the topology's RTT, say): the field is left zero, an explicit value is
+ * still checked against the range, `weft params` shows "derived" and the help says from what. */
+#define WEFT_PARAM_DERIVED "derived"
+
 typedef struct {
     const char *name; /* key name in the group */
     WeftParamType type;
     gsize offset;    /* of the field in the struct */
-    const char *def; /* default, as file text; NULL: the key is required */
+    const char *def; /* default, as file text; NULL: the key is required; WEFT_PARAM_DERIVED */
     const char *min; /* inclusive bounds as file text; NULL: unbounded (not for ENUM etc.) */
     const char *max;
     const char *choices; /* ENUM only: "static|ecmp|adaptive" */
@@ -86,8 +91,9 @@ gboolean weft_params_read (const WeftExperiment *exp, const char *group,
 
 /* Sets every field to its default, for code that builds objects without a file (tests).
  * STRING and LIST fields must be NULL or owned: they are freed first, so reading twice does
- * not leak.  A required key (def NULL) leaves its field zero.  Aborts on a spec whose default
- * does not parse (a programming error). */
+ * not leak.  A required key (def NULL) leaves its field zero; a derived one (WEFT_PARAM_DERIVED,
+ * scalar types only) sets it to zero, which the model reads as "derive it".  Aborts on a spec whose
+ * default does not parse (a programming error). */
 void weft_params_set_defaults (const WeftParamSpec *spec, void *obj);
 
 /* Frees STRING and LIST fields and sets them to NULL. */

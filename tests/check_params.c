@@ -3,7 +3,9 @@
  * message naming file, [group], key and what was expected (unknown key with suggestion,
  * missing required key, range in the parameter's units, enum choice with suggestion, strict
  * booleans and integers, ratios); two bindings share one group; describe lists name, type,
- * default and help.  Unchecked: the column layout of describe beyond its contents.
+ * default and help; a derived key is zero when absent (the model derives it), range-checked
+ * when set, and described as "derived".  Unchecked: the column layout of describe beyond its
+ * contents.
  */
 #include "config.h"
 
@@ -26,7 +28,8 @@ typedef struct {
     double cable_m;
     double oversub;
     char **hosts;
-    char *generator; /* required */
+    char *generator;       /* required */
+    weft_time_t target_ps; /* derived */
 } All;
 
 static const WeftParamSpec all_params[] = {
@@ -43,6 +46,8 @@ static const WeftParamSpec all_params[] = {
     WEFT_PARAM_RATIO ("oversubscription", All, oversub, "1:1", "1:1", "16:1", "up:down"),
     WEFT_PARAM_LIST ("hosts", All, hosts, "host0;host1", "hosts involved"),
     WEFT_PARAM_STRING ("generator", All, generator, NULL, "topology generator"),
+    WEFT_PARAM_TIME ("target", All, target_ps, WEFT_PARAM_DERIVED, "1ns", "1ms",
+                     "derived: 0.75 x the base RTT"),
     WEFT_PARAM_END,
 };
 
@@ -286,6 +291,25 @@ START_TEST (test_params_describe_and_type_names)
 }
 END_TEST
 
+START_TEST (test_params_derived)
+{
+    all.target_ps = 123;
+    weft_params_set_defaults (all_params, &all);
+    ck_assert_uint_eq (all.target_ps, 0);
+    all.target_ps = 123;
+    g_autoptr (GError) err = NULL;
+    ck_assert (read_all ("", &err));
+    ck_assert_uint_eq (all.target_ps, 0);
+    ck_assert (read_all ("target = 3us\n", &err));
+    ck_assert_uint_eq (all.target_ps, WEFT_US (3));
+    assert_refused ("target = 0ns\n", WEFT_CONFIG_ERROR_RANGE, "[t] target: ");
+    g_autoptr (GString) out = g_string_new (NULL);
+    weft_params_describe (all_params, out);
+    ck_assert_ptr_nonnull (strstr (out->str, "target               time    derived"));
+    ck_assert_ptr_nonnull (strstr (out->str, "derived: 0.75 x the base RTT"));
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -304,6 +328,7 @@ test_suite (void)
     tcase_add_test (tc, test_params_two_bindings_share_group);
     tcase_add_test (tc, test_params_parse_value_free_form);
     tcase_add_test (tc, test_params_describe_and_type_names);
+    tcase_add_test (tc, test_params_derived);
     suite_add_tcase (s, tc);
     return s;
 }

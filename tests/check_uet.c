@@ -1,10 +1,13 @@
 /* tests/check_uet.c - Ultra Ethernet's per-flow rules (models/uet.h, models/nscc.h), against
  * values derived here: round-robin visits the pool in turn; bitmap skips a congested EV for
  * exactly one pass; reps reuses acknowledged EVs oldest first and never a congested one, and
- * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out;
+ * retires (skips in reuse and exploration) the EVs of the packets a timeout finds out, probes
+ * one silent EV per period and starts afresh when a probe comes back;
  * oblivious draws stay in the pool and reach most of it; ecmp keeps the flow's hash; the RUD
  * sender's bitmaps count packets in flight and resend only what is due; NSCC decreases on a
- * marked ACK above target, increases otherwise, and quick adapt drops to what got through;
+ * marked ACK above target (by the delay average), increases otherwise (fair and proportional
+ * increase per window), quick adapt drops to what got through, and its derived parameters are
+ * UE 1.0.3's as UEC's htsim sets them, computed here from the RTT and the rate;
  * RCCC's receiver grants a flow its fair share of the pool, never more than the pool or the
  * flow's need, returns a credited packet's credit, and grants one packet of overdraft to a
  * flow holding none;
@@ -113,6 +116,61 @@ START_TEST (test_uet_reps_retires_the_evs_a_timeout_finds_out)
 }
 END_TEST
 
+/* Probing, periods of 50 us from the first packet: EVs 1, 3 and 4 come back in the first
+ * period, only 4 in the second, so 1 and 3 are silent: one probe at the end of each period
+ * (1, then 3), none while the period runs; 3's probe comes back unmarked, so the flow forgets
+ * what waits for reuse and sends the next 16 packets on uniform draws.  An EV a timeout
+ * retired is silent too: probed, and reinstated for it. */
+START_TEST (test_uet_reps_probes_silent_evs_each_period)
+{
+    WeftUet c = cfg (WEFT_UET_LB_REPS, 8);
+    c.reps_probe_after = WEFT_US (50);
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 64);
+    weft_uet_reps_tick (&c, &f, 0); /* the first period starts */
+    const guint16 alive[] = { 1, 3, 4 };
+    for (guint i = 0; i < 3; i++) {
+        weft_uet_ev_feedback (&c, &f, alive[i], FALSE);
+        ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, i), alive[i]);
+    }
+    weft_uet_reps_tick (&c, &f, WEFT_US (49));
+    weft_uet_reps_tick (&c, &f, WEFT_US (50)); /* all three seen: nothing silent */
+    ck_assert_uint_eq (f.probes_due, 0);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (99));
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 3), 4); /* reuse, no probe yet */
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (100)); /* 1 and 3 silent: one probe */
+    ck_assert_uint_eq (f.probes_due, 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 4), 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 5), 4);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (150)); /* 1's probe lost: the next silent one */
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 6), 3);
+    ck_assert_uint_eq (f.probes, 2);
+    weft_uet_ev_feedback (&c, &f, 3, FALSE); /* 3 is back: start afresh */
+    ck_assert_uint_eq (f.resets, 1);
+    ck_assert_uint_eq (f.reps_n, 0); /* nothing waits for reuse any more */
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    for (guint i = 0; i < WEFT_UET_REPS_EXPLORE; i++) /* the draws come first */
+        ck_assert_uint_lt (weft_uet_pick_ev (&c, &f, 1, 7 + i), 8);
+    ck_assert_uint_eq (f.explore_due, 0);
+    ck_assert_uint_eq (f.reps_n, 1);
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 23), 4); /* reuse again */
+    /* A timeout retires 6, the EV packet 30 is out on; it is silent at the period's end. */
+    f.sent_ev[30] = 6;
+    weft_uet_ev_timeout (&c, &f, 30, 31);
+    ck_assert_uint_eq (f.evs_retired, 1);
+    weft_uet_ev_feedback (&c, &f, 1, FALSE);
+    weft_uet_ev_feedback (&c, &f, 3, FALSE);
+    weft_uet_ev_feedback (&c, &f, 4, FALSE);
+    weft_uet_reps_tick (&c, &f, WEFT_US (200));
+    ck_assert_uint_eq (weft_uet_pick_ev (&c, &f, 1, 31), 6);
+    ck_assert_uint_eq (f.evs_retired, 0);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
 START_TEST (test_uet_oblivious_stays_in_the_pool_and_spreads)
 {
     WeftUet c = cfg (WEFT_UET_LB_OBLIVIOUS, 16);
@@ -160,28 +218,81 @@ START_TEST (test_uet_nscc_directions)
     WeftNscc cc = { .enabled = TRUE,
                     .target_delay = WEFT_US (4),
                     .md_gain = 0.8,
-                    .pi_gain = 0.25,
+                    .pi_packets = 2,
                     .fi_packets = 1,
-                    .quick_adapt = TRUE };
+                    .quick_adapt = TRUE,
+                    .max_window = 400000 };
+    WeftNsccNet net = { .rtt = WEFT_US (5), .bdp_bytes = 62500, .trimming = TRUE };
     WeftNsccFlow f;
-    weft_nscc_flow_init (&cc, &f, 100000, 4178, WEFT_US (5));
-    double w = f.cwnd;
-    /* Marked, queueing delay 8 us against 4: cut by 0.8 x 4 / 8 = 40 %. */
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (10));
-    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
-    /* A second mark within the base RTT does not cut again. */
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (11));
-    ck_assert_double_eq_tol (f.cwnd, w * 0.6, 1e-6);
-    /* Unmarked, no queueing: + 0.25 x 4178 (proportional) + 4178^2 / cwnd (fair). */
+    const double pkt = 4178, target = 4e6, alpha = 0.0125;
+    weft_nscc_flow_init (&cc, &f, &net, pkt, WEFT_US (5));
+    /* Given values win over derived ones; the window starts at its largest. */
+    ck_assert_double_eq (f.cwnd, 400000);
+    ck_assert_double_eq (f.max_cwnd, 400000);
+    ck_assert_double_eq (f.target, target);
+    /* Unmarked, no queueing: fi + pi packets per window, pkt x pkt / cwnd for one packet. */
+    double w = f.cwnd, avg = 0;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (5), FALSE, WEFT_US (10));
+    ck_assert_double_eq_tol (f.cwnd, MIN (400000, w + (1 + 2) * pkt * pkt / w), 1e-6);
+    /* Halfway to target: fi + pi / 2. */
+    cc.max_window = 0;
+    weft_nscc_flow_init (&cc, &f, &net, pkt, WEFT_US (5));
+    f.cwnd = w = 50000;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (7), FALSE, WEFT_US (10));
+    ck_assert_double_eq_tol (f.cwnd, w + (1 + 2 * 0.5) * pkt * pkt / w, 1e-6);
+    avg = alpha * 2e6;
+    /* Above target, unmarked: the fair increase alone, and the delay average follows. */
+    for (int i = 0; i < 300; i++) {
+        w = f.cwnd;
+        weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), FALSE, WEFT_US (11));
+        ck_assert_double_eq_tol (f.cwnd, MIN (93750, w + pkt * pkt / w), 1e-6);
+        avg = alpha * 8e6 + (1 - alpha) * avg;
+    }
+    ck_assert_double_eq_tol (f.avg_delay, avg, 1e-3);
+    /* Marked with queueing delay 8 us: cut by 0.8 x (avg - 4) / avg, avg the delay average. */
     w = f.cwnd;
-    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (5), FALSE, WEFT_US (12));
-    double pi = w + 0.25 * 4178;
-    ck_assert_double_eq_tol (f.cwnd, pi + 4178.0 * 4178.0 / pi, 1e-6);
+    avg = alpha * 8e6 + (1 - alpha) * avg;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (20));
+    ck_assert_double_eq_tol (f.cwnd, w * (1 - 0.8 * (avg - target) / avg), 1e-6);
+    ck_assert_uint_eq (f.decreases, 1);
+    /* A second mark within the base RTT does not cut again. */
+    w = f.cwnd;
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (13), TRUE, WEFT_US (21));
+    ck_assert_double_eq (f.cwnd, w);
+    /* A mark below target: nothing. */
+    weft_nscc_on_ack (&cc, &f, 4178, WEFT_US (6), TRUE, WEFT_US (30));
+    ck_assert_double_eq (f.cwnd, w);
+    ck_assert_uint_eq (f.decreases, 1);
     /* Quick adapt: a loss in the epoch, then the next epoch starts with what got through. */
-    weft_nscc_on_loss (&cc, &f, WEFT_US (13));
-    weft_nscc_on_ack (&cc, &f, 4178, 0, FALSE, WEFT_US (30));
+    weft_nscc_on_loss (&cc, &f, WEFT_US (31));
+    weft_nscc_on_ack (&cc, &f, 4178, 0, FALSE, WEFT_US (50));
     ck_assert_uint_eq (f.quick_adapts, 1);
     ck_assert_double_le (f.cwnd, 3 * 4178.0 + 4178.0);
+}
+END_TEST
+
+/* NSCC's derived parameters (UE 1.0.3's Table 3-82 as UEC's htsim sets them): with an
+ * unloaded RTT of 12.5 us at 400 Gb/s, BDP = 625,000 B and a = BDP / 150,000 B = 25 / 6. */
+START_TEST (test_uet_nscc_derived)
+{
+    WeftNscc cc = { .enabled = TRUE, .md_gain = 0.8, .quick_adapt = TRUE };
+    WeftNsccNet net = { .rtt = 12500000, .bdp_bytes = 12.5e-6 * 400e9 / 8, .trimming = TRUE };
+    WeftNsccFlow f;
+    const double a = 625000.0 / 150000.0;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq_tol (f.target, 0.75 * 12.5e6, 1); /* 9.375 us with trimming */
+    ck_assert_double_eq_tol (f.fi, 5 * a, 1e-9);
+    ck_assert_double_eq_tol (f.pi, 4 * a * (9.375 / 12), 1e-6);
+    ck_assert_double_eq_tol (f.max_cwnd, 1.5 * 625000, 1e-6);
+    ck_assert_double_eq_tol (f.cwnd, 1.5 * 625000, 1e-6); /* the first window: the largest */
+    net.trimming = FALSE;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq_tol (f.target, 12.5e6, 1); /* the RTT itself without trimming */
+    ck_assert_double_eq_tol (f.pi, 4 * a * (12.5 / 12), 1e-6);
+    /* A tiny network still allows one packet. */
+    net.bdp_bytes = 100;
+    weft_nscc_flow_init (&cc, &f, &net, 4178, 10000000);
+    ck_assert_double_eq (f.max_cwnd, 4178);
 }
 END_TEST
 
@@ -279,9 +390,11 @@ test_suite (void)
     tcase_add_test (tc, test_uet_bitmap_skips_a_congested_ev_once);
     tcase_add_test (tc, test_uet_reps_reuses_clean_evs_oldest_first);
     tcase_add_test (tc, test_uet_reps_retires_the_evs_a_timeout_finds_out);
+    tcase_add_test (tc, test_uet_reps_probes_silent_evs_each_period);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
     tcase_add_test (tc, test_uet_nscc_directions);
+    tcase_add_test (tc, test_uet_nscc_derived);
     tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
     tcase_add_test (tc, test_uet_rccc_grants_fair_shares_of_the_pool);
     suite_add_tcase (s, tc);

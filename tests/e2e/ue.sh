@@ -9,10 +9,13 @@
 #    and packets did arrive out of order);
 #  - 32:1 incast (experiments/ue-incast-trimming.ini): with trimming no timeouts and every
 #    retransmission NACK-driven (retransmits == NACKs > 0); without trimming timeouts appear;
-#  - NSCC: two 1 GiB flows through one 100 Gb/s bottleneck; the run is deterministic, so the
+#  - NSCC: two 1 GiB flows through one 100 Gb/s bottleneck, target_delay 4 us and every other
+#    [nscc] key its default (derived from the network); the run is deterministic, so the
 #    second half of a 4 ms run is the 4 ms run minus the 2 ms one: the two flows' mean rates
 #    there are within 10 % of each other, and the bottleneck's mean queue (/links samples of
-#    the second half) within 25 % of target delay x rate.
+#    the second half) within 25 % of target delay x rate;
+#  - bad input: exit 2 with one line naming the group and key; NSCC's derived keys say so in
+#    `weft params`.
 # Leaves unchecked: the policies other than oblivious and ecmp beyond running (check_uet).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
@@ -130,7 +133,16 @@ bad "\[uet\] ev_pool:.*out of range" --set uet:ev_pool=0
 bad "\[uet\] ev_pool:.*out of range" --set uet:ev_pool=65537
 bad "\[uet\] trim_header:.*MTU" --set uet:trim_header=5000B
 bad "\[nscc\] target_delay:" --set nscc:target_delay=0ns
+bad "\[nscc\] fi_packets:.*out of range" --set nscc:fi_packets=0
+bad "\[uet\] reps_probe_after:.*out of range" --set uet:reps_probe_after=0ns
+bad "\[nscc\] pi_packets:.*out of range" --set nscc:pi_packets=-1
+bad "\[nscc\] max_window:.*out of range" --set nscc:max_window=0B
+# NSCC's defaults are derived from the network, and say so.
+"$WEFT" params nscc >"$TMP/params" || fail "weft params nscc"
+for k in target_delay fi_packets pi_packets max_window; do
+    grep -q "^  $k  *[a-z]*  *derived " "$TMP/params" || { cat "$TMP/params" >&2; fail "$k: not derived"; }
+done
 bad "\[uet\] ev_pool:.*out of range" --set fabric:kind=roce --set uet:ev_pool=0
 "$WEFT" validate "$exp" --set fabric:kind=roce >"$TMP/out" || fail "[uet] refused on RoCE"
-grep -q "^  unused       \[uet\] (ultra-ethernet): not used with \[fabric\] kind = roce" "$TMP/out" || { cat "$TMP/out" >&2; fail "[uet] not listed as unused on RoCE"; }
+grep -q "^  unused       \[uet\] (ultra-ethernet), \[nscc\] (ultra-ethernet): not used with \[fabric\] kind = roce" "$TMP/out" || { cat "$TMP/out" >&2; fail "[uet] not listed as unused on RoCE"; }
 echo "ue: ok"
