@@ -5,6 +5,7 @@
 #include "cli/footprint.h"
 #include "models/fault.h"
 #include "sim/sweep.h"
+#include "topologies/topology.h"
 
 gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
@@ -37,6 +38,10 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
         return FALSE;
     s->graph = weft_footprint_build_topology (s->exp, TRUE, max_memory, error);
     if (!s->graph || !weft_faults_apply_graph (s->exp, s->graph, error))
+        return FALSE;
+    /* A fault that changed the links routing sees (nic-removed) dropped the route tables: the
+     * fabric's routing engine computes them again, as a subnet manager would. */
+    if (!weft_graph_routes_ready (s->graph) && !weft_topology_reroute (s->graph, s->exp, error))
         return FALSE;
     s->sim = weft_sim_new (s->ec.seed);
     s->sim->duration = s->ec.duration;

@@ -27,7 +27,8 @@ typedef struct {
     char *switch_name; /* switch-down, uplinks-lost */
     char *ports;       /* uplinks-lost: port numbers */
     double fraction;   /* uplinks-lost */
-    char *server;      /* gpudirect-off */
+    char *server;      /* gpudirect-off, nic-removed */
+    char *nic;         /* nic-removed */
 } FaultParams;
 
 #define KINDS                                                                                      \
@@ -38,8 +39,8 @@ static const WeftParamSpec fault_params[] = {
     WEFT_PARAM_ENUM ("kind", FaultParams, kind, NULL, KINDS,
                      "what fails: link-down, link-flap, degraded (lower rate or width), "
                      "bit-errors, switch-down (every link of a switch), uplinks-lost (some of a "
-                     "switch's uplinks), gpudirect-off (one server's GPUs without GPUDirect RDMA) "
-                     "(nic-removed: reserved)"),
+                     "switch's uplinks), nic-removed (a NIC taken out of its server), "
+                     "gpudirect-off (one server's GPUs without GPUDirect RDMA)"),
     WEFT_PARAM_STRING ("link", FaultParams, link, "",
                        "the link: NODE:PORT (ports from 1, as `weft topo --format topo` prints "
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
@@ -73,7 +74,11 @@ static const WeftParamSpec fault_params[] = {
                        "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_STRING ("server", FaultParams, server, "",
                        "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
-                       "the start of the run or from after = collective.N on"),
+                       "the start of the run or from after = collective.N on; nic-removed: "
+                       "the NIC's server"),
+    WEFT_PARAM_STRING ("nic", FaultParams, nic, "",
+                       "nic-removed: the NIC taken out, as SERVER/NAME (dgx-2/mlx5_3) or its name "
+                       "on `server` (mlx5_3), from the start of the run"),
     WEFT_PARAM_END,
 };
 
@@ -85,6 +90,7 @@ static const char *const kind_keys[][4] = {
     [WEFT_FAULT_BIT_ERRORS] = { "ber", NULL },
     [WEFT_FAULT_SWITCH_DOWN] = { "switch", NULL },
     [WEFT_FAULT_UPLINKS_LOST] = { "switch", "ports", "fraction", NULL },
+    [WEFT_FAULT_NIC_REMOVED] = { "server", "nic", NULL },
     [WEFT_FAULT_GPUDIRECT_OFF] = { "server", NULL },
 };
 
@@ -100,6 +106,206 @@ server_part (const char *name)
     return slash ? g_strndup (name, (gsize) (slash - name)) : NULL;
 }
 
+/* The checks both graph kinds share: no link, after or until; at = 0 or no at. */
+static gboolean
+check_from_start (const WeftExperiment *exp, const char *group, const char *kind, GError **error)
+{
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    static const char *const not_mine[] = { "link", "after", "until" };
+    for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
+        if (g_key_file_has_key (kf, group, not_mine[k], NULL))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
+                                         not_mine[k],
+                                         "not used by kind = %s (it applies from the start of "
+                                         "the run: at = 0s or no at)",
+                                         kind);
+    g_autofree char *at = g_key_file_get_string (kf, group, "at", NULL);
+    guint64 at_ps = 0;
+    if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
+                                     "%s applies from the start of the run: at = 0s (a mid-run "
+                                     "change is not modelled)",
+                                     kind);
+    return TRUE;
+}
+
+/* A key of @group, stripped, or NULL when absent or empty.  (transfer full) */
+static char *
+get_stripped (GKeyFile *kf, const char *group, const char *key)
+{
+    char *v = g_key_file_get_string (kf, group, key, NULL);
+    if (v && !*g_strstrip (v)) {
+        g_free (v);
+        return NULL;
+    }
+    return v;
+}
+
+/* An error naming @key of @group: unknown @what '@name', with the nearest of @names. */
+static gboolean
+fail_unknown (const WeftExperiment *exp, GError **error, const char *group, const char *key,
+              const char *what, const char *name, GPtrArray *names)
+{
+    g_ptr_array_add (names, NULL);
+    const char *near = weft_suggest (name, (const char **) names->pdata);
+    return weft_experiment_fail (
+        exp, error, WEFT_CONFIG_ERROR_NODE, group, key, "unknown %s '%s'%s%s%s", what, name,
+        near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+static gboolean
+apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group, GError **error)
+{
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    static const char *const not_mine[] = { "link", "until" };
+    for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
+        if (g_key_file_has_key (kf, group, not_mine[k], NULL))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
+                                         not_mine[k],
+                                         "not used by kind = gpudirect-off (a server's GPUDirect "
+                                         "is off from the start of the run, at = 0s, or from a "
+                                         "collective on, after = collective.N)");
+    g_autofree char *at = g_key_file_get_string (kf, group, "at", NULL);
+    guint64 at_ps = 0;
+    if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
+                                     "gpudirect-off applies from the start of the run (at = "
+                                     "0s) or from a collective on (after = collective.N): "
+                                     "collectives are laid out before the run, so a time "
+                                     "would cut one in the middle");
+    g_autofree char *after = g_key_file_get_string (kf, group, "after", NULL);
+    guint first_coll = 0;
+    if (after) {
+        g_strstrip (after);
+        if (at)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                         "give at or after, not both");
+        first_coll = ordinal (after, "collective.");
+        if (first_coll == 0)
+            return weft_experiment_fail (
+                exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                "'%s': gpudirect-off takes after = collective.N (the run's Nth collective "
+                "and those after it are staged; no + TIME, no workload.NAME events)",
+                after);
+    }
+    g_autofree char *server = get_stripped (kf, group, "server");
+    if (!server)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "server",
+                                     "required: the server, e.g. dgx-2");
+    guint32 cpu = WEFT_GRAPH_NONE;
+    g_autoptr (GPtrArray) servers = g_ptr_array_new_with_free_func (g_free);
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *node = weft_graph_node (g, n);
+        if (node->kind != WEFT_NODE_CPU)
+            continue;
+        char *name = server_part (node->name);
+        if (!name)
+            continue;
+        if (strcmp (name, server) == 0)
+            cpu = n;
+        g_ptr_array_add (servers, name);
+    }
+    if (cpu == WEFT_GRAPH_NONE)
+        return fail_unknown (exp, error, group, "server", "server", server, servers);
+    gint32 index = weft_graph_node (g, cpu)->server;
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *node = weft_graph_node (g, n);
+        if (node->kind == WEFT_NODE_GPU && node->server == index && first_coll == 0)
+            weft_graph_set_staging (g, n, cpu);
+        else if (node->kind == WEFT_NODE_GPU && node->server == index)
+            weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
+    }
+    return TRUE;
+}
+
+/* Whether node @n still has a fabric link that is not removed. */
+static gboolean
+has_live_fabric_link (const WeftGraph *g, guint32 n)
+{
+    const WeftNode *node = weft_graph_node (g, n);
+    for (guint p = 0; p < node->ports->len; p++) {
+        guint32 lid = g_array_index (node->ports, guint32, p);
+        if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC &&
+            !weft_graph_link_removed (g, lid))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* nic-removed: the NIC's fabric links leave the graph's routing, so its server's endpoints
+ * reach the fabric through their nearest remaining NIC (sim/graph.h). */
+static gboolean
+apply_nic_removed (const WeftExperiment *exp, WeftGraph *g, const char *group, GError **error)
+{
+    if (!check_from_start (exp, group, "nic-removed", error))
+        return FALSE;
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    g_autofree char *nic = get_stripped (kf, group, "nic");
+    g_autofree char *server = get_stripped (kf, group, "server");
+    if (!nic)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "nic",
+                                     "required: the NIC, e.g. dgx-2/mlx5_3");
+    g_autofree char *in_nic = server_part (nic);
+    if (in_nic && server && strcmp (in_nic, server) != 0)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "server",
+                                     "'%s' is not the server of nic = %s", server, nic);
+    if (!in_nic && !server)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "server",
+                                     "required with nic = %s: the server, e.g. dgx-2 (or give "
+                                     "nic = SERVER/%s)",
+                                     nic, nic);
+    g_autofree char *full = in_nic ? g_strdup (nic) : g_strdup_printf ("%s/%s", server, nic);
+    g_autofree char *srv = server_part (full);
+    /* The server first, so that a wrong one is named as such. */
+    g_autoptr (GPtrArray) servers = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr (GPtrArray) nics = g_ptr_array_new ();
+    gboolean server_known = FALSE;
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *node = weft_graph_node (g, n);
+        if (node->kind == WEFT_NODE_CPU) {
+            char *name = server_part (node->name);
+            if (name) {
+                server_known |= strcmp (name, srv) == 0;
+                g_ptr_array_add (servers, name);
+            }
+        }
+        if (node->kind == WEFT_NODE_NIC)
+            g_ptr_array_add (nics, node->name);
+    }
+    if (!server_known)
+        return fail_unknown (exp, error, group, in_nic ? "nic" : "server", "server", srv, servers);
+    guint32 id = weft_graph_lookup (g, full);
+    if (id == WEFT_GRAPH_NONE || weft_graph_node (g, id)->kind != WEFT_NODE_NIC)
+        return fail_unknown (exp, error, group, "nic", "NIC", full, nics);
+    const WeftNode *node = weft_graph_node (g, id);
+    if (!has_live_fabric_link (g, id)) {
+        gboolean removed = FALSE;
+        for (guint p = 0; p < node->ports->len; p++) {
+            guint32 lid = g_array_index (node->ports, guint32, p);
+            removed |= lid != WEFT_GRAPH_NONE && weft_graph_link_removed (g, lid);
+        }
+        return weft_experiment_fail (
+            exp, error, WEFT_CONFIG_ERROR_VALUE, group, "nic", "%s %s", full,
+            removed ? "is removed by another group already" : "has no fabric link");
+    }
+    for (guint p = 0; p < node->ports->len; p++) {
+        guint32 lid = g_array_index (node->ports, guint32, p);
+        if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC)
+            weft_graph_set_link_removed (g, lid);
+    }
+    /* A server needs a NIC left for its traffic to reach the fabric at all. */
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *other = weft_graph_node (g, n);
+        if (other->kind == WEFT_NODE_NIC && other->server == node->server &&
+            has_live_fabric_link (g, n))
+            return TRUE;
+    }
+    return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "nic",
+                                 "%s has no other NIC with a fabric link: its GPUs could not "
+                                 "reach the network",
+                                 srv);
+}
+
 gboolean
 weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error)
 {
@@ -108,77 +314,12 @@ weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error
     GKeyFile *kf = weft_experiment_keyfile (exp);
     for (guint i = 0; groups && groups[i]; i++) {
         g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
-        if (!kind || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
-            continue;
-        static const char *const not_mine[] = { "link", "until" };
-        for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
-            if (g_key_file_has_key (kf, groups[i], not_mine[k], NULL))
-                return weft_experiment_fail (
-                    exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, groups[i], not_mine[k],
-                    "not used by kind = gpudirect-off (a server's GPUDirect is off from the "
-                    "start of the run, at = 0s, or from a collective on, after = "
-                    "collective.N)");
-        g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
-        guint64 at_ps = 0;
-        if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, groups[i], "at",
-                                         "gpudirect-off applies from the start of the run (at = "
-                                         "0s) or from a collective on (after = collective.N): "
-                                         "collectives are laid out before the run, so a time "
-                                         "would cut one in the middle");
-        g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
-        guint first_coll = 0;
-        if (after) {
-            g_strstrip (after);
-            if (at)
-                return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i],
-                                             "after", "give at or after, not both");
-            first_coll = ordinal (after, "collective.");
-            if (first_coll == 0)
-                return weft_experiment_fail (
-                    exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i], "after",
-                    "'%s': gpudirect-off takes after = collective.N (the run's Nth collective "
-                    "and those after it are staged; no + TIME, no workload.NAME events)",
-                    after);
-        }
-        g_autofree char *server = g_key_file_get_string (kf, groups[i], "server", NULL);
-        if (server)
-            g_strstrip (server);
-        if (!server || !*server)
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, groups[i], "server",
-                                         "required: the server, e.g. dgx-2");
-        guint32 cpu = WEFT_GRAPH_NONE;
-        GPtrArray *servers = g_ptr_array_new_with_free_func (g_free);
-        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
-            const WeftNode *node = weft_graph_node (g, n);
-            if (node->kind != WEFT_NODE_CPU)
-                continue;
-            char *name = server_part (node->name);
-            if (!name)
-                continue;
-            if (strcmp (name, server) == 0)
-                cpu = n;
-            g_ptr_array_add (servers, name);
-        }
-        if (cpu == WEFT_GRAPH_NONE) {
-            g_ptr_array_add (servers, NULL);
-            const char *near = weft_suggest (server, (const char **) servers->pdata);
-            gboolean ok = weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_NODE, groups[i],
-                                                "server", "unknown server '%s'%s%s%s", server,
-                                                near ? ", did you mean '" : "", near ? near : "",
-                                                near ? "'?" : "");
-            g_ptr_array_unref (servers);
-            return ok;
-        }
-        g_ptr_array_unref (servers);
-        gint32 index = weft_graph_node (g, cpu)->server;
-        for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
-            const WeftNode *node = weft_graph_node (g, n);
-            if (node->kind == WEFT_NODE_GPU && node->server == index && first_coll == 0)
-                weft_graph_set_staging (g, n, cpu);
-            else if (node->kind == WEFT_NODE_GPU && node->server == index)
-                weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
-        }
+        if (kind && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
+            !apply_gpudirect_off (exp, g, groups[i], error))
+            return FALSE;
+        if (kind && strcmp (kind, "nic-removed") == 0 &&
+            !apply_nic_removed (exp, g, groups[i], error))
+            return FALSE;
     }
     return TRUE;
 }
@@ -585,17 +726,10 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (!weft_params_read (exp, group, &b, 1, error))
         return FALSE;
     int kind = f->p.kind;
-    /* gpudirect-off was applied to the graph and checked before the network was built
-     * (weft_faults_apply_graph): from the start of the run only, a server that loses GPUDirect
-     * mid-run (a driver reload) is not modelled. */
-    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
-        return TRUE;
-    if (kind == WEFT_FAULT_NIC_REMOVED)
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "kind",
-                                     "%s is not implemented yet", weft_fault_kind_name (kind));
+    f->after_coll = G_MAXUINT32; /* no collective to wait for, unless after = names one */
     /* Keys of other kinds would be silently ignored. */
-    static const char *const own[] = { "period", "rate",  "width",    "ber",
-                                       "switch", "ports", "fraction", "server" };
+    static const char *const own[] = { "period", "rate",     "width",  "ber", "switch",
+                                       "ports",  "fraction", "server", "nic" };
     for (guint i = 0; i < G_N_ELEMENTS (own); i++) {
         gboolean mine = FALSE;
         for (guint k = 0; kind_keys[kind][k]; k++)
@@ -603,6 +737,22 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         if (!mine && has_key (exp, group, own[i]))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, own[i],
                                          "not used by kind = %s", weft_fault_kind_name (kind));
+    }
+    /* gpudirect-off was applied to the graph and checked before the network was built
+     * (weft_faults_apply_graph): from the start of the run only, a server that loses GPUDirect
+     * mid-run (a driver reload) is not modelled. */
+    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
+        return TRUE;
+    /* nic-removed took the NIC's link out of the graph's routing before the network was built
+     * (weft_faults_apply_graph, which checked its keys); here its link's ends are Down from the
+     * start, for the ports' state and the /faults row. */
+    if (kind == WEFT_FAULT_NIC_REMOVED) {
+        g_autofree char *full = strchr (f->p.nic, '/')
+                                    ? g_strdup (f->p.nic)
+                                    : g_strdup_printf ("%s/%s", f->p.server, f->p.nic);
+        f->has_at = TRUE;
+        f->p.at = 0;
+        return resolve_link (exp, group, env->graph, g_strstrip (full), &f->link, error);
     }
     f->has_at = has_key (exp, group, "at");
     f->has_until = has_key (exp, group, "until");
@@ -614,7 +764,6 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_MISSING, group, "at",
                                      "required: when the fault begins (at = TIME or after = "
                                      "EVENT)");
-    f->after_coll = G_MAXUINT32;
     if (has_after) {
         g_autofree char *event = NULL;
         if (!parse_after (exp, group, f->p.after, &event, &f->after_delay, error))
@@ -723,6 +872,7 @@ fault_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             c->p.switch_name = g_strdup (f->p.switch_name);
             c->p.ports = g_strdup (f->p.ports);
             c->p.server = g_strdup (f->p.server);
+            c->p.nic = g_strdup (f->p.nic);
             c->link = g_array_index (more, guint32, k);
             g_ptr_array_add (fs->faults, c);
         }
@@ -851,6 +1001,16 @@ begin (Fault *f)
     case WEFT_FAULT_UPLINKS_LOST:
         set_down (f, TRUE);
         break;
+    case WEFT_FAULT_NIC_REMOVED:
+        /* Down from the start without a transition (the link never trained: LinkDownedCounter
+         * stays 0), and nothing for a subnet manager to sweep: routing never had the link. */
+        for (guint d = 0; d < 2; d++) {
+            f->fl->end[d].down = TRUE;
+            f->fl->end[d].down_since = 0;
+            f->fl->end[d].cause = f->group;
+        }
+        log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+        break;
     case WEFT_FAULT_DEGRADED:
         /* The transmitter reads the rate as each packet starts, so the packet on the wire
          * keeps its timing and the wire's FIFO stays in order (models/link.h). */
@@ -961,7 +1121,8 @@ on_collective_started (const WeftCollRun *c, void *data)
 static int
 aspect (int kind)
 {
-    if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST)
+    if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST ||
+        kind == WEFT_FAULT_NIC_REMOVED)
         return WEFT_FAULT_LINK_DOWN;
     return kind == WEFT_FAULT_LINK_FLAP ? WEFT_FAULT_LINK_DOWN : kind;
 }
@@ -1034,8 +1195,9 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         Fault *f = fs->faults->pdata[i];
         if (f->after_coll != G_MAXUINT32)
             continue; /* scheduled when its collective starts */
-        if (f->start == 0 && f->p.kind == WEFT_FAULT_DEGRADED)
-            begin (f); /* trained that way: before the first packet leaves */
+        if (f->start == 0 &&
+            (f->p.kind == WEFT_FAULT_DEGRADED || f->p.kind == WEFT_FAULT_NIC_REMOVED))
+            begin (f); /* trained that way (or absent): before the first packet leaves */
         else
             weft_sim_schedule_at (env->sim, &fs->sched, f->start, on_fault, f,
                                   (WeftArg){ .u = PHASE_BEGIN });

@@ -17,8 +17,13 @@
  *               the run's Nth collective on (after = collective.N): their data to and from
  *               other servers is staged in that server's host memory (the graph's staging
  *               node, applied by weft_faults_apply_graph before the workloads are generated)
+ *   nic-removed one NIC of a server (`nic = dgx-2/mlx5_3`) is not there from the start of the
+ *               run: weft_faults_apply_graph removes its fabric link from routing (sim/graph.h),
+ *               so the server's GPUs whose NIC it was reach the network through the nearest
+ *               remaining NIC (their gateway), and the collectives put that rail's channels on
+ *               it (workloads/collective.c, PXN); the link's ends are Down from time 0 without
+ *               a LinkDowned transition.  Only at = 0: a NIC that vanishes mid-run is refused.
  * A group on a switch's links becomes one fault per link, each with the group's name.
- * nic-removed is reserved (refused as not implemented yet).
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
  * queue at the link's rate (an InfiniBand switch discards what it cannot send through a port
@@ -130,10 +135,13 @@ double weft_fault_per (double ber, guint64 bytes);
 
 /* Applies the faults that change the fabric graph itself before the network is built:
  * gpudirect-off sets the staging node of each GPU of its server to that server's CPU (host
- * memory), as [server] gpudirect = false does for every server; with after = collective.N only
- * from that collective on (weft_graph_set_staging_from).  Bad input (no server, an unknown one,
- * a key the kind does not take, at other than 0, an after other than collective.N): FALSE with
- * a WEFT_CONFIG_ERROR naming the group and key. */
+ * memory), as [server] gpudirect = false does for every server, with after = collective.N only
+ * from that collective on (weft_graph_set_staging_from); nic-removed removes the NIC's fabric
+ * link from routing (weft_graph_set_link_removed), which drops the route tables: the caller
+ * computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
+ * unknown one, a NIC removed twice or a server left without any, a key the kind does not take,
+ * at other than 0, an after other than collective.N for gpudirect-off): FALSE with a
+ * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 
 /* The kind's name as in the experiment file ("link-down"). */

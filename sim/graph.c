@@ -59,6 +59,7 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
     g_free (g->cut);
+    g_free (g->removed);
     g_free (g);
 }
 
@@ -170,6 +171,10 @@ weft_graph_connect (WeftGraph *g, guint32 a, guint32 pa, guint32 b, guint32 pb, 
     if (g->cut) {
         g->cut = g_realloc (g->cut, g->links->len);
         g->cut[id] = 0;
+    }
+    if (g->removed) {
+        g->removed = g_realloc (g->removed, g->links->len);
+        g->removed[id] = 0;
     }
     g_array_index (na->ports, guint32, pa) = id;
     g_array_index (nb->ports, guint32, pb) = id;
@@ -333,4 +338,20 @@ gboolean
 weft_graph_link_cut (const WeftGraph *g, guint32 link)
 {
     return g->cut != NULL && link < g->links->len && g->cut[link];
+}
+
+void
+weft_graph_set_link_removed (WeftGraph *g, guint32 link)
+{
+    g_return_if_fail (link < g->links->len);
+    if (!g->removed)
+        g->removed = g_new0 (guint8, g->links->len);
+    g->removed[link] = 1;
+    invalidate (g);
+}
+
+gboolean
+weft_graph_link_removed (const WeftGraph *g, guint32 link)
+{
+    return g->removed != NULL && link < g->links->len && g->removed[link];
 }

@@ -185,6 +185,15 @@ guint weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArra
 void weft_graph_set_link_cut (WeftGraph *g, guint32 link, gboolean cut);
 gboolean weft_graph_link_cut (const WeftGraph *g, guint32 link);
 
+/* Links that do not exist for routing: a NIC taken out of its server before the run
+ * ([fault.NAME] kind = nic-removed, models/fault.h).  Unlike a cut link, a removed one leaves
+ * the adjacency the route tables see: its ports count as empty, so its NIC is no longer
+ * fabric-attached, no fabric destination, and no server endpoint's gateway (the server's
+ * endpoints take their nearest remaining NIC).  The link, its ports and its models stay (a
+ * trace shows it idle).  Setting one drops the route tables: compute them again. */
+void weft_graph_set_link_removed (WeftGraph *g, guint32 link);
+gboolean weft_graph_link_removed (const WeftGraph *g, guint32 link);
+
 /* Approximate bytes held by the route tables (for benchmarks and `weft topo`). */
 gsize weft_graph_routes_bytes (const WeftGraph *g);
 

@@ -71,7 +71,9 @@ struct _WeftGraph {
     GArray *free_hint;        /* guint32 per node: no empty port below this index */
     gboolean gpudirect;
     Routes *routes;
-    guint8 *cut; /* per link: 1 when routing leaves it out (a Down link); NULL: none is */
+    guint8 *cut;     /* per link: 1 when routing leaves it out (a Down link); NULL: none is */
+    guint8 *removed; /* per link: 1 when it does not exist for routing (a NIC taken out of its
+                      * server before the run); NULL: none is */
 };
 
 /* Frees the route tables (NULL is fine). */

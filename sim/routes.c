@@ -338,7 +338,8 @@ build_adjacency (const WeftGraph *g, Routes *r)
         guint32 off = r->port_off[v];
         for (guint p = 0; p < n->ports->len; p++) {
             guint32 u;
-            if (!weft_graph_peer (g, v, p, &u, NULL))
+            if (!weft_graph_peer (g, v, p, &u, NULL) ||
+                weft_graph_link_removed (g, g_array_index (n->ports, guint32, p)))
                 u = WEFT_GRAPH_NONE;
             r->peer[off + p] = u;
             if (u != WEFT_GRAPH_NONE)

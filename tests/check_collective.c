@@ -18,7 +18,9 @@
  *  - ring order: every inter-server fabric transfer of channel c joins local GPU c mod 8 to
  *    local GPU c mod 8 with PXN on; with it off the hop lands on GPU c and leaves from c-1;
  *  - PXN: a cross-rail cross-server transfer becomes an NVLink hop to the sender-server GPU
- *    on the destination's rail plus a same-rail fabric hop that depends on it;
+ *    on the destination's rail plus a same-rail fabric hop that depends on it; with one NIC
+ *    removed from a server (nic-removed), that server sends the missing rail's channel from
+ *    the GPU beside the NIC that stands in, and never from the GPU whose NIC is gone;
  *  - data flow: in tree and ring all-reduce, propagating "whose data this carries" over the
  *    DAG, every rank ends up with every rank's contribution for every slice;
  *  - errors, op names and bus factors.
@@ -497,6 +499,65 @@ START_TEST (test_collective_rail_aligned_railopt)
 }
 END_TEST
 
+START_TEST (test_collective_pxn_nic_removed)
+{
+    WeftServerParams server = { 0 };
+    weft_params_set_defaults (weft_server_params (), &server);
+    WeftRailOptParams p = { .sus = 1,
+                            .servers_per_su = 4,
+                            .servers = 4,
+                            .radix = 8,
+                            .tiers = 0,
+                            .spine_grouping = WEFT_SPINE_FULL_MESH,
+                            .leaf_oversubscription = 1,
+                            .spine_oversubscription = 1,
+                            .spine_link_rate_bps = 400000000000ull,
+                            .core_link_rate_bps = 400000000000ull };
+    GError *error = NULL;
+    WeftGraph *g = weft_topology_railopt (&p, &server, &error);
+    ck_assert_msg (g != NULL, "%s", error ? error->message : "");
+    /* dgx-2/mlx5_3 (rail 1) out: its GPU's gateway becomes the nearest NIC left, mlx5_0 */
+    guint32 nic = weft_graph_lookup (g, "dgx-2/mlx5_3");
+    const WeftNode *nn = weft_graph_node (g, nic);
+    for (guint q = 0; q < nn->ports->len; q++) {
+        guint32 lid = g_array_index (nn->ports, guint32, q);
+        if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC)
+            weft_graph_set_link_removed (g, lid);
+    }
+    weft_graph_routes_compute (g);
+    guint32 gpu1 = weft_graph_lookup (g, "dgx-2/gpu1"), gpu0 = weft_graph_lookup (g, "dgx-2/gpu0");
+    ck_assert_uint_eq (weft_graph_gateway (g, gpu1), weft_graph_lookup (g, "dgx-2/mlx5_0"));
+    guint32 ranks[64];
+    guint n = 0;
+    for (guint i = 0; i < weft_graph_n_nodes (g); i++)
+        if (weft_graph_node (g, i)->kind == WEFT_NODE_GPU)
+            ranks[n++] = i;
+    ck_assert_uint_eq (n, 32);
+    WeftCollSpec spec = spec_of (WEFT_COLL_ALL_REDUCE, n, ranks, 1 << 20, 8, 1 << 20, g);
+    spec.pxn = TRUE;
+    Dag *D = dag_expand (&spec);
+    guint from_stand_in = 0;
+    for (guint t = 0; t < D->x->len; t++) {
+        const WeftCollXfer *x = xf (D, t);
+        const WeftNode *a = weft_graph_node (g, x->src), *b = weft_graph_node (g, x->dst);
+        if (a->server == b->server)
+            continue;
+        ck_assert_uint_ne (x->src, gpu1);
+        ck_assert_int_eq (b->rail, (gint32) x->channel); /* into the channel's rail GPU */
+        if (a->server == 1 && x->channel == 1) {
+            ck_assert_uint_eq (x->src, gpu0); /* the missing rail leaves through mlx5_0 */
+            from_stand_in++;
+        } else {
+            ck_assert_int_eq (a->rail, (gint32) x->channel);
+        }
+    }
+    ck_assert_uint_gt (from_stand_in, 0);
+    dag_free (D);
+    weft_graph_free (g);
+    weft_params_clear (weft_server_params (), &server);
+}
+END_TEST
+
 START_TEST (test_collective_pxn_splits_cross_rail)
 {
     guint32 ranks[8];
@@ -921,6 +982,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_ring_rail_aligned);
     tcase_add_test (tc, test_collective_rail_aligned_railopt);
     tcase_add_test (tc, test_collective_pxn_splits_cross_rail);
+    tcase_add_test (tc, test_collective_pxn_nic_removed);
     tcase_add_test (tc, test_collective_protocol_lines);
     tcase_add_test (tc, test_collective_hop_latencies_and_base);
     tcase_add_test (tc, test_collective_tree_allreduce_reaches_all);

@@ -4,7 +4,9 @@
  * names resolve; on a leaf-spine, equal-cost sets have the minimal-path sizes (all uplinks at a
  * leaf, the parallel cables at a spine), static routes reach every destination without loops in
  * the minimal hop count, and D-mod-k puts at most one flow of any shift permutation on a link;
- * hierarchical server routing (GPU -> own NIC -> fabric -> gateway NIC -> GPU).
+ * hierarchical server routing (GPU -> own NIC -> fabric -> gateway NIC -> GPU); a removed NIC
+ * link (nic-removed) leaves routing: the GPU's gateway becomes the nearest remaining NIC, and
+ * no route crosses the removed link.
  * Unchecked here: generator parameter parsing (check_topology), forwarding-table files.
  */
 #include "config.h"
@@ -248,6 +250,37 @@ START_TEST (test_graph_routes_servers)
 }
 END_TEST
 
+START_TEST (test_graph_removed_link_moves_gateway)
+{
+    g_autoptr (WeftGraph) g = tiny_servers ();
+    /* the root complex carries PCIe peer-to-peer, as in topologies/server.c */
+    weft_graph_node (g, id (g, "s1/cpu"))->forwards = TRUE;
+    guint32 nic1 = id (g, "s1/nic1");
+    guint32 cable = g_array_index (weft_graph_node (g, nic1)->ports, guint32, 1);
+    ck_assert_int_eq (weft_graph_link (g, cable)->kind, WEFT_LINK_FABRIC);
+    ck_assert (!weft_graph_link_removed (g, cable));
+    weft_graph_set_link_removed (g, cable);
+    ck_assert (weft_graph_link_removed (g, cable));
+    ck_assert (!weft_graph_routes_ready (g)); /* the tables are dropped */
+    weft_graph_routes_compute (g);
+    /* s1/gpu1 now reaches the fabric through s1/nic0, across PCIe and the CPU */
+    ck_assert_uint_eq (weft_graph_gateway (g, id (g, "s1/gpu1")), id (g, "s1/nic0"));
+    ck_assert_uint_eq (weft_graph_gateway (g, id (g, "s1/gpu0")), id (g, "s1/nic0"));
+    ck_assert_uint_eq (weft_graph_gateway (g, id (g, "s0/gpu1")), id (g, "s0/nic1"));
+    /* s0/gpu1 -> s1/gpu1: pcie1, nic1, leaf1, spine, leaf0, s1/nic0, pcie0, cpu, pcie1, gpu1 */
+    GArray *path = g_array_new (FALSE, FALSE, sizeof (guint32));
+    ck_assert_uint_eq (weft_graph_route_path (g, id (g, "s0/gpu1"), id (g, "s1/gpu1"), path), 10);
+    ck_assert_uint_eq (g_array_index (path, guint32, 6), id (g, "s1/nic0"));
+    for (guint i = 0; i < path->len; i++)
+        ck_assert_uint_ne (g_array_index (path, guint32, i), nic1);
+    g_array_set_size (path, 0);
+    /* and back out the same way */
+    ck_assert_uint_eq (weft_graph_route_path (g, id (g, "s1/gpu1"), id (g, "s0/gpu1"), path), 10);
+    ck_assert_uint_eq (g_array_index (path, guint32, 4), id (g, "s1/nic0"));
+    g_array_unref (path);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -258,6 +291,7 @@ test_suite (void)
     tcase_add_test (tc, test_graph_routes_loop_free);
     tcase_add_test (tc, test_graph_dmodk_balanced_leafspine);
     tcase_add_test (tc, test_graph_routes_servers);
+    tcase_add_test (tc, test_graph_removed_link_moves_gateway);
     suite_add_tcase (s, tc);
     return s;
 }

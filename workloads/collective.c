@@ -88,8 +88,22 @@ depend (Ctx *x, Emit before, Emit after)
     g_array_append_val (x->deps, d);
 }
 
+/* The rail a GPU reaches the network on: its gateway NIC's (sim/graph.h), which is the GPU's own
+ * rail unless that NIC was removed from the server ([fault.NAME] kind = nic-removed); then the
+ * nearest remaining NIC's. */
+static gint32
+net_rail (const WeftGraph *g, guint32 gpu)
+{
+    const WeftNode *n = weft_graph_node (g, gpu);
+    guint32 gw = n->server >= 0 ? weft_graph_gateway (g, gpu) : NONE;
+    if (gw == NONE || weft_graph_node (g, gw)->rail < 0)
+        return n->rail;
+    return weft_graph_node (g, gw)->rail;
+}
+
 /* PXN relay for src -> dst: the GPU of src's server on dst's rail, when the two are on
- * different servers and different rails and such a GPU exists; else NONE. */
+ * different servers and src reaches the network on another rail, and such a GPU exists; else
+ * NONE. */
 static guint32
 pxn_relay (const Ctx *x, guint32 src, guint32 dst)
 {
@@ -98,7 +112,8 @@ pxn_relay (const Ctx *x, guint32 src, guint32 dst)
     const WeftNode *a = weft_graph_node (x->spec->graph, src);
     const WeftNode *b = weft_graph_node (x->spec->graph, dst);
     if (a->server < 0 || b->server < 0 || a->server == b->server || a->rail < 0 || b->rail < 0 ||
-        a->rail == b->rail || a->server >= x->relay_servers || b->rail >= x->relay_rails)
+        net_rail (x->spec->graph, src) == b->rail || a->server >= x->relay_servers ||
+        b->rail >= x->relay_rails)
         return NONE;
     guint32 r = x->relay[(gsize) a->server * (gsize) x->relay_rails + (gsize) b->rail];
     return r == src ? NONE : r;
@@ -149,8 +164,21 @@ build_relay (Ctx *x)
         if (n->kind != WEFT_NODE_GPU || n->server < 0 || n->rail < 0)
             continue;
         guint32 *cell = &x->relay[(gsize) n->server * (gsize) x->relay_rails + (gsize) n->rail];
-        if (*cell == NONE)
+        if (*cell == NONE && net_rail (g, i) == n->rail)
             *cell = i; /* lowest node id on ties (two GPUs sharing a NIC) */
+    }
+    /* A rail whose NIC was removed from a server (nic-removed): PXN sends that rail's traffic
+     * through the GPU beside the NIC that stands in for it (the gateway of that rail's GPUs),
+     * so the channel shares that NIC - NVLink to that GPU, then its PCIe switch. */
+    for (guint i = 0; i < nn; i++) {
+        const WeftNode *n = weft_graph_node (g, i);
+        if (n->kind != WEFT_NODE_GPU || n->server < 0 || n->rail < 0)
+            continue;
+        gint32 via = net_rail (g, i);
+        if (via == n->rail || via < 0 || via > x->relay_rails - 1)
+            continue;
+        gsize row = (gsize) n->server * (gsize) x->relay_rails;
+        x->relay[row + (gsize) n->rail] = x->relay[row + (gsize) via];
     }
 }
 

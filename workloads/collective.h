@@ -132,7 +132,10 @@
  * PXN.  When pxn is set and a transfer goes between GPUs of different servers and different
  * rails, it becomes src -> R (R: the lowest-id GPU of src's server on dst's rail; NVLink),
  * carrying the step latency, then R -> dst with delay 0, depending on the first; predecessors
- * gate the first, successors wait for the second.  Without such a GPU it goes direct.
+ * gate the first, successors wait for the second.  Without such a GPU it goes direct.  A GPU
+ * whose own NIC was removed from its server ([fault.NAME] kind = nic-removed) counts as on its
+ * gateway NIC's rail, and its own rail's R is the R of that rail: the missing rail's traffic
+ * goes over NVLink to the GPU beside the NIC that stands in, and out through it.
  * Ranks: n = 1 is legal and yields no transfers (nccl-tests runs on one GPU; nothing crosses
  * a link), as does bytes = 0.
  */

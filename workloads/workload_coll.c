@@ -123,6 +123,13 @@ staging_legs (const WeftGraph *g, guint32 coll, guint32 src, guint32 dst, guint3
         if (sa != src && na != WEFT_GRAPH_NONE) {
             hops[n++] = sa;
             hops[n++] = na;
+        } else if (na != WEFT_GRAPH_NONE && a->kind == WEFT_NODE_GPU && a->rail >= 0 &&
+                   weft_graph_node (g, na)->rail >= 0 && weft_graph_node (g, na)->rail != a->rail) {
+            /* The GPU's own NIC was removed (nic-removed): its connection lives on the NIC that
+             * stands in (its gateway), which reads the data across PCIe.  A separate leg keeps
+             * the data on that NIC: the route tables would pick any of the equally near NICs
+             * by destination. */
+            hops[n++] = na;
         }
         if (sb != dst && nb != WEFT_GRAPH_NONE) {
             hops[n++] = nb;
