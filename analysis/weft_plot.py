@@ -20,13 +20,15 @@ Exit status: 0 every figure drawn from complete traces; 1 a trace is incomplete,
 unreadable, or a data set the kind needs does not read (what is there is drawn, that run's
 label marked, one line on stderr), or the traces hold nothing this kind draws; 2 bad usage
 (an unknown kind, option, link or flow), a missing file or one that is not a weft trace.
-Every error is one line on stderr, never a traceback.
+Every error is one line on stderr, never a traceback.  Ctrl-C (SIGINT) exits at once with
+status 130 and prints nothing, removing a figure it was writing.
 """
 import json
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -93,6 +95,7 @@ Exit status (with one line on stderr saying why, unless 0):
      or the traces hold nothing this kind draws (no figure is written)
   2  bad usage (unknown kind or option, a link or flow no trace has), a
      missing file, or a file that is not a weft trace
+  130  interrupted (Ctrl-C): nothing printed, no half-written figure left
 """
 
 # nccl-tests' workload kinds and perftest's are not flows anyone asks about one by one
@@ -759,8 +762,10 @@ def main(argv):
         try:
             os.makedirs(opts["out"], exist_ok=True)
             out = os.path.join(opts["out"], f"{opts['kind']}.{opts['format']}")
+            _writing.append(out)
             fig.savefig(out, format=opts["format"], dpi=120,
                         metadata={"Date": None} if opts["format"] == "svg" else None)
+            _writing.clear()
         except OSError as e:
             raise PlotError(f"{opts['out']}: cannot write the figure: {e.strerror or e}") from None
         finally:
@@ -791,5 +796,21 @@ def main(argv):
         return EXIT_FAILED
 
 
+# The figure being written, so that an interrupt does not leave half of it behind.
+_writing = []
+
+
+def on_sigint(signum, frame):
+    """Ctrl-C: leave at once and quietly, as a shell reports a command SIGINT stopped (128 + 2),
+    removing a figure half written; no traceback, whatever Python was doing."""
+    for path in _writing:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    os._exit(128 + signal.SIGINT)
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, on_sigint)
     sys.exit(main(sys.argv))
