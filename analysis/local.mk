@@ -7,6 +7,7 @@ libweft_a_SOURCES += analysis/perftest_table.c analysis/perftest_table.h
 libweft_a_SOURCES += analysis/headline.c analysis/headline.h
 libweft_a_SOURCES += analysis/compare.c analysis/compare.h
 libweft_a_SOURCES += analysis/export.c analysis/export.h
+libweft_a_SOURCES += analysis/derived.c analysis/derived.h
 libweft_a_SOURCES += analysis/ibdiag.c analysis/ibdiag.h
 # the Python reader's record table (tests/schemadoc writes it into analysis/weft_trace.py)
 libweft_a_SOURCES += analysis/schema_py.c analysis/schema_py.h

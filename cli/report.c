@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/derived.h"
 #include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
@@ -41,6 +42,14 @@ typedef struct {
     char *headline;   /* analysis/headline.h's lines, or NULL */
     char *mechanisms; /* each mechanism's lines (registry order), or NULL */
     char *problem;    /* a data set that failed to read: one line */
+    /* derived figures (analysis/derived.h) */
+    gboolean have_maxmin; /* /paths has rows and the fabric's packet format reads */
+    guint maxmin_flows;
+    double maxmin_bps, maxmin_delivered_bps;
+    const char *selector; /* --flows, or NULL (borrowed) */
+    guint n_selected;
+    double sel_min_bps, sel_mean_bps, sel_max_bps, jain;
+    GError *sel_error; /* the selector chooses nothing or does not parse */
 } Summary;
 
 /* The experiment text the trace carries, if weft report may parse it: a run stores it with
@@ -117,6 +126,72 @@ optional (GArray *(*read) (const char *, GError **), const char *path)
     return rows;
 }
 
+/* The payload share of a full data packet on the wire, mtu / (mtu + header), of the fabric
+ * @experiment describes; FALSE when it no longer configures. */
+static gboolean
+payload_fraction (const char *experiment, double *fraction)
+{
+    guint64 mtu = 0, header = 0;
+    if (experiment == NULL || !weft_network_packet_format (experiment, &mtu, &header, NULL) ||
+        mtu == 0)
+        return FALSE;
+    *fraction = (double) mtu / (double) (mtu + header);
+    return TRUE;
+}
+
+/* The max-min fair total over the flows' paths and what those flows delivered; the rates of
+ * the flows --flows chooses and their Jain index. */
+static void
+summarise_derived (Summary *s, const WeftTraceInfo *info, GArray *flows, const char *experiment)
+{
+    const WeftTraceFlow *rows = (const WeftTraceFlow *) flows->data;
+    GArray *paths = optional (weft_trace_reader_paths, info->path);
+    GArray *links = optional (weft_trace_reader_links, info->path);
+    double fraction;
+    if (paths && links && paths->len > 0 && payload_fraction (experiment, &fraction)) {
+        const WeftTracePathHop *hops = (const WeftTracePathHop *) paths->data;
+        s->maxmin_bps = weft_derived_maxmin_bps (rows, flows->len, hops, paths->len,
+                                                 (const WeftTraceLink *) links->data, links->len,
+                                                 fraction, &s->maxmin_flows);
+        s->have_maxmin = !isnan (s->maxmin_bps);
+        g_autoptr (GHashTable) routed = g_hash_table_new (NULL, NULL);
+        for (guint h = 0; h < paths->len; h++)
+            g_hash_table_add (routed, GUINT_TO_POINTER (hops[h].flow));
+        for (guint f = 0; f < flows->len; f++)
+            if (g_hash_table_contains (routed, GUINT_TO_POINTER (rows[f].id)))
+                s->maxmin_delivered_bps += weft_derived_rate_bps (&rows[f], info->sim_time_ps);
+    }
+    if (paths)
+        g_array_free (paths, TRUE);
+    if (links)
+        g_array_free (links, TRUE);
+    if (s->selector == NULL)
+        return;
+    GArray *nodes = optional (weft_trace_reader_nodes, info->path);
+    g_autoptr (GArray) chosen = g_array_new (FALSE, FALSE, sizeof (guint));
+    gboolean ok =
+        weft_derived_select (rows, flows->len, nodes ? (const WeftTraceNode *) nodes->data : NULL,
+                             nodes ? nodes->len : 0, s->selector, chosen, &s->sel_error);
+    if (nodes)
+        g_array_free (nodes, TRUE);
+    if (!ok)
+        return;
+    g_autofree double *rate = g_new (double, MAX (chosen->len, 1));
+    double sum = 0;
+    s->sel_min_bps = INFINITY;
+    s->sel_max_bps = 0;
+    for (guint k = 0; k < chosen->len; k++) {
+        rate[k] =
+            weft_derived_rate_bps (&rows[g_array_index (chosen, guint, k)], info->sim_time_ps);
+        sum += rate[k];
+        s->sel_min_bps = MIN (s->sel_min_bps, rate[k]);
+        s->sel_max_bps = MAX (s->sel_max_bps, rate[k]);
+    }
+    s->n_selected = chosen->len;
+    s->sel_mean_bps = sum / chosen->len;
+    s->jain = weft_derived_jain (rate, chosen->len);
+}
+
 static void
 summarise (Summary *s, const WeftTraceInfo *info)
 {
@@ -148,6 +223,7 @@ summarise (Summary *s, const WeftTraceInfo *info)
     }
     if (flows != NULL) {
         summarise_flows (s, flows, counted);
+        summarise_derived (s, info, flows, experiment);
         for (guint i = 0; counted && counted[i]; i++)
             weft_headline_flows (head, counted[i], (const WeftTraceFlow *) flows->data, flows->len,
                                  info->sim_time_ps);
@@ -363,6 +439,22 @@ summary_record (Record *r, const WeftTraceInfo *info, const Summary *s)
     }
     if (s->have_ports)
         record_num (r, "drops", "%" G_GUINT64_FORMAT, s->drops);
+    if (s->have_maxmin) {
+        record_num (r, "maxmin_fair_total_bps", "%.17g", s->maxmin_bps);
+        record_num (r, "maxmin_flows", "%u", s->maxmin_flows);
+        record_num (r, "maxmin_delivered_bps", "%.17g", s->maxmin_delivered_bps);
+    }
+    if (s->n_selected > 0) {
+        record_str (r, "selection", s->selector);
+        record_num (r, "selected_flows", "%u", s->n_selected);
+        record_num (r, "selected_rate_min_bps", "%.17g", s->sel_min_bps);
+        record_num (r, "selected_rate_mean_bps", "%.17g", s->sel_mean_bps);
+        record_num (r, "selected_rate_max_bps", "%.17g", s->sel_max_bps);
+        if (isnan (s->jain))
+            record_null (r, "jain_index");
+        else
+            record_num (r, "jain_index", "%.17g", s->jain);
+    }
     record_str (r, "problem", s->problem);
     record_parameters (r, info);
     record_figures (r, info);
@@ -472,6 +564,19 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     }
     if (s->have_ports)
         printf ("drops:       %" G_GUINT64_FORMAT "\n", s->drops);
+    if (s->have_maxmin)
+        printf ("max-min:     %.3f Gb/s fair total over the paths of %u flows; they delivered "
+                "%.3f Gb/s (%.1f %%)\n",
+                s->maxmin_bps / 1e9, s->maxmin_flows, s->maxmin_delivered_bps / 1e9,
+                s->maxmin_bps > 0 ? 100 * s->maxmin_delivered_bps / s->maxmin_bps : 0.0);
+    if (s->n_selected > 0) {
+        printf ("selected:    %u flow%s (%s): rate min %.3f, mean %.3f, max %.3f Gb/s",
+                s->n_selected, s->n_selected == 1 ? "" : "s", s->selector, s->sel_min_bps / 1e9,
+                s->sel_mean_bps / 1e9, s->sel_max_bps / 1e9);
+        if (!isnan (s->jain))
+            printf ("; Jain's index %.4f", s->jain);
+        printf ("\n");
+    }
     if (s->mechanisms && *s->mechanisms)
         printf ("mechanisms:\n%s", s->mechanisms);
     if (s->problem != NULL)
@@ -996,7 +1101,18 @@ static const char report_description[] =
     "the answer to each workload's question (busbw of an nccl-tests sweep at its\n"
     "largest size and its time at the smallest; aggregate and per-flow throughput of\n"
     "a flow workload), finished flows, FCT p50/p99/max and slowdown p99 over the\n"
-    "flows of flow workloads, and the drops summed over /ports.\n"
+    "flows of flow workloads, and the drops summed over /ports.  When the trace has\n"
+    "/paths (per-flow routing: ecmp or static), the max-min fair total over those\n"
+    "paths (water-filling, each egress its link rate x the payload share of a full\n"
+    "packet) and what those flows delivered.\n"
+    "\n"
+    "--flows SELECTOR adds the rates (bytes delivered x 8 over each flow's own time,\n"
+    "to the end of the run if unfinished) of the flows it chooses, min, mean and\n"
+    "max, and their Jain fairness index (sum x)^2 / (n sum x^2): a victim flow's\n"
+    "rate, or how fairly flows share.  SELECTOR is comma-separated items: a flow id\n"
+    "(17), a range (3-9), workload:NAME, or SRC>DST with node names or glob\n"
+    "patterns (host3>host7, host*>host4).  An item that chooses no flow is bad\n"
+    "usage (exit 2).\n"
     "\n"
     "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
     "perfquery -x: node name, port number, state and physical state (Active and\n"
@@ -1077,8 +1193,12 @@ int
 weft_cli_report (int argc, char **argv)
 {
     gboolean json = FALSE, ports = FALSE, nccl = FALSE;
-    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL;
+    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL, *select = NULL;
     GOptionEntry entries[] = {
+        { "flows", 0, 0, G_OPTION_ARG_STRING, &select,
+          "With the summary: the rates of these flows and their Jain index (ids, LOW-HIGH, "
+          "workload:NAME or SRC>DST, comma-separated)",
+          "SELECTOR" },
         { "table", 0, 0, G_OPTION_ARG_STRING, &table,
           "Print the rows of a data set (flows, links, ports, collectives, ...) instead of the "
           "summary",
@@ -1141,8 +1261,9 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
     }
-    if ((nccl && ports) || (table && (nccl || ports))) {
-        g_printerr ("weft report: --nccl, --ports and --table do not combine\n");
+    if ((nccl && ports) || (table && (nccl || ports)) || (select && (table || nccl || ports))) {
+        g_printerr ("weft report: --nccl, --ports, --table and --flows do not combine\n");
+        g_free (select);
         weft_trace_info_free (info);
         g_free (table);
         g_free (columns);
@@ -1173,9 +1294,22 @@ weft_cli_report (int argc, char **argv)
         weft_trace_info_free (info);
         return status;
     }
-    Summary s = { 0 };
+    Summary s = { .selector = select };
     if (info->readable)
         summarise (&s, info);
+    if (select && s.sel_error == NULL && s.n_selected == 0)
+        g_set_error (&s.sel_error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "--flows %s: the trace has no flows to choose from", select);
+    if (s.sel_error != NULL) {
+        g_printerr ("weft report: %s\n", s.sel_error->message);
+        g_error_free (s.sel_error);
+        g_free (select);
+        g_free (s.problem);
+        g_free (s.mechanisms);
+        g_free (s.headline);
+        weft_trace_info_free (info);
+        return REPORT_NOT_A_TRACE;
+    }
     if (format != REPORT_TEXT)
         print_export (info, &s, format);
     else
@@ -1183,6 +1317,7 @@ weft_cli_report (int argc, char **argv)
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
     if (status != REPORT_COMPLETE)
         say_why (info, s.problem);
+    g_free (select);
     g_free (s.problem);
     g_free (s.mechanisms);
     g_free (s.headline);
