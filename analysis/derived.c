@@ -24,7 +24,8 @@ weft_derived_maxmin_bps (const WeftTraceFlow *flows, guint n_flows, const WeftTr
     for (guint i = 0; i < n_flows; i++)
         g_hash_table_insert (flow_row, GUINT_TO_POINTER (flows[i].id), GUINT_TO_POINTER (i + 1));
     /* resources: one per egress (node, port) any path uses, with its capacity left */
-    g_autoptr (GHashTable) egress = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+    g_autoptr (GHashTable) egress =
+        g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
     g_autoptr (GArray) left = g_array_new (FALSE, FALSE, sizeof (double));
     /* per flow row, its resources (no repeats): a GArray of guint, or NULL without a path */
     GArray **path = g_new0 (GArray *, MAX (n_flows, 1));
@@ -32,8 +33,10 @@ weft_derived_maxmin_bps (const WeftTraceFlow *flows, guint n_flows, const WeftTr
     g_autofree guint *users = NULL;
     g_autofree gboolean *active = NULL;
     for (guint h = 0; h < n_hops; h++) {
-        guint frow = GPOINTER_TO_UINT (g_hash_table_lookup (flow_row, GUINT_TO_POINTER (hops[h].flow)));
-        guint lrow = GPOINTER_TO_UINT (g_hash_table_lookup (link_row, GUINT_TO_POINTER (hops[h].link)));
+        guint frow =
+            GPOINTER_TO_UINT (g_hash_table_lookup (flow_row, GUINT_TO_POINTER (hops[h].flow)));
+        guint lrow =
+            GPOINTER_TO_UINT (g_hash_table_lookup (link_row, GUINT_TO_POINTER (hops[h].link)));
         if (frow == 0)
             continue; /* a path of a flow not in /flows: nothing to allocate */
         if (lrow == 0)
@@ -201,7 +204,8 @@ weft_derived_select (const WeftTraceFlow *flows, guint n_flows, const WeftTraceN
                 return item_fail (error, item, "expected a range of flow ids, LOW-HIGH");
             how = IDS;
         } else {
-            return item_fail (error, item, "expected a flow id, LOW-HIGH, workload:NAME or SRC>DST");
+            return item_fail (error, item,
+                              "expected a flow id, LOW-HIGH, workload:NAME or SRC>DST");
         }
         guint hits = 0;
         for (guint f = 0; f < n_flows; f++) {
@@ -210,7 +214,8 @@ weft_derived_select (const WeftTraceFlow *flows, guint n_flows, const WeftTraceN
             if (how == IDS) {
                 yes = r->id >= lo && r->id <= hi;
             } else if (how == WORKLOAD) {
-                yes = strncmp (r->workload, item + strlen ("workload:"), sizeof r->workload - 1) == 0;
+                yes =
+                    strncmp (r->workload, item + strlen ("workload:"), sizeof r->workload - 1) == 0;
             } else {
                 const char *s = node_name (nodes, n_nodes, r->src);
                 const char *d = node_name (nodes, n_nodes, r->dst);

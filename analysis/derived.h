@@ -28,8 +28,8 @@
  * flows it is over; NAN (and 0) when no flow has a path or a hop names an unknown link. */
 double weft_derived_maxmin_bps (const WeftTraceFlow *flows, guint n_flows,
                                 const WeftTracePathHop *hops, guint n_hops,
-                                const WeftTraceLink *links, guint n_links,
-                                double payload_fraction, guint *n_routed);
+                                const WeftTraceLink *links, guint n_links, double payload_fraction,
+                                guint *n_routed);
 
 /** @f's rate: bytes delivered x 8 over its finish (or @end_ps when unfinished) minus its
  * start; 0 when that time is 0. */

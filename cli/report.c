@@ -23,9 +23,11 @@
 #include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
+#include "analysis/perftest_table.h"
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
 #include "network/network.h"
+#include "network/results.h"
 
 enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
 
@@ -1030,6 +1032,134 @@ report_nccl (const WeftTraceInfo *info, ReportFormat format)
     return NULL;
 }
 
+/* --perftest -------------------------------------------------------------------------------- */
+
+static const char *const perftest_columns[] = {
+    "workload",    "test",          "bytes",    "iterations", "bw_peak_gbps",
+    "bw_avg_gbps", "msg_rate_mpps", "t_min_us", "t_max_us",   "t_typical_us",
+    "t_avg_us",    "t_stdev_us",    "p99_us",   "p999_us",
+};
+
+/* One perftest row as a record of perftest_columns (null where the other test has it). */
+static void
+perftest_record (Record *r, const WeftPerftestTableRow *row)
+{
+    const double v[] = { row->bw_peak_gbps, row->bw_avg_gbps,    row->msg_rate_mpps,
+                         row->lat.t_min_us, row->lat.t_max_us,   row->lat.t_typical_us,
+                         row->lat.t_avg_us, row->lat.t_stdev_us, row->lat.p99_us,
+                         row->lat.p999_us };
+    record_str (r, "workload", row->workload);
+    record_str (r, "test", row->test);
+    record_num (r, "bytes", "%" G_GUINT64_FORMAT, row->bytes);
+    record_num (r, "iterations", "%" G_GUINT64_FORMAT, row->iterations);
+    for (guint k = 0; k < G_N_ELEMENTS (v); k++) {
+        if (isnan (v[k]))
+            record_null (r, perftest_columns[4 + k]);
+        else
+            record_num (r, perftest_columns[4 + k], "%.9g", v[k]);
+    }
+}
+
+/* --perftest as JSON (one object, its "rows" an array; null when the tables could not be
+ * computed) or CSV (one line per row). */
+static void
+print_perftest_export (const WeftTraceInfo *info, GArray *rows, const char *problem,
+                       ReportFormat format)
+{
+    GString *o = g_string_new (NULL);
+    if (format == REPORT_JSON) {
+        Record head;
+        record_init (&head);
+        record_str (&head, "trace", info->path);
+        record_num (&head, "schema_version", "%u", info->schema_version);
+        record_str (&head, "status", info->status_text);
+        record_bool (&head, "complete", info->complete);
+        g_string_append_c (o, '{');
+        record_json (o, &head, 0);
+        record_clear (&head);
+        g_string_append (o, ", \"units\": {\"bytes\": \"B\", \"bw_peak_gbps\": \"Gb/s\", "
+                            "\"bw_avg_gbps\": \"Gb/s\", \"msg_rate_mpps\": \"Mpps\", "
+                            "\"t_min_us\": \"us\", \"t_max_us\": \"us\", \"t_typical_us\": "
+                            "\"us\", \"t_avg_us\": \"us\", \"t_stdev_us\": \"us\", \"p99_us\": "
+                            "\"us\", \"p999_us\": \"us\"}, \"rows\": ");
+        g_string_append (o, rows == NULL ? "null" : "[");
+    } else {
+        for (guint k = 0; k < G_N_ELEMENTS (perftest_columns); k++)
+            g_string_append_printf (o, k ? ",%s" : "%s", perftest_columns[k]);
+        g_string_append (o, "\r\n");
+    }
+    for (guint i = 0; rows && i < rows->len; i++) {
+        Record r;
+        record_init (&r);
+        perftest_record (&r, &g_array_index (rows, WeftPerftestTableRow, i));
+        if (format == REPORT_JSON) {
+            g_string_append (o, i ? ", {" : "{");
+            record_json (o, &r, 0);
+            g_string_append_c (o, '}');
+        } else {
+            record_csv (o, &r, TRUE);
+        }
+        record_clear (&r);
+    }
+    if (format == REPORT_JSON) {
+        if (rows != NULL)
+            g_string_append_c (o, ']');
+        g_string_append (o, ", \"problem\": ");
+        weft_export_json_string (o, problem);
+        g_string_append (o, "}\n");
+    }
+    fputs (o->str, stdout);
+    g_string_free (o, TRUE);
+}
+
+/* --perftest: ib_write_bw / ib_write_lat's output of each perftest workload, recomputed from
+ * /flows and the stored experiment as weft run computes it; returns the problem line if
+ * /flows did not read or the experiment no longer configures. */
+static char *
+report_perftest (const WeftTraceInfo *info, ReportFormat format)
+{
+    char *problem = NULL;
+    const char *experiment = info->readable ? trace_experiment (info, &problem) : NULL;
+    GArray *flows = NULL;
+    GError *error = NULL;
+    if (!info->readable)
+        problem = g_strdup (info->reason);
+    else if (experiment == NULL && problem == NULL)
+        problem = g_strdup_printf ("%s: /meta holds no experiment to read the perftest "
+                                   "workloads from",
+                                   info->path);
+    else if (problem == NULL && (flows = weft_trace_reader_flows (info->path, &error)) == NULL) {
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    }
+    GArray *rows = NULL;
+    GString *text = g_string_new (NULL);
+    if (flows != NULL) {
+        rows = g_array_new (FALSE, TRUE, sizeof (WeftPerftestTableRow));
+        g_array_set_clear_func (rows, weft_perftest_table_row_clear);
+        if (!weft_network_perftest_tables_from_trace (
+                experiment, (const WeftTraceFlow *) flows->data, flows->len, text, rows, &error)) {
+            problem = g_strdup_printf ("%s: the perftest tables: %s", info->path, error->message);
+            g_clear_error (&error);
+            g_array_free (rows, TRUE);
+            rows = NULL;
+        }
+        g_array_free (flows, TRUE);
+    }
+    if (format != REPORT_TEXT) {
+        print_perftest_export (info, rows, problem, format);
+    } else {
+        fputs (text->str, stdout);
+        if (rows != NULL && rows->len == 0 && info->complete)
+            g_printerr ("weft report: %s: no perftest workload finished a size in this trace\n",
+                        info->path);
+    }
+    g_string_free (text, TRUE);
+    if (rows)
+        g_array_free (rows, TRUE);
+    return problem;
+}
+
 /* The one line on stderr that goes with exit status 1 (complete and no @problem: 0): why the
  * trace is damaged, or does not open, or the data set that did not read, or why the trace
  * is incomplete.  Every reason the reader gives is one line. */
@@ -1144,6 +1274,13 @@ static const char report_description[] =
     "each port's busy time, deepest queue and ECN marks, which --ports does not\n"
     "print (analysis/weft_trace.py reads them).\n"
     "\n"
+    "--perftest prints, for each ib_write_bw / ib_write_lat workload, perftest's\n"
+    "output as weft run printed it, recomputed from /flows and the experiment the\n"
+    "trace stores.  --format csv|json: one row per size (workload, test, bytes,\n"
+    "iterations, bw_peak_gbps, bw_avg_gbps, msg_rate_mpps for ib_write_bw;\n"
+    "t_min_us, t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us for\n"
+    "ib_write_lat; the other test's columns empty or null), unrounded.\n"
+    "\n"
     "--nccl prints, for each workload with rows in /collectives (nccl-test\n"
     "workloads, and the collectives of training workloads; in order of first\n"
     "appearance), the output nccl-tests (all_reduce_perf, ...) would have printed,\n"
@@ -1192,7 +1329,7 @@ static const char report_description[] =
 int
 weft_cli_report (int argc, char **argv)
 {
-    gboolean json = FALSE, ports = FALSE, nccl = FALSE;
+    gboolean json = FALSE, ports = FALSE, nccl = FALSE, perftest = FALSE;
     char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL, *select = NULL;
     GOptionEntry entries[] = {
         { "flows", 0, 0, G_OPTION_ARG_STRING, &select,
@@ -1214,12 +1351,15 @@ weft_cli_report (int argc, char **argv)
         { "nccl", 0, 0, G_OPTION_ARG_NONE, &nccl,
           "Print the nccl-tests output of each workload with collectives, from /collectives",
           NULL },
+        { "perftest", 0, 0, G_OPTION_ARG_NONE, &perftest,
+          "Print the ib_write_bw / ib_write_lat output of each perftest workload, from /flows",
+          NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     g_set_prgname ("weft report");
-    GOptionContext *ctx =
-        g_option_context_new ("[--ports | --nccl] [--format text|csv|json] TRACE.h5");
+    GOptionContext *ctx = g_option_context_new (
+        "[--ports | --nccl | --perftest | --flows SELECTOR] [--format text|csv|json] TRACE.h5");
     g_option_context_set_summary (ctx, "Summarise one weft trace file (HDF5).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_option_context_set_description (ctx, report_description);
@@ -1261,8 +1401,9 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
     }
-    if ((nccl && ports) || (table && (nccl || ports)) || (select && (table || nccl || ports))) {
-        g_printerr ("weft report: --nccl, --ports, --table and --flows do not combine\n");
+    if ((nccl + ports + perftest + (table != NULL) + (select != NULL)) > 1) {
+        g_printerr ("weft report: --nccl, --ports, --perftest, --table and --flows do not "
+                    "combine\n");
         g_free (select);
         weft_trace_info_free (info);
         g_free (table);
@@ -1278,6 +1419,15 @@ weft_cli_report (int argc, char **argv)
     }
     if (nccl) {
         char *problem = report_nccl (info, format);
+        int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+        if (status != REPORT_COMPLETE)
+            say_why (info, problem);
+        g_free (problem);
+        weft_trace_info_free (info);
+        return status;
+    }
+    if (perftest) {
+        char *problem = report_perftest (info, format);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
         if (status != REPORT_COMPLETE)
             say_why (info, problem);

@@ -36,7 +36,8 @@ flow (guint32 id, guint32 src, guint32 dst, const char *workload)
 static WeftTracePathHop
 hop (guint32 flow_id, guint32 n, guint32 node, guint32 port, guint32 link)
 {
-    return (WeftTracePathHop){ .flow = flow_id, .hop = n, .node = node, .port = port, .link = link };
+    return (
+        WeftTracePathHop){ .flow = flow_id, .hop = n, .node = node, .port = port, .link = link };
 }
 
 START_TEST (test_derived_maxmin)
@@ -132,8 +133,8 @@ START_TEST (test_derived_select)
         ck_assert_msg (strcmp (got, ok[i].want) == 0, "%s: %s, expected %s", ok[i].sel, got,
                        ok[i].want);
     }
-    const char *bad[] = { "", "8", "workload:none", "leaf0>*", "x", "7-5", "5-", ">host1",
-                          "host0>", "1.5", "workload:" };
+    const char *bad[] = { "",   "8",      "workload:none", "leaf0>*", "x",        "7-5",
+                          "5-", ">host1", "host0>",        "1.5",     "workload:" };
     for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
         GError *error = NULL;
         g_autofree char *got = chosen (flows, 4, nodes, 4, bad[i], &error);
