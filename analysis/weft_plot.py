@@ -70,7 +70,7 @@ Kinds:
              pause / credit-stall time (us) in each interval, from /links
   rate       per chosen flow: DCQCN's current rate (Gb/s, /dcqcn) and Ultra
              Ethernet NSCC's window (KiB, /uet) at each sample
-  rails      per rail (a switch named railN and its links): wire bytes (MB)
+  rails      per rail (the switches on it and their links): wire bytes (MB)
              and pause / credit-stall time (us) over the run, both directions
 
 Options:
@@ -617,15 +617,27 @@ def draw_rate(fig, runs, opts, np):
     return n
 
 
+def rail_switches(run):
+    """{node id: rail} of the switches on a rail: the rail /topology/nodes records (schema 9);
+    in an older trace, which has none, the switches named railN (su0-rail3-leaf)."""
+    rows = run.rows("topology/nodes")
+    if int(run.info.get("schema_version") or 0) >= 9:
+        return {int(r["id"]): int(r["rail"]) for r in rows
+                if _text(r["kind"]) == "switch" and int(r["rail"]) >= 0}
+    rail_of_node = {}
+    for r in rows:
+        if _text(r["kind"]) != "switch":
+            continue
+        m = re.search(r"(?:^|[^a-z])rail([0-9]+)", _text(r["name"]))
+        if m:
+            rail_of_node[int(r["id"])] = int(m.group(1))
+    return rail_of_node
+
+
 def rail_totals(run, opts, np):
     """{rail: (wire bytes, stall ps)} over the run, both directions, of the links with an end
-    at a switch named railN (optionally only --links)."""
-    nodes = run.node_names()
-    rail_of_node = {}
-    for nid, name in nodes.items():
-        m = re.search(r"(?:^|[^a-z])rail([0-9]+)", name)
-        if m:
-            rail_of_node[nid] = int(m.group(1))
+    at a switch on that rail (rail_switches; optionally only --links)."""
+    rail_of_node = rail_switches(run)
     rail_of_link = {}
     for r in run.rows("topology/links"):
         for end in ("node_a", "node_b"):
@@ -679,7 +691,7 @@ NOTHING = {
     "link-util": "no link samples (/links)",
     "queue": "no link samples (/links)",
     "rate": "no /dcqcn or /uet samples (DCQCN off and not Ultra Ethernet)",
-    "rails": "no rails (no switch named railN, as a rail-optimised fabric's leaves are)",
+    "rails": "no rails (no switch on a rail, as a rail-optimised fabric's leaves are)",
 }
 
 
