@@ -1,6 +1,7 @@
-/* cli/report.c - `weft report [--ports | --nccl] [--format text|csv|json] TRACE.h5`: a short
- * summary of one trace file, its /ports one line per port, or its nccl-tests tables from
- * /collectives; as text, or as CSV or JSON with the same fields and rows.
+/* cli/report.c - `weft report [--ports | --nccl | --perftest | --flows SELECTOR] [--format
+ * text|csv|json] TRACE.h5`: a short summary of one trace file (with the derived figures of
+ * analysis/derived.h), its /ports one line per port, its nccl-tests tables from /collectives
+ * or its perftest tables from /flows; as text, or as CSV or JSON with the same fields and rows.
  *
  * Reads the trace through analysis/trace_reader.h.  The summary leads with the answer lines
  * of analysis/headline.h (busbw of nccl-test workloads from /collectives, throughput of flow
