@@ -8,6 +8,8 @@
 
 #include "analysis/export.h"
 #include "analysis/headline.h"
+#include "sim/units.h"
+#include "workloads/workload.h"
 
 /* What one run's trace gives, while the comparison is built. */
 typedef struct {
@@ -15,6 +17,7 @@ typedef struct {
     gboolean partial; /* exp holds a collected table's axes only: other keys are unknown */
     char **flow_workloads;
     char **bench_workloads; /* nccl-test ones; NULL: every workload with collectives */
+    char **train_workloads; /* kind = training ones; NULL without @exp */
 } Run;
 
 static void
@@ -80,9 +83,11 @@ put (WeftComparison *c, guint run, const char *name, const char *unit, guint sin
     figure (c, name, unit, since)->values[run] = v;
 }
 
-/* The workloads of @exp whose kind passes @want (NULL-terminated), or NULL without @exp. */
+typedef enum { WORKLOADS_FLOWS, WORKLOADS_BENCH, WORKLOADS_TRAIN } WorkloadClass;
+
+/* The workloads of @exp of class @want (NULL-terminated), or NULL without @exp. */
 static char **
-workloads_of (GKeyFile *exp, gboolean flows)
+workloads_of (GKeyFile *exp, WorkloadClass want)
 {
     if (exp == NULL)
         return NULL;
@@ -92,8 +97,9 @@ workloads_of (GKeyFile *exp, gboolean flows)
         if (!g_str_has_prefix (groups[i], "workload."))
             continue;
         g_autofree char *kind = g_key_file_get_string (exp, groups[i], "kind", NULL);
-        gboolean is = flows ? weft_headline_kind_has_flows (kind)
-                            : kind != NULL && strcmp (kind, "nccl-test") == 0;
+        gboolean is = want == WORKLOADS_FLOWS   ? weft_headline_kind_has_flows (kind)
+                      : want == WORKLOADS_BENCH ? g_strcmp0 (kind, "nccl-test") == 0
+                                                : g_strcmp0 (kind, "training") == 0;
         if (is)
             g_ptr_array_add (names, g_strdup (groups[i] + strlen ("workload.")));
     }
@@ -119,6 +125,49 @@ problem (WeftComparison *c, guint i, GError *error)
     if (c->problems[i] == NULL)
         c->problems[i] = g_strdup (error->message);
     g_error_free (error);
+}
+
+/* Flow-size buckets for FCT percentiles (doc/analysis.md): pFabric's small (0, 100 KB] and
+ * large (10 MB, inf) flows (Alizadeh et al., SIGCOMM 2013), with the medium ones split at
+ * 1 MB; decimal units, each bucket's upper edge included. */
+static const struct {
+    const char *name;
+    guint64 max_bytes;
+} fct_buckets[] = {
+    { "size <=100KB", 100000 },
+    { "size 100KB-1MB", 1000000 },
+    { "size 1MB-10MB", 10000000 },
+    { "size >10MB", G_MAXUINT64 },
+};
+
+/* FCT p50, p99 and p99.9 of the finished flows of flow workloads in each size bucket that
+ * has any, the same flows and quantiles as the overall FCT figures. */
+static void
+bucket_figures (WeftComparison *c, guint i, const Run *r, const WeftTraceFlow *rows, guint n)
+{
+    g_autofree double *fct = g_new (double, MAX (n, 1));
+    guint64 lo = 0;
+    for (guint b = 0; b < G_N_ELEMENTS (fct_buckets); b++) {
+        guint64 hi = fct_buckets[b].max_bytes;
+        gsize k = 0;
+        for (guint j = 0; j < n; j++)
+            if (rows[j].finished && listed (r->flow_workloads, rows[j].workload) &&
+                rows[j].size_bytes > lo && rows[j].size_bytes <= hi)
+                fct[k++] = (double) rows[j].fct_ps;
+        lo = hi;
+        if (k == 0)
+            continue;
+        WeftQuantiles q;
+        weft_headline_quantiles (fct, k, &q);
+        static const char *const which[] = { "p50", "p99", "p99.9" };
+        const double v[] = { q.p50, q.p99, q.p999 };
+        for (guint w = 0; w < G_N_ELEMENTS (which); w++) {
+            g_autofree char *name = g_strdup_printf ("FCT %s %s", which[w], fct_buckets[b].name);
+            put (c, i, name, "us", 1, v[w] / 1e6);
+        }
+        g_autofree char *count = g_strdup_printf ("flows finished %s", fct_buckets[b].name);
+        put (c, i, count, "", 1, (double) k);
+    }
 }
 
 static void
@@ -154,6 +203,7 @@ flow_figures (WeftComparison *c, guint i, const Run *r, GArray *flows)
             put (c, i, "slowdown p99", "", 1, slow.p99);
         }
     }
+    bucket_figures (c, i, r, rows, flows->len);
     guint64 retx = 0, cnps = 0;
     for (guint k = 0; k < flows->len; k++) {
         retx += rows[k].retransmits;
@@ -200,6 +250,71 @@ collective_figures (WeftComparison *c, guint i, const Run *r, GArray *colls)
         g_autofree char *name = g_strdup_printf ("busbw [%s] %s %s", x->workload, x->op, size);
         put (c, i, name, "GB/s", 3, busbw);
     }
+}
+
+/* A time key of `[workload.@name]` in @exp, or the training kind's default for it when the
+ * stored experiment (which holds no defaults) does not set it; FALSE if neither parses. */
+static gboolean
+train_time_key (GKeyFile *exp, const char *name, const char *key, weft_time_t *ps)
+{
+    g_autofree char *group = g_strconcat ("workload.", name, NULL);
+    g_autofree char *text = g_key_file_get_value (exp, group, key, NULL);
+    const WeftParamSpec *specs[] = { weft_workload_common_params (), NULL };
+    for (const WeftWorkloadKind *k = weft_workload_kinds (); k->kind && !specs[1]; k++)
+        if (strcmp (k->kind, "training") == 0)
+            specs[1] = k->spec;
+    for (guint t = 0; t < G_N_ELEMENTS (specs) && text == NULL; t++)
+        for (const WeftParamSpec *s = specs[t]; s && s->name && text == NULL; s++)
+            if (strcmp (s->name, key) == 0 && s->def)
+                text = g_strdup (s->def);
+    return text != NULL && weft_units_parse_time (g_strstrip (text), ps, NULL);
+}
+
+/* Step time and exposed communication of training workload @name (doc/analysis.md): /collectives
+ * rows carry the step in `iteration`; step k ends when its last all-reduce finishes (the last
+ * bucket is ready only when the compute ends, so this is never before it) and starts when step
+ * k - 1 ended (step 0: at the workload's `start`), since the next step's first bucket waits for
+ * the previous step's last all-reduce.  Exposed communication is step time - compute: the
+ * communication the compute did not hide.  Means over the steps that finished: all of them in a
+ * complete run; in an incomplete one, every step but the last one seen (it may lack rows). */
+static void
+training_figures (WeftComparison *c, guint i, GKeyFile *exp, const char *name, GArray *colls)
+{
+    weft_time_t start_ps = 0, compute_ps = 0;
+    if (!train_time_key (exp, name, "start", &start_ps) ||
+        !train_time_key (exp, name, "compute", &compute_ps))
+        return;
+    g_autoptr (GArray) end = g_array_new (FALSE, TRUE, sizeof (guint64));
+    for (guint k = 0; k < colls->len; k++) {
+        const WeftTraceCollective *x = &g_array_index (colls, WeftTraceCollective, k);
+        if (x->finish_ps == 0 || strncmp (x->workload, name, sizeof x->workload - 1) != 0)
+            continue;
+        if (x->iteration >= end->len)
+            g_array_set_size (end, x->iteration + 1);
+        guint64 *e = &g_array_index (end, guint64, x->iteration);
+        *e = MAX (*e, x->finish_ps);
+    }
+    guint steps = 0;
+    while (steps < end->len && g_array_index (end, guint64, steps) != 0)
+        steps++;
+    if (!c->runs[i]->complete && steps > 0)
+        steps--;
+    if (steps == 0)
+        return;
+    double time_ps = 0;
+    guint64 prev = start_ps;
+    for (guint k = 0; k < steps; k++) {
+        guint64 e = g_array_index (end, guint64, k);
+        time_ps += (double) (e - prev);
+        prev = e;
+    }
+    double mean_ps = time_ps / steps;
+    g_autofree char *st = g_strdup_printf ("step time [%s]", name);
+    g_autofree char *ex = g_strdup_printf ("exposed communication [%s]", name);
+    g_autofree char *n = g_strdup_printf ("steps finished [%s]", name);
+    put (c, i, st, "us", 3, mean_ps / 1e6);
+    put (c, i, ex, "us", 3, (mean_ps - (double) compute_ps) / 1e6);
+    put (c, i, n, "", 3, (double) steps);
 }
 
 static void
@@ -318,6 +433,8 @@ read_run (WeftComparison *c, guint i, const Run *r, const char *wait)
         GArray *colls = weft_trace_reader_collectives (info->path, &error);
         if (colls) {
             collective_figures (c, i, r, colls);
+            for (guint k = 0; r->train_workloads && r->train_workloads[k]; k++)
+                training_figures (c, i, r->exp, r->train_workloads[k], colls);
             g_array_free (colls, TRUE);
         } else {
             problem (c, i, error);
@@ -504,8 +621,9 @@ weft_compare_new_mixed (const char *const *paths, WeftCollected *const *tables, 
             runs[i].exp = NULL;
             continue;
         }
-        runs[i].flow_workloads = workloads_of (runs[i].exp, TRUE);
-        runs[i].bench_workloads = workloads_of (runs[i].exp, FALSE);
+        runs[i].flow_workloads = workloads_of (runs[i].exp, WORKLOADS_FLOWS);
+        runs[i].bench_workloads = workloads_of (runs[i].exp, WORKLOADS_BENCH);
+        runs[i].train_workloads = workloads_of (runs[i].exp, WORKLOADS_TRAIN);
     }
     find_differences (c, runs);
     find_seed_difference (c);
@@ -522,6 +640,7 @@ weft_compare_new_mixed (const char *const *paths, WeftCollected *const *tables, 
             g_key_file_free (runs[i].exp);
         g_strfreev (runs[i].flow_workloads);
         g_strfreev (runs[i].bench_workloads);
+        g_strfreev (runs[i].train_workloads);
     }
     g_free (runs);
     return c;

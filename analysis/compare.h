@@ -8,7 +8,9 @@
  *
  * Figures, each where the trace holds it: the simulated time; busbw per nccl-test workload,
  * op and size; per flow workload its aggregate throughput and finished flows; FCT p50, p99,
- * p99.9 and slowdown p50, p99 over the finished flows of flow workloads; retransmissions,
+ * p99.9 and slowdown p50, p99 over the finished flows of flow workloads, and FCT p50, p99,
+ * p99.9 per flow-size bucket (<=100KB, 100KB-1MB, 1MB-10MB, >10MB); per training workload its
+ * mean step time and exposed communication (step time - compute); retransmissions,
  * drops, lossless violations, pause / credit-stall time (PortXmitWait summed over /ports),
  * ECN marks, CNPs sent and PFC PAUSE frames sent.  A figure a run's schema version predates
  * is absent from that run (NAN), and the comparison names it in @missing; so is one from a

@@ -8,6 +8,7 @@ libweft_a_SOURCES += analysis/headline.c analysis/headline.h
 libweft_a_SOURCES += analysis/compare.c analysis/compare.h
 libweft_a_SOURCES += analysis/collected.c analysis/collected.h
 libweft_a_SOURCES += analysis/export.c analysis/export.h
+libweft_a_SOURCES += analysis/derived.c analysis/derived.h
 libweft_a_SOURCES += analysis/ibdiag.c analysis/ibdiag.h analysis/ibdiag_check.c \
 	analysis/ibdiag_private.h
 # the Python reader's record table (tests/schemadoc writes it into analysis/weft_trace.py)

@@ -115,6 +115,42 @@ cmp_u64 (const void *a, const void *b)
 }
 
 void
+weft_perftest_table_row_clear (gpointer row)
+{
+    WeftPerftestTableRow *r = row;
+    g_clear_pointer (&r->workload, g_free);
+}
+
+gboolean
+weft_perftest_table_lat_stats (const WeftPerftestTableLatRow *r, WeftPerftestTableLatStats *st)
+{
+    g_return_val_if_fail (r != NULL && st != NULL, FALSE);
+    g_return_val_if_fail (r->samples_ps != NULL && r->n_samples >= 3, FALSE);
+    guint64 *delta = g_new (guint64, r->n_samples);
+    memcpy (delta, r->samples_ps, r->n_samples * sizeof (guint64));
+    qsort (delta, r->n_samples, sizeof *delta, cmp_u64);
+    gsize m = r->n_samples - LAT_MEASURE_TAIL;
+    /* get_median(): integer mean of the middle two when m is even */
+    guint64 median = (m - 1) % 2 ? (delta[m / 2] + delta[m / 2 - 1]) / 2 : delta[m / 2];
+    double sum = 0.0, var = 0.0;
+    for (gsize k = 0; k < m; k++)
+        sum += delta[k] / 1e6;
+    double average = sum / m;
+    for (gsize k = 0; k < m; k++)
+        var += pow (average - delta[k] / 1e6, 2);
+    gsize i99 = (gsize) ceil (m * 0.99), i999 = (gsize) ceil (m * 0.999);
+    *st = (WeftPerftestTableLatStats){ .t_min_us = delta[0] / 1e6,
+                                       .t_max_us = delta[m] / 1e6,
+                                       .t_typical_us = median / 1e6,
+                                       .t_avg_us = average,
+                                       .t_stdev_us = sqrt (var / m),
+                                       .p99_us = delta[i99] / 1e6,
+                                       .p999_us = delta[i999] / 1e6 };
+    g_free (delta);
+    return TRUE;
+}
+
+void
 weft_perftest_table_print_lat (GString *out, const WeftPerftestTableLatRow *rows, gsize n,
                                const WeftPerftestTableInfo *info)
 {
@@ -127,24 +163,12 @@ weft_perftest_table_print_lat (GString *out, const WeftPerftestTableLatRow *rows
     g_string_append (out, RESULT_EXT);
     for (gsize i = 0; i < n; i++) {
         const WeftPerftestTableLatRow *r = &rows[i];
-        guint64 *delta = g_new (guint64, r->n_samples);
-        memcpy (delta, r->samples_ps, r->n_samples * sizeof (guint64));
-        qsort (delta, r->n_samples, sizeof *delta, cmp_u64);
-        gsize m = r->n_samples - LAT_MEASURE_TAIL;
-        /* get_median(): integer mean of the middle two when m is even */
-        guint64 median = (m - 1) % 2 ? (delta[m / 2] + delta[m / 2 - 1]) / 2 : delta[m / 2];
-        double sum = 0.0, var = 0.0;
-        for (gsize k = 0; k < m; k++)
-            sum += delta[k] / 1e6;
-        double average = sum / m;
-        for (gsize k = 0; k < m; k++)
-            var += pow (average - delta[k] / 1e6, 2);
-        gsize i99 = (gsize) ceil (m * 0.99), i999 = (gsize) ceil (m * 0.999);
+        WeftPerftestTableLatStats st;
+        weft_perftest_table_lat_stats (r, &st);
         g_string_append_printf (out, REPORT_FMT_LAT, (unsigned long) r->bytes, (int) r->iterations,
-                                delta[0] / 1e6, delta[m] / 1e6, median / 1e6, average,
-                                sqrt (var / m), delta[i99] / 1e6, delta[i999] / 1e6);
+                                st.t_min_us, st.t_max_us, st.t_typical_us, st.t_avg_us,
+                                st.t_stdev_us, st.p99_us, st.p999_us);
         g_string_append (out, REPORT_EXT);
-        g_free (delta);
     }
     g_string_append (out, RESULT_LINE);
 }

@@ -69,6 +69,29 @@ typedef struct {
     gsize n_samples;           /* >= 3 */
 } WeftPerftestTableLatRow;
 
+/* What ib_write_lat prints for one size (print_report_lat(), above), in microseconds. */
+typedef struct {
+    double t_min_us, t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us;
+} WeftPerftestTableLatStats;
+
+/** Computes @row's latency columns as ib_write_lat does; FALSE (a caller bug, critical) for
+ * fewer than 3 samples. */
+gboolean weft_perftest_table_lat_stats (const WeftPerftestTableLatRow *row,
+                                        WeftPerftestTableLatStats *stats);
+
+/* One row of a perftest table as data (weft report --perftest --format csv|json): the figures
+ * its text line prints, unrounded; the other kind's figures are NAN. */
+typedef struct {
+    char *workload;   /* "NAME" of [workload.NAME] (owned) */
+    const char *test; /* "ib_write_bw" or "ib_write_lat" (static) */
+    guint64 bytes, iterations;
+    double bw_peak_gbps, bw_avg_gbps, msg_rate_mpps; /* ib_write_bw: Gb/s = 10^9 bit/s */
+    WeftPerftestTableLatStats lat;                   /* ib_write_lat */
+} WeftPerftestTableRow;
+
+/** Frees what @row owns (a GArray clear function). */
+void weft_perftest_table_row_clear (gpointer row);
+
 /** Fills @info with ib_write_bw's (@latency FALSE) or ib_write_lat's defaults, device
  * "mlx5_0". */
 void weft_perftest_table_info_init (WeftPerftestTableInfo *info, gboolean latency);

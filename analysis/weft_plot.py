@@ -22,13 +22,15 @@ Exit status: 0 every figure drawn from complete traces; 1 a trace is incomplete,
 unreadable, or a data set the kind needs does not read (what is there is drawn, that run's
 label marked, one line on stderr), or the traces hold nothing this kind draws; 2 bad usage
 (an unknown kind, option, link or flow), a missing file or one that is not a weft trace.
-Every error is one line on stderr, never a traceback.
+Every error is one line on stderr, never a traceback.  Ctrl-C (SIGINT) exits at once with
+status 130 and prints nothing, removing a figure it was writing.
 """
 import json
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -73,7 +75,7 @@ Kinds:
              pause / credit-stall time (us) in each interval, from /links
   rate       per chosen flow: DCQCN's current rate (Gb/s, /dcqcn) and Ultra
              Ethernet NSCC's window (KiB, /uet) at each sample
-  rails      per rail (a switch named railN and its links): wire bytes (MB)
+  rails      per rail (the switches on it and their links): wire bytes (MB)
              and pause / credit-stall time (us) over the run, both directions
   sweep      from a sweep's collected table (weft sweep --collect writes
              collected.h5): METRIC (a metric column, with or without its
@@ -112,6 +114,7 @@ Exit status (with one line on stderr saying why, unless 0):
   2  bad usage (unknown kind or option, a link or flow no trace has, a metric
      or axis the collected table does not have), a missing file, or a file
      that is not a weft trace (for sweep: not a collected table)
+  130  interrupted (Ctrl-C): nothing printed, no half-written figure left
   For sweep, a collected table that is damaged, cut short or unfinished is 1.
 """
 
@@ -643,15 +646,27 @@ def draw_rate(fig, runs, opts, np):
     return n
 
 
+def rail_switches(run):
+    """{node id: rail} of the switches on a rail: the rail /topology/nodes records (schema 9);
+    in an older trace, which has none, the switches named railN (su0-rail3-leaf)."""
+    rows = run.rows("topology/nodes")
+    if int(run.info.get("schema_version") or 0) >= 9:
+        return {int(r["id"]): int(r["rail"]) for r in rows
+                if _text(r["kind"]) == "switch" and int(r["rail"]) >= 0}
+    rail_of_node = {}
+    for r in rows:
+        if _text(r["kind"]) != "switch":
+            continue
+        m = re.search(r"(?:^|[^a-z])rail([0-9]+)", _text(r["name"]))
+        if m:
+            rail_of_node[int(r["id"])] = int(m.group(1))
+    return rail_of_node
+
+
 def rail_totals(run, opts, np):
     """{rail: (wire bytes, stall ps)} over the run, both directions, of the links with an end
-    at a switch named railN (optionally only --links)."""
-    nodes = run.node_names()
-    rail_of_node = {}
-    for nid, name in nodes.items():
-        m = re.search(r"(?:^|[^a-z])rail([0-9]+)", name)
-        if m:
-            rail_of_node[nid] = int(m.group(1))
+    at a switch on that rail (rail_switches; optionally only --links)."""
+    rail_of_node = rail_switches(run)
     rail_of_link = {}
     for r in run.rows("topology/links"):
         for end in ("node_a", "node_b"):
@@ -854,7 +869,7 @@ NOTHING = {
     "link-util": "no link samples (/links)",
     "queue": "no link samples (/links)",
     "rate": "no /dcqcn or /uet samples (DCQCN off and not Ultra Ethernet)",
-    "rails": "no rails (no switch named railN, as a rail-optimised fabric's leaves are)",
+    "rails": "no rails (no switch on a rail, as a rail-optimised fabric's leaves are)",
     "sweep": "no point of the collected table has the metric (none is complete)",
 }
 
@@ -961,8 +976,10 @@ def main(argv):
         try:
             os.makedirs(opts["out"], exist_ok=True)
             out = os.path.join(opts["out"], f"{opts['kind']}.{opts['format']}")
+            _writing.append(out)
             fig.savefig(out, format=opts["format"], dpi=120,
                         metadata={"Date": None} if opts["format"] == "svg" else None)
+            _writing.clear()
         except OSError as e:
             raise PlotError(f"{opts['out']}: cannot write the figure: {e.strerror or e}") from None
         finally:
@@ -993,5 +1010,21 @@ def main(argv):
         return EXIT_FAILED
 
 
+# The figure being written, so that an interrupt does not leave half of it behind.
+_writing = []
+
+
+def on_sigint(signum, frame):
+    """Ctrl-C: leave at once and quietly, as a shell reports a command SIGINT stopped (128 + 2),
+    removing a figure half written; no traceback, whatever Python was doing."""
+    for path in _writing:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    os._exit(128 + signal.SIGINT)
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, on_sigint)
     sys.exit(main(sys.argv))

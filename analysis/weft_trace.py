@@ -41,7 +41,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 8  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 9  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -64,6 +64,7 @@ RECORDS = {
         ("kind", "S16", 1),
         ("n_ports", "<u4", 1),
         ("tier", "<i4", 1),
+        ("rail", "<i4", 9),
     ]),
     "topology/links": (1, [
         ("id", "<u4", 1),
@@ -778,7 +779,9 @@ def _rows(path, name):
     missing = [(f, k) for f, k, _ in fields if f not in rows.dtype.names]
     if not missing:
         return rows
-    out = np.zeros(rows.shape, dtype=rows.dtype.descr + missing)
+    # rows.dtype.descr would carry h5py's string metadata ('|S64', {...}), which numpy reads
+    # as a (type, shape) pair: name each member with its plain type instead
+    out = np.zeros(rows.shape, dtype=[(n, rows.dtype[n].str) for n in rows.dtype.names] + missing)
     for n in rows.dtype.names:
         out[n] = rows[n]
     return out

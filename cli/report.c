@@ -1,6 +1,7 @@
-/* cli/report.c - `weft report [--ports | --nccl] [--format text|csv|json] TRACE.h5`: a short
- * summary of one trace file, its /ports one line per port, or its nccl-tests tables from
- * /collectives; as text, or as CSV or JSON with the same fields and rows.
+/* cli/report.c - `weft report [--ports | --nccl | --perftest | --flows SELECTOR] [--format
+ * text|csv|json] TRACE.h5`: a short summary of one trace file (with the derived figures of
+ * analysis/derived.h), its /ports one line per port, its nccl-tests tables from /collectives
+ * or its perftest tables from /flows; as text, or as CSV or JSON with the same fields and rows.
  *
  * Reads the trace through analysis/trace_reader.h.  The summary leads with the answer lines
  * of analysis/headline.h (busbw of nccl-test workloads from /collectives, throughput of flow
@@ -19,12 +20,15 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/derived.h"
 #include "analysis/export.h"
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
+#include "analysis/perftest_table.h"
 #include "analysis/trace_reader.h"
 #include "cli/cli.h"
 #include "network/network.h"
+#include "network/results.h"
 
 enum { REPORT_COMPLETE = 0, REPORT_INCOMPLETE = 1, REPORT_NOT_A_TRACE = 2 };
 
@@ -41,6 +45,14 @@ typedef struct {
     char *headline;   /* analysis/headline.h's lines, or NULL */
     char *mechanisms; /* each mechanism's lines (registry order), or NULL */
     char *problem;    /* a data set that failed to read: one line */
+    /* derived figures (analysis/derived.h) */
+    gboolean have_maxmin; /* /paths has rows and the fabric's packet format reads */
+    guint maxmin_flows;
+    double maxmin_bps, maxmin_delivered_bps;
+    const char *selector; /* --flows, or NULL (borrowed) */
+    guint n_selected;
+    double sel_min_bps, sel_mean_bps, sel_max_bps, jain;
+    GError *sel_error; /* the selector chooses nothing or does not parse */
 } Summary;
 
 /* The experiment text the trace carries, if weft report may parse it: a run stores it with
@@ -117,6 +129,72 @@ optional (GArray *(*read) (const char *, GError **), const char *path)
     return rows;
 }
 
+/* The payload share of a full data packet on the wire, mtu / (mtu + header), of the fabric
+ * @experiment describes; FALSE when it no longer configures. */
+static gboolean
+payload_fraction (const char *experiment, double *fraction)
+{
+    guint64 mtu = 0, header = 0;
+    if (experiment == NULL || !weft_network_packet_format (experiment, &mtu, &header, NULL) ||
+        mtu == 0)
+        return FALSE;
+    *fraction = (double) mtu / (double) (mtu + header);
+    return TRUE;
+}
+
+/* The max-min fair total over the flows' paths and what those flows delivered; the rates of
+ * the flows --flows chooses and their Jain index. */
+static void
+summarise_derived (Summary *s, const WeftTraceInfo *info, GArray *flows, const char *experiment)
+{
+    const WeftTraceFlow *rows = (const WeftTraceFlow *) flows->data;
+    GArray *paths = optional (weft_trace_reader_paths, info->path);
+    GArray *links = optional (weft_trace_reader_links, info->path);
+    double fraction;
+    if (paths && links && paths->len > 0 && payload_fraction (experiment, &fraction)) {
+        const WeftTracePathHop *hops = (const WeftTracePathHop *) paths->data;
+        s->maxmin_bps = weft_derived_maxmin_bps (rows, flows->len, hops, paths->len,
+                                                 (const WeftTraceLink *) links->data, links->len,
+                                                 fraction, &s->maxmin_flows);
+        s->have_maxmin = !isnan (s->maxmin_bps);
+        g_autoptr (GHashTable) routed = g_hash_table_new (NULL, NULL);
+        for (guint h = 0; h < paths->len; h++)
+            g_hash_table_add (routed, GUINT_TO_POINTER (hops[h].flow));
+        for (guint f = 0; f < flows->len; f++)
+            if (g_hash_table_contains (routed, GUINT_TO_POINTER (rows[f].id)))
+                s->maxmin_delivered_bps += weft_derived_rate_bps (&rows[f], info->sim_time_ps);
+    }
+    if (paths)
+        g_array_free (paths, TRUE);
+    if (links)
+        g_array_free (links, TRUE);
+    if (s->selector == NULL)
+        return;
+    GArray *nodes = optional (weft_trace_reader_nodes, info->path);
+    g_autoptr (GArray) chosen = g_array_new (FALSE, FALSE, sizeof (guint));
+    gboolean ok =
+        weft_derived_select (rows, flows->len, nodes ? (const WeftTraceNode *) nodes->data : NULL,
+                             nodes ? nodes->len : 0, s->selector, chosen, &s->sel_error);
+    if (nodes)
+        g_array_free (nodes, TRUE);
+    if (!ok)
+        return;
+    g_autofree double *rate = g_new (double, MAX (chosen->len, 1));
+    double sum = 0;
+    s->sel_min_bps = INFINITY;
+    s->sel_max_bps = 0;
+    for (guint k = 0; k < chosen->len; k++) {
+        rate[k] =
+            weft_derived_rate_bps (&rows[g_array_index (chosen, guint, k)], info->sim_time_ps);
+        sum += rate[k];
+        s->sel_min_bps = MIN (s->sel_min_bps, rate[k]);
+        s->sel_max_bps = MAX (s->sel_max_bps, rate[k]);
+    }
+    s->n_selected = chosen->len;
+    s->sel_mean_bps = sum / chosen->len;
+    s->jain = weft_derived_jain (rate, chosen->len);
+}
+
 static void
 summarise (Summary *s, const WeftTraceInfo *info)
 {
@@ -148,6 +226,7 @@ summarise (Summary *s, const WeftTraceInfo *info)
     }
     if (flows != NULL) {
         summarise_flows (s, flows, counted);
+        summarise_derived (s, info, flows, experiment);
         for (guint i = 0; counted && counted[i]; i++)
             weft_headline_flows (head, counted[i], (const WeftTraceFlow *) flows->data, flows->len,
                                  info->sim_time_ps);
@@ -363,6 +442,22 @@ summary_record (Record *r, const WeftTraceInfo *info, const Summary *s)
     }
     if (s->have_ports)
         record_num (r, "drops", "%" G_GUINT64_FORMAT, s->drops);
+    if (s->have_maxmin) {
+        record_num (r, "maxmin_fair_total_bps", "%.17g", s->maxmin_bps);
+        record_num (r, "maxmin_flows", "%u", s->maxmin_flows);
+        record_num (r, "maxmin_delivered_bps", "%.17g", s->maxmin_delivered_bps);
+    }
+    if (s->n_selected > 0) {
+        record_str (r, "selection", s->selector);
+        record_num (r, "selected_flows", "%u", s->n_selected);
+        record_num (r, "selected_rate_min_bps", "%.17g", s->sel_min_bps);
+        record_num (r, "selected_rate_mean_bps", "%.17g", s->sel_mean_bps);
+        record_num (r, "selected_rate_max_bps", "%.17g", s->sel_max_bps);
+        if (isnan (s->jain))
+            record_null (r, "jain_index");
+        else
+            record_num (r, "jain_index", "%.17g", s->jain);
+    }
     record_str (r, "problem", s->problem);
     record_parameters (r, info);
     record_figures (r, info);
@@ -472,6 +567,19 @@ print_text (const WeftTraceInfo *info, const Summary *s)
     }
     if (s->have_ports)
         printf ("drops:       %" G_GUINT64_FORMAT "\n", s->drops);
+    if (s->have_maxmin)
+        printf ("max-min:     %.3f Gb/s fair total over the paths of %u flows; they delivered "
+                "%.3f Gb/s (%.1f %%)\n",
+                s->maxmin_bps / 1e9, s->maxmin_flows, s->maxmin_delivered_bps / 1e9,
+                s->maxmin_bps > 0 ? 100 * s->maxmin_delivered_bps / s->maxmin_bps : 0.0);
+    if (s->n_selected > 0) {
+        printf ("selected:    %u flow%s (%s): rate min %.3f, mean %.3f, max %.3f Gb/s",
+                s->n_selected, s->n_selected == 1 ? "" : "s", s->selector, s->sel_min_bps / 1e9,
+                s->sel_mean_bps / 1e9, s->sel_max_bps / 1e9);
+        if (!isnan (s->jain))
+            printf ("; Jain's index %.4f", s->jain);
+        printf ("\n");
+    }
     if (s->mechanisms && *s->mechanisms)
         printf ("mechanisms:\n%s", s->mechanisms);
     if (s->problem != NULL)
@@ -925,6 +1033,134 @@ report_nccl (const WeftTraceInfo *info, ReportFormat format)
     return NULL;
 }
 
+/* --perftest -------------------------------------------------------------------------------- */
+
+static const char *const perftest_columns[] = {
+    "workload",    "test",          "bytes",    "iterations", "bw_peak_gbps",
+    "bw_avg_gbps", "msg_rate_mpps", "t_min_us", "t_max_us",   "t_typical_us",
+    "t_avg_us",    "t_stdev_us",    "p99_us",   "p999_us",
+};
+
+/* One perftest row as a record of perftest_columns (null where the other test has it). */
+static void
+perftest_record (Record *r, const WeftPerftestTableRow *row)
+{
+    const double v[] = { row->bw_peak_gbps, row->bw_avg_gbps,    row->msg_rate_mpps,
+                         row->lat.t_min_us, row->lat.t_max_us,   row->lat.t_typical_us,
+                         row->lat.t_avg_us, row->lat.t_stdev_us, row->lat.p99_us,
+                         row->lat.p999_us };
+    record_str (r, "workload", row->workload);
+    record_str (r, "test", row->test);
+    record_num (r, "bytes", "%" G_GUINT64_FORMAT, row->bytes);
+    record_num (r, "iterations", "%" G_GUINT64_FORMAT, row->iterations);
+    for (guint k = 0; k < G_N_ELEMENTS (v); k++) {
+        if (isnan (v[k]))
+            record_null (r, perftest_columns[4 + k]);
+        else
+            record_num (r, perftest_columns[4 + k], "%.9g", v[k]);
+    }
+}
+
+/* --perftest as JSON (one object, its "rows" an array; null when the tables could not be
+ * computed) or CSV (one line per row). */
+static void
+print_perftest_export (const WeftTraceInfo *info, GArray *rows, const char *problem,
+                       ReportFormat format)
+{
+    GString *o = g_string_new (NULL);
+    if (format == REPORT_JSON) {
+        Record head;
+        record_init (&head);
+        record_str (&head, "trace", info->path);
+        record_num (&head, "schema_version", "%u", info->schema_version);
+        record_str (&head, "status", info->status_text);
+        record_bool (&head, "complete", info->complete);
+        g_string_append_c (o, '{');
+        record_json (o, &head, 0);
+        record_clear (&head);
+        g_string_append (o, ", \"units\": {\"bytes\": \"B\", \"bw_peak_gbps\": \"Gb/s\", "
+                            "\"bw_avg_gbps\": \"Gb/s\", \"msg_rate_mpps\": \"Mpps\", "
+                            "\"t_min_us\": \"us\", \"t_max_us\": \"us\", \"t_typical_us\": "
+                            "\"us\", \"t_avg_us\": \"us\", \"t_stdev_us\": \"us\", \"p99_us\": "
+                            "\"us\", \"p999_us\": \"us\"}, \"rows\": ");
+        g_string_append (o, rows == NULL ? "null" : "[");
+    } else {
+        for (guint k = 0; k < G_N_ELEMENTS (perftest_columns); k++)
+            g_string_append_printf (o, k ? ",%s" : "%s", perftest_columns[k]);
+        g_string_append (o, "\r\n");
+    }
+    for (guint i = 0; rows && i < rows->len; i++) {
+        Record r;
+        record_init (&r);
+        perftest_record (&r, &g_array_index (rows, WeftPerftestTableRow, i));
+        if (format == REPORT_JSON) {
+            g_string_append (o, i ? ", {" : "{");
+            record_json (o, &r, 0);
+            g_string_append_c (o, '}');
+        } else {
+            record_csv (o, &r, TRUE);
+        }
+        record_clear (&r);
+    }
+    if (format == REPORT_JSON) {
+        if (rows != NULL)
+            g_string_append_c (o, ']');
+        g_string_append (o, ", \"problem\": ");
+        weft_export_json_string (o, problem);
+        g_string_append (o, "}\n");
+    }
+    fputs (o->str, stdout);
+    g_string_free (o, TRUE);
+}
+
+/* --perftest: ib_write_bw / ib_write_lat's output of each perftest workload, recomputed from
+ * /flows and the stored experiment as weft run computes it; returns the problem line if
+ * /flows did not read or the experiment no longer configures. */
+static char *
+report_perftest (const WeftTraceInfo *info, ReportFormat format)
+{
+    char *problem = NULL;
+    const char *experiment = info->readable ? trace_experiment (info, &problem) : NULL;
+    GArray *flows = NULL;
+    GError *error = NULL;
+    if (!info->readable)
+        problem = g_strdup (info->reason);
+    else if (experiment == NULL && problem == NULL)
+        problem = g_strdup_printf ("%s: /meta holds no experiment to read the perftest "
+                                   "workloads from",
+                                   info->path);
+    else if (problem == NULL && (flows = weft_trace_reader_flows (info->path, &error)) == NULL) {
+        problem = g_strdup (error->message);
+        g_clear_error (&error);
+    }
+    GArray *rows = NULL;
+    GString *text = g_string_new (NULL);
+    if (flows != NULL) {
+        rows = g_array_new (FALSE, TRUE, sizeof (WeftPerftestTableRow));
+        g_array_set_clear_func (rows, weft_perftest_table_row_clear);
+        if (!weft_network_perftest_tables_from_trace (
+                experiment, (const WeftTraceFlow *) flows->data, flows->len, text, rows, &error)) {
+            problem = g_strdup_printf ("%s: the perftest tables: %s", info->path, error->message);
+            g_clear_error (&error);
+            g_array_free (rows, TRUE);
+            rows = NULL;
+        }
+        g_array_free (flows, TRUE);
+    }
+    if (format != REPORT_TEXT) {
+        print_perftest_export (info, rows, problem, format);
+    } else {
+        fputs (text->str, stdout);
+        if (rows != NULL && rows->len == 0 && info->complete)
+            g_printerr ("weft report: %s: no perftest workload finished a size in this trace\n",
+                        info->path);
+    }
+    g_string_free (text, TRUE);
+    if (rows)
+        g_array_free (rows, TRUE);
+    return problem;
+}
+
 /* The one line on stderr that goes with exit status 1 (complete and no @problem: 0): why the
  * trace is damaged, or does not open, or the data set that did not read, or why the trace
  * is incomplete.  Every reason the reader gives is one line. */
@@ -996,7 +1232,18 @@ static const char report_description[] =
     "the answer to each workload's question (busbw of an nccl-tests sweep at its\n"
     "largest size and its time at the smallest; aggregate and per-flow throughput of\n"
     "a flow workload), finished flows, FCT p50/p99/max and slowdown p99 over the\n"
-    "flows of flow workloads, and the drops summed over /ports.\n"
+    "flows of flow workloads, and the drops summed over /ports.  When the trace has\n"
+    "/paths (per-flow routing: ecmp or static), the max-min fair total over those\n"
+    "paths (water-filling, each egress its link rate x the payload share of a full\n"
+    "packet) and what those flows delivered.\n"
+    "\n"
+    "--flows SELECTOR adds the rates (bytes delivered x 8 over each flow's own time,\n"
+    "to the end of the run if unfinished) of the flows it chooses, min, mean and\n"
+    "max, and their Jain fairness index (sum x)^2 / (n sum x^2): a victim flow's\n"
+    "rate, or how fairly flows share.  SELECTOR is comma-separated items: a flow id\n"
+    "(17), a range (3-9), workload:NAME, or SRC>DST with node names or glob\n"
+    "patterns (host3>host7, host*>host4).  An item that chooses no flow is bad\n"
+    "usage (exit 2).\n"
     "\n"
     "--ports prints /ports instead, one line per port in the spirit of ibstat and\n"
     "perfquery -x: node name, port number, state and physical state (Active and\n"
@@ -1027,6 +1274,13 @@ static const char report_description[] =
     "prints the same fields, one line per port (empty for null).  /ports also holds\n"
     "each port's busy time, deepest queue and ECN marks, which --ports does not\n"
     "print (analysis/weft_trace.py reads them).\n"
+    "\n"
+    "--perftest prints, for each ib_write_bw / ib_write_lat workload, perftest's\n"
+    "output as weft run printed it, recomputed from /flows and the experiment the\n"
+    "trace stores.  --format csv|json: one row per size (workload, test, bytes,\n"
+    "iterations, bw_peak_gbps, bw_avg_gbps, msg_rate_mpps for ib_write_bw;\n"
+    "t_min_us, t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us for\n"
+    "ib_write_lat; the other test's columns empty or null), unrounded.\n"
     "\n"
     "--nccl prints, for each workload with rows in /collectives (nccl-test\n"
     "workloads, and the collectives of training workloads; in order of first\n"
@@ -1076,9 +1330,13 @@ static const char report_description[] =
 int
 weft_cli_report (int argc, char **argv)
 {
-    gboolean json = FALSE, ports = FALSE, nccl = FALSE;
-    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL;
+    gboolean json = FALSE, ports = FALSE, nccl = FALSE, perftest = FALSE;
+    char **files = NULL, *format_name = NULL, *table = NULL, *columns = NULL, *select = NULL;
     GOptionEntry entries[] = {
+        { "flows", 0, 0, G_OPTION_ARG_STRING, &select,
+          "With the summary: the rates of these flows and their Jain index (ids, LOW-HIGH, "
+          "workload:NAME or SRC>DST, comma-separated)",
+          "SELECTOR" },
         { "table", 0, 0, G_OPTION_ARG_STRING, &table,
           "Print the rows of a data set (flows, links, ports, collectives, ...) instead of the "
           "summary",
@@ -1094,12 +1352,15 @@ weft_cli_report (int argc, char **argv)
         { "nccl", 0, 0, G_OPTION_ARG_NONE, &nccl,
           "Print the nccl-tests output of each workload with collectives, from /collectives",
           NULL },
+        { "perftest", 0, 0, G_OPTION_ARG_NONE, &perftest,
+          "Print the ib_write_bw / ib_write_lat output of each perftest workload, from /flows",
+          NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     g_set_prgname ("weft report");
-    GOptionContext *ctx =
-        g_option_context_new ("[--ports | --nccl] [--format text|csv|json] TRACE.h5");
+    GOptionContext *ctx = g_option_context_new (
+        "[--ports | --nccl | --perftest | --flows SELECTOR] [--format text|csv|json] TRACE.h5");
     g_option_context_set_summary (ctx, "Summarise one weft trace file (HDF5).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_option_context_set_description (ctx, report_description);
@@ -1141,8 +1402,10 @@ weft_cli_report (int argc, char **argv)
         g_error_free (error);
         return REPORT_NOT_A_TRACE;
     }
-    if ((nccl && ports) || (table && (nccl || ports))) {
-        g_printerr ("weft report: --nccl, --ports and --table do not combine\n");
+    if ((nccl + ports + perftest + (table != NULL) + (select != NULL)) > 1) {
+        g_printerr ("weft report: --nccl, --ports, --perftest, --table and --flows do not "
+                    "combine\n");
+        g_free (select);
         weft_trace_info_free (info);
         g_free (table);
         g_free (columns);
@@ -1164,6 +1427,15 @@ weft_cli_report (int argc, char **argv)
         weft_trace_info_free (info);
         return status;
     }
+    if (perftest) {
+        char *problem = report_perftest (info, format);
+        int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
+        if (status != REPORT_COMPLETE)
+            say_why (info, problem);
+        g_free (problem);
+        weft_trace_info_free (info);
+        return status;
+    }
     if (ports) {
         char *problem = report_ports (info, format);
         int status = info->complete && problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
@@ -1173,9 +1445,22 @@ weft_cli_report (int argc, char **argv)
         weft_trace_info_free (info);
         return status;
     }
-    Summary s = { 0 };
+    Summary s = { .selector = select };
     if (info->readable)
         summarise (&s, info);
+    if (select && s.sel_error == NULL && s.n_selected == 0)
+        g_set_error (&s.sel_error, WEFT_CONFIG_ERROR, WEFT_CONFIG_ERROR_VALUE,
+                     "--flows %s: the trace has no flows to choose from", select);
+    if (s.sel_error != NULL) {
+        g_printerr ("weft report: %s\n", s.sel_error->message);
+        g_error_free (s.sel_error);
+        g_free (select);
+        g_free (s.problem);
+        g_free (s.mechanisms);
+        g_free (s.headline);
+        weft_trace_info_free (info);
+        return REPORT_NOT_A_TRACE;
+    }
     if (format != REPORT_TEXT)
         print_export (info, &s, format);
     else
@@ -1183,6 +1468,7 @@ weft_cli_report (int argc, char **argv)
     int status = info->complete && s.problem == NULL ? REPORT_COMPLETE : REPORT_INCOMPLETE;
     if (status != REPORT_COMPLETE)
         say_why (info, s.problem);
+    g_free (select);
     g_free (s.problem);
     g_free (s.mechanisms);
     g_free (s.headline);

@@ -69,6 +69,11 @@ char *weft_network_group_list (void);
 gboolean weft_network_report (const char *experiment_text, const WeftTraceTables *t, GString *out,
                               GError **error);
 
+/* The packet format of the fabric @experiment_text configures, as a run resolves it: the
+ * largest payload and the wire bytes each data packet adds.  FALSE as weft_network_report(). */
+gboolean weft_network_packet_format (const char *experiment_text, guint64 *mtu_bytes,
+                                     guint64 *header_bytes, GError **error);
+
 /* The run summary's body, from @st (weft_network_stats): the engine's lines (flows, FCT,
  * queues, drops, retransmits), then each mechanism's of this fabric in registry order, then
  * the packet count. */

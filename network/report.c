@@ -26,3 +26,25 @@ weft_network_report (const char *experiment_text, const WeftTraceTables *t, GStr
     weft_fabric_clear (&fabric);
     return ok;
 }
+
+gboolean
+weft_network_packet_format (const char *experiment_text, guint64 *mtu_bytes, guint64 *header_bytes,
+                            GError **error)
+{
+    g_autoptr (WeftExperiment) exp =
+        weft_experiment_new_from_data (experiment_text, "trace", error);
+    if (!exp)
+        return FALSE;
+    WeftFabric fabric = { 0 };
+    WeftTransport tp = { 0 };
+    WeftMechEnv env = { .fabric = &fabric, .tp = &tp };
+    gboolean ok =
+        weft_fabric_read (&fabric, exp, error) && weft_mechanisms_configure (&env, exp, error);
+    if (ok) {
+        *mtu_bytes = fabric.mtu;
+        *header_bytes = fabric.header;
+    }
+    weft_mechanisms_clear (&env);
+    weft_fabric_clear (&fabric);
+    return ok;
+}

@@ -7,12 +7,14 @@
 #define G_LOG_DOMAIN "weft-network"
 #include "network/results.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "analysis/headline.h"
 #include "analysis/nccl_table.h"
 #include "analysis/perftest_table.h"
 #include "sim/units.h"
+#include "topologies/topology.h"
 #include "workloads/workload.h"
 
 double
@@ -71,18 +73,20 @@ weft_network_print_nccl_tables (const WeftNetwork *net, GString *out)
     }
 }
 
-/* One perftest workload's table from its figures. */
+/* One perftest workload's table from its figures, on the fabric of @graph (kind @fabric_kind,
+ * MTU @mtu); appended as text to @out and, when @rows is not NULL, as rows to @rows. */
 static void
-print_perftest (const WeftNetwork *net, const WeftPerftestSpec *spec, GArray *res, GString *out)
+print_perftest (const WeftGraph *graph, int fabric_kind, guint64 mtu, const char *workload,
+                const WeftPerftestSpec *spec, GArray *res, GString *out, GArray *rows_out)
 {
     WeftPerftestTableInfo info;
     weft_perftest_table_info_init (&info, spec->latency);
-    const char *dev = weft_graph_node (net->graph, spec->device)->name;
+    const char *dev = weft_graph_node (graph, spec->device)->name;
     info.device = strrchr (dev, '/') ? strrchr (dev, '/') + 1 : dev;
     info.n_qps = (int) spec->qps;
     info.tx_depth = (int) spec->tx_depth;
-    info.mtu_bytes = (guint) net->fabric.mtu;
-    if (net->fabric.kind != WEFT_FABRIC_INFINIBAND) {
+    info.mtu_bytes = (guint) mtu;
+    if (fabric_kind != WEFT_FABRIC_INFINIBAND) {
         info.link_type = "Ethernet";
         info.gid_index = 3; /* RoCE v2 */
     }
@@ -95,6 +99,24 @@ print_perftest (const WeftNetwork *net, const WeftPerftestSpec *spec, GArray *re
                                       r->msg_rate_pps };
         WeftPerftestTableLatRow lat = { r->bytes, r->iterations, r->samples_ps, r->n_samples };
         g_array_append_vals (rows, spec->latency ? (gpointer) &lat : (gpointer) &bw, 1);
+        if (rows_out == NULL)
+            continue;
+        WeftPerftestTableRow row = { .workload = g_strdup (workload),
+                                     .test = spec->latency ? "ib_write_lat" : "ib_write_bw",
+                                     .bytes = r->bytes,
+                                     .iterations = r->iterations,
+                                     .bw_peak_gbps = NAN,
+                                     .bw_avg_gbps = NAN,
+                                     .msg_rate_mpps = NAN,
+                                     .lat = { NAN, NAN, NAN, NAN, NAN, NAN, NAN } };
+        if (spec->latency) {
+            weft_perftest_table_lat_stats (&lat, &row.lat);
+        } else {
+            row.bw_peak_gbps = r->peak_bps / 1e9;
+            row.bw_avg_gbps = r->avg_bps / 1e9;
+            row.msg_rate_mpps = r->msg_rate_pps / 1e6;
+        }
+        g_array_append_val (rows_out, row);
     }
     if (spec->latency)
         weft_perftest_table_print_lat (out, (WeftPerftestTableLatRow *) rows->data, rows->len,
@@ -113,10 +135,86 @@ weft_network_print_perftest_tables (const WeftNetwork *net, const WeftExperiment
             continue;
         g_string_append_printf (out, "# [workload.%s] %s\n", workload_name (net, g),
                                 spec.latency ? "ib_write_lat" : "ib_write_bw");
-        print_perftest (net, &spec, res, out);
+        print_perftest (net->graph, net->fabric.kind, net->fabric.mtu, workload_name (net, g),
+                        &spec, res, out, NULL);
         for (guint i = 0; i < res->len; i++)
             weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, i));
     }
+}
+
+/* The flows of [workload.@name] in @flows (the trace's /flows rows, any order), by id: the
+ * order they were generated in, which weft_workload_perftest_measure() expects. */
+static gint
+by_id (gconstpointer a, gconstpointer b)
+{
+    const WeftTraceFlow *x = *(const WeftTraceFlow *const *) a,
+                        *y = *(const WeftTraceFlow *const *) b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+gboolean
+weft_network_perftest_tables_from_trace (const char *experiment_text, const WeftTraceFlow *flows,
+                                         guint n_flows, GString *out, GArray *rows, GError **error)
+{
+    g_return_val_if_fail (experiment_text != NULL && out != NULL, FALSE);
+    g_autoptr (WeftExperiment) exp =
+        weft_experiment_new_from_data (experiment_text, "trace", error);
+    if (!exp)
+        return FALSE;
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "workload");
+    WeftFabric fabric = { 0 };
+    WeftGraph *graph = NULL;
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && groups && groups[i]; i++) {
+        g_autofree char *kind =
+            g_key_file_get_string (weft_experiment_keyfile (exp), groups[i], "kind", NULL);
+        if (g_strcmp0 (kind, "ib_write_bw") != 0 && g_strcmp0 (kind, "ib_write_lat") != 0)
+            continue;
+        if (graph == NULL) {
+            /* the fabric only when a perftest workload needs its node names and MTU */
+            ok = weft_fabric_read (&fabric, exp, error) &&
+                 (graph = weft_topology_generate (exp, error)) != NULL;
+            if (!ok)
+                break;
+        }
+        WeftPerftestSpec spec;
+        if (!(ok = weft_workload_perftest_spec (exp, graph, groups[i], &spec, error)))
+            break;
+        const char *name = groups[i] + strlen ("workload.");
+        g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+        for (guint f = 0; f < n_flows; f++)
+            if (strncmp (flows[f].workload, name, sizeof flows[f].workload - 1) == 0)
+                g_ptr_array_add (mine, (gpointer) &flows[f]);
+        g_ptr_array_sort (mine, by_id);
+        guint64 n = weft_workload_perftest_n_flows (&spec);
+        g_autofree weft_time_t *start = g_new0 (weft_time_t, MAX (n, 1));
+        g_autofree weft_time_t *finish = g_new0 (weft_time_t, MAX (n, 1));
+        g_autofree gboolean *done = g_new0 (gboolean, MAX (n, 1));
+        for (guint k = 0; k < mine->len && k < n; k++) {
+            const WeftTraceFlow *f = mine->pdata[k];
+            start[k] = f->start_ps;
+            finish[k] = f->finish_ps;
+            done[k] = f->finished;
+        }
+        g_autoptr (GArray) res = g_array_new (FALSE, FALSE, sizeof (WeftPerftestResult));
+        for (guint s = 0; s < spec.n_sizes; s++) {
+            WeftPerftestResult r = { 0 };
+            if (!weft_workload_perftest_measure (&spec, s, start, finish, done, &r))
+                break; /* perftest stops at the first size that does not complete */
+            g_array_append_val (res, r);
+        }
+        if (res->len > 0) {
+            g_string_append_printf (out, "# [%s] %s\n", groups[i],
+                                    spec.latency ? "ib_write_lat" : "ib_write_bw");
+            print_perftest (graph, fabric.kind, fabric.mtu, name, &spec, res, out, rows);
+        }
+        for (guint k = 0; k < res->len; k++)
+            weft_workload_perftest_result_clear (&g_array_index (res, WeftPerftestResult, k));
+    }
+    if (graph)
+        weft_graph_free (graph);
+    weft_fabric_clear (&fabric);
+    return ok;
 }
 
 void

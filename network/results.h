@@ -33,6 +33,17 @@ void weft_network_print_nccl_tables (const WeftNetwork *net, GString *out);
 void weft_network_print_perftest_tables (const WeftNetwork *net, const WeftExperiment *exp,
                                          GString *out);
 
+/** weft_network_print_perftest_tables() from a trace: the same text, for every ib_write_bw /
+ * ib_write_lat workload of @experiment_text (the trace's /meta copy) with a finished size,
+ * from its rows of @flows (/flows, any order); and, when @rows is not NULL, each line as a
+ * WeftPerftestTableRow appended to @rows (set its clear function to
+ * weft_perftest_table_row_clear).  FALSE when the experiment no longer configures (its fabric,
+ * topology or perftest keys): WEFT_CONFIG_ERROR or WEFT_TOPO_ERROR, @out then holding the
+ * tables before it. */
+gboolean weft_network_perftest_tables_from_trace (const char *experiment_text,
+                                                  const WeftTraceFlow *flows, guint n_flows,
+                                                  GString *out, GArray *rows, GError **error);
+
 /** For every kind = training workload with a finished step: a table of its steps (time,
  * compute, exposed communication, in microseconds) and their means
  * (weft_network_training_steps()). */

@@ -44,6 +44,7 @@ weft_network_attach_trace (WeftNetwork *net, WeftTrace *trace, weft_time_t inter
         g_strlcpy (nodes[i].kind, weft_node_kind_name (n->kind), sizeof nodes[i].kind);
         nodes[i].n_ports = n->ports->len;
         nodes[i].tier = n->tier;
+        nodes[i].rail = n->rail;
     }
     weft_trace_write_nodes (trace, nodes, nn);
     g_free (nodes);

@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 8
+#define WEFT_TRACE_SCHEMA_VERSION 9
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -69,7 +69,11 @@ typedef enum {
     X (NAME, name, "", "e.g. `host3`, `leaf0`")                                                    \
     X (KIND, kind, "", "`host`, `switch`, `gpu`, `nic`, ...")                                      \
     X (U32, n_ports, "", "ports on the node")                                                      \
-    X (I32, tier, "", "switches: 1 leaf, 2 spine, 3 core; other nodes 0")
+    X (I32, tier, "", "switches: 1 leaf, 2 spine, 3 core; other nodes 0")                          \
+    X (I32, rail, "",                                                                              \
+       "*(schema 9)* rail: a server's NIC and its PCIe switch are on the rail of the NIC's "       \
+       "index, a GPU on its NIC's; on a rail-optimised fabric a leaf on the rail it serves and a " \
+       "spine of `spine_grouping = per_rail` on its rail group; -1 for every other node")
 typedef struct {
     WEFT_TRACE_NODE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceNode;

@@ -61,6 +61,8 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/gpudirect_later.sh tests/e2e/nic_lost.sh tests/e2e/ue_reps_failure.sh tests/e2e/ue_credits.sh \
 	tests/e2e/ue_llr.sh tests/e2e/ue_shared_trim.sh
 e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh tests/e2e/slurm.sh
+e2e_tests += tests/e2e/compare_metrics.sh tests/e2e/plot_interrupt.sh tests/e2e/report_derived.sh \
+	tests/e2e/report_perftest.sh tests/e2e/plot_rails.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a
@@ -162,6 +164,8 @@ check_PROGRAMS += tests/check_input
 tests_check_input_SOURCES = tests/check_input.c
 check_PROGRAMS += tests/check_headline
 tests_check_headline_SOURCES = tests/check_headline.c
+check_PROGRAMS += tests/check_derived
+tests_check_derived_SOURCES = tests/check_derived.c
 check_PROGRAMS += tests/check_export
 tests_check_export_SOURCES = tests/check_export.c
 check_PROGRAMS += tests/check_transport

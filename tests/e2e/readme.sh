@@ -158,6 +158,9 @@ nccl_trace = os.path.abspath("allreduce.h5")  # the flagship, cut to one 64 KiB 
 weft(["run", "-q", f"{X}/dgx4-allreduce.ini", "-o", nccl_trace,
       "--set", "workload.allreduce:minbytes=64KiB", "--set", "workload.allreduce:maxbytes=64KiB"],
      want="all_reduce_perf")
+perftest_trace = os.path.abspath("write_bw.h5")  # ib_write_bw, cut to few iterations
+weft(["run", f"{X}/dgx4-ib-write-bw.ini", "-o", perftest_trace, "--set", "workload.bw:iters=20"],
+     want="RDMA_Write BW Test")
 
 
 def concrete(sub, words):
@@ -168,7 +171,8 @@ def concrete(sub, words):
         "GROUP:KEY=VALUE": example_set,
         "N": "7",
         "PATH": os.path.abspath("out.h5"),
-        "TRACE.h5": nccl_trace if "--nccl" in words else trace,
+        "TRACE.h5": nccl_trace if "--nccl" in words
+        else perftest_trace if "--perftest" in words else trace,
         "GROUP": "pfc",
         "SRC": "dgx-1/gpu0",
         "DST": "dgx-4/gpu3",
@@ -179,6 +183,7 @@ def concrete(sub, words):
         "DIR": os.path.abspath("plots"),
         "LINKS": "0",
         "FLOWS": "0",
+        "SELECTOR": "0",
         "SWEEP.ini": sweep_ini,
         "I": "0",
         "TIME": "1us",
@@ -215,6 +220,12 @@ def expected(sub, args):
             return "\nallreduce,all_reduce,65536,16384,float,sum,-1,out-of-place,"
         if "--nccl" in args:
             return "    65536         16384     float     sum      -1"
+        if "--perftest" in args and json_:
+            return '"rows": [{"workload": "bw", "test": "ib_write_bw", "bytes": 2,'
+        if "--perftest" in args and "csv" in args:
+            return "\nbw,ib_write_bw,2,20,"
+        if "--perftest" in args:
+            return "RDMA_Write BW Test"
         if "--ports" in args and json_:
             return '"ports": [{"node"'
         if "--ports" in args and "csv" in args:

@@ -8,7 +8,8 @@
 #  - hash collisions: some egress carries two or more flows;
 #  - the aggregate delivered rate is within 10 % of the sum of the max-min fair rates over
 #    those paths, computed here by water-filling (each egress a resource of capacity line
-#    rate x 4096 / (4096 + 82), the payload share of a RoCEv2 frame on the wire);
+#    rate x 4096 / (4096 + 82), the payload share of a RoCEv2 frame on the wire), and
+#    `weft report`'s max-min field is that same total;
 #  - adaptive routing on the same permutation (1 ms): each packet takes the least-loaded
 #    uplink, so the collisions are gone - the total beats ECMP's by far and reaches three
 #    quarters of 64 uncontended flows even with the start-up transient - and packets arrive
@@ -17,10 +18,12 @@
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
 "$WEFT" run -q "$WEFT_SRCDIR/experiments/roce-ecmp-permutation.ini" -o "$TMP/p.h5" >"$TMP/summary"
 grep -q "lossless violations 0" "$TMP/summary" || { cat "$TMP/summary" >&2; fail "lossless violations"; }
-PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/p.h5" <<'PYEOF' || fail "ECMP max-min"
-import sys
+"$WEFT" report --format json "$TMP/p.h5" >"$TMP/report.json" || fail "weft report"
+PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/p.h5" "$TMP/report.json" <<'PYEOF' || fail "ECMP max-min"
+import json, sys
 import weft_trace as wt
 path = sys.argv[1]
+report = json.load(open(sys.argv[2]))
 info = wt.open_trace(path)
 assert info["complete"] and info["status"] == "duration", info["status"]
 T = int(info["sim_time_ps"]) / 1e12
@@ -91,6 +94,11 @@ got = float(flows["bytes_delivered"].sum()) * 8 / T
 print(f"aggregate {got / 1e9:.1f} Gb/s, max-min over the hashed paths {want / 1e9:.1f} Gb/s, "
       f"ratio {got / want:.3f}")
 assert abs(got / want - 1) <= 0.10, (got, want)
+# weft report's max-min field (analysis/derived.c) is this same allocation, and its delivered
+# total these flows' payload rates
+assert report["maxmin_flows"] == 64, report.get("maxmin_flows")
+assert abs(report["maxmin_fair_total_bps"] / want - 1) <= 1e-9, (report["maxmin_fair_total_bps"], want)
+assert abs(report["maxmin_delivered_bps"] / got - 1) <= 1e-9, (report["maxmin_delivered_bps"], got)
 # Collisions cost something: the max-min total is below what 64 uncontended flows would get.
 assert want < 0.9 * 64 * 400e9 * eff, want
 open(sys.argv[1] + ".ecmp", "w").write(str(got))
