@@ -142,27 +142,36 @@ payload_fraction (const char *experiment, double *fraction)
     return TRUE;
 }
 
-/* The max-min fair total over the flows' paths and what those flows delivered; the rates of
- * the flows --flows chooses and their Jain index. */
+/* The max-min fair total over the paths of the flows of @counted's workloads (those asked
+ * about one by one: a collective's or a training step's flows follow one another, so a total
+ * over all of them as if they ran at once means nothing) and what those flows delivered; the
+ * rates of the flows --flows chooses and their Jain index. */
 static void
-summarise_derived (Summary *s, const WeftTraceInfo *info, GArray *flows, const char *experiment)
+summarise_derived (Summary *s, const WeftTraceInfo *info, GArray *flows, char **counted,
+                   const char *experiment)
 {
     const WeftTraceFlow *rows = (const WeftTraceFlow *) flows->data;
     GArray *paths = optional (weft_trace_reader_paths, info->path);
     GArray *links = optional (weft_trace_reader_links, info->path);
+    g_autoptr (GArray) mine = g_array_new (FALSE, FALSE, sizeof (WeftTraceFlow));
+    for (guint f = 0; counted && f < flows->len; f++)
+        if (g_strv_contains ((const char *const *) counted, rows[f].workload))
+            g_array_append_val (mine, rows[f]);
     double fraction;
-    if (paths && links && paths->len > 0 && payload_fraction (experiment, &fraction)) {
+    if (paths && links && paths->len > 0 && mine->len > 0 &&
+        payload_fraction (experiment, &fraction)) {
         const WeftTracePathHop *hops = (const WeftTracePathHop *) paths->data;
-        s->maxmin_bps = weft_derived_maxmin_bps (rows, flows->len, hops, paths->len,
+        const WeftTraceFlow *chosen = (const WeftTraceFlow *) mine->data;
+        s->maxmin_bps = weft_derived_maxmin_bps (chosen, mine->len, hops, paths->len,
                                                  (const WeftTraceLink *) links->data, links->len,
                                                  fraction, &s->maxmin_flows);
-        s->have_maxmin = !isnan (s->maxmin_bps);
+        s->have_maxmin = !isnan (s->maxmin_bps) && s->maxmin_flows > 0;
         g_autoptr (GHashTable) routed = g_hash_table_new (NULL, NULL);
         for (guint h = 0; h < paths->len; h++)
             g_hash_table_add (routed, GUINT_TO_POINTER (hops[h].flow));
-        for (guint f = 0; f < flows->len; f++)
-            if (g_hash_table_contains (routed, GUINT_TO_POINTER (rows[f].id)))
-                s->maxmin_delivered_bps += weft_derived_rate_bps (&rows[f], info->sim_time_ps);
+        for (guint f = 0; f < mine->len; f++)
+            if (g_hash_table_contains (routed, GUINT_TO_POINTER (chosen[f].id)))
+                s->maxmin_delivered_bps += weft_derived_rate_bps (&chosen[f], info->sim_time_ps);
     }
     if (paths)
         g_array_free (paths, TRUE);
@@ -226,7 +235,7 @@ summarise (Summary *s, const WeftTraceInfo *info)
     }
     if (flows != NULL) {
         summarise_flows (s, flows, counted);
-        summarise_derived (s, info, flows, experiment);
+        summarise_derived (s, info, flows, counted, experiment);
         for (guint i = 0; counted && counted[i]; i++)
             weft_headline_flows (head, counted[i], (const WeftTraceFlow *) flows->data, flows->len,
                                  info->sim_time_ps);

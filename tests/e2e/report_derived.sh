@@ -111,3 +111,15 @@ for sel in "99" "nobody>host4" "3-1" "x" ""; do
 done
 expect_exit 2 "$WEFT" report --flows 1 --ports "$TMP/r.h5"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "--flows with --ports: not one line"
+
+# a collective's flows follow one another: no max-min total over them as if they ran at once
+# (they have /paths: static routing), in text and JSON
+"$WEFT" run -q "$WEFT_SRCDIR/experiments/dgx4-allreduce.ini" -o "$TMP/c.h5" \
+    --set workload.allreduce:maxbytes=1MB >/dev/null || fail "run dgx4-allreduce"
+"$PY" -c 'import h5py, sys; sys.exit(0 if len(h5py.File(sys.argv[1])["paths"]) > 0 else 1)' \
+    "$TMP/c.h5" || fail "dgx4-allreduce wrote no /paths: this check would prove nothing"
+expect_exit 0 "$WEFT" report "$TMP/c.h5"
+! grep -q '^max-min:' "$TMP/out" || { cat "$TMP/out" >&2; fail "max-min over a collective's flows"; }
+expect_exit 0 "$WEFT" report --format json "$TMP/c.h5"
+! grep -q 'maxmin_fair_total_bps' "$TMP/out" || fail "maxmin field over a collective's flows"
+echo "report_derived: ok"
