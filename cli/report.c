@@ -78,6 +78,15 @@ trace_experiment (const WeftTraceInfo *info, char **problem)
     return NULL;
 }
 
+/* The end of a table's JSON object: its problem line (null when none) and the brace. */
+static void
+json_close (GString *o, const char *problem)
+{
+    g_string_append (o, ", \"problem\": ");
+    weft_export_json_string (o, problem);
+    g_string_append (o, "}\n");
+}
+
 /* The workloads of @experiment whose flows are asked about one by one (analysis/headline.h),
  * NULL-terminated; NULL without a readable experiment. */
 static char **
@@ -813,9 +822,7 @@ print_ports_export (const WeftTraceInfo *info, GArray *ports, GArray *nodes, con
     if (format == REPORT_JSON) {
         if (ports != NULL)
             g_string_append (o, ports->len ? "]" : "[]");
-        g_string_append (o, ", \"problem\": ");
-        weft_export_json_string (o, problem);
-        g_string_append (o, "}\n");
+        json_close (o, problem);
     }
     fputs (o->str, stdout);
     g_string_free (o, TRUE);
@@ -972,9 +979,7 @@ print_nccl_export (const WeftTraceInfo *info, GArray *colls, const char *problem
     if (format == REPORT_JSON) {
         if (colls != NULL)
             g_string_append_c (o, ']');
-        g_string_append (o, ", \"problem\": ");
-        weft_export_json_string (o, problem);
-        g_string_append (o, "}\n");
+        json_close (o, problem);
     } else if (recs->len == 0) {
         g_string_append (o, "workload,op,size_bytes,count,type,redop,root,placement,time_us,"
                             "algbw_gbs,busbw_gbs\r\n");
@@ -1114,9 +1119,7 @@ print_perftest_export (const WeftTraceInfo *info, GArray *rows, const char *prob
     if (format == REPORT_JSON) {
         if (rows != NULL)
             g_string_append_c (o, ']');
-        g_string_append (o, ", \"problem\": ");
-        weft_export_json_string (o, problem);
-        g_string_append (o, "}\n");
+        json_close (o, problem);
     }
     fputs (o->str, stdout);
     g_string_free (o, TRUE);
