@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "sim/partition.h"
 #include "sim/runcfg.h"
 #include "topologies/server.h"
 #include "topologies/topology.h"
@@ -37,6 +38,12 @@ fabric_params (void)
     return weft_fabric_params;
 }
 
+static const WeftParamSpec *
+parallel_params (void)
+{
+    return weft_partition_params;
+}
+
 static const EngineGroup engine_first[] = {
     { "experiment",
       "the run: name, seed, duration, hang watchdog; include = FILE[;FILE] reads other files "
@@ -44,6 +51,8 @@ static const EngineGroup engine_first[] = {
       experiment_params },
     { "trace", "the HDF5 trace", trace_params },
     { "fabric", "link layer, packet format and path choice", fabric_params },
+    { "parallel", "a run across MPI ranks: how the fabric is split (doc/parallel.md)",
+      parallel_params },
 };
 static const EngineGroup engine_server = { "server", "a DGX-class server (generator = railopt)",
                                            weft_server_params };

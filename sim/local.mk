@@ -14,3 +14,4 @@ libweft_a_SOURCES += sim/trace_table.c sim/trace_table.h
 libweft_a_SOURCES += sim/records.c sim/records.h
 libweft_a_SOURCES += sim/input.c sim/input.h
 libweft_a_SOURCES += sim/sweep.c sim/sweep.h
+libweft_a_SOURCES += sim/partition.c sim/partition.h
