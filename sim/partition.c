@@ -236,10 +236,11 @@ weft_partition_compute (const WeftGraph *g, const WeftPartitionConfig *cfg, guin
         return weft_experiment_fail (
             exp, error, WEFT_CONFIG_ERROR_RANGE, "parallel", "partition",
             "%s: %u ranks but the fabric splits into only %u indivisible part%s (servers, %s%u "
-            "link%s below lookahead_floor = %s merged); expected at most %u ranks%s",
+            "link%s below lookahead_floor = %s merged); expected at most %u rank%s%s",
             weft_partition_by_name (by), n_ranks, n_atoms, n_atoms == 1 ? "" : "s",
             by == WEFT_PARTITION_UNIT ? "units, " : "", below_floor, below_floor == 1 ? "" : "s",
-            floor, n_atoms, by == WEFT_PARTITION_UNIT ? ", or partition = graph" : "");
+            floor, n_atoms, n_atoms == 1 ? "" : "s",
+            by == WEFT_PARTITION_UNIT ? ", or partition = graph" : "");
     }
 
     guint64 *aw = g_new0 (guint64, n_atoms), total = 0;

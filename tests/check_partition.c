@@ -41,7 +41,9 @@ config (const WeftExperiment *exp)
 static WeftGraph *
 fattree (guint64 k)
 {
-    WeftFatTreeParams p = { .k = k, .link_rate_bps = 400000000000ull, .link_delay_ps = WEFT_US (1) };
+    WeftFatTreeParams p = { .k = k,
+                            .link_rate_bps = 400000000000ull,
+                            .link_delay_ps = WEFT_US (1) };
     GError *err = NULL;
     WeftGraph *g = weft_topology_fattree (&p, &err);
     ck_assert_msg (g, "%s", err ? err->message : "");
