@@ -11,6 +11,8 @@
 #include "cli/footprint.h"
 #include "cli/session.h"
 #include "network/results.h"
+#include "sim/parallel.h"
+#include "sim/partition.h"
 #include "sim/trace.h"
 #include "sim/units.h"
 #include "weft-gitrev.h"
@@ -230,18 +232,58 @@ write_summary (const char *trace, const char *json, int rc)
     return rc;
 }
 
+/* Across several ranks: every rank splits the fabric the same way (sim/partition.h), so all
+ * accept it or all refuse it with the same line, printed once.  Returns the exit status to
+ * stop with, or -1 to go on (never, until the windowed run lands: doc/parallel.md). */
+static int
+check_ranks (const WeftSession *s, const WeftParallel *par)
+{
+    WeftPartition part;
+    g_autoptr (GError) error = NULL;
+    gboolean ok =
+        weft_partition_compute (s->graph, &s->pc, (guint) par->size, s->exp, &part, &error);
+    int failed = weft_parallel_agree (par, ok);
+    if (failed >= 0) {
+        if (par->rank == failed)
+            g_printerr ("%s\n", error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    if (par->rank == 0) {
+        g_autofree char *look = weft_units_format_time (part.lookahead);
+        g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s\n"
+                    "weft run: running on %d ranks is not implemented yet (doc/parallel.md); "
+                    "run it as one process\n",
+                    par->size, weft_partition_by_name (part.by), part.n_atoms, part.cut_links, look,
+                    par->size);
+    }
+    weft_partition_clear (&part);
+    return WEFT_EXIT_BAD_INPUT;
+}
+
 /* Prepares, runs and reports one experiment; returns the exit status. */
 static int
 run_experiment (const char *path, char **sets, gint64 seed, const char *output, gboolean quiet,
-                guint64 max_memory, const char *summary_json)
+                guint64 max_memory, const char *summary_json, const WeftParallel *par)
 {
     WeftSession s;
     g_autoptr (GError) error = NULL;
     guint64 useed = (guint64) seed;
-    if (!weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, max_memory, &error)) {
-        g_printerr ("%s\n", error->message);
+    gboolean ok =
+        weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, max_memory, &error);
+    int failed = weft_parallel_agree (par, ok);
+    if (failed >= 0) {
+        /* Printed once, by the lowest rank that failed; every rank exits 2. */
+        if (par->rank == failed)
+            g_printerr ("%s\n", error->message);
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
+    }
+    if (par->size > 1) {
+        int rc = check_ranks (&s, par);
+        if (rc >= 0) {
+            weft_session_clear (&s);
+            return rc;
+        }
     }
     if (s.sweep_points > 0 && !quiet)
         g_printerr ("weft run: %s is a sweep of %u points: running its base point, without "
@@ -308,6 +350,9 @@ weft_cli_run (int argc, char **argv)
              "complete (also after a hang or a failed workload, whose traces are), the object\n"
              "`weft report --format json` prints for it; a run that does not finish writes\n"
              "none.\n\n"
+             "Under mpirun (weft built with MPI) one rank is the ordinary run; on more ranks\n"
+             "weft checks the [parallel] split of the fabric, then stops with exit 2: the run\n"
+             "across ranks is not built yet (doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"
@@ -336,9 +381,23 @@ weft_cli_run (int argc, char **argv)
         return WEFT_EXIT_BAD_INPUT;
     }
 
+    int launched = weft_parallel_launched_size ();
+    if (launched > 1 && !weft_parallel_built ()) {
+        g_printerr ("weft run: started as one of %d processes by an MPI launcher, but this weft "
+                    "was built without MPI (configure --with-mpi; doc/parallel.md)\n",
+                    launched);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    WeftParallel par;
+    g_autofree char *why = NULL;
+    if (!weft_parallel_init (&par, &why)) {
+        g_printerr ("weft run: %s\n", why);
+        return WEFT_EXIT_FAILURE;
+    }
     Signals saved;
     signals_catch (&saved);
-    int rc = run_experiment (argv[1], sets, seed, output, quiet, max_bytes, summary_json);
+    int rc = run_experiment (argv[1], sets, seed, output, quiet, max_bytes, summary_json, &par);
     signals_restore (&saved);
+    weft_parallel_finalize (&par);
     return rc;
 }

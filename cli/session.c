@@ -34,7 +34,8 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
             return FALSE;
     }
     if (!weft_network_check_groups (s->exp, error) ||
-        !weft_runcfg_read (s->exp, &s->ec, &s->tc, error))
+        !weft_runcfg_read (s->exp, &s->ec, &s->tc, error) ||
+        !weft_partition_config_read (s->exp, &s->pc, error))
         return FALSE;
     s->graph = weft_footprint_build_topology (s->exp, TRUE, max_memory, error);
     if (!s->graph || !weft_faults_apply_graph (s->exp, s->graph, error))
@@ -67,5 +68,6 @@ weft_session_clear (WeftSession *s)
     if (s->exp)
         weft_experiment_free (s->exp);
     weft_runcfg_clear (&s->ec, &s->tc);
+    weft_params_clear (weft_partition_params, &s->pc);
     *s = (WeftSession){ 0 };
 }

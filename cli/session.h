@@ -10,6 +10,7 @@
 #include "network/network.h"
 #include "sim/experiment.h"
 #include "sim/graph.h"
+#include "sim/partition.h"
 #include "sim/runcfg.h"
 #include "sim/sim.h"
 
@@ -17,6 +18,7 @@ typedef struct {
     WeftExperiment *exp;
     WeftExperimentConfig ec;
     WeftTraceConfig tc;
+    WeftPartitionConfig pc; /* [parallel]: read (and checked) by every run, used across ranks */
     WeftGraph *graph;
     WeftSim *sim;
     WeftNetwork *net;

@@ -15,3 +15,4 @@ libweft_a_SOURCES += sim/records.c sim/records.h
 libweft_a_SOURCES += sim/input.c sim/input.h
 libweft_a_SOURCES += sim/sweep.c sim/sweep.h
 libweft_a_SOURCES += sim/partition.c sim/partition.h
+libweft_a_SOURCES += sim/parallel.c sim/parallel.h

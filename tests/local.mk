@@ -25,6 +25,7 @@ tests_check_routes_SOURCES = tests/check_routes.c
 check_PROGRAMS += tests/check_footprint
 tests_check_footprint_SOURCES = tests/check_footprint.c
 check_PROGRAMS += tests/check_partition
+e2e_tests += tests/e2e/mpi_ranks.sh
 tests_check_partition_SOURCES = tests/check_partition.c
 tests_check_topology_SOURCES = tests/check_topology.c
 check_PROGRAMS += tests/check_workload
