@@ -1,10 +1,11 @@
 #!/bin/sh
 # tests/e2e/mpi_ranks.sh - weft run under mpirun (doc/parallel.md).
-# Checks: one rank under mpirun gives the same /flows, /links and /ports as one process without
-# it (h5diff); a split that cannot work (more ranks than a fat tree's pods and cores, a unit
-# split of a fabric without units) makes every rank exit 2, within a time limit (no rank left
-# waiting), with one line naming [parallel] partition and the reason; a valid split of a k = 4
-# fat tree by pods reports the lookahead computed here from the experiment (its 1 us links).
+# Checks: one rank under mpirun gives the same /flows, /links, /ports and /pfc as one process
+# without it (h5diff); an unknown [parallel] partition, and a split that cannot work (more
+# ranks than a fat tree's pods and cores, a unit split of a fabric without units), make every
+# rank exit 2 within a time limit (no rank left waiting), with one line naming [parallel]
+# partition and the reason; a valid split of a k = 4 fat tree by pods reports the lookahead
+# computed here from the experiment (its 1 us links).
 # Unchecked: results across several ranks (the windowed run is not built yet).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
 . "$WEFT_SRCDIR/tests/e2e/lib.sh"
@@ -77,6 +78,12 @@ all_exit 2
 errors | grep -q "9 ranks but the fabric splits into only 8 indivisible parts" \
     || { errors >&2; fail "9 ranks: wrong reason"; }
 [ ! -e "$TMP/x.h5" ] || fail "a refused run left a trace"
+
+# An unknown split: refused while the experiment is read, by every rank, printed once.
+rm -f "$TMP"/err.*
+ranks_exit 2 run "$TMP/ft.ini" -o "$TMP/x.h5" --quiet --set parallel:partition=pods
+all_exit 2
+[ "$(errors | grep -c '\[parallel\] partition')" = 1 ] || { errors >&2; fail "partition = pods: not printed once"; }
 
 # A unit split of a leaf-spine (no pods, no scalable units).
 cat >"$TMP/ls.ini" <<'INI'
