@@ -24,7 +24,7 @@
 #include "network/network.h"
 #include "tests/harness.h"
 
-static const char *const engine_groups[] = { "experiment", "trace",    "fabric",
+static const char *const engine_groups[] = { "experiment", "trace",    "fabric", "parallel",
                                              "server",     "topology", NULL };
 
 static gboolean
