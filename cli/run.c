@@ -233,10 +233,11 @@ write_summary (const char *trace, const char *json, int rc)
 }
 
 /* Across several ranks: every rank splits the fabric the same way (sim/partition.h), so all
- * accept it or all refuse it with the same line, printed once.  Returns the exit status to
- * stop with, or -1 to go on (never, until the windowed run lands: doc/parallel.md). */
+ * accept it or all refuse it with the same line, printed once.  An accepted split is reported
+ * on rank 0; the run across ranks itself is not built yet (doc/parallel.md), so this returns
+ * the exit status to stop with either way. */
 static int
-check_ranks (const WeftSession *s, const WeftParallel *par)
+split_ranks (const WeftSession *s, const WeftParallel *par)
 {
     WeftPartition part;
     g_autoptr (GError) error = NULL;
@@ -279,11 +280,9 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
         return WEFT_EXIT_BAD_INPUT;
     }
     if (par->size > 1) {
-        int rc = check_ranks (&s, par);
-        if (rc >= 0) {
-            weft_session_clear (&s);
-            return rc;
-        }
+        int rc = split_ranks (&s, par);
+        weft_session_clear (&s);
+        return rc;
     }
     if (s.sweep_points > 0 && !quiet)
         g_printerr ("weft run: %s is a sweep of %u points: running its base point, without "
