@@ -1063,7 +1063,7 @@ void
 weft_nic_setup_ports (WeftNic *nic, guint n_ports)
 {
     nic->n_ports = n_ports;
-    nic->ports = g_new0 (WeftPort, MAX (n_ports, 1));
+    nic->ports = weft_port_array_new (n_ports);
 }
 
 static void
@@ -1072,7 +1072,7 @@ nic_clear (WeftModel *m)
     WeftNic *nic = (WeftNic *) m;
     for (guint p = 0; p < nic->n_ports; p++)
         weft_port_clear (&nic->ports[p]);
-    g_free (nic->ports);
+    weft_port_array_free (nic->ports);
     weft_nic_agent_clear (&nic->agent);
 }
 

@@ -279,6 +279,7 @@ wd_drop_queue (WeftPort *port, guint prio)
             port->on_depart (port->owner, port, pkt);
         weft_packet_release (pool, pkt);
     }
+    port->q_mask &= ~(1u << weft_port_pfc_class (prio));
 }
 
 static void

@@ -2,6 +2,27 @@
 #define G_LOG_DOMAIN "weft-port"
 #include "models/port.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+WeftPort *
+weft_port_array_new (guint n)
+{
+    /* C11's aligned_alloc: the size is a multiple of the alignment, as sizeof (WeftPort) is. */
+    gsize bytes = sizeof (WeftPort) * MAX (n, 1);
+    WeftPort *ports = aligned_alloc (_Alignof(WeftPort), bytes);
+    if (ports == NULL)
+        g_error ("weft_port_array_new: out of memory for %u ports", n);
+    memset (ports, 0, bytes);
+    return ports;
+}
+
+void
+weft_port_array_free (WeftPort *ports)
+{
+    free (ports);
+}
+
 void
 weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id, guint8 direction,
                 WeftModel *peer, guint16 peer_port, guint64 rate_bps, weft_time_t delay_ps,
@@ -179,8 +200,17 @@ static WeftPacket *
 pop_class (WeftPort *port, guint c, weft_time_t now)
 {
     WeftPacket *pkt = weft_fifo_pop (&port->q[c]);
+    if (!port->q[c].head)
+        port->q_mask &= ~(1u << c);
     queue_changed (port, now, port->q_bytes - pkt->size);
     return pkt;
+}
+
+static inline void
+push_class (WeftPort *port, guint c, WeftPacket *pkt)
+{
+    weft_fifo_push (&port->q[c], pkt);
+    port->q_mask |= 1u << c;
 }
 
 /* Ethernet: strict priority between classes, then the pull source.  RoCE: paused priorities
@@ -190,10 +220,12 @@ dequeue_plain (WeftPort *port, weft_time_t now)
 {
     const WeftPfcPort *pfc = port->pfc;
     guint classes = pfc ? 1 + WEFT_PFC_PRIOS : 2;
-    for (guint c = 0; c < classes; c++)
-        if (port->q[c].head &&
-            !(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
+    /* The classes holding packets, lowest first: only their FIFOs are read. */
+    for (guint32 m = port->q_mask & ((1u << classes) - 1); m != 0; m &= m - 1) {
+        guint c = (guint) __builtin_ctz (m);
+        if (!(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
             return pop_class (port, c, now);
+    }
     if (pfc && weft_pfc_paused (pfc, (guint) pfc->cfg->rdma_priority, now))
         return NULL;
     return port->pull ? port->pull (port->pull_source, port->index) : NULL;
@@ -270,7 +302,7 @@ try_send (WeftPort *port, weft_time_t now)
         return FALSE;
     start_tx (port, pkt, now);
     port->defer_key = 0;
-    if (port->q_bytes > 0 || port->staged || pull_needs_look (port))
+    if (port->q_bytes > 0 || (port->ib && port->staged) || pull_needs_look (port))
         ensure_free_event (port);
     return TRUE;
 }
@@ -299,13 +331,15 @@ idle (const WeftPort *port, weft_time_t now)
 static void
 requeue_head (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
-    WeftPacketFifo *q = &port->q[weft_port_class (port, pkt)];
+    guint c = weft_port_class (port, pkt);
+    WeftPacketFifo *q = &port->q[c];
     pkt->next = q->head;
     q->head = pkt;
     if (!q->tail)
         q->tail = pkt;
     q->packets++;
     q->bytes += pkt->size;
+    port->q_mask |= 1u << c;
     queue_changed (port, now, port->q_bytes + pkt->size);
 }
 
@@ -356,7 +390,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
     }
     if (!port->ib && idle (port, now) &&
         !(port->pfc &&
-          (port->q[weft_port_class (port, pkt)].head ||
+          ((port->q_mask & (1u << weft_port_class (port, pkt))) ||
            (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
@@ -376,7 +410,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
     }
     if (port->ib && pkt->kind != WEFT_PKT_CREDIT)
         pkt->vl = port->ib->sl2vl[pkt->sl]; /* this port's SL-to-VL table */
-    weft_fifo_push (&port->q[weft_port_class (port, pkt)], pkt);
+    push_class (port, weft_port_class (port, pkt), pkt);
     queue_changed (port, now, port->q_bytes + pkt->size);
     if (idle (port, now))
         try_send (port, now);

@@ -47,54 +47,83 @@ typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
  * kick of a busy port with a deferring source arms the event. */
 typedef gboolean (*WeftPortPullDefer) (void *source, guint port, weft_time_t at);
 
+/* Layout: the fields every packet's enqueue, dequeue and transmission read - the queue
+ * state, the transmitter, the mechanism pointers (PFC, InfiniBand credits, faults, link-level
+ * retry), the pull source and the scheduling state - lie in the first two cache lines, and
+ * ports are aligned to a line (weft_port_array_new), so a port gone cold costs two misses to
+ * decide what to do.  The per-packet counters follow in the next two, then the wire
+ * (WeftLinkTx), then the queues themselves: q_mask says which classes hold packets, so a
+ * dequeue reads only the FIFO it pops.  Everything read only by traces, reports and rare
+ * mechanisms (credit wake-ups, link-level retry's chain, totals of rare events) comes last.
+ * A field added to the hot part must keep it within WEFT_PORT_HOT_BYTES (asserted below);
+ * anything else goes after it. */
 typedef struct WeftPort {
-    WeftModel *owner;
-    WeftSched sched; /* the port schedules its own events, so simultaneous events of
-                        a switch's ports tie-break by port, not by one counter */
-    guint32 index;   /* port index on the owner's node */
-    WeftLinkTx link;
-    WeftPacketFifo q[WEFT_PORT_CLASSES];
-    guint64 q_bytes;              /* waiting bytes, all classes */
-    guint64 cap_bytes;            /* buffer; G_MAXUINT64 for unbounded (host memory) */
-    weft_time_t busy_until;       /* the transmitter is sending until then */
+    /* -- hot, line 1: what enqueue, dequeue and start of transmission test -- */
+    _Alignas(64) WeftModel *owner;
+    WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
+    WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
+    WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
+    WeftPacket *llr_chain;  /* Ultra Ethernet go-back-N retry under way (below) */
+    weft_time_t busy_until; /* the transmitter is sending until then */
+    guint64 q_bytes;        /* waiting bytes, all classes */
+    guint64 cap_bytes;      /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    /* -- hot, line 2: the transmitter's event and the pull source -- */
     WeftTimer tx_free;            /* the "transmitter free" event, at busy_until */
-    guint64 defer_key;            /* the key tx_free would have had when the pull source deferred it
-                                     (pull_defer); 0: none */
+    WeftSched sched;              /* the port schedules its own events, so simultaneous events
+                                     of a switch's ports tie-break by port, not by one counter */
+    guint64 defer_key;            /* the key tx_free would have had when the pull source deferred
+                                     it (pull_defer); 0: none */
     WeftPortPull pull;            /* may be NULL */
     WeftPortPullDefer pull_defer; /* may be NULL */
-    void *pull_source;            /* borrowed: the first argument of pull */
-    WeftIbPort *ib;               /* owned; NULL unless the fabric is InfiniBand */
-    struct WeftPort *far;         /* with ib: the port at the link's other end (borrowed), whose
-                                     credits this port's flow-control packets carry, and whose
-                                     identity keys this port's credit wake-ups */
-    WeftTimer credit_wake;        /* with ib, while stalled: the first FCP on its way arrives
-                                     (models/ib_credit.h) */
-    WeftPfcPort *pfc;             /* owned; NULL unless the fabric is RoCE */
-    WeftPacket *staged;           /* InfiniBand: pulled, waiting for credits */
-    WeftFaultPort *fault;         /* borrowed; NULL unless a [fault.NAME] acts on this link */
+    void *pull_source;            /* borrowed: the first argument of pull and pull_defer */
+    /* -- lines 3 and 4: the departure hook, the queues' bitmap, per-packet counters -- */
     /* Called when a packet starts leaving through this port (a switch frees its input buffer
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
+    guint32 index;  /* port index on the owner's node */
+    guint32 q_mask; /* bit c set exactly when q[c] holds a packet */
+    /* Totals for /ports and the current sample interval for /links, counted per packet. */
+    guint64 tx_bytes, tx_packets, busy_ps, s_bytes, s_packets, max_q, s_max_q;
+    double s_area; /* queue bytes x ps */
+    weft_time_t s_last;
+
+    WeftLinkTx link;
+    WeftPacketFifo q[WEFT_PORT_CLASSES];
+
+    /* -- cold: rare mechanisms, traces -- */
+    WeftPacket *staged;    /* InfiniBand: pulled, waiting for credits */
+    struct WeftPort *far;  /* with ib: the port at the link's other end (borrowed), whose
+                              credits this port's flow-control packets carry, and whose
+                              identity keys this port's credit wake-ups */
+    WeftTimer credit_wake; /* with ib, while stalled: the first FCP on its way arrives
+                              (models/ib_credit.h) */
     /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
      * long after it ended, ahead of what waits; 0: off.  With llr_go_back_n the receiver also
      * discards every frame that starts before the replay, and they are sent again after the
-     * corrupted one (the chain holds them, in order, meanwhile). */
+     * corrupted one (llr_chain holds them, in order, meanwhile). */
     weft_time_t llr_delay_ps;
     gboolean llr_go_back_n;
-    WeftPacket *llr_chain, *llr_chain_tail;
-
-    /* Totals for /ports. */
-    guint64 tx_bytes, tx_packets, rx_bytes, rx_packets, drops, max_q, busy_ps;
+    WeftPacket *llr_chain_tail;
+    guint64 rx_bytes, rx_packets, drops;
     guint64 drops_data; /* the data packets among the drops */
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
     /* Ultra Ethernet: frames sent again for link-level retry. */
     guint64 llr_replays;
-    /* Current sample interval, for /links. */
-    guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks, s_trims;
-    double s_area; /* queue bytes x ps */
-    weft_time_t s_start, s_last;
+    guint64 s_drops, s_ecn_marks, s_trims;
+    weft_time_t s_start;
 } WeftPort;
+
+/* The hot part: two cache lines, from owner to pull_source. */
+#define WEFT_PORT_HOT_BYTES 128
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, pull_source) + sizeof (void *) <= WEFT_PORT_HOT_BYTES);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, s_last) < 4 * 64); /* counters: lines 3 and 4 */
+G_STATIC_ASSERT (sizeof (WeftPort) % 64 == 0);
+
+/* An array of @n ports, zeroed and aligned to a cache line; free with weft_port_array_free
+ * (after weft_port_clear on each). */
+WeftPort *weft_port_array_new (guint n);
+void weft_port_array_free (WeftPort *ports);
 
 /* Sets up @port for @owner's port @index sending over @link_id in @direction to @peer. */
 void weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id,

@@ -212,6 +212,19 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
     return best;
 }
 
+/* The equal-cost set toward @dst_ep: through the switch's flat route table (sim/graph.h),
+ * filled again when the route tables changed; a switch outside the fabric region asks the
+ * graph. */
+static inline const guint32 *
+route_set (WeftSwitch *self, guint32 dst_ep, guint *n)
+{
+    if (G_UNLIKELY (weft_route_view_stale (&self->routes)))
+        weft_graph_route_view (self->graph, self->parent.node, &self->routes);
+    if (G_LIKELY (self->routes.cells != NULL))
+        return weft_route_view_set (&self->routes, dst_ep, n);
+    return weft_graph_route_set (self->graph, self->parent.node, dst_ep, n);
+}
+
 /* ECMP (and spraying, whose entropy is the hash) when the hashed member @out is Down: the group
  * shrinks to its members that are up, and the packets hashed onto the Down one are spread
  * over those by the same hash; the flows on live members keep theirs, as resilient hashing
@@ -331,11 +344,16 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     guint32 out;
     if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE) {
         guint n;
-        const guint32 *set = weft_graph_route_set (self->graph, m->node, pkt->dst_ep, &n);
+        const guint32 *set = route_set (self, pkt->dst_ep, &n);
         out = n == 0 ? WEFT_GRAPH_NONE : n == 1 ? set[0] : choose_adaptive (self, set, n, pkt);
     } else {
-        out = weft_routing_choose (self->graph, self->fabric->routing, self->hash_seed, m->node,
-                                   pkt->dst_ep, pkt->hash);
+        if (self->fabric->routing == WEFT_ROUTING_STATIC) {
+            out = weft_graph_route_static (self->graph, m->node, pkt->dst_ep);
+        } else {
+            guint n;
+            const guint32 *set = route_set (self, pkt->dst_ep, &n);
+            out = weft_routing_pick (set, n, self->hash_seed, pkt->hash);
+        }
         if (G_UNLIKELY (out < self->n_ports && port_down (&self->ports[out])) &&
             self->fabric->routing != WEFT_ROUTING_STATIC)
             out = ecmp_up (self, pkt, out);
@@ -419,7 +437,7 @@ switch_clear (WeftModel *m)
     }
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
-    g_free (self->ports);
+    weft_port_array_free (self->ports);
     g_free (self->cc_markers);
     if (self->buffer) {
         weft_buffer_clear (self->buffer);

@@ -59,6 +59,8 @@ typedef struct {
                                     on every fabric, no latency of its own */
     gsl_rng *rng;                /* adaptive routing's tie-breaks; NULL otherwise */
     const WeftGraph *graph;      /* borrowed */
+    WeftRouteView routes;        /* this switch's flat route table into graph's (refilled when
+                                    the tables change) */
     const WeftFabric *fabric;    /* borrowed */
     guint64 hash_seed;
     guint n_ports;

@@ -50,7 +50,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             sw->fabric = &net->fabric;
             sw->hash_seed = weft_routing_seed (net->sim->seed, id);
             sw->n_ports = n->ports->len;
-            sw->ports = g_new0 (WeftPort, MAX (sw->n_ports, 1));
+            sw->ports = weft_port_array_new (sw->n_ports);
             net->node_latency[id] = sw->latency_ps;
             g_ptr_array_add (net->switches, sw);
         } else {

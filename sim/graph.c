@@ -68,6 +68,7 @@ invalidate (WeftGraph *g)
 {
     weft_graph_routes_free (g->routes);
     g->routes = NULL;
+    g->routes_gen++;
 }
 
 static gboolean

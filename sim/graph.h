@@ -157,6 +157,52 @@ void weft_graph_routes_compute (WeftGraph *g);
  * or when @node is the destination.  (transfer none) */
 const guint32 *weft_graph_route_set (const WeftGraph *g, guint32 node, guint32 dst_ep,
                                      guint *n_out);
+/* A forwarding node's flat route table: what weft_graph_route_set gives at that node, reached
+ * in three independent loads and no chain through the node and endpoint records.  The row of
+ * the fabric table that belongs to the node is indexed by destination group (the endpoints
+ * under one leaf share a group, so the table has switches x groups cells, never switches x
+ * endpoints, and it is the fabric table's own row, not a copy); two per-endpoint arrays shared
+ * by every node give an endpoint's group and the last hop's set at the group's attachment node;
+ * the equal-cost sets are ranges of one array (set_data[set_off[id]] = n, then the ports).
+ * It stays valid while the route tables do: a node fills it once, and again when
+ * weft_route_view_stale says the tables were recomputed or dropped since. */
+typedef struct {
+    const guint32 *cells;    /* this node's row: set id per group; NULL: use weft_graph_route_set */
+    const guint32 *ep_group; /* per endpoint: its group, or WEFT_GRAPH_NONE when unreachable */
+    const guint32 *ep_last;  /* per endpoint: the set id at its group's attachment row */
+    const guint32 *grow;     /* per group: its attachment row */
+    const guint32 *set_off, *set_data;
+    guint32 row;             /* this node's row */
+    guint64 gen;             /* the route tables' generation when filled */
+    const guint64 *live_gen; /* the graph's current generation; NULL: never filled */
+} WeftRouteView;
+
+/* Fills @view for forwarding node @node from the current route tables.  At a node outside the
+ * fabric region (a server's switch), at an endpoint, or without route tables, view->cells is
+ * NULL and lookups there must go through weft_graph_route_set. */
+void weft_graph_route_view (const WeftGraph *g, guint32 node, WeftRouteView *view);
+
+/* TRUE when @view must be filled again (never filled, or the tables changed since). */
+static inline gboolean
+weft_route_view_stale (const WeftRouteView *view)
+{
+    return view->live_gen == NULL || *view->live_gen != view->gen;
+}
+
+/* The node's output ports toward endpoint @dst_ep, as weft_graph_route_set gives them (same
+ * ports, same order); @view->cells must be set. */
+static inline const guint32 *
+weft_route_view_set (const WeftRouteView *view, guint32 dst_ep, guint *n_out)
+{
+    guint32 grp = view->ep_group[dst_ep];
+    guint32 set = 0;
+    if (grp != WEFT_GRAPH_NONE)
+        set = view->grow[grp] == view->row ? view->ep_last[dst_ep] : view->cells[grp];
+    const guint32 *d = view->set_data + view->set_off[set]; /* set 0: the empty set */
+    *n_out = d[0];
+    return d + 1;
+}
+
 /* The static (single-path) output port, or WEFT_GRAPH_NONE when unreachable. */
 guint32 weft_graph_route_static (const WeftGraph *g, guint32 node, guint32 dst_ep);
 /* Overrides one static choice (forwarding-table files, D-mod-k variants).  @port need not be in

@@ -58,6 +58,9 @@ typedef struct {
     guint32 *ht; /* open addressing, set ids */
     guint32 ht_cap, ht_used;
     GHashTable *extra_over; /* (node << 32 | dst_ep) -> port + 1, for cells outside tables */
+    /* the flat views' per-endpoint arrays (WeftRouteView), built after the fabric table */
+    guint32 *ep_group; /* per endpoint: the fabric group of its column, NONE when unreachable */
+    guint32 *ep_last;  /* per endpoint: fabric.last of its column (0 when unreachable) */
 } Routes;
 
 struct _WeftGraph {
@@ -71,9 +74,10 @@ struct _WeftGraph {
     GArray *free_hint;        /* guint32 per node: no empty port below this index */
     gboolean gpudirect;
     Routes *routes;
-    guint8 *cut;     /* per link: 1 when routing leaves it out (a Down link); NULL: none is */
-    guint8 *removed; /* per link: 1 when it does not exist for routing (a NIC taken out of its
-                      * server before the run); NULL: none is */
+    guint8 *cut;        /* per link: 1 when routing leaves it out (a Down link); NULL: none is */
+    guint8 *removed;    /* per link: 1 when it does not exist for routing (a NIC taken out of its
+                         * server before the run); NULL: none is */
+    guint64 routes_gen; /* bumped whenever the route tables are computed or dropped */
 };
 
 /* Frees the route tables (NULL is fine). */

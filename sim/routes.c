@@ -42,6 +42,8 @@ weft_graph_routes_free (Routes *r)
     g_free (r->fabric.over.keys);
     g_free (r->fabric.over.ports);
     g_free (r->fabric.over.dense);
+    g_free (r->ep_group);
+    g_free (r->ep_last);
     for (guint i = 0; i < r->n_servers; i++) {
         g_free (r->servers[i].cells);
         g_free (r->servers[i].over);
@@ -911,6 +913,25 @@ compute_servers (Ctx *c, gint32 max_server)
     }
 }
 
+/* The flat views' per-endpoint arrays: each endpoint's fabric column, resolved as find_cell
+ * resolves it from a fabric node (its own node, or a server endpoint's gateway), gives its
+ * group and its last hop's set. */
+static void
+compute_views (const WeftGraph *g, Routes *r)
+{
+    guint ne = g->endpoints->len;
+    const Fabric *t = &r->fabric;
+    r->ep_group = g_new (guint32, ne + 1);
+    r->ep_last = g_new0 (guint32, ne + 1);
+    for (guint e = 0; e < ne; e++) {
+        guint32 dn = g_array_index (g->endpoints, guint32, e);
+        guint32 target = node_at (g, dn)->server < 0 ? dn : r->gw[dn];
+        guint32 col = target == WEFT_GRAPH_NONE ? WEFT_GRAPH_NONE : r->col[target];
+        r->ep_group[e] = col == WEFT_GRAPH_NONE ? WEFT_GRAPH_NONE : t->group[col];
+        r->ep_last[e] = col == WEFT_GRAPH_NONE ? 0 : t->last[col];
+    }
+}
+
 void
 weft_graph_routes_compute (WeftGraph *g)
 {
@@ -927,11 +948,13 @@ weft_graph_routes_compute (WeftGraph *g)
     g_array_unref (cols);
 
     compute_servers (&c, max_server);
+    compute_views (g, r);
 
     g_free (c.dist);
     g_free (c.queue);
     g_free (c.buf);
     g->routes = r;
+    g->routes_gen++;
     g_debug ("routes: %u fabric rows x %u groups (%u destinations), %u servers, %u distinct "
              "port sets",
              r->fabric.n_rows, r->fabric.n_groups, r->fabric.n_cols, r->n_servers, r->set_off->len);
@@ -1000,6 +1023,29 @@ find_cell (const WeftGraph *g, guint32 node, guint32 dst_ep, Cell *out)
     out->cell = (gsize) r->row[node] * t->n_cols + (t->n_cols - 1);
     out->set = t->cells[out->cell];
     return TRUE;
+}
+
+void
+weft_graph_route_view (const WeftGraph *g, guint32 node, WeftRouteView *view)
+{
+    g_return_if_fail (g != NULL && view != NULL);
+    *view = (WeftRouteView){ .gen = g->routes_gen, .live_gen = &g->routes_gen };
+    const Routes *r = g->routes;
+    if (r == NULL || node >= g->nodes->len)
+        return;
+    const WeftNode *n = node_at (g, node);
+    /* find_cell's fabric case: a fabric forwarding node that is not itself a destination (at a
+     * destination's own node find_cell answers "no route" before looking at the table). */
+    if (n->server >= 0 || r->row[node] == WEFT_GRAPH_NONE || n->endpoint != WEFT_GRAPH_NONE)
+        return;
+    const Fabric *t = &r->fabric;
+    view->row = r->row[node];
+    view->cells = t->cells + (gsize) view->row * t->n_groups;
+    view->ep_group = r->ep_group;
+    view->ep_last = r->ep_last;
+    view->grow = t->grow;
+    view->set_off = &g_array_index (r->set_off, guint32, 0);
+    view->set_data = &g_array_index (r->set_data, guint32, 0);
 }
 
 const guint32 *
@@ -1123,6 +1169,7 @@ weft_graph_routes_bytes (const WeftGraph *g)
     b += r->set_data->len * 4 + r->set_off->len * 4 + r->ht_cap * 4;
     guint nn = g->nodes->len;
     b += (gsize) nn * 4 * 7 + (gsize) r->port_off[nn] * 8;
+    b += (gsize) g->endpoints->len * 8; /* the flat views' group and last hop per endpoint */
     return b;
 }
 
@@ -1211,10 +1258,11 @@ weft_graph_size_bytes (const WeftGraphSize *s, guint64 *graph_bytes, guint64 *ro
      * the port at the other end and its 8-byte group mask, and the sorted port lists (at most a
      * port each); the fabric cells, 4 bytes per (switch, group); per destination its group, its
      * last hop and that last hop's interned set (~20 bytes); per group its attachment; per
-     * switch its batch words and set classes (~64 bytes); the server tables. */
+     * switch its batch words and set classes (~64 bytes); the server tables; per endpoint the
+     * flat views' group and last hop (8 bytes). */
     guint64 routes = s->nodes * 9 * 4 + s->ports * (4 + 4 + 4 + 8 + 4) +
                      s->switches * s->groups * 4 + s->destinations * 28 + s->groups * 8 +
-                     s->switches * 64 + s->server_cells * 4;
+                     s->switches * 64 + s->server_cells * 4 + s->endpoints * 8;
     if (graph_bytes)
         *graph_bytes = graph;
     if (routes_bytes)

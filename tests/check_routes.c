@@ -12,6 +12,8 @@
  * exactly the routes it names; thousands of overrides set one by one read back exactly as a
  * map kept by the test, while they are few (hashed) and once they are many (dense).  Memory:
  * the fabric table of a k = 16 fat tree is per leaf, far below switches x hosts.
+ * The flat per-node views give the same sets, port for port, at every node they apply to, and
+ * go stale when the tables are computed again.
  * Unchecked here: D-mod-k balance (check_graph, check_railopt), routing engines' choices
  * (check_updn, check_topology_build).
  */
@@ -435,6 +437,74 @@ END_TEST
 /* The fabric table is per leaf: a k = 16 fat tree (320 switches, 128 leaves, 1024 hosts) would
  * need 320 x 1024 x 4 = 1.3 MB per destination; grouped, it is 320 x 128 x 4 = 164 kB plus
  * per-node and per-port arrays. */
+/* Every node's flat view (sim/graph.h) against weft_graph_route_set: the same ports in the same
+ * order for every destination, wherever the view applies; returns the nodes it applies at. */
+static guint
+check_views (const WeftGraph *g)
+{
+    guint flat = 0;
+    for (guint32 v = 0; v < weft_graph_n_nodes (g); v++) {
+        WeftRouteView view;
+        weft_graph_route_view (g, v, &view);
+        ck_assert (!weft_route_view_stale (&view));
+        if (view.cells == NULL)
+            continue;
+        flat++;
+        for (guint32 ep = 0; ep < weft_graph_n_endpoints (g); ep++) {
+            guint n, m;
+            const guint32 *want = weft_graph_route_set (g, v, ep, &n);
+            const guint32 *got = weft_route_view_set (&view, ep, &m);
+            ck_assert_msg (m == n, "node %u toward %u: %u ports, want %u", v, ep, m, n);
+            for (guint i = 0; i < n; i++)
+                ck_assert_uint_eq (got[i], want[i]);
+        }
+    }
+    return flat;
+}
+
+START_TEST (test_routes_flat_views)
+{
+    g_autoptr (WeftGraph) ft = build_text ("[topology]\ngenerator = fattree\nk = 12\n");
+    ck_assert_uint_eq (check_views (ft), 180); /* every switch, no host */
+    g_autoptr (WeftGraph) ls = build_text ("[topology]\ngenerator = leafspine\nleaves = 5\n"
+                                           "spines = 3\nhosts_per_leaf = 3\nlinks_per_spine = 2\n");
+    ck_assert_uint_eq (check_views (ls), 8);
+    /* servers: their NVSwitches and NICs take the graph's lookup, the rail switches the view */
+    g_autoptr (WeftGraph) ro =
+        build_text ("[topology]\ngenerator = railopt\nsus = 2\nservers_per_su = 4\nradix = 16\n"
+                    "servers = 7\n");
+    guint flat = check_views (ro);
+    ck_assert_uint_gt (flat, 0);
+    ck_assert_uint_lt (flat, weft_graph_n_nodes (ro) - weft_graph_n_endpoints (ro));
+    /* a switch that is itself a destination has no view (its own endpoint has no route) */
+    g_autoptr (WeftGraph) file = build_file (file_topo, NULL);
+    ck_assert_uint_gt (check_views (file), 0);
+    WeftRouteView view;
+    weft_graph_route_view (file, weft_graph_lookup (file, "s4"), &view);
+    ck_assert (view.cells == NULL);
+
+    /* Tables computed again (a link cut, as a subnet manager does): a view filled before goes
+     * stale, and filled again it gives the new sets. */
+    guint32 leaf = weft_graph_lookup (ft, "pod0-edge0");
+    weft_graph_route_view (ft, leaf, &view);
+    guint32 up = WEFT_GRAPH_NONE;
+    guint n;
+    const guint32 *set = weft_route_view_set (&view, 431, &n);
+    ck_assert_uint_eq (n, 6);
+    up = set[0];
+    const WeftNode *node = weft_graph_node (ft, leaf);
+    weft_graph_set_link_cut (ft, g_array_index (node->ports, guint32, up), TRUE);
+    weft_graph_routes_compute (ft);
+    ck_assert (weft_route_view_stale (&view));
+    weft_graph_route_view (ft, leaf, &view);
+    set = weft_route_view_set (&view, 431, &n);
+    ck_assert_uint_eq (n, 5);
+    for (guint i = 0; i < n; i++)
+        ck_assert_uint_ne (set[i], up);
+    ck_assert_uint_eq (check_views (ft), 180);
+}
+END_TEST
+
 START_TEST (test_routes_memory_per_group)
 {
     g_autoptr (WeftGraph) g = build_text ("[topology]\ngenerator = fattree\nk = 16\n");
@@ -457,6 +527,7 @@ test_suite (void)
     tcase_add_test (tc, test_routes_file_multihomed);
     tcase_add_test (tc, test_routes_file_overrides_exact);
     tcase_add_test (tc, test_routes_overrides_sparse_then_dense);
+    tcase_add_test (tc, test_routes_flat_views);
     tcase_add_test (tc, test_routes_memory_per_group);
     suite_add_tcase (s, tc);
     return s;
