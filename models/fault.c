@@ -78,7 +78,9 @@ static const WeftParamSpec fault_params[] = {
                        "the NIC's server"),
     WEFT_PARAM_STRING ("nic", FaultParams, nic, "",
                        "nic-removed: the NIC taken out, as SERVER/NAME (dgx-2/mlx5_3) or its name "
-                       "on `server` (mlx5_3), from the start of the run"),
+                       "on `server` (mlx5_3): absent from the start of the run (no at, or at = "
+                       "0s), or removed at a time or event of the run (at, after), which fails "
+                       "the connections on it and the workload"),
     WEFT_PARAM_END,
 };
 
@@ -106,26 +108,30 @@ server_part (const char *name)
     return slash ? g_strndup (name, (gsize) (slash - name)) : NULL;
 }
 
-/* The checks both graph kinds share: no link, after or until; at = 0 or no at. */
+/* nic-removed's keys of time: no link or until (a removed NIC does not come back during the
+ * run), at most one of at and after; *mid_run: it is removed during the run (at > 0, or after
+ * an event) rather than absent from the start. */
 static gboolean
-check_from_start (const WeftExperiment *exp, const char *group, const char *kind, GError **error)
+check_nic_when (const WeftExperiment *exp, const char *group, gboolean *mid_run, GError **error)
 {
     GKeyFile *kf = weft_experiment_keyfile (exp);
-    static const char *const not_mine[] = { "link", "after", "until" };
+    static const char *const not_mine[] = { "link", "until" };
     for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
         if (g_key_file_has_key (kf, group, not_mine[k], NULL))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
                                          not_mine[k],
-                                         "not used by kind = %s (it applies from the start of "
-                                         "the run: at = 0s or no at)",
-                                         kind);
+                                         "not used by kind = nic-removed (name the NIC with nic; "
+                                         "a removed NIC does not come back during the run)");
     g_autofree char *at = g_key_file_get_string (kf, group, "at", NULL);
+    gboolean has_after = g_key_file_has_key (kf, group, "after", NULL);
+    if (at && has_after)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                     "give at or after, not both");
     guint64 at_ps = 0;
-    if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
-                                     "%s applies from the start of the run: at = 0s (a mid-run "
-                                     "change is not modelled)",
-                                     kind);
+    if (at && !weft_units_parse_time (g_strstrip (at), &at_ps, NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNIT, group, "at",
+                                     "'%s': expected a time such as 100us", at);
+    *mid_run = has_after || at_ps > 0;
     return TRUE;
 }
 
@@ -237,7 +243,8 @@ has_live_fabric_link (const WeftGraph *g, guint32 n)
 static gboolean
 apply_nic_removed (const WeftExperiment *exp, WeftGraph *g, const char *group, GError **error)
 {
-    if (!check_from_start (exp, group, "nic-removed", error))
+    gboolean mid_run = FALSE;
+    if (!check_nic_when (exp, group, &mid_run, error))
         return FALSE;
     GKeyFile *kf = weft_experiment_keyfile (exp);
     g_autofree char *nic = get_stripped (kf, group, "nic");
@@ -288,6 +295,10 @@ apply_nic_removed (const WeftExperiment *exp, WeftGraph *g, const char *group, G
             exp, error, WEFT_CONFIG_ERROR_VALUE, group, "nic", "%s %s", full,
             removed ? "is removed by another group already" : "has no fabric link");
     }
+    /* Removed during the run: routing has the NIC until then, and the run's fault event takes
+     * its link Down (begin). */
+    if (mid_run)
+        return TRUE;
     for (guint p = 0; p < node->ports->len; p++) {
         guint32 lid = g_array_index (node->ports, guint32, p);
         if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC)
@@ -352,6 +363,7 @@ typedef struct {
     weft_time_t after_delay; /* the + TIME */
     weft_time_t until_rel;   /* with after: until, counted from the resolved start */
     guint64 rate_bps;        /* degraded: resolved */
+    guint32 nic;             /* nic-removed: the NIC's graph node */
     struct WeftFaults *all;
 } Fault;
 
@@ -750,13 +762,17 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         g_autofree char *full = strchr (f->p.nic, '/')
                                     ? g_strdup (f->p.nic)
                                     : g_strdup_printf ("%s/%s", f->p.server, f->p.nic);
-        f->has_at = TRUE;
-        f->p.at = 0;
-        return resolve_link (exp, group, env->graph, g_strstrip (full), &f->link, error);
+        if (!resolve_link (exp, group, env->graph, g_strstrip (full), &f->link, error))
+            return FALSE;
+        f->nic = weft_graph_lookup (env->graph, full);
     }
     f->has_at = has_key (exp, group, "at");
     f->has_until = has_key (exp, group, "until");
     gboolean has_after = has_key (exp, group, "after");
+    if (kind == WEFT_FAULT_NIC_REMOVED && !f->has_at && !has_after) {
+        f->has_at = TRUE; /* no time: absent from the start of the run */
+        f->p.at = 0;
+    }
     if (f->has_at && has_after)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
                                      "give at or after, not both");
@@ -785,6 +801,8 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (f->has_until && f->has_at && f->p.until <= f->p.at)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
                                      "not after at");
+    if (kind == WEFT_FAULT_NIC_REMOVED)
+        return TRUE; /* its link resolved above */
     if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST) {
         /* One Fault per link: the first here, the others in @more (fault_configure). */
         if (!resolve_switch_links (exp, group, env->graph, &f->p, more, error))
@@ -991,6 +1009,30 @@ set_down (Fault *f, gboolean down)
             weft_port_kick (f->port[d]);
 }
 
+/* nic-removed during the run: the NIC leaves its server (a hot removal, or a device that dies).
+ * Its link goes Down both ways; the switch's end counts the transition (LinkDownedCounter), the
+ * NIC's end has no port to count it any more.  A subnet manager sees the switch port change.
+ * The NIC's device reports a fatal error, so every connection on it is in error: the flows
+ * through it fail, and with them the workload (weft_transport_device_lost, doc/faults.md). */
+static void
+remove_nic (Fault *f)
+{
+    WeftFaults *fs = f->all;
+    const WeftGraph *g = fs->env->graph;
+    const WeftLink *l = weft_graph_link (g, f->link);
+    for (guint d = 0; d < 2; d++) {
+        WeftFaultPort *e = &f->fl->end[d];
+        if (!e->down && (d == 0 ? l->a : l->b) != f->nic)
+            e->link_downed++;
+        e->down = TRUE;
+        e->down_since = fs->sim->now;
+        e->cause = f->group;
+    }
+    log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+    weft_sm_port_changed (fs->env->fabric->sm);
+    weft_transport_device_lost (fs->env->tp, f->link, f->nic, f->group, fs->sim);
+}
+
 static void
 begin (Fault *f)
 {
@@ -1002,14 +1044,19 @@ begin (Fault *f)
         set_down (f, TRUE);
         break;
     case WEFT_FAULT_NIC_REMOVED:
-        /* Down from the start without a transition (the link never trained: LinkDownedCounter
-         * stays 0), and nothing for a subnet manager to sweep: routing never had the link. */
-        for (guint d = 0; d < 2; d++) {
-            f->fl->end[d].down = TRUE;
-            f->fl->end[d].down_since = 0;
-            f->fl->end[d].cause = f->group;
+        if (weft_graph_link_removed (f->all->env->graph, f->link)) {
+            /* Absent from the start: Down without a transition (the link never trained:
+             * LinkDownedCounter stays 0), and nothing for a subnet manager to sweep: routing
+             * never had the link. */
+            for (guint d = 0; d < 2; d++) {
+                f->fl->end[d].down = TRUE;
+                f->fl->end[d].down_since = 0;
+                f->fl->end[d].cause = f->group;
+            }
+            log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+            break;
         }
-        log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+        remove_nic (f);
         break;
     case WEFT_FAULT_DEGRADED:
         /* The transmitter reads the rate as each packet starts, so the packet on the wire
@@ -1196,7 +1243,8 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (f->after_coll != G_MAXUINT32)
             continue; /* scheduled when its collective starts */
         if (f->start == 0 &&
-            (f->p.kind == WEFT_FAULT_DEGRADED || f->p.kind == WEFT_FAULT_NIC_REMOVED))
+            (f->p.kind == WEFT_FAULT_DEGRADED || (f->p.kind == WEFT_FAULT_NIC_REMOVED &&
+                                                  weft_graph_link_removed (env->graph, f->link))))
             begin (f); /* trained that way (or absent): before the first packet leaves */
         else
             weft_sim_schedule_at (env->sim, &fs->sched, f->start, on_fault, f,

@@ -22,7 +22,11 @@
  *               so the server's GPUs whose NIC it was reach the network through the nearest
  *               remaining NIC (their gateway), and the collectives put that rail's channels on
  *               it (workloads/collective.c, PXN); the link's ends are Down from time 0 without
- *               a LinkDowned transition.  Only at = 0: a NIC that vanishes mid-run is refused.
+ *               a LinkDowned transition.  With at > 0 or after, the NIC vanishes during the
+ *               run: its link goes Down (the switch's end counts a LinkDowned transition), its
+ *               device's fatal error puts every connection on it in error, and the flows
+ *               through it fail, ending the workload (weft_transport_device_lost, exit 6):
+ *               NCCL does not move a running communicator to another NIC.
  * A group on a switch's links becomes one fault per link, each with the group's name.
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
@@ -140,7 +144,8 @@ double weft_fault_per (double ber, guint64 bytes);
  * link from routing (weft_graph_set_link_removed), which drops the route tables: the caller
  * computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
  * unknown one, a NIC removed twice or a server left without any, a key the kind does not take,
- * at other than 0, an after other than collective.N for gpudirect-off): FALSE with a
+ * at other than 0 for gpudirect-off, an after other than collective.N for gpudirect-off; a
+ * nic-removed group with at > 0 or after leaves the graph alone): FALSE with a
  * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 

@@ -74,7 +74,7 @@ for bad in "fault.nic:nic=dgx-2/mlx5_7|nic|unknown NIC 'dgx-2/mlx5_7', did you m
     "fault.nic:nic=dgx-9/mlx5_3|nic|unknown server 'dgx-9', did you mean 'dgx-" \
     "fault.nic:nic=mlx5_3|server|required" "fault.nic:nic=|nic|required" \
     "fault.nic:server=dgx-3|server|not the server of nic = dgx-2/mlx5_3" \
-    "fault.nic:at=10us|at|start of the run" "fault.nic:until=1ms|until|not used" \
+    "fault.nic:at=10|at|expected a time" "fault.nic:until=1ms|until|not used" \
     "fault.nic:link=dgx-2/mlx5_3|link|not used by kind = nic-removed" \
     "fault.nic:ber=0.001|ber|not used by kind = nic-removed"; do
     set=${bad%%|*}; rest=${bad#*|}; key=${rest%%|*}; text=${rest#*|}
