@@ -74,8 +74,8 @@ static const WeftParamSpec fault_params[] = {
                        "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_STRING ("server", FaultParams, server, "",
                        "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
-                       "the start of the run or from after = collective.N on; nic-removed: "
-                       "the NIC's server"),
+                       "the start of the run or from after = collective.N (or "
+                       "workload.NAME.collective.N) on; nic-removed: the NIC's server"),
     WEFT_PARAM_STRING ("nic", FaultParams, nic, "",
                        "nic-removed: the NIC taken out, as SERVER/NAME (dgx-2/mlx5_3) or its name "
                        "on `server` (mlx5_3): absent from the start of the run (no at, or at = "
@@ -181,17 +181,25 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
                                      "would cut one in the middle");
     g_autofree char *after = g_key_file_get_string (kf, group, "after", NULL);
     guint first_coll = 0;
+    g_autofree char *in_group = NULL; /* after = workload.NAME.collective.N: "workload.NAME" */
     if (after) {
         g_strstrip (after);
         if (at)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
                                          "give at or after, not both");
         first_coll = ordinal (after, "collective.");
+        const char *tail = g_strrstr (after, ".collective.");
+        if (first_coll == 0 && tail && g_str_has_prefix (after, "workload.") &&
+            tail > after + strlen ("workload.")) {
+            first_coll = ordinal (tail, ".collective.");
+            in_group = g_strndup (after, (gsize) (tail - after));
+        }
         if (first_coll == 0)
             return weft_experiment_fail (
                 exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
-                "'%s': gpudirect-off takes after = collective.N (the run's Nth collective "
-                "and those after it are staged; no + TIME, no workload.NAME events)",
+                "'%s': gpudirect-off takes after = collective.N or "
+                "workload.NAME.collective.N (that collective and those after it are staged; "
+                "no + TIME, no workload.NAME start)",
                 after);
     }
     g_autofree char *server = get_stripped (kf, group, "server");
@@ -216,9 +224,13 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
     gint32 index = weft_graph_node (g, cpu)->server;
     for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
         const WeftNode *node = weft_graph_node (g, n);
-        if (node->kind == WEFT_NODE_GPU && node->server == index && first_coll == 0)
+        if (node->kind != WEFT_NODE_GPU || node->server != index)
+            continue;
+        if (first_coll == 0)
             weft_graph_set_staging (g, n, cpu);
-        else if (node->kind == WEFT_NODE_GPU && node->server == index)
+        else if (in_group)
+            weft_graph_set_staging_from_group (g, n, cpu, in_group, first_coll - 1);
+        else
             weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
     }
     return TRUE;
@@ -1187,10 +1199,19 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
         g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
         guint n_colls = env->colls ? env->colls->len : 0;
-        if (kind && after && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
-            ordinal (g_strstrip (after), "collective.") > n_colls)
+        if (!kind || !after || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
+            continue;
+        g_strstrip (after);
+        if (ordinal (after, "collective.") > n_colls)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i], "after",
                                          "'%s': the run has %u collectives", after, n_colls);
+        if (g_str_has_prefix (after, "workload.")) {
+            /* a group and a collective of it the run has (resolve_after says which it lacks) */
+            Fault probe = { .group = groups[i], .after_coll = G_MAXUINT32 };
+            probe.p.after = after;
+            if (!resolve_after (env, exp, &probe, error))
+                return FALSE;
+        }
     }
     gboolean waits = FALSE;
     for (guint i = 0; i < fs->faults->len; i++) {

@@ -14,7 +14,8 @@
  *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
  *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
  *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run, or from
- *               the run's Nth collective on (after = collective.N): their data to and from
+ *               the run's Nth collective on (after = collective.N), or a group's (after =
+ *               workload.NAME.collective.N): their data to and from
  *               other servers is staged in that server's host memory (the graph's staging
  *               node, applied by weft_faults_apply_graph before the workloads are generated)
  *   nic-removed one NIC of a server (`nic = dgx-2/mlx5_3`) is not there from the start of the
@@ -144,7 +145,8 @@ double weft_fault_per (double ber, guint64 bytes);
  * link from routing (weft_graph_set_link_removed), which drops the route tables: the caller
  * computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
  * unknown one, a NIC removed twice or a server left without any, a key the kind does not take,
- * at other than 0 for gpudirect-off, an after other than collective.N for gpudirect-off; a
+ * at other than 0 for gpudirect-off, an after other than collective.N or
+ * workload.NAME.collective.N for gpudirect-off; a
  * nic-removed group with at > 0 or after leaves the graph alone): FALSE with a
  * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
