@@ -17,6 +17,8 @@
 #  - flows outside collectives: the NIC removed while no flow crosses it fails nothing then;
 #    the next flow through it fails as it starts (its start in the healthy run), and a run
 #    whose remaining flows avoid the NIC completes with the NIC's link Down;
+#  - weft diag ibstat dgx-2 lists every NIC of the server (/topology/nodes) --at a time before
+#    the removal, mlx5_3 Active, and one fewer at or after it; named, it exits 2;
 #  - at = 0s (and no time) keeps a NIC that is absent from the start (nic_lost.sh);
 #  - bad input: exit 2 naming the group and key.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
@@ -198,6 +200,29 @@ names = [dec(n) for n in wt.nodes(sys.argv[3])["name"]]
 down = sorted(names[r["node"]] for r in wt.ports(sys.argv[3]) if r["state"] == 1)
 assert down == ["dgx-2/mlx5_3", "su0-rail1-leaf"], down
 PYEOF
+# ibstat on dgx-2 lists the NIC before its removal (Active), not at or after it
+nics=$(PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" -c '
+import sys
+import weft_trace as wt
+dec = lambda v: v.decode() if isinstance(v, bytes) else v
+print(sum(1 for n in wt.nodes(sys.argv[1])
+          if dec(n["kind"]) == "nic" and dec(n["name"]).startswith("dgx-2/")))' "$TMP/flows-idle.h5")
+[ "$nics" -gt 1 ] || fail "dgx-2 has $nics NICs in /topology/nodes"
+for at in 49.999us 50us ""; do
+    expect_exit 0 "$WEFT" diag ibstat "$TMP/flows-idle.h5" dgx-2 ${at:+--at $at}
+    got=$(grep -c "^CA '" "$TMP/out")
+    if [ "$at" = 49.999us ]; then
+        [ "$got" -eq "$nics" ] || fail "ibstat --at $at: $got CAs, expected $nics"
+        grep -A 12 "^CA 'mlx5_3'" "$TMP/out" | grep -q "State: Active" ||
+            fail "ibstat --at $at: mlx5_3 not Active"
+    else
+        [ "$got" -eq $((nics - 1)) ] || fail "ibstat ${at:---at end}: $got CAs, expected $((nics - 1))"
+        ! grep -q "^CA 'mlx5_3'" "$TMP/out" || fail "ibstat ${at:-at the end} lists mlx5_3"
+    fi
+done
+expect_exit 2 "$WEFT" diag ibstat "$TMP/flows-idle.h5" dgx-2/mlx5_3 --at 60us
+grep -q "removed from its server at 50.000 us (\[fault.nic\])" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "ibstat of the removed NIC"; }
 
 # bad input
 for bad in "fault.nic:until=100us|until|not used by kind = nic-removed" \
