@@ -1277,6 +1277,116 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
     return TRUE;
 }
 
+/* ---- weft topo --faults: the fabric as the faults leave it -------------------------------- */
+
+/* Whether the group @p of @group is in effect at @at_ps (every group when @all): *known is
+ * FALSE when that depends on the run (after = EVENT). */
+static gboolean
+in_effect (const WeftExperiment *exp, const char *group, const FaultParams *p, gboolean all,
+           weft_time_t at_ps, gboolean *known)
+{
+    *known = TRUE;
+    if (all)
+        return TRUE;
+    if (has_key (exp, group, "after")) {
+        *known = FALSE;
+        return FALSE;
+    }
+    if (p->at > at_ps || (has_key (exp, group, "until") && at_ps >= p->until))
+        return FALSE;
+    if (p->kind == WEFT_FAULT_LINK_FLAP && p->period > 0)
+        return (at_ps - p->at) % p->period < p->period / 2; /* Down for the first half */
+    return TRUE;
+}
+
+static void
+note_link (GString *notes, const WeftGraph *g, guint32 lid, const char *what)
+{
+    const WeftLink *l = weft_graph_link (g, lid);
+    g_string_append_printf (notes, "  %s:%u <-> %s:%u %s\n", weft_graph_node (g, l->a)->name,
+                            l->pa + 1, weft_graph_node (g, l->b)->name, l->pb + 1, what);
+}
+
+gboolean
+weft_faults_apply_topology (const WeftExperiment *exp, WeftGraph *g, gboolean all,
+                            weft_time_t at_ps, GString *notes, GError **error)
+{
+    g_return_val_if_fail (exp != NULL && g != NULL && notes != NULL, FALSE);
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    for (guint i = 0; groups && groups[i]; i++) {
+        const char *group = groups[i];
+        FaultParams p = { 0 };
+        WeftParamBinding b = { fault_params, &p };
+        if (!weft_params_read (exp, group, &b, 1, error)) {
+            weft_params_clear (fault_params, &p);
+            return FALSE;
+        }
+        gboolean known, on = in_effect (exp, group, &p, all, at_ps, &known);
+        /* nic-removed without a time is absent from the start */
+        if (p.kind == WEFT_FAULT_NIC_REMOVED && !has_key (exp, group, "after") && p.at == 0)
+            on = known = TRUE;
+        g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (guint32));
+        guint32 lid = WEFT_GRAPH_NONE;
+        gboolean ok = TRUE;
+        if (p.kind == WEFT_FAULT_SWITCH_DOWN || p.kind == WEFT_FAULT_UPLINKS_LOST) {
+            ok = resolve_switch_links (exp, group, g, &p, links, error);
+        } else if (p.kind == WEFT_FAULT_NIC_REMOVED) {
+            g_autofree char *full =
+                strchr (p.nic, '/') ? g_strdup (p.nic) : g_strdup_printf ("%s/%s", p.server, p.nic);
+            ok = resolve_link (exp, group, g, g_strstrip (full), &lid, error);
+        } else if (p.kind != WEFT_FAULT_GPUDIRECT_OFF) {
+            ok = resolve_link (exp, group, g, p.link, &lid, error);
+        }
+        if (lid != WEFT_GRAPH_NONE)
+            g_array_append_val (links, lid);
+        if (!ok) {
+            weft_params_clear (fault_params, &p);
+            return FALSE;
+        }
+        g_string_append_printf (notes, "[%s] %s: %s\n", group, weft_fault_kind_name (p.kind),
+                                !known ? "begins at a run's event (after), not applied"
+                                : on   ? "applied"
+                                       : "not in effect at that time");
+        for (guint k = 0; on && k < links->len; k++) {
+            guint32 l = g_array_index (links, guint32, k);
+            WeftLink *wl = weft_graph_link (g, l);
+            switch (p.kind) {
+            case WEFT_FAULT_DEGRADED: {
+                guint64 rate =
+                    has_key (exp, group, "rate") ? p.rate_bps : wl->rate_bps / (1u << p.width);
+                if (rate > 0 && rate < wl->rate_bps)
+                    wl->rate_bps = rate;
+                g_autofree char *r = weft_units_format_rate (wl->rate_bps);
+                g_autofree char *what = g_strdup_printf ("trained at %s", r);
+                note_link (notes, g, l, what);
+                break;
+            }
+            case WEFT_FAULT_BIT_ERRORS: {
+                g_autofree char *what =
+                    g_strdup_printf ("bit-error rate %g (rate unchanged)", p.ber);
+                note_link (notes, g, l, what);
+                break;
+            }
+            case WEFT_FAULT_NIC_REMOVED:
+                if (!weft_graph_link_removed (g, l))
+                    weft_graph_set_link_removed (g, l);
+                note_link (notes, g, l, "removed with its NIC");
+                break;
+            default: /* link-down, link-flap (Down then), switch-down, uplinks-lost */
+                if (!weft_graph_link_removed (g, l))
+                    weft_graph_set_link_removed (g, l);
+                note_link (notes, g, l, "Down: left out");
+                break;
+            }
+        }
+        if (on && p.kind == WEFT_FAULT_GPUDIRECT_OFF)
+            g_string_append_printf (notes, "  %s stages through host memory (no GPUDirect)\n",
+                                    p.server);
+        weft_params_clear (fault_params, &p);
+    }
+    return TRUE;
+}
+
 /* ---- results ---------------------------------------------------------------------------- */
 
 static void

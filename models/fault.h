@@ -151,6 +151,17 @@ double weft_fault_per (double ber, guint64 bytes);
  * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
 
+/* `weft topo --faults`: changes @g (built, after weft_faults_apply_graph) as the experiment's
+ * fault groups leave the fabric at @at_ps, or with every group in effect when @all: a Down
+ * link (link-down, a flap in its Down half, switch-down, uplinks-lost) and a removed NIC's link
+ * leave the graph (weft_graph_set_link_removed: the caller computes routes again), a degraded
+ * link takes its lower rate; bit errors and gpudirect-off change nothing shown.  A group that
+ * begins at an event of the run (after) is in effect only with @all.  One line per group (and
+ * per link it changed) goes to @notes.  Bad input (an unknown link, switch or NIC): FALSE with
+ * a WEFT_CONFIG_ERROR naming the group and key. */
+gboolean weft_faults_apply_topology (const WeftExperiment *exp, WeftGraph *g, gboolean all,
+                                     weft_time_t at_ps, GString *notes, GError **error);
+
 /* The kind's name as in the experiment file ("link-down"). */
 const char *weft_fault_kind_name (WeftFaultKind kind);
 
