@@ -23,24 +23,7 @@
 #  - bad input: exit 2 naming the group and key.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
-cat >"$TMP/ar.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-hang_timeout = 2ms
-[fabric]
-kind = infiniband
-routing = static
-[workload.allreduce]
-kind = nccl-test
-op = all_reduce
-minbytes = 16MB
-maxbytes = 16MB
-iters = 1
-warmup_iters = 0
-algo = ring
-proto = simple
-INI
+allreduce_ini "$TMP/ar.ini" 2ms 16MB
 cp "$TMP/ar.ini" "$TMP/gone.ini"
 cat >>"$TMP/gone.ini" <<'INI'
 [fault.nic]
