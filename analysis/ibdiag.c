@@ -267,20 +267,57 @@ ca_matches (const Node *n, const char *filter)
     return strncmp (name, filter, len) == 0 && name[len] == '/';
 }
 
+void
+weft_ibdiag_mark_removed (WeftIbdiag *d, const GArray *faults, guint64 at_ps)
+{
+    for (guint k = 0; faults && k < faults->len; k++) {
+        const WeftTraceFault *f = &g_array_index (faults, WeftTraceFault, k);
+        if (f->time_ps > at_ps || strncmp (f->kind, "nic-removed", sizeof f->kind) != 0 ||
+            strncmp (f->action, "down", sizeof f->action) != 0)
+            continue;
+        for (guint i = 0; i < d->links->len; i++) {
+            const WeftTraceLink *l = &g_array_index (d->links, WeftTraceLink, i);
+            if (l->id != f->link)
+                continue;
+            const guint32 ends[2] = { l->node_a, l->node_b };
+            for (guint e = 0; e < 2; e++) {
+                Node *n = ends[e] < d->n_nodes ? &d->node[ends[e]] : NULL;
+                if (!n || !n->row || !is_kind (n->row, "nic") || n->removed)
+                    continue;
+                n->removed = TRUE;
+                n->removed_ps = f->time_ps;
+                str_field (f->fault, sizeof f->fault, n->removed_by);
+            }
+        }
+    }
+}
+
 gboolean
 weft_ibdiag_ibstat (const WeftIbdiag *d, const char *filter, GString *out, GError **error)
 {
     char server[WEFT_TRACE_NAME_LEN + 1], first[WEFT_TRACE_NAME_LEN + 1] = "";
     guint n_servers = 0, n_cas = 0;
+    const Node *gone = NULL;
     for (guint32 id = 0; id < d->n_nodes; id++) {
         const Node *n = &d->node[id];
         if (!n->ca || !ca_matches (n, filter))
             continue;
+        if (n->removed) {
+            gone = gone ? gone : n;
+            continue;
+        }
         n_cas++;
         server_of (n->name, server, sizeof server);
         if (n_servers == 0 || strcmp (server, first) != 0)
             n_servers++;
         g_strlcpy (first, server, sizeof first);
+    }
+    if (n_cas == 0 && gone) {
+        g_set_error (error, WEFT_IBDIAG_ERROR, WEFT_IBDIAG_ERROR_NAME,
+                     "%s was removed from its server at %.3f us ([%s]): ibstat there lists it "
+                     "no more",
+                     gone->name, (double) gone->removed_ps / 1e6, gone->removed_by);
+        return FALSE;
     }
     if (n_cas == 0) {
         g_set_error (error, WEFT_IBDIAG_ERROR, WEFT_IBDIAG_ERROR_NAME,
@@ -290,7 +327,7 @@ weft_ibdiag_ibstat (const WeftIbdiag *d, const char *filter, GString *out, GErro
     first[0] = '\0';
     for (guint32 id = 0; id < d->n_nodes; id++) {
         const Node *n = &d->node[id];
-        if (!n->ca || !ca_matches (n, filter))
+        if (!n->ca || n->removed || !ca_matches (n, filter))
             continue;
         server_of (n->name, server, sizeof server);
         if (n_servers > 1 && strcmp (server, first) != 0)

@@ -62,10 +62,16 @@ WeftIbdiag *weft_ibdiag_new (GArray *nodes, GArray *links, GArray *ports, guint6
 void weft_ibdiag_free (WeftIbdiag *d);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftIbdiag, weft_ibdiag_free)
 
+/* Marks the NICs a nic-removed fault took out of their servers at or before @at_ps, from the
+ * trace's @faults rows (WeftTraceFault; may be NULL): ibstat no longer lists them. */
+void weft_ibdiag_mark_removed (WeftIbdiag *d, const GArray *faults, guint64 at_ps);
+
 /* ibstat for every channel adapter whose node name is @filter, or starts with "@filter/" (a
- * server), or every one when @filter is NULL.  With adapters of more than one server, each
- * server's adapters follow a "# SERVER" line (ibstat runs on one host).  FALSE with
- * WEFT_IBDIAG_ERROR_NAME when nothing matches. */
+ * server), or every one when @filter is NULL, but a NIC removed from its server
+ * (weft_ibdiag_mark_removed), which ibstat on that server would not see.  With adapters of
+ * more than one server, each server's adapters follow a "# SERVER" line (ibstat runs on one
+ * host).  FALSE with WEFT_IBDIAG_ERROR_NAME when nothing matches (saying so when @filter names
+ * a removed NIC). */
 gboolean weft_ibdiag_ibstat (const WeftIbdiag *d, const char *filter, GString *out, GError **error);
 
 /* perfquery (or perfquery -x with @extended) for one port: NODE:PORT in weft's numbering, or

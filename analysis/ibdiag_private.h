@@ -19,6 +19,9 @@ typedef struct {
     GPtrArray *ports; /* Port *, the fabric ports, in port order */
     gboolean ca;      /* a channel adapter: a NIC, or a host with its own fabric link */
     guint lid;        /* a switch's */
+    gboolean removed; /* a NIC taken out of its server (nic-removed) by the time diagnosed */
+    guint64 removed_ps;
+    char removed_by[WEFT_TRACE_NAME_LEN + 1]; /* its [fault.NAME] */
 } Node;
 
 struct WeftIbdiag {

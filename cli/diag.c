@@ -18,7 +18,9 @@ enum { DIAG_COMPLETE = 0, DIAG_INCOMPLETE = 1, DIAG_BAD_USAGE = 2, DIAG_FOUND = 
 static const char diag_description[] =
     "Tools:\n"
     "  ibstat TRACE.h5 [NODE[/CA]]     ibstat of every channel adapter (NIC), or those of\n"
-    "                                  one server (dgx-2) or one adapter (dgx-2/mlx5_3)\n"
+    "                                  one server (dgx-2) or one adapter (dgx-2/mlx5_3);\n"
+    "                                  a NIC removed from its server (nic-removed) by the end\n"
+    "                                  of the run, or by --at TIME, is not listed\n"
     "  perfquery [-x] TRACE.h5 PORT    perfquery (-x: perfquery -x) of one port, named\n"
     "                                  NODE:PORT as weft topo prints it (su0-rail1-leaf:2),\n"
     "                                  or a NIC alone for its one fabric port\n"
@@ -82,11 +84,16 @@ load (const WeftTraceInfo *info, const guint64 *at, guint64 *sample_ps)
         /* utilisation and wait over the time the counters cover */
         time_ps = *sample_ps ? *sample_ps : *at;
         g_array_free (samples, TRUE);
-        g_array_free (faults, TRUE);
+    } else if ((faults = weft_trace_reader_faults (info->path, &error)) == NULL) {
+        g_clear_error (&error); /* the NICs removed are only left out of ibstat: all listed */
     }
     g_autofree char *fw =
         g_strdup_printf ("weft %s", info->weft_version ? info->weft_version : "?");
-    return weft_ibdiag_new (nodes, links, ports, time_ps, fw);
+    WeftIbdiag *d = weft_ibdiag_new (nodes, links, ports, time_ps, fw);
+    weft_ibdiag_mark_removed (d, faults, at ? *at : info->sim_time_ps);
+    if (faults)
+        g_array_free (faults, TRUE);
+    return d;
 }
 
 int

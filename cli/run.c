@@ -359,7 +359,8 @@ weft_cli_run (int argc, char **argv)
              "(SIGINT/SIGTERM; the trace is closed, marked incomplete and kept as\n"
              "PATH.partial), 6 workload failed (on InfiniBand or RoCE a connection ran out of\n"
              "retries, [transport] rc_retry_cnt: \"transport retry counter exceeded\", as NCCL\n"
-             "reports it; the trace is complete).");
+             "reports it, or a NIC removed during the run, [fault.NAME] kind = nic-removed,\n"
+             "failed the connections on it; the trace is complete).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {

@@ -9,8 +9,10 @@
 
 #include "cli/cli.h"
 #include "cli/footprint.h"
+#include "models/fault.h"
 #include "sim/experiment.h"
 #include "sim/graph.h"
+#include "sim/units.h"
 #include "topologies/export.h"
 #include "topologies/summary.h"
 #include "topologies/topology.h"
@@ -79,8 +81,8 @@ int
 weft_cli_topo (int argc, char **argv)
 {
     g_auto (GStrv) sets = NULL;
-    g_autofree char *format = NULL, *src = NULL, *dst = NULL, *max_memory = NULL;
-    gboolean routes_doc = FALSE;
+    g_autofree char *format = NULL, *src = NULL, *dst = NULL, *max_memory = NULL, *at = NULL;
+    gboolean routes_doc = FALSE, faults = FALSE;
     GOptionEntry entries[] = {
         { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "override a parameter (repeatable)",
           "GROUP:KEY=VALUE" },
@@ -89,6 +91,12 @@ weft_cli_topo (int argc, char **argv)
         { "routes", 'r', 0, G_OPTION_ARG_NONE, &routes_doc,
           "SRC DST: print the path from node SRC to endpoint DST, with the equal-cost ports",
           NULL },
+        { "faults", 0, 0, G_OPTION_ARG_NONE, &faults,
+          "apply the experiment's [fault.NAME] groups: Down links and removed NICs left out, "
+          "degraded links at their lower rate (every group in effect, or as at --at TIME)",
+          NULL },
+        { "at", 0, 0, G_OPTION_ARG_STRING, &at,
+          "with --faults (implied): the fabric as the groups leave it at TIME of the run", "TIME" },
         { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory,
           "refuse a topology whose graph and routes would exceed SIZE (e.g. 8GiB; the "
           "process's own limits apply anyway)",
@@ -110,12 +118,22 @@ weft_cli_topo (int argc, char **argv)
              "\"leaf 1:1 (populated 0.125:1: 4 of 32 down ports used per leaf)\". The top tier\n"
              "has no uplinks and prints \"top\".\n"
              "\n"
+             "Faults are not applied unless asked: --faults applies every [fault.NAME] group as\n"
+             "if in effect at once; --at TIME (implies --faults) only those in effect at that\n"
+             "time of the run (a link-flap in its Down half; a group with after = EVENT depends\n"
+             "on the run and is not applied).  A Down link (link-down, link-flap, switch-down,\n"
+             "uplinks-lost) and a removed NIC's link are left out of the description, the\n"
+             "exports and the routes (recomputed, as a subnet manager would); a degraded link\n"
+             "shows its lower rate.  What was applied is listed first (on stderr with\n"
+             "--format).\n"
+             "\n"
              "Examples:  weft topo experiments/dgx4.ini\n"
              "           weft topo --format dot experiments/dgx4.ini | dot -Tsvg > dgx4.svg\n"
              "           weft topo --format json experiments/dgx4.ini\n"
              "           weft topo --format topo experiments/dgx4.ini > my.topo  (edit, then\n"
              "             [topology] generator = file, file = my.topo)\n"
-             "           weft topo --routes dgx-1/gpu0 dgx-4/gpu3 experiments/dgx4.ini");
+             "           weft topo --routes dgx-1/gpu0 dgx-4/gpu3 experiments/dgx4.ini\n"
+             "           weft topo --faults --at 150us experiments/dead-link.ini");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!take_routes (&argc, argv, &src, &dst))
@@ -143,6 +161,12 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("weft topo: --routes and --format: expected one of them\n");
         return WEFT_EXIT_BAD_INPUT;
     }
+    guint64 at_ps = 0;
+    if (at && !weft_units_parse_time (g_strstrip (at), &at_ps, &error)) {
+        g_printerr ("weft topo: --at %s: %s\n", at, error->message);
+        return WEFT_EXIT_BAD_INPUT;
+    }
+    faults |= at != NULL;
     guint64 max_bytes = 0;
     if (max_memory && !weft_footprint_parse_max (max_memory, &max_bytes, &error)) {
         g_printerr ("weft topo: %s\n", error->message);
@@ -158,9 +182,29 @@ weft_cli_topo (int argc, char **argv)
         g_printerr ("%s\n", error->message);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (src)
-        return routes (g, src, dst);
     g_autoptr (GString) out = g_string_new (NULL);
+    if (faults) {
+        g_autoptr (GString) notes = g_string_new (NULL);
+        if (!weft_faults_apply_graph (exp, g, &error) ||
+            !weft_faults_apply_topology (exp, g, at == NULL, at_ps, notes, &error) ||
+            (!weft_graph_routes_ready (g) && !weft_topology_reroute (g, exp, &error))) {
+            g_printerr ("%s\n", error->message);
+            return WEFT_EXIT_BAD_INPUT;
+        }
+        g_autofree char *when = at ? weft_units_format_human_time (at_ps) : NULL;
+        GString *to = format ? g_string_new (NULL) : out;
+        g_string_append_printf (to, "Faults (%s%s):\n%s%s", when ? "at " : "every group in effect",
+                                when ? when : "", notes->len ? notes->str : "  none\n",
+                                format ? "" : "\n");
+        if (format) {
+            g_printerr ("%s", to->str);
+            g_string_free (to, TRUE);
+        }
+    }
+    if (src) {
+        fputs (out->str, stdout);
+        return routes (g, src, dst);
+    }
     if (format && strcmp (format, "dot") == 0)
         weft_topo_export_dot (out, g);
     else if (format && strcmp (format, "json") == 0)

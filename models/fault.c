@@ -74,11 +74,13 @@ static const WeftParamSpec fault_params[] = {
                        "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_STRING ("server", FaultParams, server, "",
                        "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
-                       "the start of the run or from after = collective.N on; nic-removed: "
-                       "the NIC's server"),
+                       "the start of the run or from after = collective.N (or "
+                       "workload.NAME.collective.N) on; nic-removed: the NIC's server"),
     WEFT_PARAM_STRING ("nic", FaultParams, nic, "",
                        "nic-removed: the NIC taken out, as SERVER/NAME (dgx-2/mlx5_3) or its name "
-                       "on `server` (mlx5_3), from the start of the run"),
+                       "on `server` (mlx5_3): absent from the start of the run (no at, or at = "
+                       "0s), or removed at a time or event of the run (at, after), which fails "
+                       "the connections on it and the workload"),
     WEFT_PARAM_END,
 };
 
@@ -106,26 +108,30 @@ server_part (const char *name)
     return slash ? g_strndup (name, (gsize) (slash - name)) : NULL;
 }
 
-/* The checks both graph kinds share: no link, after or until; at = 0 or no at. */
+/* nic-removed's keys of time: no link or until (a removed NIC does not come back during the
+ * run), at most one of at and after; *mid_run: it is removed during the run (at > 0, or after
+ * an event) rather than absent from the start. */
 static gboolean
-check_from_start (const WeftExperiment *exp, const char *group, const char *kind, GError **error)
+check_nic_when (const WeftExperiment *exp, const char *group, gboolean *mid_run, GError **error)
 {
     GKeyFile *kf = weft_experiment_keyfile (exp);
-    static const char *const not_mine[] = { "link", "after", "until" };
+    static const char *const not_mine[] = { "link", "until" };
     for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
         if (g_key_file_has_key (kf, group, not_mine[k], NULL))
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
                                          not_mine[k],
-                                         "not used by kind = %s (it applies from the start of "
-                                         "the run: at = 0s or no at)",
-                                         kind);
+                                         "not used by kind = nic-removed (name the NIC with nic; "
+                                         "a removed NIC does not come back during the run)");
     g_autofree char *at = g_key_file_get_string (kf, group, "at", NULL);
+    gboolean has_after = g_key_file_has_key (kf, group, "after", NULL);
+    if (at && has_after)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
+                                     "give at or after, not both");
     guint64 at_ps = 0;
-    if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
-                                     "%s applies from the start of the run: at = 0s (a mid-run "
-                                     "change is not modelled)",
-                                     kind);
+    if (at && !weft_units_parse_time (g_strstrip (at), &at_ps, NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNIT, group, "at",
+                                     "'%s': expected a time such as 100us", at);
+    *mid_run = has_after || at_ps > 0;
     return TRUE;
 }
 
@@ -175,17 +181,25 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
                                      "would cut one in the middle");
     g_autofree char *after = g_key_file_get_string (kf, group, "after", NULL);
     guint first_coll = 0;
+    g_autofree char *in_group = NULL; /* after = workload.NAME.collective.N: "workload.NAME" */
     if (after) {
         g_strstrip (after);
         if (at)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
                                          "give at or after, not both");
         first_coll = ordinal (after, "collective.");
+        const char *tail = g_strrstr (after, ".collective.");
+        if (first_coll == 0 && tail && g_str_has_prefix (after, "workload.") &&
+            tail > after + strlen ("workload.")) {
+            first_coll = ordinal (tail, ".collective.");
+            in_group = g_strndup (after, (gsize) (tail - after));
+        }
         if (first_coll == 0)
             return weft_experiment_fail (
                 exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
-                "'%s': gpudirect-off takes after = collective.N (the run's Nth collective "
-                "and those after it are staged; no + TIME, no workload.NAME events)",
+                "'%s': gpudirect-off takes after = collective.N or "
+                "workload.NAME.collective.N (that collective and those after it are staged; "
+                "no + TIME, no workload.NAME start)",
                 after);
     }
     g_autofree char *server = get_stripped (kf, group, "server");
@@ -210,9 +224,13 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
     gint32 index = weft_graph_node (g, cpu)->server;
     for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
         const WeftNode *node = weft_graph_node (g, n);
-        if (node->kind == WEFT_NODE_GPU && node->server == index && first_coll == 0)
+        if (node->kind != WEFT_NODE_GPU || node->server != index)
+            continue;
+        if (first_coll == 0)
             weft_graph_set_staging (g, n, cpu);
-        else if (node->kind == WEFT_NODE_GPU && node->server == index)
+        else if (in_group)
+            weft_graph_set_staging_from_group (g, n, cpu, in_group, first_coll - 1);
+        else
             weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
     }
     return TRUE;
@@ -237,7 +255,8 @@ has_live_fabric_link (const WeftGraph *g, guint32 n)
 static gboolean
 apply_nic_removed (const WeftExperiment *exp, WeftGraph *g, const char *group, GError **error)
 {
-    if (!check_from_start (exp, group, "nic-removed", error))
+    gboolean mid_run = FALSE;
+    if (!check_nic_when (exp, group, &mid_run, error))
         return FALSE;
     GKeyFile *kf = weft_experiment_keyfile (exp);
     g_autofree char *nic = get_stripped (kf, group, "nic");
@@ -288,6 +307,10 @@ apply_nic_removed (const WeftExperiment *exp, WeftGraph *g, const char *group, G
             exp, error, WEFT_CONFIG_ERROR_VALUE, group, "nic", "%s %s", full,
             removed ? "is removed by another group already" : "has no fabric link");
     }
+    /* Removed during the run: routing has the NIC until then, and the run's fault event takes
+     * its link Down (begin). */
+    if (mid_run)
+        return TRUE;
     for (guint p = 0; p < node->ports->len; p++) {
         guint32 lid = g_array_index (node->ports, guint32, p);
         if (lid != WEFT_GRAPH_NONE && weft_graph_link (g, lid)->kind == WEFT_LINK_FABRIC)
@@ -352,6 +375,7 @@ typedef struct {
     weft_time_t after_delay; /* the + TIME */
     weft_time_t until_rel;   /* with after: until, counted from the resolved start */
     guint64 rate_bps;        /* degraded: resolved */
+    guint32 nic;             /* nic-removed: the NIC's graph node */
     struct WeftFaults *all;
 } Fault;
 
@@ -750,13 +774,17 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         g_autofree char *full = strchr (f->p.nic, '/')
                                     ? g_strdup (f->p.nic)
                                     : g_strdup_printf ("%s/%s", f->p.server, f->p.nic);
-        f->has_at = TRUE;
-        f->p.at = 0;
-        return resolve_link (exp, group, env->graph, g_strstrip (full), &f->link, error);
+        if (!resolve_link (exp, group, env->graph, g_strstrip (full), &f->link, error))
+            return FALSE;
+        f->nic = weft_graph_lookup (env->graph, full);
     }
     f->has_at = has_key (exp, group, "at");
     f->has_until = has_key (exp, group, "until");
     gboolean has_after = has_key (exp, group, "after");
+    if (kind == WEFT_FAULT_NIC_REMOVED && !f->has_at && !has_after) {
+        f->has_at = TRUE; /* no time: absent from the start of the run */
+        f->p.at = 0;
+    }
     if (f->has_at && has_after)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
                                      "give at or after, not both");
@@ -785,6 +813,8 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (f->has_until && f->has_at && f->p.until <= f->p.at)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
                                      "not after at");
+    if (kind == WEFT_FAULT_NIC_REMOVED)
+        return TRUE; /* its link resolved above */
     if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST) {
         /* One Fault per link: the first here, the others in @more (fault_configure). */
         if (!resolve_switch_links (exp, group, env->graph, &f->p, more, error))
@@ -991,6 +1021,30 @@ set_down (Fault *f, gboolean down)
             weft_port_kick (f->port[d]);
 }
 
+/* nic-removed during the run: the NIC leaves its server (a hot removal, or a device that dies).
+ * Its link goes Down both ways; the switch's end counts the transition (LinkDownedCounter), the
+ * NIC's end has no port to count it any more.  A subnet manager sees the switch port change.
+ * The NIC's device reports a fatal error, so every connection on it is in error: the flows
+ * through it fail, and with them the workload (weft_transport_device_lost, doc/faults.md). */
+static void
+remove_nic (Fault *f)
+{
+    WeftFaults *fs = f->all;
+    const WeftGraph *g = fs->env->graph;
+    const WeftLink *l = weft_graph_link (g, f->link);
+    for (guint d = 0; d < 2; d++) {
+        WeftFaultPort *e = &f->fl->end[d];
+        if (!e->down && (d == 0 ? l->a : l->b) != f->nic)
+            e->link_downed++;
+        e->down = TRUE;
+        e->down_since = fs->sim->now;
+        e->cause = f->group;
+    }
+    log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+    weft_sm_port_changed (fs->env->fabric->sm);
+    weft_transport_device_lost (fs->env->tp, f->link, f->nic, f->group, fs->sim);
+}
+
 static void
 begin (Fault *f)
 {
@@ -1002,14 +1056,19 @@ begin (Fault *f)
         set_down (f, TRUE);
         break;
     case WEFT_FAULT_NIC_REMOVED:
-        /* Down from the start without a transition (the link never trained: LinkDownedCounter
-         * stays 0), and nothing for a subnet manager to sweep: routing never had the link. */
-        for (guint d = 0; d < 2; d++) {
-            f->fl->end[d].down = TRUE;
-            f->fl->end[d].down_since = 0;
-            f->fl->end[d].cause = f->group;
+        if (weft_graph_link_removed (f->all->env->graph, f->link)) {
+            /* Absent from the start: Down without a transition (the link never trained:
+             * LinkDownedCounter stays 0), and nothing for a subnet manager to sweep: routing
+             * never had the link. */
+            for (guint d = 0; d < 2; d++) {
+                f->fl->end[d].down = TRUE;
+                f->fl->end[d].down_since = 0;
+                f->fl->end[d].cause = f->group;
+            }
+            log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+            break;
         }
-        log_event (f, WEFT_FAULT_ACTION_DOWN, 0);
+        remove_nic (f);
         break;
     case WEFT_FAULT_DEGRADED:
         /* The transmitter reads the rate as each packet starts, so the packet on the wire
@@ -1140,10 +1199,19 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
         g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
         guint n_colls = env->colls ? env->colls->len : 0;
-        if (kind && after && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
-            ordinal (g_strstrip (after), "collective.") > n_colls)
+        if (!kind || !after || strcmp (g_strstrip (kind), "gpudirect-off") != 0)
+            continue;
+        g_strstrip (after);
+        if (ordinal (after, "collective.") > n_colls)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, groups[i], "after",
                                          "'%s': the run has %u collectives", after, n_colls);
+        if (g_str_has_prefix (after, "workload.")) {
+            /* a group and a collective of it the run has (resolve_after says which it lacks) */
+            Fault probe = { .group = groups[i], .after_coll = G_MAXUINT32 };
+            probe.p.after = after;
+            if (!resolve_after (env, exp, &probe, error))
+                return FALSE;
+        }
     }
     gboolean waits = FALSE;
     for (guint i = 0; i < fs->faults->len; i++) {
@@ -1196,7 +1264,8 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (f->after_coll != G_MAXUINT32)
             continue; /* scheduled when its collective starts */
         if (f->start == 0 &&
-            (f->p.kind == WEFT_FAULT_DEGRADED || f->p.kind == WEFT_FAULT_NIC_REMOVED))
+            (f->p.kind == WEFT_FAULT_DEGRADED || (f->p.kind == WEFT_FAULT_NIC_REMOVED &&
+                                                  weft_graph_link_removed (env->graph, f->link))))
             begin (f); /* trained that way (or absent): before the first packet leaves */
         else
             weft_sim_schedule_at (env->sim, &fs->sched, f->start, on_fault, f,
@@ -1204,6 +1273,116 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (f->has_until)
             weft_sim_schedule_at (env->sim, &fs->sched, f->p.until, on_fault, f,
                                   (WeftArg){ .u = PHASE_END });
+    }
+    return TRUE;
+}
+
+/* ---- weft topo --faults: the fabric as the faults leave it -------------------------------- */
+
+/* Whether the group @p of @group is in effect at @at_ps (every group when @all): *known is
+ * FALSE when that depends on the run (after = EVENT). */
+static gboolean
+in_effect (const WeftExperiment *exp, const char *group, const FaultParams *p, gboolean all,
+           weft_time_t at_ps, gboolean *known)
+{
+    *known = TRUE;
+    if (all)
+        return TRUE;
+    if (has_key (exp, group, "after")) {
+        *known = FALSE;
+        return FALSE;
+    }
+    if (p->at > at_ps || (has_key (exp, group, "until") && at_ps >= p->until))
+        return FALSE;
+    if (p->kind == WEFT_FAULT_LINK_FLAP && p->period > 0)
+        return (at_ps - p->at) % p->period < p->period / 2; /* Down for the first half */
+    return TRUE;
+}
+
+static void
+note_link (GString *notes, const WeftGraph *g, guint32 lid, const char *what)
+{
+    const WeftLink *l = weft_graph_link (g, lid);
+    g_string_append_printf (notes, "  %s:%u <-> %s:%u %s\n", weft_graph_node (g, l->a)->name,
+                            l->pa + 1, weft_graph_node (g, l->b)->name, l->pb + 1, what);
+}
+
+gboolean
+weft_faults_apply_topology (const WeftExperiment *exp, WeftGraph *g, gboolean all,
+                            weft_time_t at_ps, GString *notes, GError **error)
+{
+    g_return_val_if_fail (exp != NULL && g != NULL && notes != NULL, FALSE);
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    for (guint i = 0; groups && groups[i]; i++) {
+        const char *group = groups[i];
+        FaultParams p = { 0 };
+        WeftParamBinding b = { fault_params, &p };
+        if (!weft_params_read (exp, group, &b, 1, error)) {
+            weft_params_clear (fault_params, &p);
+            return FALSE;
+        }
+        gboolean known, on = in_effect (exp, group, &p, all, at_ps, &known);
+        /* nic-removed without a time is absent from the start */
+        if (p.kind == WEFT_FAULT_NIC_REMOVED && !has_key (exp, group, "after") && p.at == 0)
+            on = known = TRUE;
+        g_autoptr (GArray) links = g_array_new (FALSE, FALSE, sizeof (guint32));
+        guint32 lid = WEFT_GRAPH_NONE;
+        gboolean ok = TRUE;
+        if (p.kind == WEFT_FAULT_SWITCH_DOWN || p.kind == WEFT_FAULT_UPLINKS_LOST) {
+            ok = resolve_switch_links (exp, group, g, &p, links, error);
+        } else if (p.kind == WEFT_FAULT_NIC_REMOVED) {
+            g_autofree char *full =
+                strchr (p.nic, '/') ? g_strdup (p.nic) : g_strdup_printf ("%s/%s", p.server, p.nic);
+            ok = resolve_link (exp, group, g, g_strstrip (full), &lid, error);
+        } else if (p.kind != WEFT_FAULT_GPUDIRECT_OFF) {
+            ok = resolve_link (exp, group, g, p.link, &lid, error);
+        }
+        if (lid != WEFT_GRAPH_NONE)
+            g_array_append_val (links, lid);
+        if (!ok) {
+            weft_params_clear (fault_params, &p);
+            return FALSE;
+        }
+        g_string_append_printf (notes, "[%s] %s: %s\n", group, weft_fault_kind_name (p.kind),
+                                !known ? "begins at a run's event (after), not applied"
+                                : on   ? "applied"
+                                       : "not in effect at that time");
+        for (guint k = 0; on && k < links->len; k++) {
+            guint32 l = g_array_index (links, guint32, k);
+            WeftLink *wl = weft_graph_link (g, l);
+            switch (p.kind) {
+            case WEFT_FAULT_DEGRADED: {
+                guint64 rate =
+                    has_key (exp, group, "rate") ? p.rate_bps : wl->rate_bps / (1u << p.width);
+                if (rate > 0 && rate < wl->rate_bps)
+                    wl->rate_bps = rate;
+                g_autofree char *r = weft_units_format_rate (wl->rate_bps);
+                g_autofree char *what = g_strdup_printf ("trained at %s", r);
+                note_link (notes, g, l, what);
+                break;
+            }
+            case WEFT_FAULT_BIT_ERRORS: {
+                g_autofree char *what =
+                    g_strdup_printf ("bit-error rate %g (rate unchanged)", p.ber);
+                note_link (notes, g, l, what);
+                break;
+            }
+            case WEFT_FAULT_NIC_REMOVED:
+                if (!weft_graph_link_removed (g, l))
+                    weft_graph_set_link_removed (g, l);
+                note_link (notes, g, l, "removed with its NIC");
+                break;
+            default: /* link-down, link-flap (Down then), switch-down, uplinks-lost */
+                if (!weft_graph_link_removed (g, l))
+                    weft_graph_set_link_removed (g, l);
+                note_link (notes, g, l, "Down: left out");
+                break;
+            }
+        }
+        if (on && p.kind == WEFT_FAULT_GPUDIRECT_OFF)
+            g_string_append_printf (notes, "  %s stages through host memory (no GPUDirect)\n",
+                                    p.server);
+        weft_params_clear (fault_params, &p);
     }
     return TRUE;
 }

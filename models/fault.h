@@ -14,7 +14,8 @@
  *   uplinks-lost the switch's uplinks (ports cabled to a higher tier) named in `ports`, or the
  *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
  *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run, or from
- *               the run's Nth collective on (after = collective.N): their data to and from
+ *               the run's Nth collective on (after = collective.N), or a group's (after =
+ *               workload.NAME.collective.N): their data to and from
  *               other servers is staged in that server's host memory (the graph's staging
  *               node, applied by weft_faults_apply_graph before the workloads are generated)
  *   nic-removed one NIC of a server (`nic = dgx-2/mlx5_3`) is not there from the start of the
@@ -22,7 +23,11 @@
  *               so the server's GPUs whose NIC it was reach the network through the nearest
  *               remaining NIC (their gateway), and the collectives put that rail's channels on
  *               it (workloads/collective.c, PXN); the link's ends are Down from time 0 without
- *               a LinkDowned transition.  Only at = 0: a NIC that vanishes mid-run is refused.
+ *               a LinkDowned transition.  With at > 0 or after, the NIC vanishes during the
+ *               run: its link goes Down (the switch's end counts a LinkDowned transition), its
+ *               device's fatal error puts every connection on it in error, and the flows
+ *               through it fail, ending the workload (weft_transport_device_lost, exit 6):
+ *               NCCL does not move a running communicator to another NIC.
  * A group on a switch's links becomes one fault per link, each with the group's name.
  *
  * What happens to a packet: the transmitter of a Down port still takes the packet off its
@@ -140,9 +145,22 @@ double weft_fault_per (double ber, guint64 bytes);
  * link from routing (weft_graph_set_link_removed), which drops the route tables: the caller
  * computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
  * unknown one, a NIC removed twice or a server left without any, a key the kind does not take,
- * at other than 0, an after other than collective.N for gpudirect-off): FALSE with a
+ * at other than 0 for gpudirect-off, an after other than collective.N or
+ * workload.NAME.collective.N for gpudirect-off; a
+ * nic-removed group with at > 0 or after leaves the graph alone): FALSE with a
  * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);
+
+/* `weft topo --faults`: changes @g (built, after weft_faults_apply_graph) as the experiment's
+ * fault groups leave the fabric at @at_ps, or with every group in effect when @all: a Down
+ * link (link-down, a flap in its Down half, switch-down, uplinks-lost) and a removed NIC's link
+ * leave the graph (weft_graph_set_link_removed: the caller computes routes again), a degraded
+ * link takes its lower rate; bit errors and gpudirect-off change nothing shown.  A group that
+ * begins at an event of the run (after) is in effect only with @all.  One line per group (and
+ * per link it changed) goes to @notes.  Bad input (an unknown link, switch or NIC): FALSE with
+ * a WEFT_CONFIG_ERROR naming the group and key. */
+gboolean weft_faults_apply_topology (const WeftExperiment *exp, WeftGraph *g, gboolean all,
+                                     weft_time_t at_ps, GString *notes, GError **error);
 
 /* The kind's name as in the experiment file ("link-down"). */
 const char *weft_fault_kind_name (WeftFaultKind kind);

@@ -206,6 +206,12 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
     WeftSim *sim = nic->owner->sim;
     weft_transport_flow_started (nic->tp, f, sim->now);
+    if (G_UNLIKELY (f->device_lost)) {
+        /* Its NIC was removed (weft_transport_device_lost): the first send on the device fails
+         * and ends the workload. */
+        weft_transport_flow_failed (nic->tp, f, sim);
+        return;
+    }
     if (nic->tp->uet)
         uet_flow_begin (nic, f);
     else if (nic->tp->spray) /* spraying over Ethernet or RoCE: the EV state alone */

@@ -319,6 +319,52 @@ weft_transport_flow_failed (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
     weft_sim_workload_failed (sim);
 }
 
+typedef struct {
+    const WeftGraph *g;
+    guint32 link;
+    gboolean crosses;
+} CrossVisit;
+
+static void
+cross_visit (guint32 node, guint32 port, void *data)
+{
+    CrossVisit *cv = data;
+    cv->crosses |= g_array_index (weft_graph_node (cv->g, node)->ports, guint32, port) == cv->link;
+}
+
+guint
+weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const char *cause,
+                            WeftSim *sim)
+{
+    tp->lost_nic = nic;
+    tp->lost_cause = cause;
+    tp->lost_ps = sim->now;
+    WeftFlow *first = NULL;
+    guint crossing = 0;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        WeftFlow *f = &tp->flows[i];
+        if (f->finished || f->failed)
+            continue;
+        CrossVisit cv = { tp->graph, link, FALSE };
+        weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, cross_visit, &cv);
+        if (!cv.crosses)
+            continue;
+        f->device_lost = TRUE;
+        crossing++;
+        /* Under way: its own data is, or its collective has begun, whose later steps NCCL's
+         * proxy has already posted receives for and is polling (ncclIbTest), so the error is
+         * seen at once. */
+        gboolean busy =
+            f->started || (f->spec.coll != G_MAXUINT32 && tp->colls[f->spec.coll].started &&
+                           !tp->colls[f->spec.coll].finished);
+        if (busy && !first)
+            first = f;
+    }
+    if (first)
+        weft_transport_flow_failed (tp, first, sim);
+    return crossing;
+}
+
 weft_time_t
 weft_transport_rc_timeout_ps (guint exponent)
 {

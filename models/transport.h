@@ -84,8 +84,10 @@ struct WeftFlow {
     guint64 snd_una, snd_nxt, snd_max;
     weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
     WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
-    guint32 rc_retries; /* RC: timeouts since the last progress (the retry counter used up) */
-    gboolean failed;    /* RC: the connection gave up (retry counter exceeded) */
+    guint32 rc_retries;   /* RC: timeouts since the last progress (the retry counter used up) */
+    gboolean failed;      /* RC: the connection gave up (retry counter exceeded) */
+    gboolean device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
+                             its connection is in error, and it fails as it starts */
     gboolean started, in_ring;
     WeftFlow *ring_next;
     WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
@@ -133,6 +135,11 @@ typedef struct {
     weft_time_t rc_timeout_ps; /* 4.096 us x 2^rc_timeout; WEFT_TIME_NEVER for 0 */
     const WeftFlow *failed;    /* the first flow whose connection failed, or NULL */
     weft_time_t failed_ps;     /* when it failed */
+    /* A NIC removed mid-run (weft_transport_device_lost): the failure is that device's fatal
+     * error rather than a retry counter. */
+    guint32 lost_nic;       /* its graph node (valid while lost_cause is set) */
+    const char *lost_cause; /* the [fault.NAME] group that removed it (borrowed), or NULL */
+    weft_time_t lost_ps;    /* when it was removed */
 
     const WeftFabric *fabric; /* borrowed */
     const WeftGraph *graph;   /* borrowed */
@@ -202,6 +209,16 @@ void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
  * fails, and with it the workload, as NCCL aborts on the completion error.  Records the first
  * failure in tp->failed and stops the run (weft_sim_workload_failed). */
 void weft_transport_flow_failed (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
+
+/* NIC @nic has been removed from its server mid-run (a nic-removed fault, models/fault.c): its
+ * device reports a fatal error and every connection (queue pair) on it is in error.  Each flow
+ * whose path crosses @link (the NIC's fabric link) and that is under way (started, or of a
+ * collective that has begun) fails now, the first of them (lowest id) ending the workload
+ * (weft_transport_flow_failed); one not under way is marked and fails as it starts (NCCL fails
+ * the next operation on that device).  @cause is
+ * borrowed for the report.  Returns how many unfinished flows cross the link. */
+guint weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const char *cause,
+                                  WeftSim *sim);
 
 /* The local ACK timeout of exponent @exponent: 4.096 us x 2^exponent (exact in picoseconds),
  * or WEFT_TIME_NEVER for 0 ("wait forever", as ibv_modify_qp has it). */

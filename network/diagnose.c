@@ -133,6 +133,25 @@ weft_network_describe_failure (const WeftNetwork *net)
     const WeftFlow *f = tp->failed;
     g_return_val_if_fail (f != NULL, NULL);
     GString *out = g_string_new (NULL);
+    if (f->device_lost && tp->lost_cause) {
+        /* What NCCL prints (net_ib's async event thread, then the next call on the device):
+         * the device's fatal event in libibverbs' words (ibv_event_type_str), and the error. */
+        const char *name = weft_graph_node (net->graph, tp->lost_nic)->name;
+        const char *slash = strrchr (name, '/');
+        g_autofree char *when = weft_units_format_human_time (tp->lost_ps);
+        g_string_append_printf (
+            out,
+            "NIC %s removed at %s ([%s]): NET/IB : %s:1 async fatal event: local catastrophic "
+            "error (IBV_EVENT_DEVICE_FATAL); communicator encountered a fatal error "
+            "(ncclSystemError); flow %u %s -> %s, whose connection was on it: %" G_GUINT64_FORMAT
+            " of %" G_GUINT64_FORMAT " bytes delivered",
+            name, when, tp->lost_cause, slash ? slash + 1 : name, f->spec.id,
+            weft_graph_node (net->graph, f->spec.src)->name,
+            weft_graph_node (net->graph, f->spec.dst)->name, f->delivered, f->spec.size_bytes);
+        append_path (net, f, out);
+        g_string_append_c (out, '\n');
+        return g_string_free (out, FALSE);
+    }
     g_autofree char *timeout = weft_units_format_human_time (tp->rc_timeout_ps);
     /* What NCCL reports: the work completion's status (12, IBV_WC_RETRY_EXC_ERR) and libibverbs'
      * text for it (ibv_wc_status_str). */

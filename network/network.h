@@ -131,7 +131,8 @@ char *weft_network_describe_waiting (const WeftNetwork *net, guint max);
 
 /* After a run that stopped with WEFT_SIM_WORKLOAD_FAILED: one line on the connection that ran
  * out of retries (net->tp.failed) - the completion error NCCL reports ("transport retry
- * counter exceeded", status 12), the flow, its timeouts, its progress and its path.
+ * counter exceeded", status 12), the flow, its timeouts, its progress and its path; or, when a
+ * NIC removed mid-run failed it, that NIC, its fatal event as NCCL prints it, and the flow.
  * (transfer full) */
 char *weft_network_describe_failure (const WeftNetwork *net);
 

@@ -53,7 +53,9 @@ typedef enum {
     WEFT_EXIT_SWEEP_FAILED = 5,
     /* The workload failed as the application would see it: an RDMA connection ran out of
      * retries ([transport] rc_retry_cnt) and NCCL would report "transport retry counter
-     * exceeded".  A modelled outcome: the traces are complete, their status workload-failed. */
+     * exceeded", or a NIC removed during the run put the connections on it in error (NCCL's
+     * "communicator encountered a fatal error").  A modelled outcome: the traces are complete,
+     * their status workload-failed. */
     WEFT_EXIT_WORKLOAD_FAILED = 6,
 } WeftExitStatus;
 

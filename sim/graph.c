@@ -56,6 +56,8 @@ weft_graph_free (WeftGraph *g)
     g_array_unref (g->staging);
     if (g->staging_from)
         g_hash_table_unref (g->staging_from);
+    if (g->staging_group)
+        g_hash_table_unref (g->staging_group);
     g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
     g_free (g->cut);
@@ -295,6 +297,54 @@ weft_graph_set_staging_from (WeftGraph *g, guint32 node, guint32 staging, guint3
         g->staging_from = g_hash_table_new (NULL, NULL);
     g_hash_table_insert (g->staging_from, GUINT_TO_POINTER (node + 1),
                          GUINT_TO_POINTER (first_coll + 1));
+}
+
+typedef struct {
+    char *group; /* "workload.NAME" */
+    guint32 nth; /* its collective, from 0 */
+} StagingGroup;
+
+static void
+staging_group_free (gpointer data)
+{
+    StagingGroup *sg = data;
+    g_free (sg->group);
+    g_free (sg);
+}
+
+void
+weft_graph_set_staging_from_group (WeftGraph *g, guint32 node, guint32 staging, const char *group,
+                                   guint32 nth)
+{
+    g_return_if_fail (g != NULL && node < g->nodes->len && group != NULL);
+    weft_graph_set_staging (g, node, staging);
+    if (!g->staging_from)
+        g->staging_from = g_hash_table_new (NULL, NULL);
+    if (!g->staging_group)
+        g->staging_group = g_hash_table_new_full (NULL, NULL, NULL, staging_group_free);
+    StagingGroup *sg = g_new (StagingGroup, 1);
+    sg->group = g_strdup (group);
+    sg->nth = nth;
+    g_hash_table_insert (g->staging_group, GUINT_TO_POINTER (node + 1), sg);
+    /* Until its group is generated, no collective is staged: those before it come first. */
+    g_hash_table_insert (g->staging_from, GUINT_TO_POINTER (node + 1),
+                         GUINT_TO_POINTER (G_MAXUINT32));
+}
+
+void
+weft_graph_staging_number_group (const WeftGraph *g, const char *group, guint32 coll_base)
+{
+    g_return_if_fail (g != NULL && group != NULL);
+    if (!g->staging_group)
+        return;
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init (&it, g->staging_group);
+    while (g_hash_table_iter_next (&it, &key, &value)) {
+        const StagingGroup *sg = value;
+        if (strcmp (sg->group, group) == 0)
+            g_hash_table_insert (g->staging_from, key, GUINT_TO_POINTER (coll_base + sg->nth + 1));
+    }
 }
 
 guint32

@@ -289,6 +289,17 @@ guint32 weft_graph_staging (const WeftGraph *g, guint32 node);
  * collective.N); weft_graph_staging_for (g, node, coll) is the node itself for an earlier
  * collective, and weft_graph_staging (g, node) otherwise. */
 void weft_graph_set_staging_from (WeftGraph *g, guint32 node, guint32 staging, guint32 first_coll);
+/* The same from the @nth collective (from 0) of the workload group @group ("workload.NAME",
+ * after = workload.NAME.collective.N), whose run-wide number is known only as the workloads
+ * are generated: until weft_graph_staging_number_group names the group's first collective, no
+ * collective is staged (the groups generate in turn, so the collectives numbered so far all
+ * come before it). */
+void weft_graph_set_staging_from_group (WeftGraph *g, guint32 node, guint32 staging,
+                                        const char *group, guint32 nth);
+/* The workload generator is about to generate @group, whose first collective will be number
+ * @coll_base: the staging rules of weft_graph_set_staging_from_group on @group take their
+ * run-wide numbers.  Changes only those rules (the graph is otherwise untouched). */
+void weft_graph_staging_number_group (const WeftGraph *g, const char *group, guint32 coll_base);
 guint32 weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll);
 
 #endif /* WEFT_SIM_GRAPH_H */

@@ -23,7 +23,9 @@
  *    exported and edited): the all-reduce runs at its slowest link's rate, in place as out of
  *    place.
  *  - GPUDirect off: the staging legs through host memory share each PCIe switch's uplink to
- *    the CPU, and the bus bandwidth falls to what half that uplink gives every ring.
+ *    the CPU, and the bus bandwidth falls to what half that uplink gives every ring; off from
+ *    a group's Nth collective (after = workload.NAME.collective.N), exactly that collective
+ *    and the later ones (in the run's numbering, groups generated in turn) are staged.
  *  - the oversubscription lesson: on the 4-SU SuperPOD fabric, an all-to-all spanning the SUs
  *    (PXN off) slows on the 2:1 taper by what the leaves' port counts imply (within 10 %),
  *    while a rail-aligned all-reduce inside one SU runs in the same time on both fabrics.
@@ -256,6 +258,54 @@ START_TEST (test_collective_gpudirect_off_shares_the_pcie_uplink)
     double pcie = 50e9, expect_off = 8 * pcie / 2 * 4096.0 / 4122 / 1e9;
     ck_assert_double_eq_tol (busbw[1], expect_off, expect_off * 0.05);
     ck_assert_double_gt (busbw[0], 1.6 * busbw[1]);
+}
+END_TEST
+
+/* Which collectives of @text (prepared, not run) stage a transfer through dgx-2's host memory:
+ * bit c for collective c. */
+static guint64
+staged_collectives (const char *text)
+{
+    WeftSession s;
+    harness_prepare (&s, text);
+    guint32 cpu = weft_graph_lookup (s.graph, "dgx-2/cpu");
+    ck_assert_uint_lt (s.net->tp.n_colls, 64);
+    guint64 staged = 0;
+    for (guint i = 0; i < s.net->tp.n_flows; i++) {
+        const WeftFlowSpec *f = &s.net->tp.flows[i].spec;
+        if ((f->src == cpu || f->dst == cpu) && f->coll != G_MAXUINT32)
+            staged |= G_GUINT64_CONSTANT (1) << f->coll;
+    }
+    weft_session_clear (&s);
+    return staged;
+}
+
+START_TEST (test_collective_gpudirect_off_from_a_groups_collective)
+{
+    /* Two nccl-test groups of two collectives each (out of place, in place), generated in
+     * turn: a's are collectives 0 and 1, b's 2 and 3.  after = workload.b.collective.2 stages
+     * b's second only, as after = collective.4 does; workload.a.collective.2 stages a's
+     * second and every later one (1, 2, 3); workload.b.collective.1 stages 2 and 3. */
+    const char *wl = "[workload.a]\nkind = nccl-test\nop = all_reduce\nminbytes = 1MB\n"
+                     "maxbytes = 1MB\niters = 1\nwarmup_iters = 0\n" BOUND
+                     "[workload.b]\nkind = nccl-test\nop = all_gather\nminbytes = 1MB\n"
+                     "maxbytes = 1MB\niters = 1\nwarmup_iters = 0\n" BOUND;
+    static const struct {
+        const char *after;
+        guint64 staged;
+    } cases[] = { { "workload.b.collective.2", 0x8 },
+                  { "collective.4", 0x8 },
+                  { "workload.a.collective.2", 0xe },
+                  { "workload.b.collective.1", 0xc } };
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+        g_autofree char *extra = g_strconcat (
+            wl, "[fault.gdr]\nkind = gpudirect-off\nserver = dgx-2\nafter = ", cases[k].after, "\n",
+            NULL);
+        g_autofree char *text = dgx (2, extra);
+        guint64 got = staged_collectives (text);
+        ck_assert_msg (got == cases[k].staged, "after = %s: staged 0x%" G_GINT64_MODIFIER "x",
+                       cases[k].after, got);
+    }
 }
 END_TEST
 
@@ -565,6 +615,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_slow_nic_does_not_stall_the_gpu);
     tcase_add_test (tc, test_collective_one_slow_cable_sets_the_pace);
     tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
+    tcase_add_test (tc, test_collective_gpudirect_off_from_a_groups_collective);
     tcase_add_test (tc, test_collective_oversubscription_lesson);
     tcase_add_test (tc, test_collective_deferred_transmitter_looks_change_nothing);
     suite_add_tcase (s, tc);

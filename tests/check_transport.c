@@ -16,7 +16,10 @@
  *  - a destination blackholed by a forwarding table: the connection fails (the run stops with
  *    WEFT_SIM_WORKLOAD_FAILED) (rc_retry_cnt + 1) x 4.096 us x 2^rc_timeout after its first
  *    packet is lost, within 1 %, after exactly rc_retry_cnt go-back-N resends of its packets;
- *    with the default hang_timeout (10 ms) the hang watchdog stops the run first.
+ *    with the default hang_timeout (10 ms) the hang watchdog stops the run first;
+ *  - a NIC removed during the run (weft_transport_device_lost): the flow under way through it
+ *    fails at that instant, the flow beside it on another NIC does not, a later flow through
+ *    it is marked and not started; its link is Down, LinkDowned counted at the switch's end.
  * Leaves unchecked: the exit status, the trace's status and the printed error
  * (tests/e2e/rc_timeout.sh); Ethernet's RFC 6298 timer (tests/check_network.c's incast).
  */
@@ -26,7 +29,9 @@
 #include <string.h>
 
 #include "cli/session.h"
+#include "models/fault.h"
 #include "models/nic.h"
+#include "models/switch.h"
 #include "tests/harness.h"
 
 START_TEST (test_transport_rc_timeout_is_4096ns_times_two_to_the_n)
@@ -259,6 +264,49 @@ START_TEST (test_transport_rc_timeout_zero_never_fires)
 }
 END_TEST
 
+START_TEST (test_transport_device_lost_fails_the_flows_through_it)
+{
+    /* dgx-2/mlx5_3 (GPU 1's NIC) removed at 20 us: flow 0 (4 MiB into dgx-2/gpu1, 84 us of
+     * wire time at 400 Gb/s) is under way through it and fails then; flow 1 (GPU 0's rail)
+     * does not cross it; flow 2 (out of dgx-2/gpu1 at 200 us) crosses it, not yet started. */
+    WeftSession s;
+    harness_prepare (&s, "[experiment]\nseed = 1\n"
+                         "[topology]\ngenerator = railopt\nsus = 1\nservers_per_su = 4\n"
+                         "radix = 16\ntiers = 2\n[fabric]\nkind = infiniband\nrouting = static\n"
+                         "[workload.w]\nkind = flows\nflows = dgx-1/gpu1>dgx-2/gpu1 4MiB 0us; "
+                         "dgx-1/gpu0>dgx-2/gpu0 4MiB 0us; dgx-2/gpu1>dgx-3/gpu1 1MiB 200us\n"
+                         "[fault.nic]\nkind = nic-removed\nnic = dgx-2/mlx5_3\nat = 20us\n");
+    ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_WORKLOAD_FAILED);
+    const WeftTransport *tp = &s.net->tp;
+    ck_assert_uint_eq (s.sim->now, WEFT_US (20));
+    ck_assert_ptr_eq (tp->failed, &tp->flows[0]);
+    ck_assert (tp->flows[0].failed && tp->flows[0].device_lost && tp->flows[0].started);
+    ck_assert (tp->flows[0].delivered < tp->flows[0].spec.size_bytes);
+    ck_assert (!tp->flows[1].device_lost && !tp->flows[1].failed);
+    ck_assert (tp->flows[2].device_lost && !tp->flows[2].started && !tp->flows[2].failed);
+    guint32 nic = weft_graph_lookup (s.graph, "dgx-2/mlx5_3");
+    ck_assert_uint_eq (tp->lost_nic, nic);
+    ck_assert_uint_eq (tp->lost_ps, WEFT_US (20));
+    ck_assert_str_eq (tp->lost_cause, "fault.nic");
+    /* Its link Down both ways; the switch's end counts the transition, the NIC's does not. */
+    const WeftNode *n = weft_graph_node (s.graph, nic);
+    guint found = 0;
+    for (guint32 p = 0; p < n->ports->len; p++) {
+        guint32 lid = g_array_index (n->ports, guint32, p);
+        if (lid == WEFT_GRAPH_NONE || weft_graph_link (s.graph, lid)->kind != WEFT_LINK_FABRIC)
+            continue;
+        const WeftPort *mine = weft_model_port (s.net->node_model[nic], p);
+        const WeftPort *far = weft_model_port (mine->link.peer, mine->link.peer_port);
+        ck_assert (mine->fault->down && far->fault->down);
+        ck_assert_uint_eq (mine->fault->link_downed, 0);
+        ck_assert_uint_eq (far->fault->link_downed, 1);
+        found++;
+    }
+    ck_assert_uint_eq (found, 1);
+    weft_session_clear (&s);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -273,6 +321,7 @@ test_suite (void)
     tcase_add_test (tc, test_transport_rc_progress_resets_the_retry_counter);
     tcase_add_test (tc, test_transport_rc_blackhole_fails_after_the_retries);
     tcase_add_test (tc, test_transport_rc_timeout_zero_never_fires);
+    tcase_add_test (tc, test_transport_device_lost_fails_the_flows_through_it);
     suite_add_tcase (s, tc);
     return s;
 }

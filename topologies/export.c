@@ -33,6 +33,8 @@ weft_topo_export_dot (GString *out, const WeftGraph *g)
         g_string_append_printf (out, "  %s [shape=%s];\n", id, shape[n->kind]);
     }
     for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        if (weft_graph_link_removed (g, i))
+            continue; /* gone (weft topo --faults) */
         const WeftLink *l = weft_graph_link (g, i);
         g_autofree char *a = dot_id (weft_graph_node (g, l->a)->name);
         g_autofree char *b = dot_id (weft_graph_node (g, l->b)->name);
@@ -61,7 +63,13 @@ weft_topo_export_json (GString *out, const WeftGraph *g)
             i + 1 < weft_graph_n_nodes (g) ? "," : "");
     }
     g_string_append (out, "  ],\n  \"links\": [\n");
+    guint last = 0; /* the last link written: removed ones (weft topo --faults) are not */
+    for (guint i = 0; i < weft_graph_n_links (g); i++)
+        if (!weft_graph_link_removed (g, i))
+            last = i;
     for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        if (weft_graph_link_removed (g, i))
+            continue;
         const WeftLink *l = weft_graph_link (g, i);
         g_string_append_printf (
             out,
@@ -69,7 +77,7 @@ weft_topo_export_json (GString *out, const WeftGraph *g)
             "\"rate_bps\": %" G_GUINT64_FORMAT ", \"delay_ps\": %" G_GUINT64_FORMAT
             ", \"length_m\": %g, \"kind\": \"%s\"}%s\n",
             i, l->a, l->pa + 1, l->b, l->pb + 1, l->rate_bps, l->delay_ps, l->length_m,
-            weft_link_kind_name (l->kind), i + 1 < weft_graph_n_links (g) ? "," : "");
+            weft_link_kind_name (l->kind), i < last ? "," : "");
     }
     g_string_append (out, "  ]\n}\n");
 }
@@ -95,6 +103,8 @@ weft_topo_export_file (GString *out, const WeftGraph *g)
         g_string_append_c (out, '\n');
     }
     for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        if (weft_graph_link_removed (g, i))
+            continue; /* gone (weft topo --faults) */
         const WeftLink *l = weft_graph_link (g, i);
         g_string_append_printf (
             out, "link %s:%u %s:%u %" G_GUINT64_FORMAT "bps %" G_GUINT64_FORMAT "ps kind=%s\n",

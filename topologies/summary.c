@@ -135,7 +135,11 @@ weft_topo_summary_compute (const WeftGraph *g, WeftTopoSummary *s)
     s->servers = (guint) (max_server + 1);
     s->gpudirect = weft_graph_gpudirect (g);
     s->n_links = weft_graph_n_links (g);
-    for (guint i = 0; i < s->n_links; i++) {
+    for (guint i = 0; i < weft_graph_n_links (g); i++) {
+        if (weft_graph_link_removed (g, i)) {
+            s->n_links--; /* gone (weft topo --faults) */
+            continue;
+        }
         const WeftLink *l = weft_graph_link (g, i);
         s->links_of_kind[l->kind]++;
         if (l->kind != WEFT_LINK_FABRIC)

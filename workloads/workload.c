@@ -470,6 +470,9 @@ generate_groups (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, ch
                   .gates = gen->gates,
                   .ranks = gen->ranks,
                   .endpoint_names = ep_names };
+        /* A server's GPUDirect may go off from this group's Nth collective on
+         * ([fault.NAME] kind = gpudirect-off, after = workload.NAME.collective.N). */
+        weft_graph_staging_number_group (g, groups[i], gen->colls->len);
         gboolean ok = generate_group (&x, seed, NULL, error);
         if (x.rng)
             gsl_rng_free (x.rng);

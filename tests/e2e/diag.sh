@@ -13,28 +13,7 @@
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
 
 # ---- a link that dies: dgx-2/mlx5_3's cable, Down from 10 us ----
-cat >"$TMP/dead.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-hang_timeout = 500us
-[fabric]
-kind = infiniband
-routing = static
-[workload.allreduce]
-kind = nccl-test
-op = all_reduce
-minbytes = 4MB
-maxbytes = 4MB
-iters = 1
-warmup_iters = 0
-algo = ring
-proto = simple
-[fault.cable]
-kind = link-down
-link = dgx-2/mlx5_3
-at = 10us
-INI
+allreduce_ini "$TMP/dead.ini" 500us 4MB "at = 10us"
 expect_exit 3 "$WEFT" run -q "$TMP/dead.ini" -o "$TMP/dead.h5"
 for t in "ibstat dgx-2/mlx5_3" "ibstat dgx-1/mlx5_0" "perfquery dgx-2/mlx5_3:2" \
     "perfquery su0-rail1-leaf:2" "perfquery dgx-1/mlx5_0" ; do

@@ -9,30 +9,8 @@
 #  - a TIME past the run's end, or without a unit: exit 2.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 
-cat >"$TMP/dead.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-hang_timeout = 200us
-[fabric]
-kind = infiniband
-routing = static
-[workload.allreduce]
-kind = nccl-test
-op = all_reduce
-minbytes = 4MB
-maxbytes = 4MB
-iters = 1
-warmup_iters = 0
-algo = ring
-proto = simple
-[fault.cable]
-kind = link-down
-link = dgx-2/mlx5_3
-at = 40us
-[trace]
-interval = 10us
-INI
+allreduce_ini "$TMP/dead.ini" 200us 4MB "at = 40us"
+printf '[trace]\ninterval = 10us\n' >>"$TMP/dead.ini"
 expect_exit 3 "$WEFT" run -q "$TMP/dead.ini" -o "$TMP/dead.h5"
 
 state () { # state TIME CA: the State line of the CA's port 1 at TIME

@@ -13,31 +13,8 @@
 #    "+ TIME", both at and after, until = 0 with after: exit 2, group and key named.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 
-cat >"$TMP/ar.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-hang_timeout = 1ms
-[fabric]
-kind = infiniband
-routing = static
-[workload.allreduce]
-kind = nccl-test
-op = all_reduce
-minbytes = 4MB
-maxbytes = 4MB
-iters = 1
-warmup_iters = 0
-algo = ring
-proto = simple
-INI
-cp "$TMP/ar.ini" "$TMP/dead.ini"
-cat >>"$TMP/dead.ini" <<'INI'
-[fault.cable]
-kind = link-down
-link = dgx-2/mlx5_3
-after = workload.allreduce.collective.2 + 20us
-INI
+allreduce_ini "$TMP/ar.ini" 1ms 4MB
+allreduce_ini "$TMP/dead.ini" 1ms 4MB "after = workload.allreduce.collective.2 + 20us"
 expect_exit 0 "$WEFT" run -q "$TMP/ar.ini" -o "$TMP/healthy.h5"
 expect_exit 3 "$WEFT" run -q "$TMP/dead.ini" -o "$TMP/dead.h5"
 grep -q "link dgx-2/mlx5_3:2 <-> su0-rail1-leaf:2 is Down since" "$TMP/err" ||

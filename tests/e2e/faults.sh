@@ -19,31 +19,8 @@
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 
 # ---- a dead link mid all-reduce ----
-cat >"$TMP/ar.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-hang_timeout = 2ms
-[fabric]
-kind = infiniband
-routing = static
-[workload.allreduce]
-kind = nccl-test
-op = all_reduce
-minbytes = 16MB
-maxbytes = 16MB
-iters = 1
-warmup_iters = 0
-algo = ring
-proto = simple
-INI
-cp "$TMP/ar.ini" "$TMP/dead.ini"
-cat >>"$TMP/dead.ini" <<'INI'
-[fault.cable]
-kind = link-down
-link = dgx-2/mlx5_3
-at = 40us
-INI
+allreduce_ini "$TMP/ar.ini" 2ms 16MB
+allreduce_ini "$TMP/dead.ini" 2ms 16MB "at = 40us"
 expect_exit 0 "$WEFT" run -q "$TMP/ar.ini" -o "$TMP/healthy.h5"
 expect_exit 3 "$WEFT" run -q "$TMP/dead.ini" -o "$TMP/dead.h5"
 grep -q "link dgx-2/mlx5_3:2 <-> su0-rail1-leaf:2 is Down since 40.000 us (\[fault.cable\])" \

@@ -1,22 +1,26 @@
 #!/bin/sh
-# [fault.NAME] kind = gpudirect-off with after = collective.N (doc/faults.md): one server loses
-# GPUDirect RDMA from the run's Nth collective on.  Collectives are laid out before the run,
+# [fault.NAME] kind = gpudirect-off with after = collective.N, or after =
+# workload.NAME.collective.N (doc/faults.md): one server loses GPUDirect RDMA from the run's
+# (or the group's) Nth collective on.  Collectives are laid out before the run,
 # so the change takes effect at a collective's first step, never inside one.  Expectations
 # computed here from the configured rates, as in tests/e2e/gpudirect_off.sh:
 #  - nccl-tests' out-of-place call (collective 1) runs with GPUDirect: faster than the staged
 #    bound 8 x min(NIC rate, PCIe rate / 2) / 8 x 4096/4122;
-#  - its in-place call (collective 2, after = collective.2) is staged through dgx-2's host
-#    memory: at most that bound and within 15 % of it;
+#  - its in-place call (collective 2, after = collective.2, and the same collective named as
+#    after = workload.allreduce.collective.2) is staged through dgx-2's host memory: at most
+#    that bound and within 15 % of it;
 #  - only dgx-2's CPU node carries data;
-#  - bad input: a collective the run does not have, an event other than collective.N, a time:
-#    exit 2 naming the group and key.
+#  - bad input: a collective the run or the group does not have, an unknown group, an event
+#    other than the two collective forms, a time: exit 2 naming the group and key.
+# How a group's Nth collective is numbered among several groups: tests/check_graph.c.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 exp="$WEFT_SRCDIR/experiments/gpudirect-off.ini"
 sed -e "s|^include = dgx4.ini|include = $WEFT_SRCDIR/experiments/dgx4.ini|" \
     -e 's/^server = dgx-2/server = dgx-2\nafter = collective.2/' "$exp" >"$TMP/later.ini"
 grep -q "^after = collective.2" "$TMP/later.ini" || fail "the experiment has no server = dgx-2 line"
-expect_exit 0 "$WEFT" run -q "$TMP/later.ini" -o "$TMP/later.h5"
-PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/later.h5" <<'PYEOF' || fail "GPUDirect off from collective 2"
+for event in collective.2 workload.allreduce.collective.2; do
+expect_exit 0 "$WEFT" run -q "$TMP/later.ini" -o "$TMP/later.h5" --set "fault.gdr:after=$event"
+PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/later.h5" <<'PYEOF' || fail "GPUDirect off from $event"
 import sys
 import weft_trace as wt
 path = sys.argv[1]
@@ -38,9 +42,13 @@ for p in wt.ports(path):
 assert cpu["dgx-2/cpu"] > 64e6, cpu
 assert all(v == 0 for k, v in cpu.items() if k != "dgx-2/cpu"), cpu
 PYEOF
+done
 for bad in "fault.gdr:after=collective.3|the run has 2 collectives" \
     "fault.gdr:after=workload.allreduce|takes after = collective.N" \
-    "fault.gdr:after=collective.2 + 10us|takes after = collective.N"; do
+    "fault.gdr:after=collective.2 + 10us|takes after = collective.N" \
+    "fault.gdr:after=workload.allreduce.collective.3|unknown event 'workload.allreduce.collective.3'" \
+    "fault.gdr:after=workload.allreduc.collective.1|unknown event .*did you mean workload.allreduce" \
+    "fault.gdr:after=workload..collective.1|takes after = collective.N"; do
     set=${bad%%|*}; text=${bad#*|}
     expect_exit 2 "$WEFT" validate "$TMP/later.ini" --set "$set"
     grep -q "\[fault.gdr\] after: .*$text" "$TMP/err" ||

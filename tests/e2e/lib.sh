@@ -22,6 +22,34 @@ handlers_up() {
     fail "process $1 never caught SIGINT and SIGTERM"
 }
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 is missing (the test command installs it)"; }
+# allreduce_ini FILE HANG_TIMEOUT SIZE [WHEN]: writes FILE, the fault tests' experiment: one
+# nccl-tests ring all-reduce (Simple protocol) of SIZE, out of place then in place, over the
+# 4-server cluster of experiments/dgx4.ini on InfiniBand with static routing, seed 1 and the
+# given hang_timeout; with WHEN ("at = 40us", "after = EVENT"), dgx-2/mlx5_3's cable dies then
+# ([fault.cable] kind = link-down).  A test appends what else it needs.
+allreduce_ini() {
+    cat >"$1" <<INI
+[experiment]
+include = $WEFT_SRCDIR/experiments/dgx4.ini
+seed = 1
+hang_timeout = $2
+[fabric]
+kind = infiniband
+routing = static
+[workload.allreduce]
+kind = nccl-test
+op = all_reduce
+minbytes = $3
+maxbytes = $3
+iters = 1
+warmup_iters = 0
+algo = ring
+proto = simple
+INI
+    if [ -n "${4:-}" ]; then
+        printf '[fault.cable]\nkind = link-down\nlink = dgx-2/mlx5_3\n%s\n' "$4" >>"$1"
+    fi
+}
 # expect_exit CODE CMD...: runs CMD, captures stderr in $TMP/err, checks the status.
 expect_exit() {
     want=$1; shift

@@ -12,6 +12,8 @@
 #    Down without a LinkDowned transition; the NIC that stands in sends and receives twice what
 #    each of the server's other NICs does (within 5 %), and twice what it does in the healthy
 #    run; the /faults data set has the one nic-removed row at time 0;
+#  - weft diag ibstat lists one CA fewer on dgx-2 than the server has NICs (/topology/nodes),
+#    not dgx-2/mlx5_3 (named, it exits 2 saying it was removed);
 #  - bad input: exit 2 naming the group and key.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
@@ -69,12 +71,28 @@ r = rows[0]
 assert r["time_ps"] == 0 and r["kind"] in (b"nic-removed", "nic-removed"), r
 PYEOF
     fail "nic-removed on dgx-2"
+# ibstat on dgx-2 does not see the NIC that is gone
+expect_exit 0 "$WEFT" diag ibstat "$TMP/lost.h5" dgx-2
+PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP/lost.h5" "$(grep -c "^CA '" "$TMP/out")" <<'PYEOF' ||
+import sys
+import weft_trace as wt
+dec = lambda v: v.decode() if isinstance(v, bytes) else v
+nics = [dec(n["name"]) for n in wt.nodes(sys.argv[1])
+        if dec(n["kind"]) == "nic" and dec(n["name"]).startswith("dgx-2/")]
+print(f"ibstat dgx-2 lists {sys.argv[2]} CAs; the server has {len(nics)} NICs, one removed")
+assert int(sys.argv[2]) == len(nics) - 1
+PYEOF
+    fail "ibstat dgx-2 with a NIC removed"
+! grep -q "^CA 'mlx5_3'" "$TMP/out" || fail "ibstat lists the removed NIC"
+expect_exit 2 "$WEFT" diag ibstat "$TMP/lost.h5" dgx-2/mlx5_3
+grep -q "dgx-2/mlx5_3 was removed from its server at 0.000 us (\[fault.nic\])" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "ibstat of the removed NIC"; }
 # bad input
 for bad in "fault.nic:nic=dgx-2/mlx5_7|nic|unknown NIC 'dgx-2/mlx5_7', did you mean 'dgx-2/mlx5_" \
     "fault.nic:nic=dgx-9/mlx5_3|nic|unknown server 'dgx-9', did you mean 'dgx-" \
     "fault.nic:nic=mlx5_3|server|required" "fault.nic:nic=|nic|required" \
     "fault.nic:server=dgx-3|server|not the server of nic = dgx-2/mlx5_3" \
-    "fault.nic:at=10us|at|start of the run" "fault.nic:until=1ms|until|not used" \
+    "fault.nic:at=10|at|expected a time" "fault.nic:until=1ms|until|not used" \
     "fault.nic:link=dgx-2/mlx5_3|link|not used by kind = nic-removed" \
     "fault.nic:ber=0.001|ber|not used by kind = nic-removed"; do
     set=${bad%%|*}; rest=${bad#*|}; key=${rest%%|*}; text=${rest#*|}
