@@ -69,7 +69,7 @@ table_create (WeftTrace *trace, Table *t, GError **error)
     hid_t dcpl = H5Pcreate (H5P_DATASET_CREATE);
     H5Pset_chunk (dcpl, 1, chunk);
     H5Pset_shuffle (dcpl);
-    H5Pset_deflate (dcpl, 4);
+    H5Pset_deflate (dcpl, WEFT_TRACE_DEFLATE_LEVEL);
     H5Pset_obj_track_times (dcpl, FALSE);
     t->dset =
         H5Dcreate2 (trace->file, rec->dataset, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);

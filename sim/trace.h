@@ -68,6 +68,13 @@ void weft_trace_flush (WeftTrace *trace);
  * one core, a killed run's file is a few seconds behind at most.  The data sets do not depend
  * on when flushes happen (h5diff sees identical runs as identical). */
 #define WEFT_TRACE_FLUSH_EVENTS G_GUINT64_CONSTANT (8000000)
+/* Every data set is shuffled, then deflated at this level.  Level 1 rather than zlib's default
+ * 6 or the 4 weft used before: a collective run writes a /flows row and its /paths rows for
+ * every chunk of every transfer (2.1 million flows in the flagship sweep), and at level 4
+ * deflate was over a fifth of the flagship's instructions at 1 MB.  Level 1 cuts the whole run's
+ * instructions by 12 % there, for files 9 % (the sweep) to 21 % (1 MB) larger
+ * (bench/README.md); the data sets are the same values either way. */
+#define WEFT_TRACE_DEFLATE_LEVEL 1
 #define WEFT_TRACE_FLUSH_BYTES (G_GUINT64_CONSTANT (16) << 20)
 void weft_trace_flush_due (WeftTrace *trace, guint64 events);
 

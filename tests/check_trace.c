@@ -9,6 +9,7 @@
  * a complete trace already at PATH is left as it was;
  * data sets with no rows exist with 0 rows; creating in a missing directory fails with
  * WEFT_TRACE_ERROR_OPEN; a truncated copy and a non-HDF5 file are reported without a crash.
+ * Every data set is shuffled, then deflated at WEFT_TRACE_DEFLATE_LEVEL (1).
  * Unchecked here: compression ratios, chunk layout, a file killed by a signal mid-write (the
  * truncated copy stands in for it); byte-level determinism across runs is checked with
  * h5diff by tests/e2e/trace_python.sh.
@@ -17,6 +18,7 @@
 
 #include <check.h>
 #include <glib/gstdio.h>
+#include <hdf5.h>
 #include <string.h>
 
 #include "analysis/trace_reader.h"
@@ -915,6 +917,41 @@ START_TEST (test_trace_empty_datasets_exist)
 }
 END_TEST
 
+/* The storage the writer promises (doc/hdf5-schema.md): every data set shuffled, then deflated
+ * at WEFT_TRACE_DEFLATE_LEVEL, the fastest level. */
+START_TEST (test_trace_datasets_shuffled_then_deflated_fast)
+{
+    char *path = tmp_path ("filters.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    close_ok (t, WEFT_TRACE_STATUS_DURATION, NULL);
+    hid_t file = H5Fopen (path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert_int_ge (file, 0);
+    const char *sets[] = { "/flows", "/paths", "/links", "/ports", "/collectives" };
+    for (guint i = 0; i < G_N_ELEMENTS (sets); i++) {
+        hid_t d = H5Dopen2 (file, sets[i], H5P_DEFAULT);
+        ck_assert_int_ge (d, 0);
+        hid_t dcpl = H5Dget_create_plist (d);
+        ck_assert_int_eq (H5Pget_nfilters (dcpl), 2);
+        unsigned flags, cd[4];
+        size_t n_cd = G_N_ELEMENTS (cd);
+        ck_assert_int_eq (H5Pget_filter2 (dcpl, 0, &flags, &n_cd, cd, 0, NULL, NULL),
+                          H5Z_FILTER_SHUFFLE);
+        n_cd = G_N_ELEMENTS (cd);
+        ck_assert_int_eq (H5Pget_filter2 (dcpl, 1, &flags, &n_cd, cd, 0, NULL, NULL),
+                          H5Z_FILTER_DEFLATE);
+        ck_assert_uint_eq (n_cd, 1);
+        ck_assert_uint_eq (cd[0], 1);
+        ck_assert_uint_eq (cd[0], WEFT_TRACE_DEFLATE_LEVEL);
+        H5Pclose (dcpl);
+        H5Dclose (d);
+    }
+    H5Fclose (file);
+    g_free (path);
+}
+END_TEST
+
 START_TEST (test_trace_create_in_missing_directory_fails)
 {
     char *path = g_build_filename (tmpdir, "no", "such", "dir", "t.h5", NULL);
@@ -1015,6 +1052,7 @@ test_suite (void)
     tcase_add_test (tc, test_trace_end_status_and_message);
     tcase_add_test (tc, test_trace_cut_short_is_incomplete);
     tcase_add_test (tc, test_trace_empty_datasets_exist);
+    tcase_add_test (tc, test_trace_datasets_shuffled_then_deflated_fast);
     tcase_add_test (tc, test_trace_create_in_missing_directory_fails);
     tcase_add_test (tc, test_trace_abandoned_is_incomplete);
     tcase_add_test (tc, test_trace_truncated_copy_is_not_complete);
