@@ -92,6 +92,8 @@ typedef struct WeftPort {
     guint64 llr_replays;
     /* Current sample interval, for /links. */
     guint64 s_bytes, s_packets, s_drops, s_max_q, s_ecn_marks, s_trims;
+    /* With a fault on the link: its counters at the last sample (their deltas are sampled). */
+    guint64 s_corrupted_base, s_downed_base;
     double s_area; /* queue bytes x ps */
     weft_time_t s_start, s_last;
 } WeftPort;

@@ -63,7 +63,7 @@ lost_at_spine (gboolean notify, guint delay_us, gboolean *finished, guint64 *buf
     }
     ck_assert (dead && dead->fault && from_leaf0);
     *buffer_pkts = from_leaf0->ib ? (guint64) from_leaf0->ib->limit *
-                                        from_leaf0->ib->cfg->credit_unit / (guint64) WIRE +
+                                            from_leaf0->ib->cfg->credit_unit / (guint64) WIRE +
                                         1
                                   : 0;
     WeftSimStatus st = weft_sim_run (s.sim);
