@@ -694,6 +694,8 @@ weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
         r->ecn_marks = r->trims = 0;
         /* Counters no sample carries: unknown before the end, shown as 0. */
         r->lossless_drops = r->llr_replays = 0;
+        /* The error counters the samples carry (schema 10; 0 in older traces). */
+        guint64 s_downed = 0, s_errors = 0;
         for (guint k = 0; samples && k < samples->len; k++) {
             const WeftTraceLinkSample *s = &g_array_index (samples, WeftTraceLinkSample, k);
             if (s->link != r->link || s->time_ps > sample_ps)
@@ -706,15 +708,18 @@ weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
                 r->xmit_wait_ps += s->stall_ps;
                 r->ecn_marks += s->ecn_marks;
                 r->trims += s->trims;
+                s_downed += s->link_downed;
             } else {
                 r->rx_bytes += s->bytes;
                 r->rx_packets += s->packets;
+                s_errors += s->rcv_errors; /* what the peer sent that arrived corrupted here */
             }
         }
         if (l->rate_bps)
             r->busy_ps = (guint64) ((double) r->tx_bytes * 8e12 / (double) l->rate_bps);
-        /* State, rate and error counters: as the last fault event at or before @at_ps left
-         * them (the /faults rows are in time order). */
+        /* State and rate: as the last fault event at or before @at_ps left them (the /faults
+         * rows are in time order).  The error counters: the later of that event's and the
+         * samples' (both count up, and either may be the more recent). */
         r->state = 4;      /* Active */
         r->phys_state = 5; /* LinkUp */
         r->rate_bps = l->rate_bps;
@@ -735,6 +740,8 @@ weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
             r->link_downed = dir == 0 ? f->a_link_downed : f->b_link_downed;
             r->rcv_errors = r->symbol_errors = dir == 0 ? f->a_rcv_errors : f->b_rcv_errors;
         }
+        r->link_downed = MAX (r->link_downed, s_downed);
+        r->rcv_errors = r->symbol_errors = MAX (r->rcv_errors, s_errors);
     }
     g_hash_table_unref (by_id);
     return sample_ps;

@@ -96,10 +96,11 @@ void weft_ibdiag_links_worst (const WeftIbdiag *d, guint n, GString *out);
  * PortRcvData, packets, PortXmitDiscards, PortXmitWait, ECN marks, trims; the largest queue)
  * summed over the /links intervals (@samples, WeftTraceLinkSample; a port receives what its
  * peer sent) that ended at or before @at_ps, busy time = those bytes at the nominal rate;
- * state, physical state, rate, LinkDownedCounter, PortRcvErrors and SymbolErrorCounter as the
- * last /faults row (@faults, WeftTraceFault) of its link at or before @at_ps left them, Active
- * at the nominal rate without one.  Counters no sample carries (lossless drops, LLR replays)
- * read 0.  Returns the last /links sample time at or before @at_ps (0: none). */
+ * LinkDownedCounter, PortRcvErrors and SymbolErrorCounter summed the same way (schema 10) or
+ * as the last /faults row (@faults, WeftTraceFault) of its link at or before @at_ps left them,
+ * whichever is larger (the more recent); state, physical state and rate as that row left
+ * them, Active at the nominal rate without one.  Counters no sample carries (lossless drops, LLR
+ * replays) read 0.  Returns the last /links sample time at or before @at_ps (0: none). */
 guint64 weft_ibdiag_ports_at (GArray *ports, const GArray *links, const GArray *samples,
                               const GArray *faults, guint64 at_ps);
 

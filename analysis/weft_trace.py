@@ -41,7 +41,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 9  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 10  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -118,6 +118,8 @@ RECORDS = {
         ("stall_ps", "<u8", 2),
         ("ecn_marks", "<u8", 4),
         ("trims", "<u8", 7),
+        ("rcv_errors", "<u8", 10),
+        ("link_downed", "<u4", 10),
     ]),
     "ports": (1, [
         ("node", "<u4", 1),

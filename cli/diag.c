@@ -38,9 +38,10 @@ static const char diag_description[] =
     "The layouts are infiniband-diags' (ibstat, perfquery); what weft does not model (LIDs,\n"
     "GUIDs, CA type, capability masks) is derived from the trace, the same every time\n"
     "(doc/faults.md, \"Diagnosis\").  Counters are the ports' at the end of the run, or\n"
-    "with --at TIME as sampled then: the data counters from the last /links sample at or\n"
-    "before TIME, the state, rate and error counters as the last fault event at or before\n"
-    "TIME left them; the output's first line says which sample.\n"
+    "with --at TIME as sampled then: the data and error counters from the last /links\n"
+    "sample at or before TIME (error counters: or the last fault event's, if later), the\n"
+    "state and rate as the last fault event at or before TIME left them; the output's first\n"
+    "line says which sample.\n"
     "\n"
     "Exit status: 0 the trace is complete (check: and the fabric is clean); 1 it is\n"
     "incomplete or a data set did not read (what could be read is printed, and one line on\n"
@@ -229,13 +230,13 @@ weft_cli_diag (int argc, char **argv)
         g_autofree char *t = weft_units_format_human_time (at_ps);
         g_autofree char *s = weft_units_format_human_time (sample_ps);
         g_autofree char *data =
-            sample_ps ? g_strdup_printf ("data counters as sampled at %s (the last /links "
-                                         "sample at or before it)",
+            sample_ps ? g_strdup_printf ("data and error counters as sampled at %s (the last "
+                                         "/links sample at or before it)",
                                          s)
                       : g_strdup ("no /links sample at or before it, data counters 0");
         g_string_append_printf (text,
-                                "# at %s: %s; state, rate and error counters as of the last "
-                                "fault event at or before it\n",
+                                "# at %s: %s; state, rate and any later error counts as of the "
+                                "last fault event at or before it\n",
                                 t, data);
     }
     gboolean ok = TRUE;

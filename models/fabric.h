@@ -75,6 +75,7 @@ typedef struct {
     WeftUet uet;       /* kind == ultra-ethernet: [uet], [nscc] (models/uet.h); zero elsewhere */
     struct WeftFaults *faults; /* [fault.NAME] groups (models/fault.h); NULL without any */
     struct WeftSm *sm;         /* [routing] sm_reroute (models/sm.h); NULL when off */
+    struct WeftFrn *frn;       /* [routing] fault_notifications (models/frn.h); NULL when unused */
     int spray;         /* [fabric] spray on Ethernet and RoCE: WeftUetLoadBalance (ecmp: off) */
     guint64 spray_evs; /* [fabric] spray_evs */
     WeftUet spray_cfg; /* spraying over Ethernet or RoCE: the EV policy alone (ROD, no trims) */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/frn.h"
 #include "models/registry.h"
 #include "models/sm.h"
 #include "models/switch.h"
@@ -1010,12 +1011,15 @@ set_down (Fault *f, gboolean down)
         if (down && !e->down) {
             e->link_downed++;
             e->down_since = now;
+        } else if (!down && e->down) {
+            e->up_since = now;
         }
         e->down = down;
         e->cause = f->group;
     }
     log_event (f, down ? WEFT_FAULT_ACTION_DOWN : WEFT_FAULT_ACTION_UP, 0);
     weft_sm_port_changed (f->all->env->fabric->sm);
+    weft_frn_port_changed (f->all->env->fabric->frn);
     if (!down)
         for (guint d = 0; d < 2; d++)
             weft_port_kick (f->port[d]);

@@ -41,7 +41,8 @@
  * link goes Down still arrive: the cut is at the transmitter.
  * Routing reacts only as its mechanisms do: static forwarding keeps sending into the dead port
  * until a subnet-manager sweep, if [routing] sm_reroute is on (models/sm.h); adaptive routing
- * and ECMP (spraying too) leave a Down port out of their equal-cost choice (models/switch.c).
+ * and ECMP (spraying too) leave a Down port out of their equal-cost choice (models/switch.c);
+ * adaptive routing also avoids a switch that lost its way on, once notified (models/frn.h).
  *
  * State: the WeftFaults of a run (owned by the fabric configuration, fabric->faults) holds the
  * parsed groups, one WeftFaultPort per end of every faulty link (borrowed by WeftPort.fault,
@@ -80,6 +81,7 @@ typedef struct WeftFaultPort {
     guint64 corrupted;        /* packets this end sent that arrived corrupted: the peer's
                                  PortRcvErrors and SymbolErrorCounter */
     weft_time_t down_since;   /* while down */
+    weft_time_t up_since;     /* when it last came back Active (models/frn.h) */
     const char *cause;        /* the [fault.NAME] that last changed this end (borrowed) */
 } WeftFaultPort;
 

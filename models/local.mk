@@ -7,5 +7,6 @@ libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c 
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h \
 	models/ecn.c models/ecn.h models/dcqcn.c models/dcqcn.h \
 	models/pfc.c models/pfc.h models/fault.c models/fault.h models/sm.c models/sm.h \
+	models/frn.c models/frn.h \
 	models/uet.c models/uet.h models/uet_pds.c models/nscc.c models/nscc.h \
 	models/rccc.c models/rccc.h

@@ -467,7 +467,16 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
         stall = total - port->pfc->s_paused_base;
         port->pfc->s_paused_base = total;
     }
-    gboolean active = port->s_bytes || port->s_drops || port->s_max_q || stall;
+    /* A faulty link's error counters, as the intervals' increments. */
+    guint64 corrupted = 0, downed = 0;
+    if (port->fault) {
+        corrupted = port->fault->corrupted - port->s_corrupted_base;
+        downed = port->fault->link_downed - port->s_downed_base;
+        port->s_corrupted_base = port->fault->corrupted;
+        port->s_downed_base = port->fault->link_downed;
+    }
+    gboolean active =
+        port->s_bytes || port->s_drops || port->s_max_q || stall || corrupted || downed;
     if (active) {
         weft_time_t span = now - port->s_start;
         *row = (WeftTraceLinkSample){ .time_ps = now,
@@ -480,7 +489,9 @@ weft_port_sample (WeftPort *port, weft_time_t now, WeftTraceLinkSample *row)
                                       .drops = port->s_drops,
                                       .stall_ps = stall,
                                       .ecn_marks = port->s_ecn_marks,
-                                      .trims = port->s_trims };
+                                      .trims = port->s_trims,
+                                      .rcv_errors = corrupted,
+                                      .link_downed = (guint32) downed };
     }
     port->s_bytes = port->s_packets = port->s_drops = port->s_ecn_marks = port->s_trims = 0;
     port->s_max_q = port->q_bytes;

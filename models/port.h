@@ -112,6 +112,8 @@ typedef struct WeftPort {
     guint64 llr_replays;
     guint64 s_drops, s_ecn_marks, s_trims;
     weft_time_t s_start;
+    /* With a fault on the link: its counters at the last sample (their deltas are sampled). */
+    guint64 s_corrupted_base, s_downed_base;
 } WeftPort;
 
 /* The hot part: two cache lines, from owner to pull_source. */

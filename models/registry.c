@@ -26,6 +26,7 @@ const WeftMechanism *const weft_mechanisms[] = {
     &weft_transport_mechanism,
     &weft_fault_mechanism, /* its check schedules events on the built network */
     &weft_sm_mechanism,    /* [routing]: the subnet manager's sweeps after fault events */
+    &weft_frn_mechanism,   /* [routing]: fault notifications, after fault's configure */
     NULL,
 };
 

@@ -172,6 +172,7 @@ extern const WeftMechanism weft_nic_mechanism;        /* models/nic.c: [nic] */
 extern const WeftMechanism weft_transport_mechanism;  /* models/transport.c */
 extern const WeftMechanism weft_sm_mechanism;         /* models/sm.c: [routing] */
 extern const WeftMechanism weft_fault_mechanism;      /* models/fault.c: [fault.NAME] */
+extern const WeftMechanism weft_frn_mechanism;        /* models/frn.c: [routing] */
 
 /* Every mechanism, in the order their hooks run and their summary lines print; NULL-terminated. */
 extern const WeftMechanism *const weft_mechanisms[];

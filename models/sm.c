@@ -5,27 +5,23 @@
 #include "models/sm.h"
 
 #include "models/fault.h"
+#include "models/frn.h"
 #include "models/registry.h"
 #include "sim/units.h"
 
-typedef struct {
-    gboolean sm_reroute;
-    weft_time_t sm_sweep_delay;
-} SmParams;
-
-static const WeftParamSpec sm_params[] = {
-    WEFT_PARAM_BOOL ("sm_reroute", SmParams, sm_reroute, "false",
+const WeftParamSpec weft_sm_params[] = {
+    WEFT_PARAM_BOOL ("sm_reroute", WeftSmParams, sm_reroute, "false",
                      "after a port goes Down or comes back, the subnet manager computes the "
                      "forwarding tables again over the surviving links with the topology's "
                      "routing engine (off: static routes keep sending into a Down port)"),
-    WEFT_PARAM_TIME ("sm_sweep_delay", SmParams, sm_sweep_delay, "10s", "0s", NULL,
+    WEFT_PARAM_TIME ("sm_sweep_delay", WeftSmParams, sm_sweep_delay, "10s", "0s", NULL,
                      "from a port's change to the new tables in the switches (default: "
                      "OpenSM's sweep interval; doc/faults.md)"),
     WEFT_PARAM_END,
 };
 
 struct WeftSm {
-    SmParams p;
+    WeftSmParams p;
     const WeftExperiment *exp; /* borrowed: the run's */
     WeftGraph *graph;          /* borrowed */
     WeftSmRecompute recompute;
@@ -76,9 +72,10 @@ weft_sm_port_changed (WeftSm *sm)
 static gboolean
 sm_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
-    SmParams p;
-    WeftParamBinding b = { sm_params, &p };
-    if (!weft_params_read (exp, "routing", &b, 1, error))
+    WeftSmParams p;
+    WeftFrnParams other; /* models/frn.c's keys, read there */
+    WeftParamBinding b[] = { { weft_sm_params, &p }, { weft_frn_params, &other } };
+    if (!weft_params_read (exp, "routing", b, G_N_ELEMENTS (b), error))
         return FALSE;
     if (!p.sm_reroute || !env->graph)
         return TRUE;
@@ -136,7 +133,7 @@ const WeftMechanism weft_sm_mechanism = {
     .group = "routing",
     .help = "the subnet manager's re-route: after a port goes Down or comes back, new "
             "forwarding tables over the surviving links after a sweep delay (doc/faults.md)",
-    .params = sm_params,
+    .params = weft_sm_params,
     .fabrics = WEFT_FABRICS_ALL,
     .configure = sm_configure,
     .setup = sm_setup,

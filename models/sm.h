@@ -22,9 +22,18 @@
 
 #include "sim/experiment.h"
 #include "sim/graph.h"
+#include "sim/params.h"
 #include "sim/time.h"
 
 typedef struct WeftSm WeftSm;
+
+/* [routing]: the subnet manager's keys (models/frn.h adds the fault notifications' to the
+ * group; each reads both tables). */
+typedef struct {
+    gboolean sm_reroute;
+    weft_time_t sm_sweep_delay;
+} WeftSmParams;
+extern const WeftParamSpec weft_sm_params[];
 
 /* What a sweep runs to compute the routes again (the assembly step passes the topology's
  * weft_topology_reroute: models know nothing of topologies). */

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "weft-switch"
 #include "models/switch.h"
 
+#include "models/frn.h"
 #include "models/registry.h"
 #include "models/routing.h"
 #include "sim/rng.h"
@@ -184,17 +185,28 @@ port_down (const WeftPort *p)
 /* Adaptive routing: the equal-cost port with the least data ahead of this packet - bytes
  * queued at that output, plus on InfiniBand the credits of this VL already spent toward the
  * next hop (data in flight or buffered there) - ties broken uniformly at random.  A Down port
- * is no candidate (the first of the set when every one is Down). */
+ * is no candidate (the first of the set when every one is Down), nor, with fault
+ * notifications, a port that leads to a dead end (models/frn.h). */
 static guint32
 choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket *pkt)
 {
     guint32 best = set[0];
     guint64 best_load = G_MAXUINT64;
     guint ties = 0;
+    WeftFrn *frn = self->fabric->frn;
+    guint32 first_up = WEFT_GRAPH_NONE;
     for (guint i = 0; i < n; i++) {
         const WeftPort *p = &self->ports[set[i]];
         if (!p->owner || port_down (p))
             continue;
+        /* Fault notifications (models/frn.h): a port whose next switch has lost its way to
+         * the destination, as notified by now, is no candidate either. */
+        if (G_UNLIKELY (frn && frn->armed)) {
+            if (first_up == WEFT_GRAPH_NONE)
+                first_up = set[i];
+            if (weft_frn_avoid (frn, p, pkt->dst_ep))
+                continue;
+        }
         guint64 load = p->q_bytes;
         if (p->ib) {
             weft_ib_sync (p->ib, self->parent.sim);
@@ -209,6 +221,9 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
             best = set[i];
         }
     }
+    /* Every Up candidate notified as a dead end: the first Up one, as without notifications. */
+    if (best_load == G_MAXUINT64 && first_up != WEFT_GRAPH_NONE)
+        return first_up;
     return best;
 }
 

@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 9
+#define WEFT_TRACE_SCHEMA_VERSION 10
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -165,7 +165,13 @@ typedef struct {
     X (U64, ecn_marks, "", "*(schema 4)* packets marked CE (ECN) at that egress in the interval")  \
     X (U64, trims, "",                                                                             \
        "*(schema 7)* data packets trimmed to their header at that egress in the interval (Ultra "  \
-       "Ethernet)")
+       "Ethernet)")                                                                                \
+    X (U64, rcv_errors, "",                                                                        \
+       "*(schema 10)* packets of this direction that arrived corrupted in the interval (a "        \
+       "`bit-errors` fault): the receiving end's PortRcvErrors and SymbolErrorCounter")            \
+    X (U32, link_downed, "",                                                                       \
+       "*(schema 10)* the sending end's LinkDownedCounter increments in the interval (the link "   \
+       "went Down)")
 typedef struct {
     WEFT_TRACE_LINK_SAMPLE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceLinkSample;

@@ -59,8 +59,8 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 	tests/e2e/experiments.sh tests/e2e/gpudirect_rails.sh tests/e2e/report_mechanisms.sh \
 	tests/e2e/scale.sh tests/e2e/ue.sh tests/e2e/ue_trace.sh tests/e2e/fabric_compare.sh \
 	tests/e2e/ue_rccc.sh tests/e2e/roce_spray.sh tests/e2e/compare.sh \
-	tests/e2e/report_export.sh tests/e2e/faults.sh tests/e2e/fault_after.sh tests/e2e/uplinks.sh \
-	tests/e2e/diag.sh tests/e2e/diag_at.sh tests/e2e/diag_check.sh tests/e2e/gpudirect_off.sh \
+	tests/e2e/report_export.sh tests/e2e/faults.sh tests/e2e/fault_after.sh tests/e2e/uplinks.sh tests/e2e/uplinks_ar.sh \
+	tests/e2e/diag.sh tests/e2e/diag_at.sh tests/e2e/diag_at_errors.sh tests/e2e/diag_check.sh tests/e2e/gpudirect_off.sh \
 	tests/e2e/gpudirect_later.sh tests/e2e/nic_lost.sh tests/e2e/nic_removed_live.sh tests/e2e/topo_faults.sh tests/e2e/ue_reps_failure.sh tests/e2e/ue_credits.sh \
 	tests/e2e/ue_llr.sh tests/e2e/ue_shared_trim.sh
 e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh tests/e2e/slurm.sh
@@ -121,6 +121,8 @@ check_PROGRAMS += tests/check_infiniband
 tests_check_infiniband_SOURCES = tests/check_infiniband.c
 check_PROGRAMS += tests/check_reroute
 tests_check_reroute_SOURCES = tests/check_reroute.c
+check_PROGRAMS += tests/check_frn
+tests_check_frn_SOURCES = tests/check_frn.c
 check_PROGRAMS += tests/check_ibcc
 tests_check_ibcc_SOURCES = tests/check_ibcc.c
 check_PROGRAMS += tests/check_dcqcn

@@ -12,7 +12,13 @@
 #    ring), /ports shows the lower Rate there only;
 #  - bit errors on one link (BER 1e-6): errors counted at that link's ports only, every byte
 #    delivered, goodput within 5 % of rate x (1 - PER) x payload/wire with selective repeat,
-#    PER = 1 - (1 - BER)^(bits per packet); go-back-N at least 10 % below it;
+#    PER = 1 - (1 - BER)^(bits per packet); go-back-N at least 10 % below it, and by how
+#    much: each loss also wastes what the sender starts before the receiver's NAK reaches it,
+#    K = ceil(T / s) packets with s a packet's wire time and T = 2 s + 2 x (both cables'
+#    delay + the switch's latency) + 2 x the NICs' rx_latency (InfiniBand's defaults; no
+#    window limit on InfiniBand), so goodput = rate x payload/wire / (1 + PER / (1 - PER) x
+#    K), within 3 % once the RC timeouts the flow took (a lost tail or NAK: 4.096 us x
+#    2^rc_timeout each, from /flows timeouts) are taken off its FCT;
 #  - a link that flaps (Down half of each period) counts one LinkDowned per period at both ends,
 #    and the flow completes no sooner than its sending time plus the time Down;
 #  - bad input: exit 2 with one line naming the group and key.
@@ -137,6 +143,23 @@ for name, path in (("selective-repeat", sys.argv[1]), ("go-back-n", sys.argv[2])
           f"(PER {per:.4f}); errors at {bad}")
 assert abs(good["selective-repeat"] - expect) <= 0.05 * expect, good
 assert good["go-back-n"] <= 0.9 * expect, good
+
+# Go-back-N, by how much: the packets started between a loss and its NAK's arrival are resent.
+import math
+rate, s = 100e9, wire * 8 / 100e9
+cable, switch, rx = 10e-9, 130e-9, 500e-9  # single_switch's cables; Quantum; ConnectX rx
+react = 2 * s + 2 * (cable + switch + cable) + 2 * rx
+K = math.ceil(react / s - 1e-9)
+gbn = rate * payload / wire / (1 + per / (1 - per) * K)
+big = [r for r in wt.flows(sys.argv[2]) if r["size_bytes"] == 16 * 2**20][0]
+fct = big["fct_ps"] / 1e12 - int(big["timeouts"]) * 4.096e-6 * 2 ** 3
+got = big["size_bytes"] * 8 / fct
+print(f"go-back-n: NAK after {react * 1e6:.2f} us, {K} packets resent per loss: expected "
+      f"{gbn / 1e9:.2f} Gb/s ({1 - gbn / expect:.1%} below selective repeat's "
+      f"{expect / 1e9:.2f}, {1 - gbn / (rate * payload / wire):.1%} below the error-free "
+      f"rate); weft {got / 1e9:.2f} Gb/s without its {int(big['timeouts'])} timeouts, "
+      f"{good['go-back-n'] / 1e9:.2f} with them")
+assert abs(got - gbn) <= 0.03 * gbn, (got, gbn)
 PYEOF
 
 # ---- a flapping link: Down for half of each period, and the flow still completes ----

@@ -29,7 +29,7 @@ TMP = sys.argv[1]
 WEFT = os.environ["WEFT"]
 DGX = os.path.join(TMP, "dgx.h5")
 with h5py.File(DGX, "r") as f:
-    assert int(f["meta"].attrs["schema_version"]) == 9
+    assert int(f["meta"].attrs["schema_version"]) >= 9
     nodes = f["topology/nodes"][()]
     links = f["topology/links"][()]
     ds = f["links"][()]
