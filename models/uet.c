@@ -444,6 +444,10 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (sw->internal)
             continue;
         sw->trim_bytes = (guint32) uet->trim_header;
+        /* Its allowance for headers holds the acknowledgements too: a NACK dropped at a full
+         * queue would leave its trimmed packet to a retransmission timeout. */
+        for (guint p = 0; p < sw->n_ports; p++)
+            sw->ports[p].header_room = TRUE;
     }
     return TRUE;
 }
