@@ -19,12 +19,14 @@
  *  - RUD (reliable unordered delivery): per-packet sequence numbers; the receiver places any
  *    packet in a bitmap and acknowledges each one selectively (the SACK names the packet, the
  *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
- *    resends selectively: at once the packets a trim NACK names, and each packet still out
- *    one retransmission timeout after it left (RFC 6298's RTO from measured RTTs,
- *    [transport] rto_min/rto_initial/rto_max; UEC's htsim times every packet from its send
- *    time too).  The cost is one timer per flow, never an event per packet: the transmissions
- *    are kept in the order they left, so the oldest one out has the earliest deadline, and the
- *    flow's timer runs to that deadline alone (weft_uet_oldest_out).  Its window counts the
+ *    resends selectively: at once the packets a trim NACK names, and after a retransmission
+ *    timeout (RFC 6298 from measured RTTs, [transport] rto_min/rto_initial/rto_max) every
+ *    packet sent and not acknowledged, the flow's timer restarting on every fresh ACK; with
+ *    `packet_timers`, each packet still out one timeout (never below `rto_floor`) after it
+ *    left, as UEC's htsim times them.  That costs one timer per flow, never an event per
+ *    packet: the transmissions are kept in the order they left, so the oldest one out has the
+ *    earliest deadline, and the flow's timer runs to it alone (weft_uet_oldest_out).  Its
+ *    window counts the
  *    packets in flight (sent, not acknowledged, not known lost), not the span above the
  *    cumulative point.
  *  - ROD (reliable ordered delivery), for comparison: the baseline transport's go-back-N
@@ -33,9 +35,9 @@
  *    (per-port buffers), or that its shared buffer refuses (models/buffer.h: the queue at its
  *    threshold or the pool full), is cut to `trim_header` bytes, marked trimmed and sent in
  *    the control class ahead of data (models/port.h).  Per-port buffers never tail-drop a
- *    header (a switch keeps a separate allowance for headers); a shared pool charges it to
- *    the control queue past the threshold, and drops it only when the pool cannot hold even
- *    the header.  The receiver NACKs it at once.
+ *    header, nor an ACK or NACK (a trimming switch keeps a separate allowance for them); a shared
+ * pool charges it to the control queue past the threshold, and drops it only when the pool cannot
+ * hold even the header.  The receiver NACKs it at once.
  *  - Link-level credit-based flow control (`link_credits`): InfiniBand's credit machinery
  *    (models/ib_credit.h) on every port, one lane: a port sends a packet only with credits for
  *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns

@@ -23,7 +23,10 @@
 #    (4096 + 82)).  That run lifts [nscc] max_window to 240 KB: the packets lost into spine0
 #    before REPS converged stay counted in flight until the flow's retransmission timeout,
 #    which every fresh ACK restarts, so under the default 1.5 x BDP they hold part of the
-#    window for the rest of the flow (doc/ultra-ethernet.md).
+#    window for the rest of the flow; [uet] packet_timers recovers them, but the default cap
+#    then still holds the restored rate below 95 % (doc/ultra-ethernet.md);
+#  - with [uet] packet_timers (no override): every byte once, at least one timeout per flow
+#    (the packets lost into spine0), REPS's tail within 2 x the healthy one.
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
 exp="$WEFT_SRCDIR/experiments/ue-reps-failure.ini"
