@@ -90,19 +90,21 @@ uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
         weft_nscc_flow_init (&uet->nscc, &f->uet.cc, &net, wire, f->base_rtt_ps);
         nscc_window (f, uet);
     }
+    if (f->uet.rud)
+        f->uet.rto_floor = weft_uet_rto_floor (uet, nic->ports[f->tx_port].link.rate_bps);
     if (nic->tp->rccc_rx && f->uet.rud) {
         f->uet.rccc = TRUE;
         f->uet.free_pkts = 1 + (gint64) ((double) uet->rccc.initial_credit / wire);
     }
 }
 
-/* A retransmission timeout: the EVs and the window hear of a loss. */
+/* A retransmission timeout: the window hears of a loss, and RCCC lets one packet go free
+ * (credit lost with a packet comes back only at the flow's end). */
 static void
 uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
-    weft_uet_ev_timeout (uet, &f->uet, f->snd_una, f->snd_nxt);
-    if (f->uet.rccc) /* lost credit comes back only at the end: one packet goes without */
+    if (f->uet.rccc)
         f->uet.free_pkts = MAX (f->uet.free_pkts, 1);
     if (uet->nscc.enabled && !f->finished) { /* as in on_uet_ack */
         weft_nscc_on_loss (&uet->nscc, &f->uet.cc, nic->owner->sim->now);
@@ -170,13 +172,74 @@ rc_may_retry (WeftNicAgent *nic, WeftFlow *f, WeftSim *sim)
     return TRUE;
 }
 
+/* RUD: a packet's retransmission timeout, RFC 6298's RTO from measured RTTs, never below the
+ * flow's floor (models/uet.h, weft_uet_rto_floor). */
+static inline weft_time_t
+rud_rto (const WeftFlow *f)
+{
+    return MAX (f->rto, f->uet.rto_floor);
+}
+
+/* RUD: the flow's timer runs to the deadline of its oldest packet out, one RTO after it left
+ * (models/uet_pds.c keeps them in send order); with none out and the flow not done, to one
+ * RTO from now, so that a flow that cannot send (RCCC without credit) is timed as before. */
+static void
+uet_timer_update (WeftNicAgent *nic, WeftFlow *f)
+{
+    weft_time_t now = nic->owner->sim->now;
+    if (f->snd_una == f->n_pkts) {
+        weft_timer_cancel (&f->rto_timer); /* all acknowledged */
+        return;
+    }
+    weft_time_t oldest = weft_uet_oldest_out (&f->uet);
+    if (oldest != WEFT_TIME_NEVER)
+        timer_arm (nic, f, MAX (oldest + rud_rto (f), now));
+    else if (!weft_timer_pending (&f->rto_timer))
+        timer_arm (nic, f, now + f->rto);
+}
+
+/* RUD: the flow's timer expired.  Every packet out that left an RTO ago or earlier is due
+ * again (its EV retired under reps); one expiry is one timeout for the window and the count,
+ * however many packets it finds.  RFC 6298's back-off doubles the RTO at most once per RTO:
+ * the packets of one window expire one by one, and doubling for each would stall the flow for
+ * good (Karn: their resends give no RTT sample to bring it back).  With none out, a flow that
+ * cannot send (RCCC without credit) times out as a whole: one packet goes free. */
+static void
+uet_rud_expire (WeftNicAgent *nic, WeftFlow *f)
+{
+    const WeftUet *uet = nic->tp->uet; /* RUD runs only under the UE transport */
+    weft_time_t now = nic->owner->sim->now;
+    weft_time_t rto = rud_rto (f);
+    weft_time_t before = now >= rto ? now - rto : 0;
+    guint64 seq, n = 0;
+    while ((seq = weft_uet_pop_expired (&f->uet, before)) != G_MAXUINT64) {
+        weft_uet_ev_timeout (uet, &f->uet, seq, seq + 1);
+        weft_uet_on_packet_timeout (&f->uet, seq);
+        n++;
+    }
+    if (n > 0 || (weft_uet_oldest_out (&f->uet) == WEFT_TIME_NEVER && !sendable (f))) {
+        f->timeouts++;
+        if (now >= f->uet.backoff_at) {
+            f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+            f->uet.backoff_at = now + rud_rto (f);
+        }
+        uet_on_timeout (nic, f);
+    }
+    uet_timer_update (nic, f);
+    make_ready (nic, f);
+}
+
 static void
 on_rto (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     WeftNicAgent *nic = f->sender;
     if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
-        return; /* nothing outstanding any more, or the deadline moved on */
+        return;           /* nothing outstanding any more, or the deadline moved on */
+    if (f->uet.sent_at) { /* RUD with a timer per packet */
+        uet_rud_expire (nic, f);
+        return;
+    }
     if (nic->tp->rc) {
         if (!rc_may_retry (nic, f, sim))
             return;
@@ -185,8 +248,10 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
         f->timeouts++;
         f->rto = MIN (f->rto * 2, nic->tp->rto_max);
     }
-    if (nic->tp->uet)
+    if (nic->tp->uet) {
+        weft_uet_ev_timeout (nic->tp->uet, &f->uet, f->snd_una, f->snd_nxt);
         uet_on_timeout (nic, f);
+    }
     /* Go back to the first unacknowledged packet (selective repeat: send it alone; RUD: every
      * packet out and unacknowledged). */
     if (f->uet.rud) {
@@ -555,6 +620,13 @@ pull_next (WeftNicAgent *nic, guint port)
             }
         }
         pkt->seq = seq;
+        if (f->uet.sent_at) {
+            /* Its retransmission timer (uet_timer_update): the oldest packet out's deadline
+             * is no later than this one's, unless nothing else is out. */
+            weft_uet_on_sent (&f->uet, seq, sim->now);
+            if (weft_timer_deadline (&f->rto_timer) > sim->now + rud_rto (f))
+                timer_arm (nic, f, sim->now + rud_rto (f));
+        }
         pkt->payload = seq + 1 == f->n_pkts ? f->last_payload : (guint32) fab->mtu;
         pkt->size = pkt->payload + (guint32) fab->header;
         pkt->sent_at = sim->now;
@@ -644,7 +716,9 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
         f->rc_retries = 0;
     }
     nscc_window (f, uet);
-    if (f->snd_una == f->n_pkts)
+    if (f->uet.sent_at)
+        uet_timer_update (nic, f);
+    else if (f->snd_una == f->n_pkts)
         weft_timer_cancel (&f->rto_timer); /* all acknowledged */
     else if (fresh)
         timer_restart (nic, f);

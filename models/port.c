@@ -400,8 +400,9 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         return TRUE;
     }
     /* A trimmed header is never tail-dropped: switches keep an allowance for them
-     * (models/uet.h). */
-    if (port->q_bytes + pkt->size > port->cap_bytes && !pkt->trimmed) {
+     * (models/uet.h), and with trimming for ACKs and NACKs too (header_room). */
+    if (port->q_bytes + pkt->size > port->cap_bytes && !pkt->trimmed &&
+        !(port->header_room && pkt->kind != WEFT_PKT_DATA)) {
         port->drops++;
         port->drops_data += pkt->kind == WEFT_PKT_DATA;
         port->s_drops++;

@@ -103,6 +103,10 @@ typedef struct WeftPort {
      * corrupted one (llr_chain holds them, in order, meanwhile). */
     weft_time_t llr_delay_ps;
     gboolean llr_go_back_n;
+    /* Ultra Ethernet trimming: a trimming switch keeps an allowance for header-only packets
+     * (trimmed headers, ACKs, NACKs), which ride the control class: they are not tail-dropped
+     * when data fills cap_bytes (UEC's htsim's CompositeQueue holds them apart). */
+    gboolean header_room;
     WeftPacket *llr_chain_tail;
     guint64 rx_bytes, rx_packets, drops;
     guint64 drops_data; /* the data packets among the drops */

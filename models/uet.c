@@ -48,6 +48,19 @@ const WeftParamSpec weft_uet_params[] = {
     WEFT_PARAM_TIME ("llr_delay", WeftUet, llr_delay, "1us", "1ns", "1ms",
                      "with llr: from a corrupted frame's end to its replay (the receiver's "
                      "request travelling back); weft's default, unverified"),
+    WEFT_PARAM_BOOL ("packet_timers", WeftUet, packet_timers, "false",
+                     "rud: time every packet from when it left (UEC's htsim's per-packet "
+                     "retransmission timeout) instead of the flow's timer that every fresh ACK "
+                     "restarts; off by default until the defaults below meet the Ultra Ethernet "
+                     "figures (doc/ultra-ethernet.md)"),
+    WEFT_PARAM_TIME (
+        "rto_floor", WeftUet, rto_floor, WEFT_PARAM_DERIVED, "1ns", "100s",
+        "derived: 15 us + 6 x [switch] buffer drained at the flow's NIC rate (UEC's "
+        "htsim sets its per-packet timeout so, in main_uec.cpp); packet_timers: a packet still "
+        "out this long after it left (or [transport]'s RTO from measured RTTs, "
+        "when longer) is taken for lost and sent again, whatever other packets of "
+        "its flow are acknowledged meanwhile; the floor keeps a packet that waits "
+        "in full queues from timing out"),
     WEFT_PARAM_TIME ("reps_probe_after", WeftUet, reps_probe_after, "10ms", "1ns", "100s",
                      "reps: every period this long, one silent EV (acknowledged before, or "
                      "retired, but not acknowledged unmarked in the period) gets a probe packet; "
@@ -294,11 +307,22 @@ weft_uet_trace_flow (const WeftUetFlow *uf, WeftTraceFlow *row)
     row->quick_adapts = uf->cc.quick_adapts;
 }
 
+weft_time_t
+weft_uet_rto_floor (const WeftUet *cfg, guint64 rate_bps)
+{
+    if (cfg->rto_floor)
+        return cfg->rto_floor;
+    return WEFT_US (15) + 6 * weft_time_serialize (cfg->switch_buffer, MAX (rate_bps, 1));
+}
+
 void
 weft_uet_flow_clear (WeftUetFlow *uf)
 {
     g_clear_pointer (&uf->acked, g_free);
     g_clear_pointer (&uf->lost, g_free);
+    g_clear_pointer (&uf->sent_at, g_free);
+    g_clear_pointer (&uf->tx, g_free);
+    uf->tx_n = uf->tx_cap = uf->tx_head = 0;
     g_clear_pointer (&uf->ev_bad, g_free);
     g_clear_pointer (&uf->reps, g_free);
     g_clear_pointer (&uf->sent_ev, g_free);
@@ -379,9 +403,12 @@ uet_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 static gboolean
 uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
-    const WeftUet *uet = &env->fabric->uet;
+    WeftUet *uet = &env->fabric->uet;
     env->tp->uet = uet;
     env->tp->spray = uet;
+    /* The per-packet timeout's floor is derived from the fabric switches' egress buffer. */
+    const WeftSwitch *sw0 = weft_switch_first_fabric (env->switches);
+    uet->switch_buffer = sw0 ? sw0->buffer_bytes : 0;
     for (guint i = 0; uet->llr && i < env->ports->len; i++) {
         WeftPort *port = env->ports->pdata[i];
         port->llr_delay_ps = uet->llr_delay;
@@ -417,6 +444,10 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         if (sw->internal)
             continue;
         sw->trim_bytes = (guint32) uet->trim_header;
+        /* Its allowance for headers holds the acknowledgements too: a NACK dropped at a full
+         * queue would leave its trimmed packet to a retransmission timeout. */
+        for (guint p = 0; p < sw->n_ports; p++)
+            sw->ports[p].header_room = TRUE;
     }
     return TRUE;
 }

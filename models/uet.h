@@ -21,17 +21,23 @@
  *    cumulative point rides along); the sender keeps a bitmap of acknowledged packets and
  *    resends selectively: at once the packets a trim NACK names, and after a retransmission
  *    timeout (RFC 6298 from measured RTTs, [transport] rto_min/rto_initial/rto_max) every
- *    packet sent and not acknowledged.  Its window counts the packets in flight (sent, not
- *    acknowledged, not known lost), not the span above the cumulative point.
+ *    packet sent and not acknowledged, the flow's timer restarting on every fresh ACK; with
+ *    `packet_timers`, each packet still out one timeout (never below `rto_floor`) after it
+ *    left, as UEC's htsim times them.  That costs one timer per flow, never an event per
+ *    packet: the transmissions are kept in the order they left, so the oldest one out has the
+ *    earliest deadline, and the flow's timer runs to it alone (weft_uet_oldest_out).  Its
+ *    window counts the
+ *    packets in flight (sent, not acknowledged, not known lost), not the span above the
+ *    cumulative point.
  *  - ROD (reliable ordered delivery), for comparison: the baseline transport's go-back-N
  *    (models/transport.h) under the same spraying; a trimmed packet is a gap, NAKed at once.
  *  - Trimming (`trimming`): a data packet that would overflow a fabric switch's egress queue
  *    (per-port buffers), or that its shared buffer refuses (models/buffer.h: the queue at its
  *    threshold or the pool full), is cut to `trim_header` bytes, marked trimmed and sent in
  *    the control class ahead of data (models/port.h).  Per-port buffers never tail-drop a
- *    header (a switch keeps a separate allowance for headers); a shared pool charges it to
- *    the control queue past the threshold, and drops it only when the pool cannot hold even
- *    the header.  The receiver NACKs it at once.
+ *    header, nor an ACK or NACK (a trimming switch keeps a separate allowance for them); a shared
+ * pool charges it to the control queue past the threshold, and drops it only when the pool cannot
+ * hold even the header.  The receiver NACKs it at once.
  *  - Link-level credit-based flow control (`link_credits`): InfiniBand's credit machinery
  *    (models/ib_credit.h) on every port, one lane: a port sends a packet only with credits for
  *    it, each receiving port advertises `credit_buffer` bytes in 64-byte credits and returns
@@ -91,18 +97,32 @@ typedef struct {
     guint64 llr_delay;            /* ps from a corrupted frame's end to its replay */
     int llr_mode;                 /* WeftUetLlrMode */
     weft_time_t reps_probe_after; /* reps: a retired EV is probed again this long after */
+    gboolean packet_timers;       /* rud: a retransmission timeout per packet, not per flow */
+    weft_time_t rto_floor;        /* rud: the least per-packet timeout; 0: derived */
+    guint64 switch_buffer;        /* the fabric switches' egress buffer (rto_floor's derivation) */
     WeftNscc nscc;                /* [nscc] (models/nscc.h) */
     WeftRccc rccc;                /* [rccc] (models/rccc.h) */
 } WeftUet;
 
+/* RUD: one transmission of a packet, in the order they left (models/uet_pds.c). */
+typedef struct {
+    guint64 seq;
+    weft_time_t at;
+} WeftUetSent;
+
 /* A flow's UE state (sender and receiver halves); bitmaps allocated when it starts. */
 typedef struct {
     /* sender */
-    guint8 *acked;    /* RUD: packets selectively acknowledged */
-    guint8 *lost;     /* RUD: packets to send again (trimmed, or out at a timeout) */
-    guint64 lost_n;   /* bits set in lost */
-    guint64 lost_lo;  /* no bit of lost below this */
-    guint64 inflight; /* RUD: packets sent, not acknowledged, not known lost */
+    guint8 *acked;          /* RUD: packets selectively acknowledged */
+    guint8 *lost;           /* RUD: packets to send again (trimmed, or out at a timeout) */
+    guint64 lost_n;         /* bits set in lost */
+    guint64 lost_lo;        /* no bit of lost below this */
+    guint64 inflight;       /* RUD: packets sent, not acknowledged, not known lost */
+    weft_time_t rto_floor;  /* RUD: the least per-packet timeout (weft_uet_rto_floor) */
+    weft_time_t backoff_at; /* RUD: the RTO is not backed off again before this */
+    weft_time_t *sent_at;   /* RUD: when each packet last left */
+    WeftUetSent *tx;        /* RUD: transmissions in the order they left, a ring (oldest first) */
+    guint32 tx_head, tx_n, tx_cap;
     guint64 tx_count; /* data packets sent (EV draws) */
     guint32 rr_next;  /* round-robin and bitmap: the next EV */
     guint8 *ev_bad;   /* bitmap: EVs to skip on the next pass */
@@ -151,6 +171,11 @@ void weft_uet_flow_clear (WeftUetFlow *uf);
 /* The EV of @uf's next data packet (sequence number @seq) of flow hash @flow_hash under @cfg's
  * policy; records it as used (and, under reps, as the EV packet @seq left on). */
 guint16 weft_uet_pick_ev (const WeftUet *cfg, WeftUetFlow *uf, guint32 flow_hash, guint64 seq);
+
+/* RUD's least per-packet retransmission timeout for a flow whose NIC sends at @rate_bps:
+ * rto_floor, or derived as UEC's htsim derives its timeout (main_uec.cpp: 15 us + 6 x the
+ * queue size at the link speed, "2 priority queues; 3 hops for incast"). */
+weft_time_t weft_uet_rto_floor (const WeftUet *cfg, guint64 rate_bps);
 
 /* The switches' hash of a packet of flow hash @flow_hash sent on @ev: the flow's own hash
  * under ecmp, one path per EV otherwise. */
@@ -215,8 +240,19 @@ guint64 weft_uet_next_lost (WeftUetFlow *uf, guint64 snd_nxt);
 gboolean weft_uet_on_sack (WeftUetFlow *uf, guint64 seq);
 /* Sender: packet @seq was trimmed; TRUE when it is newly due for a resend. */
 gboolean weft_uet_on_nack (WeftUetFlow *uf, guint64 seq);
-/* Sender: a timeout; every packet in [@snd_una, @snd_nxt) not acknowledged is due again. */
+/* Sender: the flow's timer expired (packet_timers off); every packet in [@snd_una, @snd_nxt)
+ * not acknowledged is due again. */
 void weft_uet_on_timeout (WeftUetFlow *uf, guint64 snd_una, guint64 snd_nxt);
+/* Sender, packet_timers on: packet @seq leaves at @now (a first transmission or a resend). */
+void weft_uet_on_sent (WeftUetFlow *uf, guint64 seq, weft_time_t now);
+/* Sender: when the oldest packet out (sent, not acknowledged, not known lost) left, or
+ * WEFT_TIME_NEVER when none is; transmissions since superseded are dropped on the way. */
+weft_time_t weft_uet_oldest_out (WeftUetFlow *uf);
+/* Sender: the oldest packet out when it left at or before @before: taken off the send order
+ * and returned, still out (weft_uet_on_packet_timeout marks it); G_MAXUINT64 otherwise. */
+guint64 weft_uet_pop_expired (WeftUetFlow *uf, weft_time_t before);
+/* Sender: packet @seq's retransmission timer expired: it is due again, no longer in flight. */
+void weft_uet_on_packet_timeout (WeftUetFlow *uf, guint64 seq);
 /* Sender: the cumulative point @snd_una advanced past acknowledged packets (up to @n_pkts). */
 guint64 weft_uet_advance (const WeftUetFlow *uf, guint64 snd_una, guint64 n_pkts);
 

@@ -191,9 +191,12 @@ START_TEST (test_uet_rud_sender_resends_only_what_is_due)
 {
     WeftUet c = cfg (WEFT_UET_LB_OBLIVIOUS, 4);
     c.delivery = WEFT_UET_RUD;
+    c.packet_timers = TRUE;
     WeftUetFlow f = { 0 };
     weft_uet_sender_init (&c, &f, 8);
-    f.inflight = 6; /* packets 0..5 sent */
+    for (guint64 s = 0; s < 6; s++) /* packets 0..5 leave 1 us apart */
+        weft_uet_on_sent (&f, s, WEFT_US (s + 1));
+    f.inflight = 6;
     ck_assert (weft_uet_on_sack (&f, 0));
     ck_assert (!weft_uet_on_sack (&f, 0)); /* a duplicate ACK changes nothing */
     ck_assert (weft_uet_on_sack (&f, 2));
@@ -202,13 +205,54 @@ START_TEST (test_uet_rud_sender_resends_only_what_is_due)
     ck_assert_uint_eq (weft_uet_advance (&f, 0, 8), 1);
     ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 3);
     ck_assert_uint_eq (weft_uet_next_lost (&f, 6), G_MAXUINT64);
-    weft_uet_on_timeout (&f, 1, 6); /* 1, 3, 4, 5 are out and unacknowledged */
-    ck_assert_uint_eq (f.inflight, 0);
-    ck_assert (weft_uet_on_sack (&f, 4)); /* a late ACK: 4 is no longer due */
+    /* 3 is resent at 7 us: its first transmission no longer times it. */
+    weft_uet_on_sent (&f, 3, WEFT_US (7));
+    f.inflight++;
+    /* Out: 1 (sent at 2 us), 4 (5), 5 (6), 3 (7); the oldest is 1. */
+    ck_assert_uint_eq (weft_uet_oldest_out (&f), WEFT_US (2));
+    ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (1)), G_MAXUINT64);
+    /* Expiring everything sent by 6 us: 1, then 4 and 5 (0, 2 acknowledged, 3 resent later). */
+    ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (6)), 1);
+    weft_uet_on_packet_timeout (&f, 1);
+    ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (6)), 4);
+    weft_uet_on_packet_timeout (&f, 4);
+    ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (6)), 5);
+    weft_uet_on_packet_timeout (&f, 5);
+    ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (6)), G_MAXUINT64);
+    ck_assert_uint_eq (weft_uet_oldest_out (&f), WEFT_US (7)); /* 3's resend */
+    ck_assert_uint_eq (f.inflight, 1);
+    /* A late ACK for 4: it was taken for lost, so it leaves neither the window nor the resends
+     * twice. */
+    ck_assert (weft_uet_on_sack (&f, 4));
+    ck_assert_uint_eq (f.inflight, 1);
     ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 1);
-    ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 3);
     ck_assert_uint_eq (weft_uet_next_lost (&f, 6), 5);
     ck_assert_uint_eq (weft_uet_next_lost (&f, 6), G_MAXUINT64);
+    ck_assert (weft_uet_on_sack (&f, 3));
+    ck_assert_uint_eq (f.inflight, 0);
+    ck_assert_uint_eq (weft_uet_oldest_out (&f), WEFT_TIME_NEVER);
+    weft_uet_flow_clear (&f);
+}
+END_TEST
+
+/* The ring of transmissions grows past its first allocation and keeps the send order. */
+START_TEST (test_uet_rud_timers_keep_the_send_order)
+{
+    WeftUet c = cfg (WEFT_UET_LB_OBLIVIOUS, 4);
+    c.delivery = WEFT_UET_RUD;
+    c.packet_timers = TRUE;
+    WeftUetFlow f = { 0 };
+    weft_uet_sender_init (&c, &f, 200);
+    for (guint64 s = 0; s < 100; s++) {
+        weft_uet_on_sent (&f, s, WEFT_US (s));
+        if (s % 2 == 0) /* every even one is acknowledged at once: superseded in the ring */
+            weft_uet_on_sack (&f, s);
+    }
+    for (guint64 s = 1; s < 100; s += 2) {
+        ck_assert_uint_eq (weft_uet_oldest_out (&f), WEFT_US (s));
+        ck_assert_uint_eq (weft_uet_pop_expired (&f, WEFT_US (1000)), s);
+    }
+    ck_assert_uint_eq (weft_uet_oldest_out (&f), WEFT_TIME_NEVER);
     weft_uet_flow_clear (&f);
 }
 END_TEST
@@ -393,6 +437,7 @@ test_suite (void)
     tcase_add_test (tc, test_uet_reps_probes_silent_evs_each_period);
     tcase_add_test (tc, test_uet_oblivious_stays_in_the_pool_and_spreads);
     tcase_add_test (tc, test_uet_rud_sender_resends_only_what_is_due);
+    tcase_add_test (tc, test_uet_rud_timers_keep_the_send_order);
     tcase_add_test (tc, test_uet_nscc_directions);
     tcase_add_test (tc, test_uet_nscc_derived);
     tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
