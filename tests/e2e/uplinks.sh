@@ -36,9 +36,10 @@ run ar --set fabric:routing=adaptive
 run tor_healthy $TOR $HEALTHY
 run tor $TOR
 
-PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP" <<'PYEOF' || fail "the collectives' times"
+PYTHONPATH="$WEFT_SRCDIR/analysis:$WEFT_SRCDIR/tests/e2e" "$PY" - "$TMP" <<'PYEOF' || fail "the collectives' times"
 import sys
 import weft_trace as wt
+from uplinks_bound import LEAF, a2a_bound
 d = sys.argv[1]
 
 def coll(name, workload):
@@ -46,55 +47,10 @@ def coll(name, workload):
     assert len(rows) == 2, (name, workload, rows)  # out of place, in place
     return rows
 
-names = lambda path: [n["name"].decode() for n in wt.nodes(path)]
-
-# The all-to-all's bound on the faulty fabric: rank pairs whose data crosses su0-rail3-leaf's
-# uplinks (one end's NIC on that leaf, the other's elsewhere, different servers), over the
-# uplinks left Up.
-path = f"{d}/sm.h5"
-nm = names(path)
-idx = {n: i for i, n in enumerate(nm)}
-links = wt.links(path)
-leaf_of = {}
-for l in links:
-    a, b = nm[int(l["node_a"])], nm[int(l["node_b"])]
-    if "/mlx5_" in a and b.endswith("-leaf"):
-        leaf_of[a] = b
-    if "/mlx5_" in b and a.endswith("-leaf"):
-        leaf_of[b] = a
-LEAF = "su0-rail3-leaf"
-ups = [l for l in links if LEAF in (nm[int(l["node_a"])], nm[int(l["node_b"])])
-       and any(nm[int(l[k])].startswith("spine") for k in ("node_a", "node_b"))]
-down = {(int(p["node"]), int(p["port"])) for p in wt.ports(path) if p["state"] == 1}
-left = [l for l in ups if (int(l["node_a"]), int(l["port_a"])) not in down
-        and (int(l["node_b"]), int(l["port_b"])) not in down]
-assert len(ups) == 8 and len(left) == 4, (len(ups), len(left))
-rate = int(left[0]["rate_bps"]) / 8
-
-# GPU g of a server sends through the NIC on its PCIe switch, rail g (NIC names in rail order,
-# doc/servers.md): the server's g-th NIC cabled to a leaf.
-nics = {}
-for n in sorted(leaf_of):
-    srv = n.split("/")[0]
-    nics.setdefault(srv, []).append(n)
-for srv in nics:
-    nics[srv].sort(key=lambda n: idx[n])
 ranks = [f"dgx-{i}/gpu{g}" for i in range(1, 17) for g in (2, 3)]
-def leaf(r):
-    srv, gpu = r.split("/")
-    return leaf_of[nics[srv][int(gpu[3:])]]
-a2a = coll("sm", "a2a")
-per_pair = int(a2a[0]["bytes"]) / len(ranks)
-up = dn = 0
-for s in ranks:
-    for t in ranks:
-        if s.split("/")[0] == t.split("/")[0]:
-            continue
-        up += per_pair * (leaf(s) == LEAF and leaf(t) != LEAF)
-        dn += per_pair * (leaf(t) == LEAF and leaf(s) != LEAF)
-bound = max(up, dn) * 4122 / 4096 / (len(left) * rate)
+bound, up, dn, n_left = a2a_bound(f"{d}/sm.h5", ranks, int(coll("sm", "a2a")[0]["bytes"]))
 healthy_a2a = max(r["time_ps"] for r in coll("healthy", "a2a")) / 1e12
-print(f"all-to-all: {max(up, dn) / 1e6:.2f} MB each way through {LEAF}'s {len(left)} remaining "
+print(f"all-to-all: {max(up, dn) / 1e6:.2f} MB each way through {LEAF}'s {n_left} remaining "
       f"uplinks: at least {bound * 1e6:.1f} us (healthy fabric: {healthy_a2a * 1e6:.1f} us)")
 assert healthy_a2a < 0.9 * bound, "the healthy fabric must not be limited by those uplinks"
 for name in ("sm", "ar"):

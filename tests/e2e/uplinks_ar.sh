@@ -5,7 +5,8 @@
 # configured rates and the transport's timeout:
 #  - with fault notifications (the default): the spines tell the other leaves, adaptive
 #    routing stops sending su0-rail3-leaf's traffic to them, and the all-to-all finishes,
-#    within 10 % of what the four uplinks left allow (the bound uplinks.sh computes too);
+#    within 10 % of what the four uplinks left allow (tests/e2e/uplinks_bound.py, shared with
+#    uplinks.sh);
 #  - without them: the leaves keep choosing the dead-end spines for part of the packets and
 #    a connection runs out of retries (exit 6), on a path through a spine into that leaf;
 #  - notifications that arrive 50 us after the all-to-all starts: the packets sent into the
@@ -46,9 +47,10 @@ grep -q "transport retry counter exceeded" "$TMP/err" ||
 grep -q "spine[0-9]*:4->su0-rail3-leaf" "$TMP/err" ||
     { cat "$TMP/err" >&2; fail "no notifications: the failed flow's path is not through a dead-end spine"; }
 
-PYTHONPATH="$WEFT_SRCDIR/analysis" "$PY" - "$TMP" <<'PYEOF' || fail "the all-to-all's times"
+PYTHONPATH="$WEFT_SRCDIR/analysis:$WEFT_SRCDIR/tests/e2e" "$PY" - "$TMP" <<'PYEOF' || fail "the all-to-all's times"
 import sys
 import weft_trace as wt
+from uplinks_bound import LEAF, a2a_bound
 d = sys.argv[1]
 
 def coll(name, workload):
@@ -56,45 +58,9 @@ def coll(name, workload):
     assert len(rows) == 2, (name, workload, rows)  # out of place, in place
     return rows
 
-path = f"{d}/frn.h5"
-nm = [n["name"].decode() for n in wt.nodes(path)]
-idx = {n: i for i, n in enumerate(nm)}
-links = wt.links(path)
-leaf_of = {}
-for l in links:
-    a, b = nm[int(l["node_a"])], nm[int(l["node_b"])]
-    if "/mlx5_" in a and b.endswith("-leaf"):
-        leaf_of[a] = b
-    if "/mlx5_" in b and a.endswith("-leaf"):
-        leaf_of[b] = a
-LEAF = "su0-rail3-leaf"
-ups = [l for l in links if LEAF in (nm[int(l["node_a"])], nm[int(l["node_b"])])
-       and any(nm[int(l[k])].startswith("spine") for k in ("node_a", "node_b"))]
-down = {(int(p["node"]), int(p["port"])) for p in wt.ports(path) if p["state"] == 1}
-left = [l for l in ups if (int(l["node_a"]), int(l["port_a"])) not in down
-        and (int(l["node_b"]), int(l["port_b"])) not in down]
-assert len(ups) == 8 and len(left) == 4, (len(ups), len(left))
-rate = int(left[0]["rate_bps"]) / 8
-
-# The bytes that must cross the leaf's uplinks each way (uplinks.sh has the reasoning).
-nics = {}
-for n in sorted(leaf_of):
-    nics.setdefault(n.split("/")[0], []).append(n)
-for srv in nics:
-    nics[srv].sort(key=lambda n: idx[n])
 ranks = [f"dgx-{i}/gpu{g}" for i in range(1, 17) for g in (2, 3)]
-def leaf(r):
-    srv, gpu = r.split("/")
-    return leaf_of[nics[srv][int(gpu[3:])]]
-per_pair = int(coll("frn", "a2a")[0]["bytes"]) / len(ranks)
-up = dn = 0
-for s in ranks:
-    for t in ranks:
-        if s.split("/")[0] != t.split("/")[0]:
-            up += per_pair * (leaf(s) == LEAF and leaf(t) != LEAF)
-            dn += per_pair * (leaf(t) == LEAF and leaf(s) != LEAF)
-bound = max(up, dn) * 4122 / 4096 / (len(left) * rate)
-print(f"all-to-all: at least {bound * 1e6:.1f} us through {LEAF}'s {len(left)} uplinks left")
+bound, _, _, n_left = a2a_bound(f"{d}/frn.h5", ranks, int(coll("frn", "a2a")[0]["bytes"]))
+print(f"all-to-all: at least {bound * 1e6:.1f} us through {LEAF}'s {n_left} uplinks left")
 for r in coll("frn", "a2a"):
     t = r["time_ps"] / 1e12
     print(f"  notifications: {t * 1e6:.1f} us ({t / bound:.3f} x the bound)")
