@@ -164,22 +164,25 @@ weft_switch_install_depart (WeftSwitch *self)
             self->ports[i].on_depart = switch_depart;
 }
 
-static gboolean
-switch_init (WeftModel *m, GError **error)
-{
-    /* ECN, the shared buffer, credits and PFC are switched on by their mechanisms' setup
-     * (models/registry.h), before this. */
-    WeftSwitch *self = (WeftSwitch *) m;
-    if (self->fabric->routing == WEFT_ROUTING_ADAPTIVE)
-        self->rng = weft_rng_new (m->sim->seed, m->sched.id);
-    return TRUE;
-}
-
 /* Whether output @p is Down (models/fault.h): the switch knows its own ports' state. */
 static inline gboolean
 port_down (const WeftPort *p)
 {
     return p->fault != NULL && p->fault->down;
+}
+
+/* Adaptive routing's tie-breaking generator, made at the first tie rather than with the model:
+ * a 64-SU SuperPOD has 38,144 switch models (NICs, PCIe switches and NVSwitches included), of
+ * which only the 1,280 fabric switches ever choose between ports, and a Mersenne Twister is
+ * 5 KB (190 MB).  Seeded from (seed, this switch), its draws are the same whenever it is made.
+ * (ECN, the shared buffer, credits and PFC are switched on by their mechanisms' setup,
+ * models/registry.h: a switch has no init of its own.) */
+static gsl_rng *
+tie_rng (WeftSwitch *self)
+{
+    if (G_UNLIKELY (self->rng == NULL))
+        self->rng = weft_rng_new (self->parent.sim->seed, self->parent.sched.id);
+    return self->rng;
 }
 
 /* Adaptive routing: the equal-cost port with the least data ahead of this packet - bytes
@@ -217,7 +220,7 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
             best_load = load;
             best = set[i];
             ties = 1;
-        } else if (load == best_load && gsl_rng_uniform_int (self->rng, ++ties) == 0) {
+        } else if (load == best_load && gsl_rng_uniform_int (tie_rng (self), ++ties) == 0) {
             best = set[i];
         }
     }
@@ -483,7 +486,6 @@ const WeftModelClass weft_switch_class = {
             "or per-input, per-VL credit buffers (InfiniBand)",
     .instance_size = sizeof (WeftSwitch),
     .params = switch_params,
-    .init = switch_init,
     .receive = switch_receive,
     .clear = switch_clear,
 };

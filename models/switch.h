@@ -57,7 +57,8 @@ typedef struct {
     int forwarding;              /* auto | cut-through | store-and-forward */
     gboolean internal;           /* inside a server (NVSwitch, PCIe switch, NIC, CPU): lossless
                                     on every fabric, no latency of its own */
-    gsl_rng *rng;                /* adaptive routing's tie-breaks; NULL otherwise */
+    gsl_rng *rng;                /* adaptive routing's tie-breaks, made at the first tie; NULL
+                                    until then */
     const WeftGraph *graph;      /* borrowed */
     WeftRouteView routes;        /* this switch's flat route table into graph's (refilled when
                                     the tables change) */
