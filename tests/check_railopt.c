@@ -6,7 +6,8 @@
  * unless spines are grouped per rail); D-mod-k balance (a shift permutation over the NICs,
  * numbered leaf-major, puts at most one flow on any link direction, and every leaf up port and
  * spine down port carries the same number of destination routes); the oversubscription
- * taper and its error; the server sub-topology and GPUDirect staging; k-ary fat tree formulas.
+ * taper and its error; 64 SUs per rail (64 spines to a pod, 32 uplinks a leaf) refused naming
+ * spine_grouping; the server sub-topology and GPUDirect staging; k-ary fat tree formulas.
  * Unchecked here: experiment-file parsing of these parameters (check_topology_build).
  */
 #include "config.h"
@@ -94,7 +95,7 @@ static const struct {
     guint64 sus, servers, leaves, spines, cores;
 } sizes[] = {
     { 1, 31, 8, 4, 0 },    { 2, 63, 16, 8, 0 },       { 4, 127, 32, 16, 0 },
-    { 8, 256, 64, 32, 0 }, { 16, 512, 128, 128, 64 },
+    { 8, 256, 64, 32, 0 }, { 16, 512, 128, 128, 64 }, { 64, 2048, 512, 512, 256 },
 };
 
 START_TEST (test_railopt_superpod_counts)
@@ -381,6 +382,21 @@ START_TEST (test_railopt_bad_params)
     ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
     ck_assert_ptr_nonnull (strstr (err->message, "[topology] servers:"));
     g_clear_error (&err);
+    /* 64 SUs per rail: 64 leaves to a pod, 64 spines, 32 uplinks per leaf (the parameters'
+     * size says so too); at 32 SUs a leaf reaches each of 32 spines once */
+    p = superpod (64, 0);
+    p.spine_grouping = WEFT_SPINE_PER_RAIL;
+    ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));
+    ck_assert_msg (strstr (err->message, "[topology] spine_grouping: per_rail puts the 64 leaves "
+                                         "of a rail in one pod, whose 64 spines"),
+                   "%s", err->message);
+    g_clear_error (&err);
+    WeftGraphSize size;
+    ck_assert (!weft_topology_railopt_size (&p, &server, &size, &err));
+    ck_assert_ptr_nonnull (strstr (err->message, "[topology] spine_grouping:"));
+    g_clear_error (&err);
+    p.sus = 32;
+    g_autoptr (WeftGraph) g32 = build (&p);
     p = superpod (1, 0);
     server.nics = 0;
     ck_assert_ptr_null (weft_topology_railopt (&p, &server, &err));

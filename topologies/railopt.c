@@ -212,7 +212,7 @@ plan_three_tiers (const WeftRailOptParams *p, Plan *P, GError **error)
     if (D2 == 0)
         return fail (error, "topology", "spine_oversubscription",
                      "%g:1 cannot be realised on %" G_GUINT64_FORMAT "-port spines", r2, radix);
-    if ((pod_leaves * U) % D2 != 0 || U % ((pod_leaves * U) / D2) != 0)
+    if ((pod_leaves * U) % D2 != 0)
         return fail (error, "topology", "leaf_oversubscription",
                      "%" G_GUINT64_FORMAT " leaves per pod with %" G_GUINT64_FORMAT
                      " uplinks do not fill spines of %" G_GUINT64_FORMAT
@@ -220,6 +220,23 @@ plan_three_tiers (const WeftRailOptParams *p, Plan *P, GError **error)
                      "of %" G_GUINT64_FORMAT,
                      pod_leaves, U, D2, D2);
     sp_pod = pod_leaves * U / D2;
+    /* every leaf of a pod reaches every spine of it, with the same number of cables */
+    if (U % sp_pod != 0) {
+        if (p->spine_grouping == WEFT_SPINE_PER_RAIL)
+            return fail (error, "topology", "spine_grouping",
+                         "per_rail puts the %" G_GUINT64_FORMAT
+                         " leaves of a rail in one pod, whose %" G_GUINT64_FORMAT
+                         " spines of %" G_GUINT64_FORMAT " down ports a leaf's %" G_GUINT64_FORMAT
+                         " uplinks cannot all reach evenly: expected fewer sus (spines per pod "
+                         "dividing the uplinks) or full_mesh",
+                         pod_leaves, sp_pod, D2, U);
+        return fail (error, "topology", "leaf_oversubscription",
+                     "%" G_GUINT64_FORMAT " leaves per pod with %" G_GUINT64_FORMAT
+                     " uplinks need %" G_GUINT64_FORMAT " spines of %" G_GUINT64_FORMAT
+                     " down ports, which the uplinks cannot all reach evenly: expected the "
+                     "spines per pod to divide a leaf's uplinks",
+                     pod_leaves, U, sp_pod, D2);
+    }
     if ((pods * sp_pod * U2) % radix != 0 || ((pods * sp_pod * U2) / radix) % sp_pod != 0 ||
         U2 % ((pods * sp_pod * U2) / radix / sp_pod) != 0)
         return fail (error, "topology", "sus",
