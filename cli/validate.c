@@ -1,15 +1,49 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
 #include <stdio.h>
+#include <sys/resource.h>
 
 #include "cli/cli.h"
 #include "cli/footprint.h"
 #include "cli/session.h"
 #include "network/results.h"
 
+/* The process's peak resident size so far (getrusage), in bytes. */
+static guint64
+peak_bytes (void)
+{
+    struct rusage ru;
+    return getrusage (RUSAGE_SELF, &ru) == 0 ? (guint64) ru.ru_maxrss * 1024 : 0;
+}
+
+static double
+gib (guint64 bytes)
+{
+    return (double) bytes / (double) (G_GUINT64_CONSTANT (1) << 30);
+}
+
+/* The memory line: the estimate of what was built (from the graph's counts, as the check before
+ * its routes saw them, with the process as it stood at @base_bytes before reading anything),
+ * the peak it measured and the limit (doc/scale.md). */
+static void
+print_memory (const WeftSession *s, guint64 base_bytes, guint64 max_bytes)
+{
+    WeftFootprint fp;
+    if (!weft_footprint_estimate (s->exp, s->graph, TRUE, &fp, NULL) || !fp.known)
+        return;
+    guint64 total = fp.total - fp.base + base_bytes;
+    g_autofree char *what = NULL;
+    guint64 limit = weft_footprint_limit (max_bytes, &what);
+    printf ("  memory       %.3f GiB estimated (graph %.3f, routes %.3f, models %.3f, flows %.3f "
+            "for %" G_GUINT64_FORMAT " flows), %.3f GiB peak; limit %.2f GiB (%s)\n",
+            gib (total), gib (fp.graph), gib (fp.routes), gib (fp.models), gib (fp.flows),
+            fp.n_flows, gib (peak_bytes ()), gib (limit), what);
+}
+
 int
 weft_cli_validate (int argc, char **argv)
 {
+    guint64 base_bytes = peak_bytes ();
     g_auto (GStrv) sets = NULL;
     g_autofree char *max_memory = NULL;
     GOptionEntry entries[] = { { "set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
@@ -23,8 +57,8 @@ weft_cli_validate (int argc, char **argv)
         ctx, "Reads the experiment and its includes, applies overrides, checks every group and\n"
              "key, estimates the memory the run needs (refused above --max-memory or the\n"
              "process's limits), builds the topology, the models and the workload, and stops\n"
-             "before simulating.  Exit status: 0 valid, 2 bad input (one line naming file,\n"
-             "group, key).");
+             "before simulating; prints the estimate beside the peak memory it measured.\n"
+             "Exit status: 0 valid, 2 bad input (one line naming file, group, key).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
     if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
@@ -45,6 +79,7 @@ weft_cli_validate (int argc, char **argv)
     if (ok) {
         printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1], weft_graph_n_nodes (s.graph),
                 weft_graph_n_links (s.graph), weft_network_n_flows (s.net));
+        print_memory (&s, base_bytes, max_bytes);
         /* Other fabrics' groups, accepted for comparisons, but worth seeing. */
         g_autoptr (GString) unused = g_string_new (NULL);
         weft_mechanisms_unused_line (&s.net->env, unused);
