@@ -8,7 +8,9 @@
  * route estimate covers the tables actually built; the flows estimated for the pattern kinds
  * are exactly the flows then generated; the cgroup v2 limit is the smallest memory.max on the
  * way up the hierarchy; a run whose estimate exceeds --max-memory is refused naming [topology]
- * and the estimate, and one that fits is not.
+ * and the estimate, and one that fits is not; experiments/superpod-64su.ini's switches, groups,
+ * destinations, NICs and fabric links, computed from its parameters, are the estimate's and the
+ * built graph's, and its estimate fits well under the 24 GiB CI machine.
  * Unchecked here: how close the estimate comes to a process's measured peak (doc/scale.md's
  * table, bench/README.md), the refusal end to end (tests/e2e/scale.sh).
  */
@@ -203,6 +205,68 @@ START_TEST (test_footprint_flows_match_generated)
 }
 END_TEST
 
+/* experiments/superpod-64su.ini (issue 17's 16,384-GPU fabric), without simulating it: the
+ * counts the estimate starts from, computed here from the file's [topology] parameters and the
+ * DGX H100's 8 NICs, are those of the parameters' size and of the graph then built.  Three
+ * tiers of 1:1 switches: SUS x 8 rail leaves with SERVERS_PER_SU ports down and as many up;
+ * spines of RADIX / 2 ports down and up, so as many spines as leaves; cores take RADIX spine
+ * uplinks each.  One group per rail leaf, one destination and one permutation flow per GPU. */
+START_TEST (test_footprint_superpod_64su)
+{
+    g_autofree char *path = harness_srcpath ("experiments/superpod-64su.ini");
+    GError *err = NULL;
+    g_autoptr (WeftExperiment) exp = weft_experiment_load (path, &err);
+    ck_assert_msg (exp != NULL, "%s", err ? err->message : "");
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    guint64 sus = g_key_file_get_uint64 (kf, "topology", "sus", NULL),
+            per_su = g_key_file_get_uint64 (kf, "topology", "servers_per_su", NULL),
+            radix = g_key_file_get_uint64 (kf, "topology", "radix", NULL), rails = 8;
+    ck_assert_uint_eq (sus * per_su * rails, 16384);
+    guint64 servers = sus * per_su, leaves = sus * rails, spines = leaves * per_su / (radix / 2),
+            cores = spines * (radix / 2) / radix;
+    guint64 fabric_links = servers * rails + leaves * per_su + spines * (radix / 2);
+
+    WeftFootprint fp;
+    ck_assert_msg (weft_footprint_estimate (exp, NULL, TRUE, &fp, &err), "%s",
+                   err ? err->message : "");
+    ck_assert (fp.known);
+    ck_assert_uint_eq (fp.size.switches, leaves + spines + cores);
+    ck_assert_uint_eq (fp.size.groups, leaves);
+    ck_assert_uint_eq (fp.size.destinations, servers * rails);
+    ck_assert_uint_eq (fp.size.gpus, servers * rails);
+    ck_assert_uint_eq (fp.n_flows, servers * rails);
+    /* it fits the 24 GiB CI machine with room to spare */
+    ck_assert_uint_lt (fp.total, G_GUINT64_CONSTANT (2) << 30);
+
+    g_autoptr (WeftGraph) g = weft_topology_generate (exp, &err);
+    ck_assert_msg (g != NULL, "%s", err ? err->message : "");
+    WeftGraphSize built;
+    weft_graph_measure (g, &built);
+    assert_same_size ("superpod-64su.ini", &fp.size, &built);
+    guint64 tier[4] = { 0 }, nics = 0, fabric = 0;
+    for (guint32 v = 0; v < weft_graph_n_nodes (g); v++) {
+        const WeftNode *n = weft_graph_node (g, v);
+        if (n->kind == WEFT_NODE_SWITCH && n->tier >= 1 && n->tier <= 3)
+            tier[n->tier]++;
+        nics += n->kind == WEFT_NODE_NIC;
+    }
+    for (guint i = 0; i < weft_graph_n_links (g); i++)
+        fabric += weft_graph_link (g, i)->kind == WEFT_LINK_FABRIC;
+    ck_assert_uint_eq (tier[1], leaves);
+    ck_assert_uint_eq (tier[2], spines);
+    ck_assert_uint_eq (tier[3], cores);
+    ck_assert_uint_eq (nics, servers * rails);
+    ck_assert_uint_eq (fabric, fabric_links);
+
+    /* and the route estimate covers the tables then computed */
+    ck_assert_msg (weft_topology_route (g, exp, &err), "%s", err ? err->message : "");
+    guint64 graph_bytes, routes_bytes;
+    weft_graph_size_bytes (&built, &graph_bytes, &routes_bytes);
+    ck_assert_uint_ge (routes_bytes, weft_graph_routes_bytes (g));
+    ck_assert_uint_le (routes_bytes, 4 * weft_graph_routes_bytes (g));
+}
+END_TEST
+
 static void
 write_limit (const char *dir, const char *value)
 {
@@ -276,6 +340,7 @@ test_suite (void)
     tcase_add_test (tc, test_footprint_measure_groups);
     tcase_add_test (tc, test_footprint_routes_cover_tables);
     tcase_add_test (tc, test_footprint_flows_match_generated);
+    tcase_add_test (tc, test_footprint_superpod_64su);
     tcase_add_test (tc, test_footprint_cgroup_limit);
     tcase_add_test (tc, test_footprint_check_refuses_above_limit);
     suite_add_tcase (s, tc);

@@ -198,3 +198,6 @@ check_PROGRAMS += tests/check_sweep
 tests_check_sweep_SOURCES = tests/check_sweep.c
 check_PROGRAMS += tests/check_collected
 tests_check_collected_SOURCES = tests/check_collected.c
+# experiments/superpod-64su.ini (issue 17's 16,384 GPUs): weft topo's counts, weft validate's
+# memory estimate against its peak, refusals below it (built, never simulated: a few seconds)
+e2e_tests += tests/e2e/superpod64.sh

@@ -19,14 +19,17 @@ for f in "$WEFT_SRCDIR"/experiments/*.ini; do
     grep -q '^\[workload\.' "$f" || continue
     grep -q '^\[fault\.' "$f" && continue
     name=$(basename "$f" .ini)
-    # Shrunk to seconds: the sweep to 4 MB, one training step of small buckets; the rest
-    # stops at 2 ms of simulated time (every congested phase has begun by then).
+    # Shrunk to seconds: the sweep to 4 MB, one training step of small buckets, the 64-SU
+    # permutation to one packet per flow; the rest stops at 2 ms of simulated time (every
+    # congested phase has begun by then).
     case $name in
         dgx4-allreduce) set -- --set workload.allreduce:maxbytes=4MB ;;
         dgx4-training)
             set -- --set workload.train:steps=1 --set workload.train:bucket_size=1MiB \
                 --set workload.train:compute=200us
             ;;
+        # 16,384 GPUs: one 4 KiB packet each still crosses every tier (a few seconds)
+        superpod-64su) set -- --set workload.perm:flow_size=4KiB ;;
         *) set -- --set experiment:duration=2ms ;;
     esac
     set +e
