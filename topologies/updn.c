@@ -132,6 +132,13 @@ typedef struct {
     guint32 *queue;
     guint *load_off; /* dense index -> its first entry in load */
     guint *load;     /* per switch port: destinations routed through it when it had a choice */
+    /* per switch port (indexed as load): the live peer (NONE if none), its dense index (NONE
+     * if not a switch, or the switch itself), and whether the hop goes up.  Read once for all
+     * destinations: routing looks at every port of every switch per destination, and a
+     * 64-SU SuperPOD is 1,280 switches x 64 ports x 16,384 destinations. */
+    guint32 *peer;
+    guint32 *peer_index;
+    gboolean *peer_up;
 } Ctx;
 
 static int
@@ -232,12 +239,35 @@ ctx_init (Ctx *c, WeftGraph *g)
         c->load_off[i + 1] = c->load_off[i] + weft_graph_node (g, c->sw[i])->ports->len;
     }
     c->load = g_new0 (guint, c->load_off[c->n_sw]);
+    c->peer = g_new (guint32, c->load_off[c->n_sw]);
+    c->peer_index = g_new (guint32, c->load_off[c->n_sw]);
+    c->peer_up = g_new (gboolean, c->load_off[c->n_sw]);
+    for (guint i = 0; i < c->n_sw; i++) {
+        guint32 v = c->sw[i];
+        const WeftNode *node = weft_graph_node (g, v);
+        for (guint32 p = 0; p < node->ports->len; p++) {
+            guint k = c->load_off[i] + p;
+            guint32 q, qp;
+            c->peer[k] = c->peer_index[k] = WEFT_GRAPH_NONE;
+            c->peer_up[k] = FALSE;
+            if (!live_peer (g, v, p, &q, &qp))
+                continue;
+            c->peer[k] = q;
+            if (c->index[q] != WEFT_GRAPH_NONE && q != v) {
+                c->peer_index[k] = c->index[q];
+                c->peer_up[k] = weft_updn_is_up (c->rank, v, q);
+            }
+        }
+    }
 }
 
 /* Frees what ctx_init allocated, the ranks included. */
 static void
 ctx_clear (Ctx *c)
 {
+    g_free (c->peer);
+    g_free (c->peer_index);
+    g_free (c->peer_up);
     g_free (c->load);
     g_free (c->load_off);
     g_free (c->queue);
@@ -288,24 +318,24 @@ static void
 route_switch (WeftGraph *g, Ctx *c, guint vi, guint32 ep, guint32 d, const Hops *hops, guint hv)
 {
     guint32 v = c->sw[vi];
-    const WeftNode *node = weft_graph_node (g, v);
+    guint n_ports = c->load_off[vi + 1] - c->load_off[vi];
     guint *ld = c->load + c->load_off[vi];
+    const guint32 *peer = c->peer + c->load_off[vi], *qi = c->peer_index + c->load_off[vi];
+    const gboolean *up = c->peer_up + c->load_off[vi];
     guint32 best = WEFT_GRAPH_NONE;
     guint n_cand = 0;
-    for (guint32 p = 0; p < node->ports->len; p++) {
-        guint32 q, qp;
-        if (!live_peer (g, v, p, &q, &qp))
+    for (guint32 p = 0; p < n_ports; p++) {
+        if (peer[p] == WEFT_GRAPH_NONE)
             continue;
         gboolean ok;
-        if (q == d)
+        if (peer[p] == d)
             ok = hv == 1;
-        else if (c->index[q] == WEFT_GRAPH_NONE || q == v)
+        else if (qi[p] == WEFT_GRAPH_NONE)
             ok = FALSE;
         else if (hops->down[vi]) /* down-only: stay on down hops */
-            ok = !weft_updn_is_up (c->rank, v, q) && hops->down[c->index[q]] &&
-                 hops->h[c->index[q]] + 1 == hv;
+            ok = !up[p] && hops->down[qi[p]] && hops->h[qi[p]] + 1 == hv;
         else
-            ok = weft_updn_is_up (c->rank, v, q) && hops->h[c->index[q]] + 1 == hv;
+            ok = up[p] && hops->h[qi[p]] + 1 == hv;
         if (!ok)
             continue;
         n_cand++;
