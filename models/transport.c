@@ -496,6 +496,14 @@ weft_transport_clear (WeftTransport *tp)
     tp->n_flows = 0;
 }
 
+gsize
+weft_transport_flow_bytes (const WeftTransport *tp)
+{
+    return sizeof (WeftFlow) + (tp->ibcc_flows ? sizeof (WeftIbccFlow) : 0) +
+           (tp->dcqcn_flows ? sizeof (WeftDcqcnFlow) : 0) +
+           (tp->uet_flows ? sizeof (WeftUetFlow) : 0);
+}
+
 typedef struct {
     WeftTransport *tp;
     guint32 flow, hop;

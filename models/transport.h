@@ -225,6 +225,10 @@ void weft_transport_start_collectives (WeftTransport *tp);
 void weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
 void weft_transport_clear (WeftTransport *tp);
 
+/* The bytes weft_transport_setup allocated per flow: its WeftFlow and the per-fabric state of
+ * the side arrays present (cli/footprint.c estimates the same before the run is built). */
+gsize weft_transport_flow_bytes (const WeftTransport *tp);
+
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
 
