@@ -4,8 +4,8 @@
  * sim/routes.c's weft_graph_size_bytes for the graph and its routes, the routing engine's
  * overrides (topologies/topology.c), and here the models: a WeftPort per cabled port end, with
  * the fabric's per-port state (WeftPfcPort on RoCE, WeftIbPort on InfiniBand), a switch or NIC
- * model per node, and a WeftFlow with its specs per flow.  doc/scale.md compares it with
- * measured peaks.
+ * model per node, and a WeftFlow with its fabric's per-flow state and its specs per flow.
+ * doc/scale.md compares it with measured peaks.
  */
 #include "config.h"
 #define G_LOG_DOMAIN "weft-cli"
@@ -60,11 +60,53 @@ models_bytes (const WeftExperiment *exp, const WeftGraphSize *s)
     return s->nodes * per_node + 2 * s->links * per_port + s->switches * per_switch;
 }
 
-/* A flow: its WeftFlow, its spec as generated and as kept, and the generator's order. */
-static guint64
-flow_bytes (void)
+/* Whether [group] key is written "false" (the parameter tables take only true and false). */
+static gboolean
+key_false (GKeyFile *kf, const char *group, const char *key)
 {
-    return sizeof (WeftFlow) + 2 * sizeof (WeftFlowSpec) + 8 + BLOCK;
+    g_autofree char *v = g_key_file_get_string (kf, group, key, NULL);
+    return v && strcmp (g_strstrip (v), "false") == 0;
+}
+
+static gboolean
+key_true (GKeyFile *kf, const char *group, const char *key)
+{
+    g_autofree char *v = g_key_file_get_string (kf, group, key, NULL);
+    return v && strcmp (g_strstrip (v), "true") == 0;
+}
+
+gsize
+weft_footprint_flow_state_bytes (const WeftExperiment *exp)
+{
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    g_autofree char *kind = g_key_file_get_string (kf, "fabric", "kind", NULL);
+    g_autofree char *spray = g_key_file_get_string (kf, "fabric", "spray", NULL);
+    if (kind)
+        g_strstrip (kind);
+    if (spray)
+        g_strstrip (spray);
+    gboolean roce = kind && strcmp (kind, "roce") == 0;
+    gboolean ib = kind && strcmp (kind, "infiniband") == 0;
+    gboolean ue = kind && strcmp (kind, "ultra-ethernet") == 0;
+    gsize bytes = sizeof (WeftFlow);
+    /* What weft_transport_setup allocates (models/transport.h): IB CC's state where [ibcc] is
+     * on (off by default); DCQCN's where DCQCN or ECN marking is (both on by default on RoCE,
+     * ECN on Ultra Ethernet); Ultra Ethernet's on its fabric and wherever packets are sprayed. */
+    if (ib && key_true (kf, "ibcc", "enabled"))
+        bytes += sizeof (WeftIbccFlow);
+    if ((roce && !(key_false (kf, "dcqcn", "enabled") && key_false (kf, "ecn", "enabled"))) ||
+        (ue && !key_false (kf, "ecn", "enabled")))
+        bytes += sizeof (WeftDcqcnFlow);
+    if (ue || (spray && strcmp (spray, "off") != 0))
+        bytes += sizeof (WeftUetFlow);
+    return bytes;
+}
+
+/* A flow: its state, its spec as generated and as kept, and the generator's order. */
+static guint64
+flow_bytes (const WeftExperiment *exp)
+{
+    return weft_footprint_flow_state_bytes (exp) + 2 * sizeof (WeftFlowSpec) + 8 + BLOCK;
 }
 
 /* This process's size now: resident, or virtual (for RLIMIT_AS), from /proc/self/statm. */
@@ -100,8 +142,8 @@ weft_footprint_estimate (const WeftExperiment *exp, const WeftGraph *g, gboolean
         fp->models = models_bytes (exp, s);
         fp->n_flows =
             weft_workload_estimate_flows (exp, s->hosts ? s->hosts : s->gpus, s->endpoints);
-        fp->flows =
-            fp->n_flows > G_MAXUINT64 / flow_bytes () ? G_MAXUINT64 : fp->n_flows * flow_bytes ();
+        guint64 per_flow = flow_bytes (exp);
+        fp->flows = fp->n_flows > G_MAXUINT64 / per_flow ? G_MAXUINT64 : fp->n_flows * per_flow;
     }
     fp->base = self_bytes (TRUE);
     guint64 parts[] = { fp->base, fp->graph, fp->routes, fp->models, fp->flows };

@@ -68,6 +68,11 @@ gboolean weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *f
 WeftGraph *weft_footprint_build_topology (const WeftExperiment *exp, gboolean models,
                                           guint64 max_memory, GError **error);
 
+/* The bytes of one flow's state a run of @exp allocates: its WeftFlow and the per-fabric
+ * congestion-control and Ultra Ethernet state its fabric uses (weft_transport_flow_bytes once
+ * built), from the experiment's [fabric], [ibcc], [dcqcn] and [ecn] keys as written. */
+gsize weft_footprint_flow_state_bytes (const WeftExperiment *exp);
+
 /* Reads a --max-memory value (a size with a unit, e.g. 8GiB) into *@bytes; FALSE with a
  * message naming the option otherwise. */
 gboolean weft_footprint_parse_max (const char *text, guint64 *bytes, GError **error);

@@ -359,7 +359,7 @@ dcqcn_sample (const WeftMechEnv *env, weft_time_t now)
     const WeftTransport *tp = env->tp;
     for (guint i = 0; i < tp->active->len; i++) {
         const WeftFlow *f = &tp->flows[g_array_index (tp->active, guint32, i)];
-        const WeftDcqcnFlow *d = &f->dcqcn;
+        const WeftDcqcnFlow *d = f->dcqcn;
         WeftTraceDcqcnSample row = { .time_ps = now,
                                      .flow = f->spec.id,
                                      .rate_bps = d->rc_bps,
@@ -374,8 +374,8 @@ dcqcn_sample (const WeftMechEnv *env, weft_time_t now)
 static void
 dcqcn_count (const WeftMechEnv *env, WeftNetworkStats *st)
 {
-    for (guint i = 0; i < env->tp->n_flows; i++) {
-        const WeftDcqcnFlow *d = &env->tp->flows[i].dcqcn;
+    for (guint i = 0; env->tp->dcqcn_flows && i < env->tp->n_flows; i++) {
+        const WeftDcqcnFlow *d = &env->tp->dcqcn_flows[i];
         st->cnps_sent += d->cnps_sent;
         st->cnps_received += d->cnps_received;
         st->dcqcn_cuts += d->cuts;

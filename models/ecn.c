@@ -109,8 +109,8 @@ ecn_count (const WeftMechEnv *env, WeftNetworkStats *st)
 {
     for (guint i = 0; i < env->ports->len; i++)
         st->ecn_marked += ((const WeftPort *) env->ports->pdata[i])->ecn_marks;
-    for (guint i = 0; i < env->tp->n_flows; i++)
-        st->ce_received += env->tp->flows[i].dcqcn.ce_received;
+    for (guint i = 0; env->tp->dcqcn_flows && i < env->tp->n_flows; i++)
+        st->ce_received += env->tp->dcqcn_flows[i].ce_received;
 }
 
 /* [ecn] is read by dcqcn's configure (models/dcqcn.c), since its thresholds' defaults are the

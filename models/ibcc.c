@@ -195,8 +195,10 @@ ibcc_count (const WeftMechEnv *env, WeftNetworkStats *st)
     for (guint i = 0; i < env->tp->n_flows; i++) {
         const WeftFlow *f = &env->tp->flows[i];
         st->fecn_received += f->fecn_received;
-        st->becn_received += f->cc.becns;
-        st->ccti_peak = MAX (st->ccti_peak, f->cc.ccti_peak);
+        if (f->cc) {
+            st->becn_received += f->cc->becns;
+            st->ccti_peak = MAX (st->ccti_peak, f->cc->ccti_peak);
+        }
     }
 }
 

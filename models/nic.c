@@ -10,14 +10,28 @@
 
 /* ---- sender half ---------------------------------------------------------------------- */
 
+/* @f runs Ultra Ethernet's RUD (its UE state exists only on fabrics that use it). */
+static inline gboolean
+uet_rud (const WeftFlow *f)
+{
+    return f->uet && f->uet->rud;
+}
+
+/* @f times each packet it sends (RUD with packet_timers). */
+static inline gboolean
+uet_timers (const WeftFlow *f)
+{
+    return f->uet && f->uet->sent_at;
+}
+
 static inline gboolean
 sendable (const WeftFlow *f)
 {
-    if (f->uet.rud) /* Ultra Ethernet RUD: the window counts packets in flight */
+    if (uet_rud (f)) /* Ultra Ethernet RUD: the window counts packets in flight */
         return f->started &&
-               (f->uet.lost_n > 0 ||
-                (f->snd_nxt < f->n_pkts && f->uet.inflight < f->window_pkts)) &&
-               (!f->uet.rccc || f->uet.credit > 0 || f->uet.free_pkts > 0);
+               (f->uet->lost_n > 0 ||
+                (f->snd_nxt < f->n_pkts && f->uet->inflight < f->window_pkts)) &&
+               (!f->uet->rccc || f->uet->credit > 0 || f->uet->free_pkts > 0);
     return f->started &&
            (f->resend || (f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts));
 }
@@ -69,7 +83,7 @@ static inline void
 nscc_window (WeftFlow *f, const WeftUet *uet)
 {
     if (uet->nscc.enabled)
-        f->window_pkts = weft_nscc_window_pkts (&f->uet.cc);
+        f->window_pkts = weft_nscc_window_pkts (&f->uet->cc);
 }
 
 /* A flow starts: its EV state, RUD bitmaps and NSCC window (its parameters derived from the
@@ -78,7 +92,7 @@ static void
 uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
-    weft_uet_sender_init (uet, &f->uet, f->n_pkts);
+    weft_uet_sender_init (uet, f->uet, f->n_pkts);
     double wire = (double) (nic->tp->fabric->mtu + nic->tp->fabric->header);
     if (uet->nscc.enabled) {
         WeftNsccNet net = {
@@ -87,14 +101,14 @@ uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
                 (double) nic->tp->net_rtt_ps * (double) f->feed_bps / 8 / (double) WEFT_PS_PER_S,
             .trimming = uet->trimming,
         };
-        weft_nscc_flow_init (&uet->nscc, &f->uet.cc, &net, wire, f->base_rtt_ps);
+        weft_nscc_flow_init (&uet->nscc, &f->uet->cc, &net, wire, f->base_rtt_ps);
         nscc_window (f, uet);
     }
-    if (f->uet.rud)
-        f->uet.rto_floor = weft_uet_rto_floor (uet, nic->ports[f->tx_port].link.rate_bps);
-    if (nic->tp->rccc_rx && f->uet.rud) {
-        f->uet.rccc = TRUE;
-        f->uet.free_pkts = 1 + (gint64) ((double) uet->rccc.initial_credit / wire);
+    if (f->uet->rud)
+        f->uet->rto_floor = weft_uet_rto_floor (uet, nic->ports[f->tx_port].link.rate_bps);
+    if (nic->tp->rccc_rx && f->uet->rud) {
+        f->uet->rccc = TRUE;
+        f->uet->free_pkts = 1 + (gint64) ((double) uet->rccc.initial_credit / wire);
     }
 }
 
@@ -104,10 +118,10 @@ static void
 uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
-    if (f->uet.rccc)
-        f->uet.free_pkts = MAX (f->uet.free_pkts, 1);
+    if (f->uet->rccc)
+        f->uet->free_pkts = MAX (f->uet->free_pkts, 1);
     if (uet->nscc.enabled && !f->finished) { /* as in on_uet_ack */
-        weft_nscc_on_loss (&uet->nscc, &f->uet.cc, nic->owner->sim->now);
+        weft_nscc_on_loss (&uet->nscc, &f->uet->cc, nic->owner->sim->now);
         nscc_window (f, uet);
     }
 }
@@ -120,18 +134,18 @@ uet_rod_ack (WeftNicAgent *nic, WeftFlow *f, const WeftPacket *ack, guint64 acke
 {
     const WeftUet *uet = nic->tp->uet;
     gboolean nak = ack->kind == WEFT_PKT_NACK;
-    weft_uet_ev_feedback (uet, &f->uet, ack->ev, nak || ack->ce);
-    f->uet.ecn_echoes += ack->ce;
-    f->uet.nacks += nak;
+    weft_uet_ev_feedback (uet, f->uet, ack->ev, nak || ack->ce);
+    f->uet->ecn_echoes += ack->ce;
+    f->uet->nacks += nak;
     if (!uet->nscc.enabled || f->finished) /* as in on_uet_ack */
         return;
     weft_time_t now = nic->owner->sim->now;
     if (acked)
-        weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
+        weft_nscc_on_ack (&uet->nscc, &f->uet->cc,
                           acked * (nic->tp->fabric->mtu + nic->tp->fabric->header), rtt, ack->ce,
                           now);
     if (nak)
-        weft_nscc_on_loss (&uet->nscc, &f->uet.cc, now);
+        weft_nscc_on_loss (&uet->nscc, &f->uet->cc, now);
     nscc_window (f, uet);
 }
 
@@ -177,7 +191,7 @@ rc_may_retry (WeftNicAgent *nic, WeftFlow *f, WeftSim *sim)
 static inline weft_time_t
 rud_rto (const WeftFlow *f)
 {
-    return MAX (f->rto, f->uet.rto_floor);
+    return MAX (f->rto, f->uet->rto_floor);
 }
 
 /* RUD: the flow's timer runs to the deadline of its oldest packet out, one RTO after it left
@@ -191,7 +205,7 @@ uet_timer_update (WeftNicAgent *nic, WeftFlow *f)
         weft_timer_cancel (&f->rto_timer); /* all acknowledged */
         return;
     }
-    weft_time_t oldest = weft_uet_oldest_out (&f->uet);
+    weft_time_t oldest = weft_uet_oldest_out (f->uet);
     if (oldest != WEFT_TIME_NEVER)
         timer_arm (nic, f, MAX (oldest + rud_rto (f), now));
     else if (!weft_timer_pending (&f->rto_timer))
@@ -212,16 +226,16 @@ uet_rud_expire (WeftNicAgent *nic, WeftFlow *f)
     weft_time_t rto = rud_rto (f);
     weft_time_t before = now >= rto ? now - rto : 0;
     guint64 seq, n = 0;
-    while ((seq = weft_uet_pop_expired (&f->uet, before)) != G_MAXUINT64) {
-        weft_uet_ev_timeout (uet, &f->uet, seq, seq + 1);
-        weft_uet_on_packet_timeout (&f->uet, seq);
+    while ((seq = weft_uet_pop_expired (f->uet, before)) != G_MAXUINT64) {
+        weft_uet_ev_timeout (uet, f->uet, seq, seq + 1);
+        weft_uet_on_packet_timeout (f->uet, seq);
         n++;
     }
-    if (n > 0 || (weft_uet_oldest_out (&f->uet) == WEFT_TIME_NEVER && !sendable (f))) {
+    if (n > 0 || (weft_uet_oldest_out (f->uet) == WEFT_TIME_NEVER && !sendable (f))) {
         f->timeouts++;
-        if (now >= f->uet.backoff_at) {
+        if (now >= f->uet->backoff_at) {
             f->rto = MIN (f->rto * 2, nic->tp->rto_max);
-            f->uet.backoff_at = now + rud_rto (f);
+            f->uet->backoff_at = now + rud_rto (f);
         }
         uet_on_timeout (nic, f);
     }
@@ -236,7 +250,7 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
     WeftNicAgent *nic = f->sender;
     if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
         return;           /* nothing outstanding any more, or the deadline moved on */
-    if (f->uet.sent_at) { /* RUD with a timer per packet */
+    if (uet_timers (f)) { /* RUD with a timer per packet */
         uet_rud_expire (nic, f);
         return;
     }
@@ -249,13 +263,13 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
         f->rto = MIN (f->rto * 2, nic->tp->rto_max);
     }
     if (nic->tp->uet) {
-        weft_uet_ev_timeout (nic->tp->uet, &f->uet, f->snd_una, f->snd_nxt);
+        weft_uet_ev_timeout (nic->tp->uet, f->uet, f->snd_una, f->snd_nxt);
         uet_on_timeout (nic, f);
     }
     /* Go back to the first unacknowledged packet (selective repeat: send it alone; RUD: every
      * packet out and unacknowledged). */
-    if (f->uet.rud) {
-        weft_uet_on_timeout (&f->uet, f->snd_una, f->snd_nxt);
+    if (uet_rud (f)) {
+        weft_uet_on_timeout (f->uet, f->snd_una, f->snd_nxt);
     } else if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
         f->resend = TRUE;
         f->resend_seq = f->snd_una;
@@ -280,9 +294,9 @@ flow_begin (WeftNicAgent *nic, WeftFlow *f)
     if (nic->tp->uet)
         uet_flow_begin (nic, f);
     else if (nic->tp->spray) /* spraying over Ethernet or RoCE: the EV state alone */
-        weft_uet_sender_init (nic->tp->spray, &f->uet, f->n_pkts);
+        weft_uet_sender_init (nic->tp->spray, f->uet, f->n_pkts);
     if (nic->tp->fabric->dcqcn.enabled)
-        weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, &f->dcqcn,
+        weft_dcqcn_flow_init (&nic->tp->fabric->dcqcn, f->dcqcn,
                               nic->ports[f->tx_port].link.rate_bps);
     timer_restart (nic, f);
     if (f->nic_path) {
@@ -402,9 +416,9 @@ pace_gap (const WeftNicAgent *nic, const WeftFlow *f, guint32 size, guint port)
 {
     const WeftFabric *fab = nic->tp->fabric;
     if (fab->dcqcn.enabled)
-        return weft_time_serialize (size, MIN (f->dcqcn.rc_bps, nic->ports[port].link.rate_bps));
+        return weft_time_serialize (size, MIN (f->dcqcn->rc_bps, nic->ports[port].link.rate_bps));
     return weft_time_serialize (size, nic->ports[port].link.rate_bps) +
-           weft_ibcc_delay (&fab->ibcc, &f->cc);
+           weft_ibcc_delay (&fab->ibcc, f->cc);
 }
 
 /* ---- DCQCN (models/dcqcn.h) ------------------------------------------------------------ */
@@ -414,18 +428,18 @@ on_dcqcn_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     WeftSched *from = &f->sender->owner->sched;
-    if (!weft_timer_fire (sim, &f->dcqcn.increase, from, on_dcqcn_timer, f, arg))
+    if (!weft_timer_fire (sim, &f->dcqcn->increase, from, on_dcqcn_timer, f, arg))
         return; /* superseded by a later cut */
     const WeftDcqcn *cc = &f->sender->tp->fabric->dcqcn;
-    if (weft_dcqcn_on_timer (cc, &f->dcqcn))
-        weft_timer_arm (sim, &f->dcqcn.increase, from, cc->increase_timer, on_dcqcn_timer, f, 0);
+    if (weft_dcqcn_on_timer (cc, f->dcqcn))
+        weft_timer_arm (sim, &f->dcqcn->increase, from, cc->increase_timer, on_dcqcn_timer, f, 0);
 }
 
 /* After a cut, which cancelled the increase timer. */
 static void
 dcqcn_timer_restart (WeftSim *sim, WeftFlow *f)
 {
-    weft_timer_arm (sim, &f->dcqcn.increase, &f->sender->owner->sched,
+    weft_timer_arm (sim, &f->dcqcn->increase, &f->sender->owner->sched,
                     f->sender->tp->fabric->dcqcn.increase_timer, on_dcqcn_timer, f, 0);
 }
 
@@ -434,9 +448,9 @@ static void
 on_dcqcn_check (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
-    if (!weft_timer_fire (sim, &f->dcqcn.check, &f->sender->owner->sched, on_dcqcn_check, f, arg))
+    if (!weft_timer_fire (sim, &f->dcqcn->check, &f->sender->owner->sched, on_dcqcn_check, f, arg))
         return;
-    if (weft_dcqcn_on_check (&f->sender->tp->fabric->dcqcn, &f->dcqcn, sim->now))
+    if (weft_dcqcn_on_check (&f->sender->tp->fabric->dcqcn, f->dcqcn, sim->now))
         dcqcn_timer_restart (sim, f);
 }
 
@@ -448,13 +462,13 @@ on_cnp (WeftNicAgent *nic, WeftPacket *cnp)
     WeftFlow *f = &nic->tp->flows[cnp->flow];
     const WeftDcqcn *cc = &nic->tp->fabric->dcqcn;
     if (cc->enabled && f->started) {
-        switch (weft_dcqcn_on_cnp (cc, &f->dcqcn, sim->now)) {
+        switch (weft_dcqcn_on_cnp (cc, f->dcqcn, sim->now)) {
         case WEFT_DCQCN_CUT:
             dcqcn_timer_restart (sim, f);
             break;
         case WEFT_DCQCN_CHECK:
-            weft_timer_arm_at (sim, &f->dcqcn.check, &nic->owner->sched,
-                               weft_dcqcn_check_at (cc, &f->dcqcn, sim->now), on_dcqcn_check, f, 0);
+            weft_timer_arm_at (sim, &f->dcqcn->check, &nic->owner->sched,
+                               weft_dcqcn_check_at (cc, f->dcqcn, sim->now), on_dcqcn_check, f, 0);
             break;
         case WEFT_DCQCN_NONE:
             break;
@@ -471,10 +485,10 @@ np_on_ce (WeftNicAgent *nic, WeftFlow *f)
     WeftSim *sim = nic->owner->sim;
     const WeftDcqcn *cc = &nic->tp->fabric->dcqcn;
     if (!cc->enabled) {
-        f->dcqcn.ce_received++;
+        f->dcqcn->ce_received++;
         return;
     }
-    if (!weft_dcqcn_np_on_ce (cc, &f->dcqcn, sim->now))
+    if (!weft_dcqcn_np_on_ce (cc, f->dcqcn, sim->now))
         return;
     WeftPacket *cnp = weft_packet_alloc (&sim->pool);
     cnp->kind = WEFT_PKT_CNP;
@@ -496,11 +510,12 @@ on_ccti_timer (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftFlow *f = target;
     WeftNicAgent *nic = f->sender;
-    if (!weft_timer_fire (sim, &f->cc.timer, &nic->owner->sched, on_ccti_timer, f, arg))
+    if (!weft_timer_fire (sim, &f->cc->timer, &nic->owner->sched, on_ccti_timer, f, arg))
         return;
     const WeftIbcc *cc = &nic->tp->fabric->ibcc;
-    if (weft_ibcc_on_timer (cc, &f->cc))
-        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
+    if (weft_ibcc_on_timer (cc, f->cc))
+        weft_timer_arm (sim, &f->cc->timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f,
+                        0);
 }
 
 static void
@@ -508,8 +523,9 @@ on_becn (WeftNicAgent *nic, WeftFlow *f)
 {
     WeftSim *sim = nic->owner->sim;
     const WeftIbcc *cc = &nic->tp->fabric->ibcc;
-    if (weft_ibcc_on_becn (cc, &f->cc))
-        weft_timer_arm (sim, &f->cc.timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f, 0);
+    if (weft_ibcc_on_becn (cc, f->cc))
+        weft_timer_arm (sim, &f->cc->timer, &nic->owner->sched, cc->ccti_timer, on_ccti_timer, f,
+                        0);
 }
 
 static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
@@ -583,12 +599,12 @@ pull_next (WeftNicAgent *nic, guint port)
             continue;
         }
         guint64 seq;
-        if (f->uet.rud) {
+        if (uet_rud (f)) {
             /* RUD: a packet due again first, then new data; each one counts in flight. */
-            seq = weft_uet_next_lost (&f->uet, f->snd_nxt);
+            seq = weft_uet_next_lost (f->uet, f->snd_nxt);
             if (seq == G_MAXUINT64)
                 seq = f->snd_nxt++;
-            f->uet.inflight++;
+            f->uet->inflight++;
         } else if (f->resend) {
             f->resend = FALSE;
             seq = f->resend_seq;
@@ -607,23 +623,23 @@ pull_next (WeftNicAgent *nic, guint port)
         pkt->hash = f->hash;
         if (nic->tp->spray) {
             /* Spraying: the packet's path is its entropy value's. */
-            weft_uet_reps_tick (nic->tp->spray, &f->uet, nic->owner->sim->now);
-            pkt->ev = weft_uet_pick_ev (nic->tp->spray, &f->uet, f->hash, seq);
+            weft_uet_reps_tick (nic->tp->spray, f->uet, nic->owner->sim->now);
+            pkt->ev = weft_uet_pick_ev (nic->tp->spray, f->uet, f->hash, seq);
             pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }
-        if (f->uet.rccc) { /* RCCC: its free packets first, then credit */
-            if (f->uet.free_pkts > 0) {
-                f->uet.free_pkts--;
+        if (f->uet && f->uet->rccc) { /* RCCC: its free packets first, then credit */
+            if (f->uet->free_pkts > 0) {
+                f->uet->free_pkts--;
             } else {
-                f->uet.credit--;
+                f->uet->credit--;
                 pkt->credited = 1;
             }
         }
         pkt->seq = seq;
-        if (f->uet.sent_at) {
+        if (uet_timers (f)) {
             /* Its retransmission timer (uet_timer_update): the oldest packet out's deadline
              * is no later than this one's, unless nothing else is out. */
-            weft_uet_on_sent (&f->uet, seq, sim->now);
+            weft_uet_on_sent (f->uet, seq, sim->now);
             if (weft_timer_deadline (&f->rto_timer) > sim->now + rud_rto (f))
                 timer_arm (nic, f, sim->now + rud_rto (f));
         }
@@ -633,7 +649,7 @@ pull_next (WeftNicAgent *nic, guint port)
         if (paced)
             f->pace_next_ps = sim->now + pace_gap (nic, f, pkt->size, port);
         if (fab->dcqcn.enabled)
-            weft_dcqcn_on_sent (&fab->dcqcn, &f->dcqcn, pkt->size);
+            weft_dcqcn_on_sent (&fab->dcqcn, f->dcqcn, pkt->size);
         guint64 feed = MIN (nic->ports[port].link.rate_bps, f->feed_bps);
         if (f->spec.efficiency > 0 || feed < nic->ports[port].link.rate_bps) {
             /* The port sends at most at the flow's feed rate: a NIC reads what it sends from
@@ -685,38 +701,38 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
     WeftSim *sim = nic->owner->sim;
     const WeftUet *uet = nic->tp->uet;
     gboolean nack = ack->kind == WEFT_PKT_NACK, fresh = FALSE;
-    weft_uet_ev_feedback (uet, &f->uet, ack->ev, nack || ack->ce);
-    f->uet.ecn_echoes += ack->ce;
-    f->uet.credit += ack->grant;
+    weft_uet_ev_feedback (uet, f->uet, ack->ev, nack || ack->ce);
+    f->uet->ecn_echoes += ack->ce;
+    f->uet->credit += ack->grant;
     if (nack) {
-        f->uet.nacks++;
+        f->uet->nacks++;
         f->naks++;
         /* A NACK shows the path alive: it restarts the timer as an ACK would. */
-        fresh = weft_uet_on_nack (&f->uet, ack->sack);
+        fresh = weft_uet_on_nack (f->uet, ack->sack);
         /* Once the receiver has it all (the flow's /flows row is written) the window has
          * nothing left to pace: answers still on their way do not move it. */
         if (fresh && uet->nscc.enabled && !f->finished)
-            weft_nscc_on_loss (&uet->nscc, &f->uet.cc, sim->now);
-    } else if ((fresh = weft_uet_on_sack (&f->uet, ack->sack))) {
+            weft_nscc_on_loss (&uet->nscc, &f->uet->cc, sim->now);
+    } else if ((fresh = weft_uet_on_sack (f->uet, ack->sack))) {
         /* Karn: no samples from retransmitted packets. */
         weft_time_t rtt = ack->retransmit ? 0 : sim->now - ack->sent_at;
         if (rtt)
             rtt_sample (nic, f, rtt);
         if (uet->nscc.enabled && !f->finished)
-            weft_nscc_on_ack (&uet->nscc, &f->uet.cc,
+            weft_nscc_on_ack (&uet->nscc, &f->uet->cc,
                               nic->tp->fabric->mtu + nic->tp->fabric->header, rtt, ack->ce,
                               sim->now);
     }
     /* The cumulative point covers packets whose own ACKs may have been lost. */
     for (guint64 s = f->snd_una; s < ack->seq; s++)
-        fresh |= weft_uet_on_sack (&f->uet, s);
-    guint64 una = weft_uet_advance (&f->uet, f->snd_una, f->n_pkts);
+        fresh |= weft_uet_on_sack (f->uet, s);
+    guint64 una = weft_uet_advance (f->uet, f->snd_una, f->n_pkts);
     if (una > f->snd_una) {
         f->snd_una = una;
         f->rc_retries = 0;
     }
     nscc_window (f, uet);
-    if (f->uet.sent_at)
+    if (f->uet->sent_at)
         uet_timer_update (nic, f);
     else if (f->snd_una == f->n_pkts)
         weft_timer_cancel (&f->rto_timer); /* all acknowledged */
@@ -731,7 +747,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
 {
     WeftSim *sim = nic->owner->sim;
     WeftFlow *f = &nic->tp->flows[ack->flow];
-    if (f->uet.rud) {
+    if (uet_rud (f)) {
         on_uet_ack (nic, f, ack);
         return;
     }
@@ -785,21 +801,21 @@ rccc_grant (WeftTransport *tp, WeftFlow *f, gboolean credited)
 {
     WeftRcccRx *rx = &tp->rccc_rx[f->spec.dst];
     if (f->finished) {
-        if (f->uet.rccc_seen) {
-            rx->pool += f->uet.held;
+        if (f->uet->rccc_seen) {
+            rx->pool += f->uet->held;
             rx->active--;
-            f->uet.held = 0;
-            f->uet.rccc_seen = FALSE;
+            f->uet->held = 0;
+            f->uet->rccc_seen = FALSE;
         }
         return 0;
     }
-    if (!f->uet.rccc_seen) {
-        f->uet.rccc_seen = TRUE;
+    if (!f->uet->rccc_seen) {
+        f->uet->rccc_seen = TRUE;
         rx->active++;
     }
     guint64 wire = tp->fabric->mtu + tp->fabric->header;
-    return weft_rccc_on_arrival (rx, weft_rccc_budget_pkts (&tp->uet->rccc, wire), &f->uet.held,
-                                 credited, (gint64) (f->n_pkts - f->uet.rcvd_n));
+    return weft_rccc_on_arrival (rx, weft_rccc_budget_pkts (&tp->uet->rccc, wire), &f->uet->held,
+                                 credited, (gint64) (f->n_pkts - f->uet->rcvd_n));
 }
 
 /* Ultra Ethernet RUD receiver (models/uet.h): places any packet, answers each one at once -
@@ -812,18 +828,18 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
     WeftTransport *tp = nic->tp;
     guint8 reply = WEFT_PKT_ACK;
     if (pkt->trimmed) {
-        f->uet.trims_rx++;
+        f->uet->trims_rx++;
         reply = WEFT_PKT_NACK;
     } else {
         if (pkt->ce)
             np_on_ce (nic, f);
-        if (!f->finished && !f->uet.rcvd)
-            f->uet.rcvd = g_new0 (guint8, (f->n_pkts + 7) / 8);
-        if (f->finished || weft_uet_bit (f->uet.rcvd, pkt->seq)) {
+        if (!f->finished && !f->uet->rcvd)
+            f->uet->rcvd = g_new0 (guint8, (f->n_pkts + 7) / 8);
+        if (f->finished || weft_uet_bit (f->uet->rcvd, pkt->seq)) {
             f->dup_discards++;
         } else {
-            weft_uet_bit_set (f->uet.rcvd, pkt->seq);
-            f->uet.rcvd_n++;
+            weft_uet_bit_set (f->uet->rcvd, pkt->seq);
+            f->uet->rcvd_n++;
             f->delivered += pkt->payload;
             if (pkt->seq > f->rcv_nxt) {
                 guint64 distance = pkt->seq - f->rcv_nxt;
@@ -831,11 +847,11 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
                 f->reorder_sum += distance;
                 f->reorder_max = MAX (f->reorder_max, distance);
             }
-            while (f->rcv_nxt < f->n_pkts && weft_uet_bit (f->uet.rcvd, f->rcv_nxt))
+            while (f->rcv_nxt < f->n_pkts && weft_uet_bit (f->uet->rcvd, f->rcv_nxt))
                 f->rcv_nxt++;
             weft_sim_progress (sim);
-            if (f->uet.rcvd_n == f->n_pkts) {
-                g_clear_pointer (&f->uet.rcvd, g_free);
+            if (f->uet->rcvd_n == f->n_pkts) {
+                g_clear_pointer (&f->uet->rcvd, g_free);
                 weft_transport_flow_finished (tp, f, sim);
             }
         }
@@ -877,7 +893,7 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
         np_on_ce (nic, f);
     if (G_UNLIKELY (pkt->trimmed)) {
         /* Ultra Ethernet ROD: a trimmed packet is a gap, NAKed at once (once per gap). */
-        f->uet.trims_rx++;
+        f->uet->trims_rx++;
         if (f->nak_sent || pkt->seq < f->rcv_nxt) {
             weft_packet_release (&sim->pool, pkt);
             return;

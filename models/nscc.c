@@ -149,9 +149,9 @@ nscc_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 static void
 nscc_count (const WeftMechEnv *env, WeftNetworkStats *st)
 {
-    for (guint i = 0; i < env->tp->n_flows; i++) {
-        st->nscc_decreases += env->tp->flows[i].uet.cc.decreases;
-        st->nscc_quick_adapts += env->tp->flows[i].uet.cc.quick_adapts;
+    for (guint i = 0; env->tp->uet_flows && i < env->tp->n_flows; i++) {
+        st->nscc_decreases += env->tp->uet_flows[i].cc.decreases;
+        st->nscc_quick_adapts += env->tp->uet_flows[i].cc.quick_adapts;
     }
 }
 

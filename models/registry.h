@@ -109,7 +109,8 @@ typedef struct {
     GPtrArray *ports;          /* WeftPort *, every connected port */
     GPtrArray *switches;       /* WeftSwitch *, every switch model (server-internal ones too) */
     GPtrArray *nics;           /* WeftNic *, every host or GPU model */
-    const GArray *specs;       /* WeftFlowSpec, the workload's flows (from check on) */
+    const GArray *specs;       /* WeftFlowSpec, the workload's flows (during check only:
+                                  emptied once tp.flows hold them) */
     const GPtrArray *workload_names; /* names of the [workload.NAME] groups (from check on) */
     const GArray *colls;             /* WeftCollInstance, the collectives (from check on) */
     WeftTrace *trace;                /* for sample; NULL when the run writes none */

@@ -391,8 +391,20 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
     tp->n_flows = specs->len;
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
     tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
+    /* Per-fabric state only where it can be touched: IB CC's where it is on, DCQCN's where CNPs or
+     * CE marks can arrive, Ultra Ethernet's (EVs, RUD, NSCC, RCCC) where packets are sprayed or UE
+     * runs. */
+    if (tp->fabric->ibcc.enabled)
+        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (specs->len, 1));
+    if (tp->fabric->dcqcn.enabled || tp->fabric->ecn.enabled)
+        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (specs->len, 1));
+    if (tp->uet || tp->spray)
+        tp->uet_flows = g_new0 (WeftUetFlow, MAX (specs->len, 1));
     for (guint i = 0; i < specs->len; i++) {
         WeftFlow *f = &tp->flows[i];
+        f->cc = tp->ibcc_flows ? &tp->ibcc_flows[i] : NULL;
+        f->dcqcn = tp->dcqcn_flows ? &tp->dcqcn_flows[i] : NULL;
+        f->uet = tp->uet_flows ? &tp->uet_flows[i] : NULL;
         f->spec = g_array_index (specs, WeftFlowSpec, i);
         g_assert (f->spec.id == i);
         f->src_ep = weft_graph_node (g, f->spec.src)->endpoint;
@@ -454,7 +466,8 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
                 (guint32) MIN (G_MAXUINT32, bdp_bytes / full_wire + 2 + (tp->ack_every - 1));
         }
         f->rto = tp->rc ? tp->rc_timeout_ps : MAX (tp->rto_initial, tp->rto_min);
-        f->cc.ccti = (guint32) tp->fabric->ibcc.ccti_min;
+        if (f->cc)
+            f->cc->ccti = (guint32) tp->fabric->ibcc.ccti_min;
         f->vl = tp->fabric->kind == WEFT_FABRIC_INFINIBAND ? tp->fabric->ib.sl2vl[f->spec.sl] : 0;
     }
     setup_dependencies (tp, deps, colls, gates);
@@ -466,9 +479,13 @@ weft_transport_clear (WeftTransport *tp)
 {
     for (guint i = 0; i < tp->n_flows; i++) {
         g_free (tp->flows[i].ooo_bits);
-        weft_uet_flow_clear (&tp->flows[i].uet);
+        if (tp->flows[i].uet)
+            weft_uet_flow_clear (tp->flows[i].uet);
     }
     g_clear_pointer (&tp->flows, g_free);
+    g_clear_pointer (&tp->ibcc_flows, g_free);
+    g_clear_pointer (&tp->dcqcn_flows, g_free);
+    g_clear_pointer (&tp->uet_flows, g_free);
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
@@ -477,6 +494,14 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->gated, g_free);
     tp->n_colls = 0;
     tp->n_flows = 0;
+}
+
+gsize
+weft_transport_flow_bytes (const WeftTransport *tp)
+{
+    return sizeof (WeftFlow) + (tp->ibcc_flows ? sizeof (WeftIbccFlow) : 0) +
+           (tp->dcqcn_flows ? sizeof (WeftDcqcnFlow) : 0) +
+           (tp->uet_flows ? sizeof (WeftUetFlow) : 0);
 }
 
 typedef struct {
@@ -520,17 +545,19 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     }
     if (tp->workload_names && f->spec.group < tp->workload_names->len)
         g_strlcpy (row.workload, tp->workload_names->pdata[f->spec.group], sizeof row.workload);
-    row.ecn_marked = f->dcqcn.ce_received;
-    row.cnps_sent = f->dcqcn.cnps_sent;
-    row.cnps_received = f->dcqcn.cnps_received;
-    row.rate_cuts = f->dcqcn.cuts;
-    row.min_rate_bps = tp->fabric->dcqcn.enabled ? f->dcqcn.min_rc_bps : 0;
+    if (f->dcqcn) {
+        row.ecn_marked = f->dcqcn->ce_received;
+        row.cnps_sent = f->dcqcn->cnps_sent;
+        row.cnps_received = f->dcqcn->cnps_received;
+        row.rate_cuts = f->dcqcn->cuts;
+        row.min_rate_bps = tp->fabric->dcqcn.enabled ? f->dcqcn->min_rc_bps : 0;
+    }
     row.reorder_max = f->reorder_max;
     row.reorder_count = f->reorder_count;
     row.reorder_mean = f->reorder_count ? (double) f->reorder_sum / (double) f->reorder_count : 0;
     row.timeouts = f->timeouts;
     if (tp->uet)
-        weft_uet_trace_flow (&f->uet, &row);
+        weft_uet_trace_flow (f->uet, &row);
     weft_trace_append_flow (tp->trace, &row);
     /* Its path, when the flow has one: ECMP and static tables pick per flow. */
     if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&

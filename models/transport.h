@@ -62,66 +62,82 @@ typedef struct {
     weft_time_t start_ps, finish_ps;
     gboolean started, finished;
 } WeftCollRun;
+/* A flow (one message): its spec, its sender half (touched only by its source's agent) and its
+ * receiver half (only by its destination's).  Hot fields first: the first three cache lines hold
+ * what the NICs read for every packet sent or received (models/nic.c: sendable, pull_next,
+ * on_ack, on_data); the spec, set-up results, counters and timers follow.  The per-fabric
+ * congestion-control and Ultra Ethernet state is out of line (WeftTransport's side arrays), so
+ * a run pays for it only on the fabrics that use it. */
 struct WeftFlow {
-    WeftFlowSpec spec;
-    guint32 src_ep, dst_ep;
-    guint32 hash; /* 5-tuple entropy (per-flow UDP source port) */
-    guint32 n_pkts;
-    guint32 last_payload; /* payload of the last packet */
-    guint32 window_pkts;
-    guint8 vl;         /* InfiniBand virtual lane of its service level */
-    guint16 tx_port;   /* the source's port of the first hop */
-    guint16 ack_port;  /* the destination's port toward the source (ACKs) */
-    gboolean nic_path; /* its path crosses a fabric link: the RDMA NICs' latencies and message
-                          rate apply at both ends ([nic]); not over NVLink or PCIe alone */
-    weft_time_t ideal_fct_ps;
-    weft_time_t base_rtt_ps;
-
-    guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
-    gboolean gated;  /* waits for its collective's gate */
-
-    /* Sender half (source NIC). */
+    /* Sender half, hot. */
     guint64 snd_una, snd_nxt, snd_max;
-    weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
-    WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
-    guint32 rc_retries;   /* RC: timeouts since the last progress (the retry counter used up) */
-    gboolean failed;      /* RC: the connection gave up (retry counter exceeded) */
-    gboolean device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
-                             its connection is in error, and it fails as it starts */
+    guint32 n_pkts;
+    guint32 window_pkts;
     gboolean started, in_ring;
-    WeftFlow *ring_next;
-    WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
-    WeftFlow *conn_next;  /* the next message of its connection, waiting for this one */
-    guint64 retransmits, timeouts, naks;
-    guint64 resend_seq; /* selective repeat: the one packet to send again next */
     gboolean resend;
-    WeftIbccFlow cc;     /* [ibcc]: CCT index (models/ibcc.h) */
-    WeftDcqcnFlow dcqcn; /* [dcqcn]: rate, alpha, CNPs (models/dcqcn.h) */
-    WeftUetFlow uet;     /* Ultra Ethernet: EVs, RUD bitmaps, NSCC window (models/uet.h) */
+    guint32 last_payload; /* payload of the last packet */
+    guint32 hash;         /* 5-tuple entropy (per-flow UDP source port) */
+    gboolean nic_path;    /* its path crosses a fabric link: the RDMA NICs' latencies and message
+                             rate apply at both ends ([nic]); not over NVLink or PCIe alone */
+    WeftFlow *ring_next;
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
      * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
      * is pending, and its expiry wakes it. */
     weft_time_t pace_next_ps;
-    WeftTimer pace_timer;
     /* The rate its source may feed it at: the slowest link up to and including the first
      * NIC's egress on its path (models/nic.c paces the source's port at it). */
     guint64 feed_bps;
+    guint32 src_ep, dst_ep;
+    guint16 tx_port;  /* the source's port of the first hop */
+    guint16 ack_port; /* the destination's port toward the source (ACKs) */
+    guint8 vl;        /* InfiniBand virtual lane of its service level */
+    /* Per-fabric state, out of line (WeftTransport's side arrays): NULL on the fabrics that
+     * never use it, so a flow record stays small (an InfiniBand run without [ibcc] has none). */
+    WeftIbccFlow *cc;     /* [ibcc]: CCT index (models/ibcc.h) */
+    WeftDcqcnFlow *dcqcn; /* [dcqcn] and [ecn]: rate, alpha, CNPs, CE marks (models/dcqcn.h) */
+    WeftUetFlow *uet;     /* Ultra Ethernet, or [fabric] spray: EVs, RUD bitmaps, NSCC window,
+                             RCCC credit (models/uet.h) */
 
-    /* Receiver half (destination NIC). */
+    /* Receiver half, hot. */
     guint64 rcv_nxt, delivered;
+    guint32 unacked;   /* in-order packets since the last ACK (ack_every) */
+    gboolean nak_sent; /* a NAK for the current gap is out: stay silent until it heals */
+    gboolean finished;
+    guint32 active_slot; /* its index in WeftTransport.active while under way */
+
+    WeftFlowSpec spec;
+    weft_time_t ideal_fct_ps;
+    weft_time_t base_rtt_ps;
+    guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
+    gboolean gated;  /* waits for its collective's gate */
+
+    /* Sender half: timers, recovery and counters. */
+    WeftNicAgent *sender;          /* the source's agent (set when the start is scheduled) */
+    guint64 resend_seq;            /* selective repeat: the one packet to send again next */
+    weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
+    WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
+    WeftTimer pace_timer;
+    guint32 rc_retries;   /* RC: timeouts since the last progress (the retry counter used up) */
+    gboolean failed;      /* RC: the connection gave up (retry counter exceeded) */
+    gboolean device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
+                             its connection is in error, and it fails as it starts */
+    WeftFlow *conn_next;  /* the next message of its connection, waiting for this one */
+    guint64 retransmits, timeouts, naks;
+
+    /* Receiver half: out-of-order placement and counters. */
     guint64 ooo_discards, dup_discards;
     guint8 *ooo_bits; /* accept_ooo: packets beyond rcv_nxt already placed */
     guint64 ooo_high; /* one past the highest packet placed out of order */
     guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
-    gboolean nak_sent;     /* a NAK for the current gap is out: stay silent until it heals */
-    guint32 unacked;       /* in-order packets since the last ACK (ack_every) */
-    guint64 acks_sent;     /* ACKs and NAKs sent */
-    guint64 fecn_received; /* data packets that arrived marked FECN */
-    weft_time_t start_ps;  /* when it actually started (its dependencies may delay it) */
+    guint64 acks_sent;                               /* ACKs and NAKs sent */
+    guint64 fecn_received;                           /* data packets that arrived marked FECN */
+    weft_time_t start_ps; /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
-    gboolean finished;
-    guint32 active_slot; /* its index in WeftTransport.active while under way */
 };
+/* The hot sender and receiver fields in the first three cache lines; 472 bytes in all
+ * (cli/footprint.c counts sizeof (WeftFlow) per flow; doc/scale.md). */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftFlow, spec) <= 192);
+G_STATIC_ASSERT (sizeof (WeftFlow) == 472);
 
 typedef struct {
     guint64 window_bytes; /* [transport] window; 0: automatic */
@@ -146,6 +162,13 @@ typedef struct {
     guint64 seed;
     WeftFlow *flows;
     guint n_flows;
+    /* The flows' per-fabric state, one entry per flow (WeftFlow.cc, .dcqcn, .uet point into them),
+     * allocated by weft_transport_setup only where the fabric uses it (owned; NULL otherwise):
+     * InfiniBand CC's with [ibcc] enabled, DCQCN's with [dcqcn] or ECN marking, Ultra Ethernet's
+     * with [uet] or [fabric] spray. */
+    WeftIbccFlow *ibcc_flows;
+    WeftDcqcnFlow *dcqcn_flows;
+    WeftUetFlow *uet_flows;
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
@@ -201,6 +224,10 @@ void weft_transport_start_collectives (WeftTransport *tp);
  * waited for it and, when it completes a collective, the collective gated on that one. */
 void weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
 void weft_transport_clear (WeftTransport *tp);
+
+/* The bytes weft_transport_setup allocated per flow: its WeftFlow and the per-fabric state of
+ * the side arrays present (cli/footprint.c estimates the same before the run is built). */
+gsize weft_transport_flow_bytes (const WeftTransport *tp);
 
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);

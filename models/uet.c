@@ -457,10 +457,8 @@ uet_count (const WeftMechEnv *env, WeftNetworkStats *st)
 {
     for (guint i = 0; i < env->ports->len; i++)
         st->uet_trims += ((const WeftPort *) env->ports->pdata[i])->trims;
-    for (guint i = 0; i < env->tp->n_flows; i++) {
-        const WeftFlow *f = &env->tp->flows[i];
-        st->uet_nacks += f->uet.nacks;
-    }
+    for (guint i = 0; env->tp->uet_flows && i < env->tp->n_flows; i++)
+        st->uet_nacks += env->tp->uet_flows[i].nacks;
 }
 
 /* /ports trims: the port's share of its row. */
@@ -478,7 +476,7 @@ uet_sample (const WeftMechEnv *env, weft_time_t now)
     const WeftTransport *tp = env->tp;
     for (guint i = 0; i < tp->active->len; i++) {
         const WeftFlow *f = &tp->flows[g_array_index (tp->active, guint32, i)];
-        const WeftUetFlow *uf = &f->uet;
+        const WeftUetFlow *uf = f->uet;
         guint64 acked = f->snd_una;
         if (uf->rud && uf->acked)
             for (guint64 s = f->snd_una; s < f->snd_nxt; s++)

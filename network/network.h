@@ -25,7 +25,7 @@ typedef struct {
     const WeftGraph *graph; /* borrowed; must outlive the network */
     WeftFabric fabric;
     WeftTransport tp;
-    GArray *specs;      /* WeftFlowSpec */
+    GArray *specs;      /* WeftFlowSpec as generated; emptied once the transport holds them */
     GArray *deps;       /* WeftFlowDep */
     GArray *colls;      /* WeftCollInstance */
     GArray *coll_ranks; /* guint32 node ids, indexed by the instances' rank_first */

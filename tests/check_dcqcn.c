@@ -268,7 +268,7 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
     const WeftDcqcn *cc = &s.net->fabric.dcqcn;
     if (cc->enabled && cc->cnp_interval > 0)
         for (guint i = 0; i < 2; i++)
-            ck_assert_uint_le (s.net->tp.flows[i].dcqcn.cnps_sent,
+            ck_assert_uint_le (s.net->tp.flows[i].dcqcn->cnps_sent,
                                s.sim->now / cc->cnp_interval + 1);
     /* Windows while both flows run: the fair share is half the link's goodput (payload / wire
      * bytes). */

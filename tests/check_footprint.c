@@ -6,7 +6,9 @@
  * fabrics of two and three tiers, partial and per rail, with another server preset; the
  * measured groups of a topology file with multi-homed hosts are the hand-counted ones; the
  * route estimate covers the tables actually built; the flows estimated for the pattern kinds
- * are exactly the flows then generated; the cgroup v2 limit is the smallest memory.max on the
+ * are exactly the flows then generated; the per-flow state it counts (the flow record and its
+ * fabric's congestion-control or Ultra Ethernet state) is what the transport allocates, on every
+ * fabric kind with its mechanisms on and off; the cgroup v2 limit is the smallest memory.max on the
  * way up the hierarchy; a run whose estimate exceeds --max-memory is refused naming [topology]
  * and the estimate, and one that fits is not; experiments/superpod-64su.ini's switches, groups,
  * destinations, NICs and fabric links, computed from its parameters, are the estimate's and the
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "cli/footprint.h"
+#include "models/transport.h"
 #include "sim/experiment.h"
 #include "tests/harness.h"
 #include "topologies/topology.h"
@@ -267,6 +270,44 @@ START_TEST (test_footprint_superpod_64su)
 }
 END_TEST
 
+/* The per-flow state the estimate counts is what the transport allocates: the flow record, and
+ * each fabric's congestion-control or Ultra Ethernet state only where that fabric uses it. */
+START_TEST (test_footprint_flow_state_matches_transport)
+{
+    static const struct {
+        const char *fabric;
+        gsize extra; /* expected beyond sizeof (WeftFlow) */
+    } cases[] = {
+        { "[fabric]\nkind = infiniband\n", 0 },
+        { "[fabric]\nkind = infiniband\n[ibcc]\nenabled = true\n", sizeof (WeftIbccFlow) },
+        { "[fabric]\nkind = ethernet\n", 0 },
+        { "[fabric]\nkind = ethernet\nspray = oblivious\n", sizeof (WeftUetFlow) },
+        { "[fabric]\nkind = roce\n", sizeof (WeftDcqcnFlow) },
+        { "[fabric]\nkind = roce\n[dcqcn]\nenabled = false\n", sizeof (WeftDcqcnFlow) },
+        { "[fabric]\nkind = roce\n[dcqcn]\nenabled = false\n[ecn]\nenabled = false\n", 0 },
+        { "[fabric]\nkind = roce\nspray = round-robin\n",
+          sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) },
+        { "[fabric]\nkind = ultra-ethernet\n", sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) },
+        { "[fabric]\nkind = ultra-ethernet\n[ecn]\nenabled = false\n", sizeof (WeftUetFlow) },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+        g_autofree char *text =
+            g_strdup_printf ("[topology]\ngenerator = single_switch\nhosts = 4\n%s"
+                             "[workload.w]\nkind = permutation\n",
+                             cases[i].fabric);
+        WeftSession s;
+        harness_prepare (&s, text);
+        gsize built = weft_transport_flow_bytes (&s.net->tp);
+        ck_assert_msg (built == sizeof (WeftFlow) + cases[i].extra,
+                       "%s: %" G_GSIZE_FORMAT " bytes per flow built", cases[i].fabric, built);
+        ck_assert_msg (weft_footprint_flow_state_bytes (s.exp) == built,
+                       "%s: estimate %" G_GSIZE_FORMAT ", built %" G_GSIZE_FORMAT, cases[i].fabric,
+                       weft_footprint_flow_state_bytes (s.exp), built);
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
 static void
 write_limit (const char *dir, const char *value)
 {
@@ -341,6 +382,7 @@ test_suite (void)
     tcase_add_test (tc, test_footprint_routes_cover_tables);
     tcase_add_test (tc, test_footprint_flows_match_generated);
     tcase_add_test (tc, test_footprint_superpod_64su);
+    tcase_add_test (tc, test_footprint_flow_state_matches_transport);
     tcase_add_test (tc, test_footprint_cgroup_limit);
     tcase_add_test (tc, test_footprint_check_refuses_above_limit);
     suite_add_tcase (s, tc);
