@@ -61,6 +61,7 @@ typedef struct {
     weft_time_t ready_ps; /* the latest start its completed gates (and time floor) allow */
     weft_time_t start_ps, finish_ps;
     gboolean started, finished;
+    guint16 layout; /* the layout it runs (spec.n_layouts > 1: its staging epoch), from 0 */
 } WeftCollRun;
 struct WeftFlow {
     WeftFlowSpec spec;
@@ -89,6 +90,7 @@ struct WeftFlow {
     gboolean device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
                              its connection is in error, and it fails as it starts */
     gboolean started, in_ring;
+    gboolean unused; /* of a layout its collective did not take (spec.layout): never runs */
     WeftFlow *ring_next;
     WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
     WeftFlow *conn_next;  /* the next message of its connection, waiting for this one */
@@ -149,6 +151,7 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
+    guint64 flows_unused;   /* flows of layouts their collectives did not take (never run) */
     GArray *active;         /* guint32 ids of the flows under way (started, not finished),
                                in no particular order: what per-interval samples visit */
     gboolean accept_ooo;    /* receivers place out-of-order packets (adaptive routing) */
@@ -194,8 +197,11 @@ gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GAr
                                const WeftExperiment *exp, GError **error);
 
 /* Releases the collectives that wait for no other, at their spec.gap_ps (call once all flows
- * are registered with their senders, before the run). */
-void weft_transport_start_collectives (WeftTransport *tp);
+ * are registered with their senders, before the run).  A collective laid out once per staging
+ * epoch (WeftCollInstance.n_layouts) takes, as it starts, the layout of the epoch its start
+ * falls in (weft_graph_staging_epoch); the other layouts' flows are marked unused and their
+ * work in @sim done. */
+void weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim);
 
 /* Flow @f has been delivered in full at the receiver: records it, releases the flows that
  * waited for it and, when it completes a collective, the collective gated on that one. */

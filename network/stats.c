@@ -17,12 +17,14 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
 {
     *st = (WeftNetworkStats){ 0 };
     const WeftTransport *tp = &net->tp;
-    st->n_flows = tp->n_flows;
+    st->n_flows = tp->n_flows - (guint) tp->flows_unused; /* a layout not taken never ran */
     double *fct = g_new (double, MAX (tp->n_flows, 1));
     double *slow = g_new (double, MAX (tp->n_flows, 1));
     double sum = 0, sum2 = 0;
     for (guint i = 0; i < tp->n_flows; i++) {
         const WeftFlow *f = &tp->flows[i];
+        if (f->unused)
+            continue;
         st->retransmits += f->retransmits;
         st->timeouts += f->timeouts;
         st->ooo_discards += f->ooo_discards;
