@@ -129,6 +129,7 @@ weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollec
     row->busbw_gbs = row->algbw_gbs * s->bus_factor;
     g_strlcpy (row->algo, s->algo < 0 ? "P2P" : weft_nccl_algo_name (s->algo), sizeof row->algo);
     g_strlcpy (row->proto, weft_nccl_proto_name (s->proto), sizeof row->proto);
+    row->staged = (s->staged_layouts >> c->layout) & 1;
 }
 
 void
