@@ -231,6 +231,19 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
     if (cpu == WEFT_GRAPH_NONE)
         return fail_unknown (exp, error, group, "server", "server", server, servers);
     gint32 index = weft_graph_node (g, cpu)->server;
+    /* One rule per server: a second would narrow the first's (the rules are not merged).  A
+     * group from the start on a server staged from the start already changes nothing. */
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *node = weft_graph_node (g, n);
+        if (node->kind == WEFT_NODE_GPU && node->server == index &&
+            weft_graph_staging (g, n) != n &&
+            (window || first_coll > 0 || weft_graph_staging_timed (g, n)))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "server",
+                                         "%s has no GPUDirect already (another gpudirect-off "
+                                         "group, or [server] gpudirect = false): one group per "
+                                         "server",
+                                         server);
+    }
     for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
         const WeftNode *node = weft_graph_node (g, n);
         if (node->kind != WEFT_NODE_GPU || node->server != index)

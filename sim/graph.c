@@ -432,6 +432,15 @@ weft_graph_staging_in (const WeftGraph *g, guint32 node, guint32 coll, guint epo
     return s;
 }
 
+gboolean
+weft_graph_staging_timed (const WeftGraph *g, guint32 node)
+{
+    g_return_val_if_fail (g != NULL && node < g->nodes->len, FALSE);
+    gpointer key = GUINT_TO_POINTER (node + 1);
+    return (g->staging_from && g_hash_table_contains (g->staging_from, key)) ||
+           (g->staging_window && g_hash_table_contains (g->staging_window, key));
+}
+
 guint32
 weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll)
 {

@@ -321,5 +321,8 @@ weft_time_t weft_graph_staging_epoch_start (const WeftGraph *g, guint epoch);
  * weft_graph_staging_for, and the node itself where a window leaves that epoch out.
  * weft_graph_staging_for (g, node, coll) is the epoch 0 answer. */
 guint32 weft_graph_staging_in (const WeftGraph *g, guint32 node, guint32 coll, guint epoch);
+/* Whether @node's staging depends on the collective or its start (a rule of
+ * weft_graph_set_staging_from, _from_group or _window). */
+gboolean weft_graph_staging_timed (const WeftGraph *g, guint32 node);
 
 #endif /* WEFT_SIM_GRAPH_H */

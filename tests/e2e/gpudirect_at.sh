@@ -97,4 +97,14 @@ for bad in "experiment:duration=1ms;fault.gdr:at=2ms|at|past the run's duration"
     grep -q "\[fault.gdr\] $key: .*$text" "$TMP/err" ||
         { cat "$TMP/err" >&2; fail "--set $sets: no line naming [fault.gdr] $key"; }
 done
+# one group per server: a second one on dgx-2 (or [server] gpudirect = false) is refused
+for two in "fault.two:after=collective.3" "fault.two:at=1ms"; do
+    expect_exit 2 "$WEFT" validate "$TMP/at.ini" --set fault.gdr:at=100us \
+        --set fault.two:kind=gpudirect-off --set fault.two:server=dgx-2 --set "$two"
+    grep -q "\[fault.two\] server: dgx-2 has no GPUDirect already" "$TMP/err" ||
+        { cat "$TMP/err" >&2; fail "--set $two: a second group on dgx-2"; }
+done
+expect_exit 2 "$WEFT" validate "$TMP/at.ini" --set fault.gdr:at=100us --set server:gpudirect=false
+grep -q "\[fault.gdr\] server: dgx-2 has no GPUDirect already" "$TMP/err" ||
+    { cat "$TMP/err" >&2; fail "at with [server] gpudirect = false"; }
 echo "gpudirect-off at a time: ok"
