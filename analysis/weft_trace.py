@@ -41,7 +41,7 @@ import sys
 import h5py
 import numpy as np
 
-SCHEMA_VERSION = 10  # the newest schema this reader knows (sim/trace_schema.h)
+SCHEMA_VERSION = 11  # the newest schema this reader knows (sim/trace_schema.h)
 # Statuses of a trace closed after the whole run (weft_trace_status_complete()); a hang trace
 # is complete data about a hung run, a workload-failed one about a run whose workload failed
 # (an RDMA connection out of retries).  "interrupted" and "failed" traces stop short.
@@ -165,6 +165,7 @@ RECORDS = {
         ("busbw_gbs", "<f8", 3),
         ("algo", "S16", 5),
         ("proto", "S16", 5),
+        ("staged", "u1", 11),
     ]),
     "paths": (4, [
         ("flow", "<u4", 4),

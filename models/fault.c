@@ -47,7 +47,8 @@ static const WeftParamSpec fault_params[] = {
                        "them), a NIC or host name (its one fabric link), or the two ends' names "
                        "separated by a space"),
     WEFT_PARAM_TIME ("at", FaultParams, at, "0s", "0s", NULL,
-                     "when the fault begins (give this or after, not both)"),
+                     "when the fault begins (give this or after, not both); gpudirect-off: the "
+                     "collectives that start at or after it are staged"),
     WEFT_PARAM_STRING ("after", FaultParams, after, "",
                        "the event it begins at instead of a time, optionally '+ TIME' later: "
                        "workload.NAME (its first flow starts), workload.NAME.collective.N (the "
@@ -55,7 +56,8 @@ static const WeftParamSpec fault_params[] = {
                        "Nth)"),
     WEFT_PARAM_TIME ("until", FaultParams, until, "0s", "0s", NULL,
                      "when it ends (the link is restored); with after, counted from the "
-                     "resolved start; absent: the end of the run"),
+                     "resolved start; absent: the end of the run; gpudirect-off (with at only): "
+                     "the collectives that start at or after it have GPUDirect again"),
     WEFT_PARAM_TIME ("period", FaultParams, period, "0s", "0s", NULL,
                      "link-flap: one Down + Active cycle (Down for the first half)"),
     WEFT_PARAM_RATE ("rate", FaultParams, rate_bps, "0bps", "0bps", NULL,
@@ -75,8 +77,9 @@ static const WeftParamSpec fault_params[] = {
                        "lowest-numbered round(fraction x uplinks) of them"),
     WEFT_PARAM_STRING ("server", FaultParams, server, "",
                        "gpudirect-off: the server whose GPUs lose GPUDirect RDMA (dgx-2), from "
-                       "the start of the run or from after = collective.N (or "
-                       "workload.NAME.collective.N) on; nic-removed: the NIC's server"),
+                       "the start of the run, from after = collective.N (or "
+                       "workload.NAME.collective.N) on, or for the collectives that start at or "
+                       "after at (and before until); nic-removed: the NIC's server"),
     WEFT_PARAM_STRING ("nic", FaultParams, nic, "",
                        "nic-removed: the NIC taken out, as SERVER/NAME (dgx-2/mlx5_3) or its name "
                        "on `server` (mlx5_3): absent from the start of the run (no at, or at = "
@@ -164,22 +167,23 @@ static gboolean
 apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group, GError **error)
 {
     GKeyFile *kf = weft_experiment_keyfile (exp);
-    static const char *const not_mine[] = { "link", "until" };
-    for (guint k = 0; k < G_N_ELEMENTS (not_mine); k++)
-        if (g_key_file_has_key (kf, group, not_mine[k], NULL))
-            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group,
-                                         not_mine[k],
-                                         "not used by kind = gpudirect-off (a server's GPUDirect "
-                                         "is off from the start of the run, at = 0s, or from a "
-                                         "collective on, after = collective.N)");
+    if (g_key_file_has_key (kf, group, "link", NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, "link",
+                                     "not used by kind = gpudirect-off (name the server with "
+                                     "server)");
+    /* at = TIME (and until): the collectives that start from then on (to until) are staged;
+     * the range checks (at within the duration, until after at) are read_fault's, as for
+     * every kind. */
     g_autofree char *at = g_key_file_get_string (kf, group, "at", NULL);
-    guint64 at_ps = 0;
-    if (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps != 0))
-        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
-                                     "gpudirect-off applies from the start of the run (at = "
-                                     "0s) or from a collective on (after = collective.N): "
-                                     "collectives are laid out before the run, so a time "
-                                     "would cut one in the middle");
+    g_autofree char *until = g_key_file_get_string (kf, group, "until", NULL);
+    guint64 at_ps = 0, until_ps = WEFT_TIME_NEVER;
+    if (at && !weft_units_parse_time (g_strstrip (at), &at_ps, NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNIT, group, "at",
+                                     "'%s': expected a time such as 100us", at);
+    if (until && !weft_units_parse_time (g_strstrip (until), &until_ps, NULL))
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNIT, group, "until",
+                                     "'%s': expected a time such as 100us", until);
+    gboolean window = at_ps > 0 || until;
     g_autofree char *after = g_key_file_get_string (kf, group, "after", NULL);
     guint first_coll = 0;
     g_autofree char *in_group = NULL; /* after = workload.NAME.collective.N: "workload.NAME" */
@@ -188,6 +192,10 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
         if (at)
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "after",
                                          "give at or after, not both");
+        if (until)
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, "until",
+                                         "not used with after = collective.N (GPUDirect stays "
+                                         "off to the end of the run; until goes with at)");
         first_coll = ordinal (after, "collective.");
         const char *tail = g_strrstr (after, ".collective.");
         if (first_coll == 0 && tail && g_str_has_prefix (after, "workload.") &&
@@ -223,17 +231,37 @@ apply_gpudirect_off (const WeftExperiment *exp, WeftGraph *g, const char *group,
     if (cpu == WEFT_GRAPH_NONE)
         return fail_unknown (exp, error, group, "server", "server", server, servers);
     gint32 index = weft_graph_node (g, cpu)->server;
+    /* One rule per server: a second would narrow the first's (the rules are not merged).  A
+     * group from the start on a server staged from the start already changes nothing. */
+    for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
+        const WeftNode *node = weft_graph_node (g, n);
+        if (node->kind == WEFT_NODE_GPU && node->server == index &&
+            weft_graph_staging (g, n) != n &&
+            (window || first_coll > 0 || weft_graph_staging_timed (g, n)))
+            return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_VALUE, group, "server",
+                                         "%s has no GPUDirect already (another gpudirect-off "
+                                         "group, or [server] gpudirect = false): one group per "
+                                         "server",
+                                         server);
+    }
     for (guint32 n = 0; n < weft_graph_n_nodes (g); n++) {
         const WeftNode *node = weft_graph_node (g, n);
         if (node->kind != WEFT_NODE_GPU || node->server != index)
             continue;
-        if (first_coll == 0)
+        if (window)
+            weft_graph_set_staging_window (g, n, cpu, at_ps, until_ps);
+        else if (first_coll == 0)
             weft_graph_set_staging (g, n, cpu);
         else if (in_group)
             weft_graph_set_staging_from_group (g, n, cpu, in_group, first_coll - 1);
         else
             weft_graph_set_staging_from (g, n, cpu, first_coll - 1);
     }
+    /* A collective's layouts are told apart by a bit each (WeftCollInstance.staged_layouts). */
+    if (weft_graph_staging_n_epochs (g) > 64)
+        return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "at",
+                                     "more than 63 distinct gpudirect-off at and until times in "
+                                     "one run");
     return TRUE;
 }
 
@@ -763,11 +791,6 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
             return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNKNOWN_KEY, group, own[i],
                                          "not used by kind = %s", weft_fault_kind_name (kind));
     }
-    /* gpudirect-off was applied to the graph and checked before the network was built
-     * (weft_faults_apply_graph): from the start of the run only, a server that loses GPUDirect
-     * mid-run (a driver reload) is not modelled. */
-    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
-        return TRUE;
     /* nic-removed took the NIC's link out of the graph's routing before the network was built
      * (weft_faults_apply_graph, which checked its keys); here its link's ends are Down from the
      * start, for the ports' state and the /faults row. */
@@ -782,8 +805,9 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     f->has_at = has_key (exp, group, "at");
     f->has_until = has_key (exp, group, "until");
     gboolean has_after = has_key (exp, group, "after");
-    if (kind == WEFT_FAULT_NIC_REMOVED && !f->has_at && !has_after) {
-        f->has_at = TRUE; /* no time: absent from the start of the run */
+    if ((kind == WEFT_FAULT_NIC_REMOVED || kind == WEFT_FAULT_GPUDIRECT_OFF) && !f->has_at &&
+        !has_after) {
+        f->has_at = TRUE; /* no time: absent (or staged) from the start of the run */
         f->p.at = 0;
     }
     if (f->has_at && has_after)
@@ -814,6 +838,12 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
     if (f->has_until && f->has_at && f->p.until <= f->p.at)
         return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_RANGE, group, "until",
                                      "not after at");
+    /* gpudirect-off was applied to the graph before the network was built
+     * (weft_faults_apply_graph): its staging, from the start, from a collective on or for the
+     * collectives that start in [at, until), is laid out by the workloads and chosen by the
+     * transport as each collective starts, no event of the run. */
+    if (kind == WEFT_FAULT_GPUDIRECT_OFF)
+        return TRUE;
     if (kind == WEFT_FAULT_NIC_REMOVED)
         return TRUE; /* its link resolved above */
     if (kind == WEFT_FAULT_SWITCH_DOWN || kind == WEFT_FAULT_UPLINKS_LOST) {

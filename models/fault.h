@@ -15,9 +15,12 @@
  *               lowest-numbered round(fraction x uplinks) of them, go Down as with link-down
  *   gpudirect-off  one server's GPUs lose GPUDirect RDMA from the start of the run, or from
  *               the run's Nth collective on (after = collective.N), or a group's (after =
- *               workload.NAME.collective.N): their data to and from
+ *               workload.NAME.collective.N), or for the collectives that start at or after
+ *               at = TIME (and before until): their data to and from
  *               other servers is staged in that server's host memory (the graph's staging
- *               node, applied by weft_faults_apply_graph before the workloads are generated)
+ *               node, applied by weft_faults_apply_graph before the workloads are generated;
+ *               with at > 0 or until, each affected collective is laid out both ways and the
+ *               transport takes the layout of its start, sim/graph.h)
  *   nic-removed one NIC of a server (`nic = dgx-2/mlx5_3`) is not there from the start of the
  *               run: weft_faults_apply_graph removes its fabric link from routing (sim/graph.h),
  *               so the server's GPUs whose NIC it was reach the network through the nearest
@@ -143,12 +146,14 @@ double weft_fault_per (double ber, guint64 bytes);
 /* Applies the faults that change the fabric graph itself before the network is built:
  * gpudirect-off sets the staging node of each GPU of its server to that server's CPU (host
  * memory), as [server] gpudirect = false does for every server, with after = collective.N only
- * from that collective on (weft_graph_set_staging_from); nic-removed removes the NIC's fabric
- * link from routing (weft_graph_set_link_removed), which drops the route tables: the caller
- * computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
+ * from that collective on (weft_graph_set_staging_from), with at > 0 or until only for the
+ * collectives that start in [at, until) (weft_graph_set_staging_window); nic-removed removes the
+ * NIC's fabric link from routing (weft_graph_set_link_removed), which drops the route tables: the
+ * caller computes them again when weft_graph_routes_ready says so.  Bad input (no server or NIC, an
  * unknown one, a NIC removed twice or a server left without any, a key the kind does not take,
- * at other than 0 for gpudirect-off, an after other than collective.N or
- * workload.NAME.collective.N for gpudirect-off; a
+ * an at or until that is no time, until with after, or an after other than collective.N or
+ * workload.NAME.collective.N for gpudirect-off (its at past the duration and until not after
+ * at are refused where every kind's are, when the fault mechanism reads its groups); a
  * nic-removed group with at > 0 or after leaves the graph alone): FALSE with a
  * WEFT_CONFIG_ERROR naming the group and key. */
 gboolean weft_faults_apply_graph (const WeftExperiment *exp, WeftGraph *g, GError **error);

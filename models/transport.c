@@ -238,11 +238,11 @@ release (WeftTransport *tp, WeftFlow *f, weft_time_t now)
         tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps));
 }
 
-static void collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at);
+static void collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim);
 
 /* The last flow of @c has been delivered at @at (or it had none). */
 static void
-collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
+collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim)
 {
     c->finished = TRUE;
     c->finish_ps = at;
@@ -255,35 +255,58 @@ collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
         g_assert (n->waiting > 0);
         n->ready_ps = MAX (n->ready_ps, at + e->gap_ps);
         if (--n->waiting == 0)
-            collective_start (tp, n, n->ready_ps);
+            collective_start (tp, n, n->ready_ps, sim);
+    }
+}
+
+/* A collective laid out once per staging epoch (GPUDirect off for a window of time) takes the
+ * layout of the epoch it starts in at @at, as NCCL decides GPUDirect when it sets a connection
+ * up: the other layouts' flows never run. */
+static void
+choose_layout (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim)
+{
+    if (c->spec.n_layouts <= 1)
+        return;
+    c->layout = (guint16) weft_graph_staging_epoch (tp->graph, at);
+    g_assert (c->layout < c->spec.n_layouts);
+    for (guint32 i = 0; i < c->spec.n_flows; i++) {
+        WeftFlow *f = &tp->flows[c->spec.first_flow + i];
+        if (f->spec.layout == 0 || f->spec.layout == c->layout + 1u)
+            continue;
+        f->unused = TRUE;
+        tp->flows_unused++;
+        g_assert (c->remaining > 1);
+        c->remaining--;
+        weft_sim_work_done (sim);
     }
 }
 
 /* Collective @c may begin at @at: its gated flows are released then. */
 static void
-collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at)
+collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim)
 {
     c->started = TRUE;
     c->start_ps = at;
     if (tp->collective_started)
         tp->collective_started (c, tp->collective_started_data);
     if (c->spec.n_flows == 0) {
-        collective_finish (tp, c, at);
+        collective_finish (tp, c, at, sim);
         return;
     }
+    choose_layout (tp, c, at, sim);
     for (guint32 i = 0; i < c->spec.n_flows; i++) {
         WeftFlow *f = &tp->flows[c->spec.first_flow + i];
-        if (f->gated)
+        if (f->gated && !f->unused)
             release (tp, f, at);
     }
 }
 
 void
-weft_transport_start_collectives (WeftTransport *tp)
+weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim)
 {
     for (guint c = 0; c < tp->n_colls; c++)
         if (tp->colls[c].waiting == 0 && !tp->colls[c].started)
-            collective_start (tp, &tp->colls[c], tp->colls[c].ready_ps);
+            collective_start (tp, &tp->colls[c], tp->colls[c].ready_ps, sim);
 }
 
 void
@@ -303,7 +326,7 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
     if (f->spec.coll != G_MAXUINT32) {
         WeftCollRun *c = &tp->colls[f->spec.coll];
         if (--c->remaining == 0)
-            collective_finish (tp, c, sim->now);
+            collective_finish (tp, c, sim->now, sim);
     }
     weft_sim_work_done (sim);
 }
@@ -343,7 +366,7 @@ weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const 
     guint crossing = 0;
     for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
-        if (f->finished || f->failed)
+        if (f->finished || f->failed || f->unused)
             continue;
         CrossVisit cv = { tp->graph, link, FALSE };
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, cross_visit, &cv);

@@ -61,6 +61,7 @@ typedef struct {
     weft_time_t ready_ps; /* the latest start its completed gates (and time floor) allow */
     weft_time_t start_ps, finish_ps;
     gboolean started, finished;
+    guint16 layout; /* the layout it runs (spec.n_layouts > 1: its staging epoch), from 0 */
 } WeftCollRun;
 /* A flow (one message): its spec, its sender half (touched only by its source's agent) and its
  * receiver half (only by its destination's).  Hot fields first: the first three cache lines hold
@@ -91,6 +92,7 @@ struct WeftFlow {
     guint16 tx_port;  /* the source's port of the first hop */
     guint16 ack_port; /* the destination's port toward the source (ACKs) */
     guint8 vl;        /* InfiniBand virtual lane of its service level */
+    guint8 unused;    /* of a layout its collective did not take (spec.layout): never runs */
     /* Per-fabric state, out of line (WeftTransport's side arrays): NULL on the fabrics that
      * never use it, so a flow record stays small (an InfiniBand run without [ibcc] has none). */
     WeftIbccFlow *cc;     /* [ibcc]: CCT index (models/ibcc.h) */
@@ -172,6 +174,7 @@ typedef struct {
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
+    guint64 flows_unused;   /* flows of layouts their collectives did not take (never run) */
     GArray *active;         /* guint32 ids of the flows under way (started, not finished),
                                in no particular order: what per-interval samples visit */
     gboolean accept_ooo;    /* receivers place out-of-order packets (adaptive routing) */
@@ -217,8 +220,11 @@ gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GAr
                                const WeftExperiment *exp, GError **error);
 
 /* Releases the collectives that wait for no other, at their spec.gap_ps (call once all flows
- * are registered with their senders, before the run). */
-void weft_transport_start_collectives (WeftTransport *tp);
+ * are registered with their senders, before the run).  A collective laid out once per staging
+ * epoch (WeftCollInstance.n_layouts) takes, as it starts, the layout of the epoch its start
+ * falls in (weft_graph_staging_epoch); the other layouts' flows are marked unused and their
+ * work in @sim done. */
+void weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim);
 
 /* Flow @f has been delivered in full at the receiver: records it, releases the flows that
  * waited for it and, when it completes a collective, the collective gated on that one. */

@@ -210,7 +210,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
         }
         weft_nic_schedule_flow (sender, f);
     }
-    weft_transport_start_collectives (&net->tp);
+    weft_transport_start_collectives (&net->tp, net->sim);
     return net;
 fail:
     weft_network_free (net);

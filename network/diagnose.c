@@ -99,7 +99,7 @@ weft_network_describe_waiting (const WeftNetwork *net, guint max)
     for (guint pass = 0; pass < 2; pass++)
         for (guint i = 0; i < net->tp.n_flows; i++) {
             const WeftFlow *f = &net->tp.flows[i];
-            if (f->finished || (pass == 0) != (f->started != 0))
+            if (f->finished || f->unused || (pass == 0) != (f->started != 0))
                 continue;
             waiting++;
             if (shown >= max)

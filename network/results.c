@@ -23,7 +23,8 @@ weft_network_progress (const WeftNetwork *net)
     const WeftSim *sim = net->sim;
     if (sim->duration)
         return (double) sim->now / (double) sim->duration;
-    return net->tp.n_flows ? (double) net->tp.flows_done / net->tp.n_flows : 0;
+    guint64 n = net->tp.n_flows - net->tp.flows_unused; /* flows of layouts not taken never run */
+    return n ? (double) net->tp.flows_done / (double) n : 0;
 }
 
 guint

@@ -76,7 +76,7 @@ weft_network_finish_trace (WeftNetwork *net)
     if (!net->trace)
         return;
     for (guint i = 0; i < net->tp.n_flows; i++)
-        if (!net->tp.flows[i].finished)
+        if (!net->tp.flows[i].finished && !net->tp.flows[i].unused)
             weft_transport_trace_flow (&net->tp, &net->tp.flows[i]);
     if (net->sim->sample)
         sample_traces (net->sim, net);

@@ -17,12 +17,14 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
 {
     *st = (WeftNetworkStats){ 0 };
     const WeftTransport *tp = &net->tp;
-    st->n_flows = tp->n_flows;
+    st->n_flows = tp->n_flows - (guint) tp->flows_unused; /* a layout not taken never ran */
     double *fct = g_new (double, MAX (tp->n_flows, 1));
     double *slow = g_new (double, MAX (tp->n_flows, 1));
     double sum = 0, sum2 = 0;
     for (guint i = 0; i < tp->n_flows; i++) {
         const WeftFlow *f = &tp->flows[i];
+        if (f->unused)
+            continue;
         st->retransmits += f->retransmits;
         st->timeouts += f->timeouts;
         st->ooo_discards += f->ooo_discards;
@@ -127,6 +129,7 @@ weft_network_collective_row (const WeftNetwork *net, guint32 id, WeftTraceCollec
     row->busbw_gbs = row->algbw_gbs * s->bus_factor;
     g_strlcpy (row->algo, s->algo < 0 ? "P2P" : weft_nccl_algo_name (s->algo), sizeof row->algo);
     g_strlcpy (row->proto, weft_nccl_proto_name (s->proto), sizeof row->proto);
+    row->staged = (s->staged_layouts >> c->layout) & 1;
 }
 
 void

@@ -58,6 +58,10 @@ weft_graph_free (WeftGraph *g)
         g_hash_table_unref (g->staging_from);
     if (g->staging_group)
         g_hash_table_unref (g->staging_group);
+    if (g->staging_window)
+        g_hash_table_unref (g->staging_window);
+    if (g->staging_breaks)
+        g_array_unref (g->staging_breaks);
     g_array_unref (g->free_hint);
     weft_graph_routes_free (g->routes);
     g_free (g->cut);
@@ -347,8 +351,68 @@ weft_graph_staging_number_group (const WeftGraph *g, const char *group, guint32 
     }
 }
 
+typedef struct {
+    weft_time_t from_ps, until_ps;
+} StagingWindow;
+
+/* Adds @t to the sorted, distinct breaks (0 and NEVER are no break). */
+static void
+add_break (WeftGraph *g, weft_time_t t)
+{
+    if (t == 0 || t == WEFT_TIME_NEVER)
+        return;
+    guint i = 0;
+    while (i < g->staging_breaks->len && g_array_index (g->staging_breaks, weft_time_t, i) < t)
+        i++;
+    if (i < g->staging_breaks->len && g_array_index (g->staging_breaks, weft_time_t, i) == t)
+        return;
+    g_array_insert_val (g->staging_breaks, i, t);
+}
+
+void
+weft_graph_set_staging_window (WeftGraph *g, guint32 node, guint32 staging, weft_time_t from_ps,
+                               weft_time_t until_ps)
+{
+    g_return_if_fail (g != NULL && node < g->nodes->len);
+    weft_graph_set_staging (g, node, staging);
+    if (!g->staging_window) {
+        g->staging_window = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+        g->staging_breaks = g_array_new (FALSE, FALSE, sizeof (weft_time_t));
+    }
+    StagingWindow *w = g_new (StagingWindow, 1);
+    *w = (StagingWindow){ from_ps, until_ps };
+    g_hash_table_insert (g->staging_window, GUINT_TO_POINTER (node + 1), w);
+    add_break (g, from_ps);
+    add_break (g, until_ps);
+}
+
+guint
+weft_graph_staging_n_epochs (const WeftGraph *g)
+{
+    g_return_val_if_fail (g != NULL, 1);
+    return g->staging_breaks ? g->staging_breaks->len + 1 : 1;
+}
+
+guint
+weft_graph_staging_epoch (const WeftGraph *g, weft_time_t t)
+{
+    g_return_val_if_fail (g != NULL, 0);
+    guint e = 0;
+    while (g->staging_breaks && e < g->staging_breaks->len &&
+           g_array_index (g->staging_breaks, weft_time_t, e) <= t)
+        e++;
+    return e;
+}
+
+weft_time_t
+weft_graph_staging_epoch_start (const WeftGraph *g, guint epoch)
+{
+    g_return_val_if_fail (g != NULL && epoch < weft_graph_staging_n_epochs (g), 0);
+    return epoch == 0 ? 0 : g_array_index (g->staging_breaks, weft_time_t, epoch - 1);
+}
+
 guint32
-weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll)
+weft_graph_staging_in (const WeftGraph *g, guint32 node, guint32 coll, guint epoch)
 {
     guint32 s = weft_graph_staging (g, node);
     if (g->staging_from) {
@@ -357,7 +421,30 @@ weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll)
         if (first && coll < first - 1)
             return node;
     }
+    if (g->staging_window) {
+        const StagingWindow *w =
+            g_hash_table_lookup (g->staging_window, GUINT_TO_POINTER (node + 1));
+        /* The breaks include the window's ends, so the whole epoch is in or out of it. */
+        weft_time_t t = weft_graph_staging_epoch_start (g, epoch);
+        if (w && (t < w->from_ps || t >= w->until_ps))
+            return node;
+    }
     return s;
+}
+
+gboolean
+weft_graph_staging_timed (const WeftGraph *g, guint32 node)
+{
+    g_return_val_if_fail (g != NULL && node < g->nodes->len, FALSE);
+    gpointer key = GUINT_TO_POINTER (node + 1);
+    return (g->staging_from && g_hash_table_contains (g->staging_from, key)) ||
+           (g->staging_window && g_hash_table_contains (g->staging_window, key));
+}
+
+guint32
+weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll)
+{
+    return weft_graph_staging_in (g, node, coll, 0);
 }
 
 void

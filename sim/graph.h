@@ -301,5 +301,28 @@ void weft_graph_set_staging_from_group (WeftGraph *g, guint32 node, guint32 stag
  * run-wide numbers.  Changes only those rules (the graph is otherwise untouched). */
 void weft_graph_staging_number_group (const WeftGraph *g, const char *group, guint32 coll_base);
 guint32 weft_graph_staging_for (const WeftGraph *g, guint32 node, guint32 coll);
+/* GPUDirect lost for a window of time ([fault.NAME] kind = gpudirect-off with at = TIME > 0,
+ * or until): @node stages at @staging in the collectives that start in [@from_ps, @until_ps)
+ * (@until_ps WEFT_TIME_NEVER: to the end), as NCCL decides GPUDirect per connection when it
+ * sets it up; a collective under way at @from_ps keeps its layout.  A collective's start is
+ * known only during the run, so the workloads lay out each affected collective once per
+ * staging epoch and the transport takes the layout of the epoch it starts in.  The epochs
+ * are the intervals between the windows' ends, every window's together: epoch 0 begins at
+ * time 0, epoch e at the e-th distinct end (weft_graph_staging_epoch_start); within an epoch
+ * no node's staging changes. */
+void weft_graph_set_staging_window (WeftGraph *g, guint32 node, guint32 staging,
+                                    weft_time_t from_ps, weft_time_t until_ps);
+/* The number of epochs: 1 without windows. */
+guint weft_graph_staging_n_epochs (const WeftGraph *g);
+/* The epoch a collective starting at @t belongs to: the windows' ends at or before @t. */
+guint weft_graph_staging_epoch (const WeftGraph *g, weft_time_t t);
+weft_time_t weft_graph_staging_epoch_start (const WeftGraph *g, guint epoch);
+/* @node's staging node for collective @coll when it starts in epoch @epoch: as
+ * weft_graph_staging_for, and the node itself where a window leaves that epoch out.
+ * weft_graph_staging_for (g, node, coll) is the epoch 0 answer. */
+guint32 weft_graph_staging_in (const WeftGraph *g, guint32 node, guint32 coll, guint epoch);
+/* Whether @node's staging depends on the collective or its start (a rule of
+ * weft_graph_set_staging_from, _from_group or _window). */
+gboolean weft_graph_staging_timed (const WeftGraph *g, guint32 node);
 
 #endif /* WEFT_SIM_GRAPH_H */

@@ -68,12 +68,15 @@ struct _WeftGraph {
     GArray *links;     /* WeftLink */
     GArray *endpoints; /* guint32 node id per endpoint index */
     GHashTable *by_name;
-    GArray *staging;           /* guint32 per node: staging node, or NONE (the node itself) */
-    GHashTable *staging_from;  /* node + 1 -> first collective + 1 it stages from (only the
-                                  nodes whose staging begins mid-run; NULL when none) */
-    GHashTable *staging_group; /* node + 1 -> StagingGroup *: staging from a workload group's
-                                  Nth collective, not yet numbered (NULL when none) */
-    GArray *free_hint;         /* guint32 per node: no empty port below this index */
+    GArray *staging;            /* guint32 per node: staging node, or NONE (the node itself) */
+    GHashTable *staging_from;   /* node + 1 -> first collective + 1 it stages from (only the
+                                   nodes whose staging begins mid-run; NULL when none) */
+    GHashTable *staging_group;  /* node + 1 -> StagingGroup *: staging from a workload group's
+                                   Nth collective, not yet numbered (NULL when none) */
+    GHashTable *staging_window; /* node + 1 -> StagingWindow *: staging for the collectives that
+                                   start in a window of time (NULL when none) */
+    GArray *staging_breaks;     /* weft_time_t, sorted, distinct: the windows' ends (epochs) */
+    GArray *free_hint;          /* guint32 per node: no empty port below this index */
     gboolean gpudirect;
     Routes *routes;
     guint8 *cut;        /* per link: 1 when routing leaves it out (a Down link); NULL: none is */

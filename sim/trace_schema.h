@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#define WEFT_TRACE_SCHEMA_VERSION 10
+#define WEFT_TRACE_SCHEMA_VERSION 11
 #define WEFT_TRACE_NAME_LEN 64 /* fixed-size, NUL-padded name fields */
 #define WEFT_TRACE_KIND_LEN 16
 #define WEFT_TRACE_SHORT_LEN 16 /* /collectives type and redop (8 before schema 4) */
@@ -362,7 +362,11 @@ typedef struct {
        "alltoall and sendrecv (point-to-point sends); empty before schema 5")                      \
     X (SHORT, proto, "",                                                                           \
        "*(schema 5)* NCCL protocol it ran with: `LL`, `LL128`, `Simple` "                          \
-       "(doc/nccl-protocols.md); empty before schema 5")
+       "(doc/nccl-protocols.md); empty before schema 5")                                           \
+    X (U8, staged, "",                                                                             \
+       "*(schema 11)* 1 when it ran with GPUDirect RDMA off on a rank's server, its data to and "  \
+       "from other servers staged in host memory (`[server] gpudirect = false`, or a "             \
+       "`gpudirect-off` fault in effect when it started: doc/faults.md); 0 otherwise")
 typedef struct {
     WEFT_TRACE_COLLECTIVE_FIELDS (WEFT_TRACE_MEMBER)
 } WeftTraceCollective;

@@ -309,6 +309,63 @@ START_TEST (test_collective_gpudirect_off_from_a_groups_collective)
 }
 END_TEST
 
+START_TEST (test_collective_gpudirect_off_at_a_time)
+{
+    /* Two nccl-test groups side by side, each out of place then in place (a's collectives 0
+     * and 1, b's 2 and 3; both groups start at 0).  With at = 1ps, the rule is "from the
+     * first collective that starts at or after at": each group's first collective (started at
+     * 0) keeps GPUDirect, each group's second is staged - collectives 1 and 3, which no
+     * after = collective.N names (that stages a suffix of the numbering).  Checked against
+     * every collective's own start: staged exactly when at <= start < until; with until at
+     * the later group's second start, that one is not.  The layout not taken leaves no flow
+     * behind: every flow that ran finished, and the staged ones crossed dgx-2's CPU. */
+    const char *wl = "[workload.a]\nkind = nccl-test\nop = all_reduce\nminbytes = 1MB\n"
+                     "maxbytes = 1MB\niters = 1\nwarmup_iters = 0\n" BOUND
+                     "[workload.b]\nkind = nccl-test\nop = all_gather\nminbytes = 1MB\n"
+                     "maxbytes = 1MB\niters = 1\nwarmup_iters = 0\n" BOUND;
+    weft_time_t until = 0;
+    for (guint k = 0; k < 2; k++) {
+        g_autofree char *u =
+            k ? g_strdup_printf ("until = %" G_GUINT64_FORMAT "ps\n", until) : g_strdup ("");
+        g_autofree char *extra = g_strconcat (
+            wl, "[fault.gdr]\nkind = gpudirect-off\nserver = dgx-2\nat = 1ps\n", u, NULL);
+        g_autofree char *text = dgx (2, extra);
+        WeftSession s;
+        run (&s, text);
+        ck_assert_uint_eq (s.net->tp.n_colls, 4);
+        guint32 cpu = weft_graph_lookup (s.graph, "dgx-2/cpu");
+        guint staged = 0;
+        weft_time_t last_second = 0;
+        for (guint c = 0; c < 4; c++) {
+            WeftTraceCollective row;
+            weft_network_collective_row (s.net, c, &row);
+            gboolean want = row.start_ps >= 1 && (k == 0 || row.start_ps < until);
+            ck_assert_msg (row.staged == want,
+                           "until %d: collective %u at %" G_GUINT64_FORMAT " ps staged %u", k, c,
+                           row.start_ps, row.staged);
+            staged |= (guint) row.staged << c;
+            if (c % 2 == 1)
+                last_second = MAX (last_second, row.start_ps);
+            /* the flows it ran: all finished; through dgx-2's CPU exactly when staged */
+            gboolean via_cpu = FALSE;
+            const WeftCollRun *r = &s.net->tp.colls[c];
+            for (guint32 i = 0; i < r->spec.n_flows; i++) {
+                const WeftFlow *f = &s.net->tp.flows[r->spec.first_flow + i];
+                ck_assert (f->finished != f->unused);
+                via_cpu |= f->finished && (f->spec.src == cpu || f->spec.dst == cpu);
+            }
+            ck_assert (via_cpu == want);
+        }
+        /* until at the later second start: only the earlier second collective is staged */
+        ck_assert_msg (k == 0 ? staged == 0xa : staged == 0x2 || staged == 0x8, "staged 0x%x",
+                       staged);
+        if (k == 0)
+            until = last_second; /* the later of the two second collectives' starts */
+        weft_session_clear (&s);
+    }
+}
+END_TEST
+
 /* The bus bandwidth of the last collective of a run of @text. */
 static double
 last_busbw (const char *text)
@@ -616,6 +673,7 @@ test_suite (void)
     tcase_add_test (tc, test_collective_one_slow_cable_sets_the_pace);
     tcase_add_test (tc, test_collective_gpudirect_off_shares_the_pcie_uplink);
     tcase_add_test (tc, test_collective_gpudirect_off_from_a_groups_collective);
+    tcase_add_test (tc, test_collective_gpudirect_off_at_a_time);
     tcase_add_test (tc, test_collective_oversubscription_lesson);
     tcase_add_test (tc, test_collective_deferred_transmitter_looks_change_nothing);
     suite_add_tcase (s, tc);

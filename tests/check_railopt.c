@@ -508,6 +508,45 @@ START_TEST (test_server_shape_and_gpudirect)
 }
 END_TEST
 
+/* gpudirect-off for a window of time (at = 100us, until = 300us on one GPU, at = 200us to the
+ * end on another): the epochs are the intervals between the windows' ends, [0, 100us),
+ * [100us, 200us), [200us, 300us), [300us, ...); a collective starting at t takes the epoch of
+ * the ends at or before t (so one starting exactly at `at` is staged, one starting exactly at
+ * `until` is not), and a GPU stages in the epochs inside its window only. */
+START_TEST (test_server_gpudirect_window_epochs)
+{
+    WeftRailOptParams p = superpod (1, 4);
+    g_autoptr (WeftGraph) h = build (&p);
+    guint32 a = gpu (h, 2, 3), b = gpu (h, 3, 0), other = gpu (h, 2, 2);
+    guint32 cpu2 = weft_graph_lookup (h, "dgx-2/cpu"), cpu3 = weft_graph_lookup (h, "dgx-3/cpu");
+    ck_assert_uint_eq (weft_graph_staging_n_epochs (h), 1);
+    ck_assert_uint_eq (weft_graph_staging_epoch (h, WEFT_US (500)), 0);
+    weft_graph_set_staging_window (h, a, cpu2, WEFT_US (100), WEFT_US (300));
+    weft_graph_set_staging_window (h, b, cpu3, WEFT_US (200), WEFT_TIME_NEVER);
+    ck_assert_uint_eq (weft_graph_staging_n_epochs (h), 4);
+    static const struct {
+        weft_time_t t;
+        guint epoch;
+    } at[] = { { 0, 0 },
+               { WEFT_US (100) - 1, 0 },
+               { WEFT_US (100), 1 },
+               { WEFT_US (250), 2 },
+               { WEFT_US (300), 3 },
+               { WEFT_TIME_NEVER - 1, 3 } };
+    for (guint k = 0; k < G_N_ELEMENTS (at); k++)
+        ck_assert_uint_eq (weft_graph_staging_epoch (h, at[k].t), at[k].epoch);
+    ck_assert_uint_eq (weft_graph_staging_epoch_start (h, 2), WEFT_US (200));
+    const guint32 want_a[] = { a, cpu2, cpu2, a }, want_b[] = { b, b, cpu3, cpu3 };
+    for (guint e = 0; e < 4; e++) {
+        ck_assert_uint_eq (weft_graph_staging_in (h, a, 7, e), want_a[e]);
+        ck_assert_uint_eq (weft_graph_staging_in (h, b, 7, e), want_b[e]);
+        ck_assert_uint_eq (weft_graph_staging_in (h, other, 7, e), other);
+    }
+    /* the layout laid out first (epoch 0) is the unstaged one */
+    ck_assert_uint_eq (weft_graph_staging_for (h, a, 7), a);
+}
+END_TEST
+
 /* GPU to GPU inside a server: over NVLink only, whatever the PCIe layout.  With fewer NICs than
  * GPUs, GPUs share a PCIe switch, and the path through it (GPU - PCIe switch - GPU) is as short
  * as the one through the NVSwitch: every equal-cost port at every hop must still be NVLink. */
@@ -588,6 +627,7 @@ test_suite (void)
     tcase_add_test (tc, test_railopt_partial_su);
     tcase_add_test (tc, test_railopt_tor_layout);
     tcase_add_test (tc, test_server_shape_and_gpudirect);
+    tcase_add_test (tc, test_server_gpudirect_window_epochs);
     tcase_add_test (tc, test_server_gpu_pairs_take_nvlink);
     tcase_add_test (tc, test_fattree_counts);
     suite_add_tcase (s, tc);

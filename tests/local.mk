@@ -66,6 +66,7 @@ e2e_tests += tests/e2e/determinism.sh tests/e2e/bad_input.sh tests/e2e/hang.sh \
 e2e_tests += tests/e2e/summary_json.sh tests/e2e/sweep.sh tests/e2e/slurm.sh
 e2e_tests += tests/e2e/compare_metrics.sh tests/e2e/plot_interrupt.sh tests/e2e/report_derived.sh \
 	tests/e2e/report_perftest.sh tests/e2e/plot_rails.sh
+e2e_tests += tests/e2e/gpudirect_at.sh
 
 # The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in a build of its
 # own (sanitize-build/build) so that the developer's objects are left alone.  It builds from a

@@ -56,6 +56,9 @@ typedef struct {
     guint32 conn;         /* 0, or a connection: flows of one connection and destination leave
                              their source one after another, in start order (a queue pair's
                              messages; NCCL's slices on a channel) */
+    guint16 layout;       /* 0; or, in a collective laid out once per staging epoch (GPUDirect
+                             off for a window of time, sim/graph.h), epoch + 1 of its layout:
+                             the flow runs only if the collective starts in that epoch */
 } WeftFlowSpec;
 
 /* Flow @after may start only once flow @before has been delivered (ids index the flows). */
@@ -87,6 +90,13 @@ typedef struct {
     guint32 iteration;
     double bus_factor;
     guint32 first_flow, n_flows;
+    /* With GPUDirect off for a window of time (sim/graph.h), a collective whose layout
+     * differs between staging epochs has one layout per epoch among its flows (their
+     * spec.layout) and n_layouts = the epochs; otherwise n_layouts is 1.  Bit e of
+     * staged_layouts: layout e (bit 0: the only one) stages some transfer through host
+     * memory (GPUDirect off on a rank's server). */
+    guint16 n_layouts;
+    guint64 staged_layouts;
     guint32 gate;
     weft_time_t gap_ps;
     guint8 role; /* WeftCollRole */

@@ -105,9 +105,12 @@ rounded_size (WeftCollOp op, guint64 size, guint esize, guint n_ranks)
  * its rail (weft_graph_gateway) moves it between host memories: GPU -> CPU (a copy over PCIe),
  * CPU -> NIC (the NIC's DMA read), NIC -> NIC (RDMA over the fabric), NIC -> CPU (DMA write),
  * CPU -> GPU (a copy).  The copies and DMAs cross the PCIe switch's uplink to the CPU, so
- * staging costs exactly what sharing that link costs - nothing is scaled by a factor. */
+ * staging costs exactly what sharing that link costs - nothing is scaled by a factor.
+ * @epoch: the staging epoch the collective starts in (sim/graph.h); *staged is set when a
+ * leg goes through host memory. */
 static guint
-staging_legs (const WeftGraph *g, guint32 coll, guint32 src, guint32 dst, guint32 *hops)
+staging_legs (const WeftGraph *g, guint32 coll, guint epoch, guint32 src, guint32 dst,
+              guint32 *hops, gboolean *staged)
 {
     guint n = 0;
     hops[n++] = src;
@@ -116,13 +119,14 @@ staging_legs (const WeftGraph *g, guint32 coll, guint32 src, guint32 dst, guint3
     /* GPUDirect off (every server, or one: [fault.NAME] kind = gpudirect-off) shows as a
      * staging node other than the endpoint itself. */
     if (cross) {
-        /* (one server's GPUDirect may go off from a later collective on) */
-        guint32 sa = weft_graph_staging_for (g, src, coll),
-                sb = weft_graph_staging_for (g, dst, coll);
+        /* (one server's GPUDirect may go off from a later collective on, or for a time) */
+        guint32 sa = weft_graph_staging_in (g, src, coll, epoch),
+                sb = weft_graph_staging_in (g, dst, coll, epoch);
         guint32 na = weft_graph_gateway (g, src), nb = weft_graph_gateway (g, dst);
         if (sa != src && na != WEFT_GRAPH_NONE) {
             hops[n++] = sa;
             hops[n++] = na;
+            *staged = TRUE;
         } else if (na != WEFT_GRAPH_NONE && a->kind == WEFT_NODE_GPU && a->rail >= 0 &&
                    weft_graph_node (g, na)->rail >= 0 && weft_graph_node (g, na)->rail != a->rail) {
             /* The GPU's own NIC was removed (nic-removed): its connection lives on the NIC that
@@ -134,10 +138,32 @@ staging_legs (const WeftGraph *g, guint32 coll, guint32 src, guint32 dst, guint3
         if (sb != dst && nb != WEFT_GRAPH_NONE) {
             hops[n++] = nb;
             hops[n++] = sb;
+            *staged = TRUE;
         }
     }
     hops[n++] = dst;
     return n;
+}
+
+/* Whether some transfer of @xfers is laid out differently in a later staging epoch than in
+ * epoch 0 (GPUDirect off for a window of time): the collective then needs a layout per
+ * epoch, chosen as it starts. */
+static gboolean
+layout_varies (const WeftGraph *g, guint32 coll, const GArray *xfers)
+{
+    guint n_epochs = weft_graph_staging_n_epochs (g);
+    for (guint i = 0; i < xfers->len && n_epochs > 1; i++) {
+        const WeftCollXfer *t = &g_array_index (xfers, WeftCollXfer, i);
+        guint32 h0[6], h[6];
+        gboolean staged = FALSE;
+        guint n0 = staging_legs (g, coll, 0, t->src, t->dst, h0, &staged);
+        for (guint e = 1; e < n_epochs; e++) {
+            guint n = staging_legs (g, coll, e, t->src, t->dst, h, &staged);
+            if (n != n0 || memcmp (h, h0, n * sizeof *h) != 0)
+                return TRUE;
+        }
+    }
+    return FALSE;
 }
 
 /* One collective operation: its transfers become flows, in generation order. */
@@ -155,48 +181,60 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
     guint64 base = *x->seq;
     inst->first_flow = (guint32) base;
     guint32 coll = x->colls->len;
+    /* One layout, or with GPUDirect off for a window of time one per staging epoch, each
+     * complete with its own dependencies: the transport runs the one of the epoch the
+     * collective starts in (sim/graph.h). */
+    guint n_layouts = layout_varies (x->g, coll, xfers) ? weft_graph_staging_n_epochs (x->g) : 1;
+    inst->n_layouts = (guint16) n_layouts;
+    inst->staged_layouts = 0;
     /* Each transfer becomes one flow, or with GPUDirect off a chain of legs through host
      * memory; first[i] and last[i] are transfer i's first and last flows (generation order). */
     guint64 *first = g_new (guint64, MAX (xfers->len, 1));
     guint64 *last = g_new (guint64, MAX (xfers->len, 1));
     gboolean ok = TRUE;
-    for (guint i = 0; i < xfers->len && ok; i++) {
-        const WeftCollXfer *t = &g_array_index (xfers, WeftCollXfer, i);
-        guint32 hops[6];
-        guint n = staging_legs (x->g, coll, t->src, t->dst, hops);
-        first[i] = *x->seq;
-        for (guint k = 0; k + 1 < n && ok; k++) {
-            ok = weft_workload_emit (x, hops[k], hops[k + 1], t->bytes, x->c.start, error);
-            if (!ok)
-                break;
-            WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
-            f->delay_ps = k == 0 ? t->delay_ps : 0;
-            /* One connection per workload and channel (and peer): slices go in order. */
-            f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
-            f->coll = coll;
-            const WeftNode *a = weft_graph_node (x->g, hops[k]),
-                           *b = weft_graph_node (x->g, hops[k + 1]);
-            /* The protocol efficiency of NVLink applies between two GPUs of one server, or a
-             * GPU and its NVSwitch (NVLS); everything else (the fabric, PCIe staging) takes
-             * net_efficiency. */
-            gboolean nvlink = (a->kind == WEFT_NODE_GPU || a->kind == WEFT_NODE_NVSWITCH) &&
-                              (b->kind == WEFT_NODE_GPU || b->kind == WEFT_NODE_NVSWITCH) &&
-                              a->kind + b->kind != 2 * WEFT_NODE_NVSWITCH;
-            f->efficiency =
-                nvlink && a->server >= 0 && a->server == b->server ? efficiency : net_efficiency;
-            if (k > 0) {
-                WeftFlowDep leg = { (guint32) (*x->seq - 2), (guint32) (*x->seq - 1) };
-                g_array_append_val (x->deps, leg);
+    for (guint e = 0; e < n_layouts && ok; e++) {
+        gboolean staged = FALSE;
+        for (guint i = 0; i < xfers->len && ok; i++) {
+            const WeftCollXfer *t = &g_array_index (xfers, WeftCollXfer, i);
+            guint32 hops[6];
+            guint n = staging_legs (x->g, coll, e, t->src, t->dst, hops, &staged);
+            first[i] = *x->seq;
+            for (guint k = 0; k + 1 < n && ok; k++) {
+                ok = weft_workload_emit (x, hops[k], hops[k + 1], t->bytes, x->c.start, error);
+                if (!ok)
+                    break;
+                WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
+                f->delay_ps = k == 0 ? t->delay_ps : 0;
+                /* One connection per workload and channel (and peer): slices go in order. */
+                f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);
+                f->coll = coll;
+                f->layout = n_layouts > 1 ? (guint16) (e + 1) : 0;
+                const WeftNode *a = weft_graph_node (x->g, hops[k]),
+                               *b = weft_graph_node (x->g, hops[k + 1]);
+                /* The protocol efficiency of NVLink applies between two GPUs of one server, or
+                 * a GPU and its NVSwitch (NVLS); everything else (the fabric, PCIe staging)
+                 * takes net_efficiency. */
+                gboolean nvlink = (a->kind == WEFT_NODE_GPU || a->kind == WEFT_NODE_NVSWITCH) &&
+                                  (b->kind == WEFT_NODE_GPU || b->kind == WEFT_NODE_NVSWITCH) &&
+                                  a->kind + b->kind != 2 * WEFT_NODE_NVSWITCH;
+                f->efficiency = nvlink && a->server >= 0 && a->server == b->server ? efficiency
+                                                                                   : net_efficiency;
+                if (k > 0) {
+                    WeftFlowDep leg = { (guint32) (*x->seq - 2), (guint32) (*x->seq - 1) };
+                    g_array_append_val (x->deps, leg);
+                }
             }
+            last[i] = *x->seq - 1;
         }
-        last[i] = *x->seq - 1;
+        if (staged)
+            inst->staged_layouts |= (guint64) 1 << e;
+        for (guint i = 0; i < cdeps->len && ok; i++) {
+            const WeftCollDep *d = &g_array_index (cdeps, WeftCollDep, i);
+            WeftFlowDep fd = { (guint32) last[d->before], (guint32) first[d->after] };
+            g_array_append_val (x->deps, fd);
+        }
     }
     inst->n_flows = (guint32) (*x->seq - base);
-    for (guint i = 0; i < cdeps->len && ok; i++) {
-        const WeftCollDep *d = &g_array_index (cdeps, WeftCollDep, i);
-        WeftFlowDep fd = { (guint32) last[d->before], (guint32) first[d->after] };
-        g_array_append_val (x->deps, fd);
-    }
     g_free (first);
     g_free (last);
     if (!ok)

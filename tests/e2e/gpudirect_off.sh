@@ -41,9 +41,10 @@ assert all(v == 0 for k, v in cpu_bytes.items() if k != "dgx-2/cpu"), cpu_bytes
 PYEOF
     fail "GPUDirect off on dgx-2"
 # bad input
-for bad in "fault.gdr:server=dgx-9|server|did you mean 'dgx-" "fault.gdr:at=10us|at|start of the run" \
+# (at = TIME and until are tests/e2e/gpudirect_at.sh's; until = 0s here: not after the start)
+for bad in "fault.gdr:server=dgx-9|server|did you mean 'dgx-" "fault.gdr:until=0s|until|not after at" \
     "fault.gdr:link=dgx-2/mlx5_3|link|not used by kind = gpudirect-off" \
-    "fault.gdr:until=1ms|until|not used" "fault.gdr:server=|server|required"; do
+    "fault.gdr:server=|server|required"; do
     set=${bad%%|*}; rest=${bad#*|}; key=${rest%%|*}; text=${rest#*|}
     expect_exit 2 "$WEFT" validate "$exp" --set "$set"
     grep -q "\[fault.gdr\] $key: .*$text" "$TMP/err" ||

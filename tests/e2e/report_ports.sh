@@ -38,7 +38,7 @@ expect_exit 0 "$WEFT" report --ports --json "$TMP/a.h5"
 import json, sys
 import h5py
 d = json.load(open(sys.argv[1]))
-assert d["complete"] and d["schema_version"] == 10 and d["problem"] is None, d
+assert d["complete"] and d["schema_version"] == 11 and d["problem"] is None, d
 assert d["units"]["PortXmitData"] == "4-byte words" and d["units"]["PortXmitWait"] == "ps"
 with h5py.File(sys.argv[2], "r") as f:
     rows = f["ports"][()]
