@@ -27,7 +27,7 @@
 
 typedef struct {
     WeftModel *owner;  /* sending side */
-    WeftSched *sched;  /* the sending port's scheduling identity (arrival events) */
+    WeftSched *sched;  /* the sending port's scheduling identity: its id keys the arrivals */
     WeftModel *peer;   /* receiving model */
     guint16 peer_port; /* port index at the receiver */
     guint8 direction;  /* 0: a -> b of the graph link, 1: b -> a */
@@ -37,12 +37,14 @@ typedef struct {
     guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
     weft_time_t rx_ps; /* the receiving NIC's receive processing, carried by the wire when the
                           NIC does nothing at a packet's arrival but start it (weft_nic_fold_rx):
-                          a packet is handed over rx_ps after its last bit (tail_at), as the
-                          NIC's event (sched is then the NIC's identity) */
+                          a packet is handed over rx_ps after its last bit (tail_at) */
     WeftPacketFifo wire;  /* in flight, in arrival order */
     WeftPacketFifo ctl;   /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
                              arrive, never through the NIC's pipeline */
-    WeftSched *ctl_sched; /* with rx_ps: the sending port's identity, for ctl's events */
+    guint32 arrivals;     /* arrival events scheduled on wire so far: the n-th is keyed
+                             WEFT_KEY_WIRE (sending port's id, n) (sim/event.h), whichever
+                             side schedules it */
+    guint32 ctl_arrivals; /* the same for ctl (WEFT_KEY_CTL) */
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.

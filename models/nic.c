@@ -1115,12 +1115,9 @@ weft_nic_fold_rx (WeftNic *nic, const WeftGraph *graph)
         WeftPort *up = weft_model_port (in->link.peer, in->link.peer_port);
         g_assert (up->link.peer == &nic->parent && up->link.peer_port == p &&
                   up->link.cut_bytes == 0);
+        /* Its deliveries are the pipeline's ends, keyed by the wire as every arrival is
+         * (sim/event.h: WEFT_KEY_WIRE), so that they tie alike however a run is split. */
         up->link.rx_ps = rx;
-        /* Its deliveries are the pipeline's ends, keyed as the NIC's own events were: ties
-         * with the other events of that picosecond break as before.  Its PAUSE frames keep
-         * the sending port's identity (models/link.h). */
-        up->link.ctl_sched = up->link.sched;
-        up->link.sched = &nic->parent.sched;
         if (!nic->agent.rx_on_wire)
             nic->agent.rx_on_wire = g_new0 (gboolean, nic->n_ports);
         nic->agent.rx_on_wire[p] = TRUE;

@@ -67,6 +67,7 @@ weft_port_set_far (WeftPort *port, WeftPort *far)
     g_assert (port->ib && far->ib && !port->pfc);
     port->far = far;
     port->ib->return_key = (guint64) far->sched.id << 32;
+    port->wake_sched = (WeftSched){ far->sched.id, (guint32) WEFT_KEY_WAKE (0, 0) };
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -92,7 +93,7 @@ static void
 on_credit_wake (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
-    if (!weft_timer_fire (sim, &port->credit_wake, &port->far->sched, on_credit_wake, port, arg))
+    if (!weft_timer_fire (sim, &port->credit_wake, &port->wake_sched, on_credit_wake, port, arg))
         return;
     weft_port_kick (port);
 }
@@ -104,7 +105,7 @@ arm_credit_wake (WeftPort *port)
 {
     const WeftPacket *head = port->ib->returning.head;
     if (head && port->far && !weft_timer_pending (&port->credit_wake))
-        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->far->sched, head->arrive_at,
+        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->wake_sched, head->arrive_at,
                            on_credit_wake, port, 0);
 }
 

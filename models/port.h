@@ -97,6 +97,8 @@ typedef struct WeftPort {
                               identity keys this port's credit wake-ups */
     WeftTimer credit_wake; /* with ib, while stalled: the first FCP on its way arrives
                               (models/ib_credit.h) */
+    WeftSched wake_sched; /* credit_wake's keys: far's id, counted from WEFT_KEY_WAKE (sim/event.h),
+                             touched only by this port's wake-ups whichever rank sent the FCP */
     /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
      * long after it ended, ahead of what waits; 0: off.  With llr_go_back_n the receiver also
      * discards every frame that starts before the replay, and they are sent again after the

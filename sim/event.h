@@ -44,6 +44,18 @@ typedef struct {
     guint32 counter;
 } WeftSched;
 
+/* The low 32 bits of a key under one object's id.  An object's own events count from 0 up
+ * (below 2^31 for any run weft can hold in memory).  The arrivals of the wire it sends on have
+ * keys of their own above those, numbered by the wire (models/link.h): a wire's n-th arrival
+ * gets the same key whichever side of a cut link schedules it (doc/parallel.md), where the
+ * sending port's own counter would depend on which rank schedules it.  Every range wraps
+ * within itself; the order it gives is then still the same on every rank. */
+#define WEFT_KEY_WIRE(id, n) (((guint64) (id) << 32) | 0x80000000u | ((n) &0x3fffffffu))
+/* a wire's flow-control frames on their own FIFO (a NIC's receive pipeline, models/link.h) */
+#define WEFT_KEY_CTL(id, n) (((guint64) (id) << 32) | 0xc0000000u | ((n) &0x1fffffffu))
+/* the far port's wake-up for the first InfiniBand FCP on that wire (models/port.h) */
+#define WEFT_KEY_WAKE(id, n) (((guint64) (id) << 32) | 0xe0000000u | ((n) &0x1fffffffu))
+
 typedef struct {
     weft_time_t at;
     guint64 key; /* (object id << 32) | object's counter */

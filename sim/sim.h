@@ -105,6 +105,16 @@ weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler
     weft_evq_push (&sim->evq, &ev);
 }
 
+/* Schedules fn(sim, target, arg) at @at with the tie key @key given whole: for the events whose
+ * key is not a scheduling object's running counter (a wire's arrivals, models/link.h). */
+static inline void
+weft_sim_schedule_keyed (WeftSim *sim, weft_time_t at, guint64 key, WeftHandler fn, void *target,
+                         WeftArg arg)
+{
+    WeftEvent ev = { at, key, fn, target, arg };
+    weft_evq_push (&sim->evq, &ev);
+}
+
 static inline void
 weft_sim_schedule (WeftSim *sim, WeftSched *from, weft_time_t delay, WeftHandler fn, void *target,
                    WeftArg arg)
