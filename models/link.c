@@ -52,19 +52,34 @@ set_arrival (const WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft
             tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) + link->delay_ps;
 }
 
-void
+gboolean
 weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end,
                        WeftPacketFifo *inbox)
 {
     set_arrival (link, pkt, tx_start, tx_end);
+    if (G_UNLIKELY (link->post != NULL)) {
+        link->post (link->post_data, link, pkt);
+        return FALSE;
+    }
     g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
     weft_fifo_push (inbox, pkt);
+    return TRUE;
 }
 
 void
 weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
 {
     set_arrival (link, pkt, tx_start, tx_end);
+    if (G_UNLIKELY (link->post != NULL)) {
+        link->post (link->post_data, link, pkt);
+        return;
+    }
+    weft_link_put (link, pkt);
+}
+
+void
+weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
+{
     if (link->rx_ps && pkt->kind == WEFT_PKT_CREDIT) {
         gboolean idle = link->ctl.head == NULL;
         weft_fifo_push (&link->ctl, pkt);

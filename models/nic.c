@@ -369,9 +369,13 @@ weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at)
 void
 weft_nic_schedule_flow (WeftNicAgent *nic, WeftFlow *flow)
 {
+    WeftSim *sim = nic->owner->sim;
     flow->sender = nic;
-    weft_sim_work_add (nic->owner->sim, 1);
-    if (flow->waiting == 0)
+    /* Across ranks (doc/parallel.md) a flow is work of the rank whose node receives it, where
+     * it finishes, and starts on the rank that sends it; one process is both. */
+    if (weft_sim_owns (sim, flow->spec.dst))
+        weft_sim_work_add (sim, 1);
+    if (flow->waiting == 0 && weft_sim_owns (sim, nic->owner->node))
         weft_nic_start_flow_at (nic, flow, flow->spec.start_ps);
 }
 

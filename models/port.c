@@ -109,6 +109,16 @@ arm_credit_wake (WeftPort *port)
                            on_credit_wake, port, 0);
 }
 
+void
+weft_port_credit_in (WeftPort *port, WeftPacket *pkt)
+{
+    WeftPacketFifo *inbox = &port->ib->returning;
+    g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
+    weft_fifo_push (inbox, pkt);
+    if (port->ib->stalled)
+        arm_credit_wake (port);
+}
+
 static void
 start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
@@ -173,8 +183,8 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     if (pkt->kind == WEFT_PKT_CREDIT && port->far) {
         /* No arrival event: the far port applies it when due, or wakes for it if stalled. */
         WeftPort *far = port->far;
-        weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning);
-        if (far->ib->stalled)
+        if (weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning) &&
+            far->ib->stalled)
             arm_credit_wake (far);
         return;
     }

@@ -203,6 +203,11 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
  * (transfer full) */
 void weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt);
 
+/* An InfiniBand FCP sent to @port from another rank over a cut link (doc/parallel.md): joins
+ * the credits on their way (models/ib_credit.h) and wakes @port for it if stalled, as the
+ * sending side does in one process.  (transfer full) */
+void weft_port_credit_in (WeftPort *port, WeftPacket *pkt);
+
 /* PFC (models/pfc.c).  A packet that arrived on @in enters the switch's buffer: FALSE when it
  * overflows xoff + headroom (the caller drops it; counted as a lossless violation).  May send
  * a PAUSE upstream on @in. */

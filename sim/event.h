@@ -84,6 +84,14 @@ void weft_evq_push (WeftEventQueue *q, const WeftEvent *ev);
 /* Pushing an event earlier than the last one popped is a broken engine invariant (asserted). */
 /* Removes the earliest event into *out; FALSE when empty. */
 gboolean weft_evq_pop (WeftEventQueue *q, WeftEvent *out);
+/* Removes the earliest event into *out if it comes before (@end_at, @end_key) in (time, key)
+ * order; FALSE (leaving the queue's time at or before @end_at) when none does.  What a window
+ * of a run across ranks needs (doc/parallel.md): events may then be pushed from @end_at on. */
+gboolean weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key,
+                              WeftEvent *out);
+/* The time of the earliest pending event (WEFT_TIME_NEVER when none), without moving the
+ * queue's time. */
+weft_time_t weft_evq_peek_at (const WeftEventQueue *q);
 /* Moves the queue's time back to @t, at or before every pending event, so that events may be
  * pushed from @t on: what a run stopped by its duration needs, its clock left at the duration
  * while the next event, popped to see its time and pushed back, lies beyond.  Every pending
