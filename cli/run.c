@@ -288,7 +288,7 @@ typedef struct {
  * in windows; rank 0 writes the one trace, gathered from every rank, and prints the summary.
  * Returns the exit status, the same on every rank. */
 static int
-run_ranks (WeftSession *s, const WeftParallel *par, const char *out)
+run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char *summary_json)
 {
     g_autoptr (GError) error = NULL;
     WeftWindow *win = weft_window_new (s->net, s->exp, par, &s->part, s->tc.interval, &error);
@@ -365,6 +365,8 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out)
             g_clear_pointer (&where, g_free);
             rc = WEFT_EXIT_FAILURE;
         }
+        if (summary_json && where && strcmp (where, out) == 0)
+            rc = write_summary (out, summary_json, rc);
         for (int r = 0; r < par->size; r++)
             g_printerr ("weft run: rank %d: %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
                         " packets crossed to other ranks (%" G_GUINT64_FORMAT
@@ -415,7 +417,7 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
     if (par->size > 1) {
-        int rc = run_ranks (&s, par, out);
+        int rc = run_ranks (&s, par, out, summary_json);
         weft_session_clear (&s);
         return rc;
     }

@@ -9,7 +9,8 @@
 # oversubscribes the cores); every rank reports events executed and packets sent to other
 # ranks, both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics flow-control
 # packets (PAUSE frames, credits) crossed between ranks, and the one-process run really
-# paused (stall time in /links).
+# paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
+# the same on 2 ranks, whose rank 0 writes --summary-json.
 # Unchecked: speed; hangs, failed workloads and interrupts across ranks (found at a window's
 # end, not exactly: doc/parallel.md).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
@@ -136,6 +137,24 @@ PY
     done
     echo "$name: identical on 1, 2 and 4 ranks ($sets)"
 done
+# A run stopped by its duration, with flows unfinished (their rows written at the end): the
+# same on 2 ranks, and --summary-json is written by rank 0.
+"$WEFT" run "$TMP/roce.ini" -o "$TMP/dur.h5" --quiet --set experiment:duration=30us >/dev/null \
+    || fail "duration: one process"
+timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/roce.ini" -o "$TMP/dur-2.h5" --quiet \
+    --set experiment:duration=30us --summary-json "$TMP/dur-2.json" >/dev/null 2>"$TMP/dur-2.err" \
+    || { cat "$TMP/dur-2.err" >&2; fail "duration: 2 ranks"; }
+for ds in /flows /links /ports /paths /pfc; do
+    h5diff "$TMP/dur.h5" "$TMP/dur-2.h5" "$ds" >/dev/null || fail "duration: 2 ranks: $ds differs"
+done
+"$PY" - "$TMP/dur.h5" "$TMP/dur-2.json" <<'PY' || fail "duration: the fixture or the summary"
+import json, sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["/meta"].attrs["status"] == "duration"
+    assert 0 < sum(f["/flows"]["finished"]) < len(f["/flows"])
+s = json.load(open(sys.argv[2]))
+assert s["status"] == "duration" and s["sim_time_ps"] == 30000000, s
+PY
 # The fixtures exercise what they are for: PFC and credits stalled transmitters.
 "$PY" - "$TMP/roce.h5" "$TMP/ib.h5" <<'PY' || fail "the fixtures did not stall"
 import sys, h5py
