@@ -237,8 +237,15 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
             status = stop (win, WEFT_SIM_HANG, latest);
             break;
         }
-        if (sim->hang_timeout && t > progress + sim->hang_timeout) {
-            status = stop (win, WEFT_SIM_HANG, progress + sim->hang_timeout);
+        /* One process's watchdog fires at the last progress + hang_timeout, before every
+         * model's event of that picosecond (the engine's id is 0), unless the duration ends
+         * the run first: every window ends before that deadline, so the progress known at a
+         * window's start is the whole run's. */
+        weft_time_t deadline = sim->hang_timeout ? progress + sim->hang_timeout : WEFT_TIME_NEVER;
+        if (sim->duration && deadline > sim->duration)
+            deadline = WEFT_TIME_NEVER;
+        if (t >= deadline) {
+            status = stop (win, WEFT_SIM_HANG, deadline);
             break;
         }
         if (sim->duration && t > sim->duration) {
@@ -249,6 +256,7 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         weft_time_t end = t + win->lookahead;
         if (sim->duration && end > sim->duration + 1)
             end = sim->duration + 1;
+        end = MIN (end, deadline);
         win->windows++;
         /* First part: up to this rank's own end of work, if it lies in the window. */
         if (sim->work_pending > 0)

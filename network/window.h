@@ -14,8 +14,9 @@
  * the last piece, E, and stops there as one process would, else it runs the rest of its window.
  * Nothing a rank does between its own end and E can reach another rank before T + L.
  *
- * Not exact (yet): a hang is found at the first window that starts past the watchdog's
- * deadline, a failed workload and an interrupt at the end of the window they happen in.
+ * A hang is found at the watchdog's deadline, the whole run's last progress + hang_timeout:
+ * windows end there.  Not exact (yet): a failed workload and an interrupt stop the run at the
+ * end of the window they happen in.
  */
 #ifndef WEFT_NETWORK_WINDOW_H
 #define WEFT_NETWORK_WINDOW_H

@@ -10,9 +10,10 @@
 # ranks, both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics flow-control
 # packets (PAUSE frames, credits) crossed between ranks, and the one-process run really
 # paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
-# the same on 2 ranks, whose rank 0 writes --summary-json.
-# Unchecked: speed; hangs, failed workloads and interrupts across ranks (found at a window's
-# end, not exactly: doc/parallel.md).
+# the same on 2 ranks, whose rank 0 writes --summary-json; a PFC deadlock is found by the
+# watchdog at the same time on 2 and 3 ranks, with the same data sets.
+# Unchecked: speed; failed workloads and interrupts across ranks (found at a window's end, not
+# exactly: doc/parallel.md).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
 . "$WEFT_SRCDIR/tests/e2e/lib.sh"
 [ "${WEFT_MPI:-no}" = yes ] || { echo "weft built without MPI: skipped"; exit 77; }
@@ -155,6 +156,27 @@ with h5py.File(sys.argv[1], "r") as f:
 s = json.load(open(sys.argv[2]))
 assert s["status"] == "duration" and s["sim_time_ps"] == 30000000, s
 PY
+# A hang found by the watchdog: experiments/roce-pfc-deadlock.ini's cyclic PFC deadlock on a
+# ring of three switches (its links given 1 us, so that they can be cut) on 2 and 3 ranks,
+# one switch each on 3: exit 3 at the same time, with the same data sets, as one process.
+sed 's/^\(link .*400Gbps\)$/\1 1us/' "$WEFT_SRCDIR/experiments/topo/ring3.topo" >"$TMP/ring3.topo"
+cp "$WEFT_SRCDIR/experiments/topo/ring3-clockwise.lft" "$TMP/"
+sed 's|topo/||' "$WEFT_SRCDIR/experiments/roce-pfc-deadlock.ini" >"$TMP/dl.ini"
+expect_exit 3 "$WEFT" run "$TMP/dl.ini" -o "$TMP/dl.h5" --quiet
+for np in 2 3; do
+    expect_exit 3 timeout 120 $MPIRUN -np "$np" "$WEFT" run "$TMP/dl.ini" -o "$TMP/dl-$np.h5" --quiet
+    grep -q "^weft: hang at " "$TMP/err" || { cat "$TMP/err" >&2; fail "deadlock: $np ranks: no hang reported"; }
+    for ds in /flows /links /ports /paths /pfc; do
+        h5diff "$TMP/dl.h5" "$TMP/dl-$np.h5" "$ds" >/dev/null || fail "deadlock: $np ranks: $ds differs"
+    done
+    "$PY" - "$TMP/dl.h5" "$TMP/dl-$np.h5" <<'PY' || fail "deadlock: $np ranks: not the same hang"
+import sys, h5py
+one, many = (h5py.File(p, "r")["/meta"].attrs for p in sys.argv[1:])
+assert one["status"] == many["status"] == "hang", (one["status"], many["status"])
+assert one["sim_time_ps"] == many["sim_time_ps"], (one["sim_time_ps"], many["sim_time_ps"])
+PY
+done
+
 # The fixtures exercise what they are for: PFC and credits stalled transmitters.
 "$PY" - "$TMP/roce.h5" "$TMP/ib.h5" <<'PY' || fail "the fixtures did not stall"
 import sys, h5py
