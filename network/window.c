@@ -69,10 +69,20 @@ check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 samp
     for (char **g = groups; *g; g++)
         if (g_str_has_prefix (*g, "fault."))
             return refuse (exp, error, *g, NULL, "faults");
-    if (tp->n_colls > 0)
-        return refuse (exp, error, "workload", NULL, "collectives");
-    if (tp->dep_first && tp->dep_first[tp->n_flows] > 0)
-        return refuse (exp, error, "workload", NULL, "flows that wait for other flows");
+    /* The group that asks for it: "workload.NAME". */
+    g_autofree char *group = NULL;
+    if (tp->n_colls > 0) {
+        group = g_strconcat (
+            "workload.", (const char *) net->workload_names->pdata[tp->colls[0].spec.group], NULL);
+        return refuse (exp, error, group, NULL, "collectives");
+    }
+    for (guint i = 0; tp->dep_first && i < tp->n_flows; i++)
+        if (tp->dep_first[i + 1] > tp->dep_first[i]) {
+            group = g_strconcat ("workload.",
+                                 (const char *) net->workload_names->pdata[tp->flows[i].spec.group],
+                                 NULL);
+            return refuse (exp, error, group, NULL, "flows that wait for other flows");
+        }
     if (net->fabric.sm)
         return refuse (exp, error, "fabric", NULL, "a subnet manager's sweeps");
     if (sample_interval > 0 && net->fabric.dcqcn.enabled)

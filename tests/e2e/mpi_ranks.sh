@@ -121,7 +121,7 @@ allreduce_ini "$TMP/coll.ini" 10ms 64KiB
 rm -f "$TMP"/err.*
 ranks_exit 2 run "$TMP/coll.ini" -o "$TMP/x.h5" --quiet --set parallel:partition=graph
 all_exit 2
-[ "$(errors | grep -c '\[workload\]: collectives: not implemented in a run across MPI ranks')" = 1 ] \
+[ "$(errors | grep -c '\[workload.allreduce\]: collectives: not implemented in a run across MPI ranks')" = 1 ] \
     || { errors >&2; fail "collectives across ranks: not refused once"; }
 
 # A valid split by pods on 2 ranks runs: the lookahead is the smallest cut delay, 1 us here.
