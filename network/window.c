@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "models/nic.h"
+
 /* A packet crossing to another rank: the slot of its wire (graph link * 2 + direction), then
  * the packet by value (its FIFO link is meaningless there and reset). */
 typedef struct {
@@ -24,7 +26,18 @@ struct _WeftWindow {
     GByteArray **out;        /* per rank: this window's packets for it */
     GByteArray *in;
     guint64 crossed, crossed_ctl, windows;
+    /* The sender's columns of the /flows rows of flows sent here and received on another
+     * rank (cli/run.c): each such flow's row at the start of the window (snap), until the
+     * receiver's rank says it finished; then the row at the end of that window, frozen. */
+    WeftTraceFlow *snap;
+    guint8 *frozen;
+    guint8 *notified;  /* flows received here, sent elsewhere: their finish was posted */
+    guint64 seen_done; /* tp->flows_done at the last look */
+    guint64 unsure;    /* frozen rows whose sender columns changed in their window */
 };
+
+/* A record whose slot is this is a finish notice: the flow's id in pad. */
+#define SLOT_FINISHED G_MAXUINT32
 
 /* What every rank tells the others at a window's start, and after its first part. */
 typedef struct {
@@ -111,6 +124,10 @@ weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel
     for (int r = 0; r < par->size; r++)
         win->out[r] = g_byte_array_new ();
     win->in = g_byte_array_new ();
+    guint n_flows = MAX (net->tp.n_flows, 1);
+    win->snap = g_new0 (WeftTraceFlow, n_flows);
+    win->frozen = g_new0 (guint8, n_flows);
+    win->notified = g_new0 (guint8, n_flows);
     guint32 me = (guint32) par->rank;
     for (guint i = 0; i < net->ports->len; i++) {
         WeftPort *p = net->ports->pdata[i];
@@ -139,6 +156,9 @@ weft_window_free (WeftWindow *win)
     g_free (win->out);
     g_byte_array_unref (win->in);
     g_free (win->port_of_slot);
+    g_free (win->snap);
+    g_free (win->frozen);
+    g_free (win->notified);
     g_free (win);
 }
 
@@ -160,16 +180,104 @@ weft_window_windows (const WeftWindow *win)
     return win->windows;
 }
 
+static gboolean
+mine (const WeftWindow *win, guint32 node)
+{
+    return win->rank_of[node] == (guint32) win->par->rank;
+}
+
+/* A flow sent by this rank and received by another: its sender columns are reported from here. */
+static gboolean
+sent_across (const WeftWindow *win, const WeftFlow *f)
+{
+    return f->sender && mine (win, f->sender->owner->node) && !mine (win, f->spec.dst);
+}
+
+/* At a window's start: the row of every flow sent from here to another rank and not known to
+ * have finished. */
+static void
+snapshot_senders (WeftWindow *win)
+{
+    const WeftTransport *tp = &win->net->tp;
+    for (guint i = 0; i < tp->n_flows; i++)
+        if (!win->frozen[i] && sent_across (win, &tp->flows[i]))
+            weft_transport_flow_row (tp, &tp->flows[i], &win->snap[i]);
+}
+
+/* Before the exchange: a notice to the sender's rank of every flow received here that finished
+ * in this window. */
+static void
+post_finished (WeftWindow *win)
+{
+    const WeftTransport *tp = &win->net->tp;
+    if (tp->flows_done == win->seen_done)
+        return;
+    win->seen_done = tp->flows_done;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        if (!f->finished || win->notified[i] || !f->sender || !mine (win, f->spec.dst) ||
+            mine (win, f->sender->owner->node))
+            continue;
+        win->notified[i] = 1;
+        RecordHead head = { SLOT_FINISHED, i };
+        WeftPacket blank = { 0 };
+        GByteArray *out = win->out[win->rank_of[f->sender->owner->node]];
+        g_byte_array_append (out, (const guint8 *) &head, sizeof head);
+        g_byte_array_append (out, (const guint8 *) &blank, sizeof blank);
+    }
+}
+
+/* Flow @i finished, in the window just run, on its receiver's rank: its sender columns are
+ * now's, exact unless they changed in this window (before or after the finish: unknown). */
+static void
+freeze_sender (WeftWindow *win, guint i)
+{
+    const WeftTransport *tp = &win->net->tp;
+    WeftTraceFlow now, a, b;
+    weft_transport_flow_row (tp, &tp->flows[i], &now);
+    memset (&a, 0, sizeof a);
+    memset (&b, 0, sizeof b);
+    weft_transport_flow_row_sender (&a, &win->snap[i]);
+    weft_transport_flow_row_sender (&b, &now);
+    win->unsure += memcmp (&a, &b, sizeof a) != 0;
+    win->snap[i] = now;
+    win->frozen[i] = 1;
+}
+
+gboolean
+weft_window_sender_row (const WeftWindow *win, guint flow, WeftTraceFlow *row)
+{
+    const WeftTransport *tp = &win->net->tp;
+    if (!sent_across (win, &tp->flows[flow]))
+        return FALSE;
+    if (win->frozen[flow])
+        *row = win->snap[flow];
+    else
+        weft_transport_flow_row (tp, &tp->flows[flow], row);
+    return TRUE;
+}
+
+guint64
+weft_window_unsure (const WeftWindow *win)
+{
+    return win->unsure;
+}
+
 /* The window's batches: every rank's packets for this one go on its copies of their wires. */
 static void
 exchange (WeftWindow *win)
 {
+    post_finished (win);
     weft_parallel_exchange (win->par, win->out, win->in);
     for (int r = 0; r < win->par->size; r++)
         g_byte_array_set_size (win->out[r], 0);
     for (guint off = 0; off + RECORD_BYTES <= win->in->len; off += RECORD_BYTES) {
         RecordHead head;
         memcpy (&head, win->in->data + off, sizeof head);
+        if (head.slot == SLOT_FINISHED) {
+            freeze_sender (win, head.pad);
+            continue;
+        }
         g_assert (head.slot < win->n_slots && win->port_of_slot[head.slot]);
         WeftPort *from = win->port_of_slot[head.slot];
         WeftPacket *pkt = weft_packet_alloc (&win->sim->pool);
@@ -268,6 +376,7 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
             end = sim->duration + 1;
         end = MIN (end, deadline);
         win->windows++;
+        snapshot_senders (win);
         /* First part: up to this rank's own end of work, if it lies in the window. */
         if (sim->work_pending > 0)
             weft_sim_run_window (sim, end, 0);

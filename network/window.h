@@ -41,6 +41,15 @@ void weft_window_free (WeftWindow *win);
  * @interrupt: the flag a signal sets (read at every window). */
 WeftSimStatus weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt);
 
+/* The sender's columns of flow @flow's /flows row (models/transport.h), when this rank sends it
+ * and another receives it: as they were when it finished (at the end of the window in which it
+ * did), or now for a flow not finished.  FALSE for any other flow. */
+gboolean weft_window_sender_row (const WeftWindow *win, guint flow, WeftTraceFlow *row);
+/* The flows among those whose sender columns changed in the window in which they finished, so
+ * that their values at the finish are not known here (their rows may differ from one
+ * process's). */
+guint64 weft_window_unsure (const WeftWindow *win);
+
 /* The packets this rank sent to other ranks, the flow-control packets among them (InfiniBand
  * FCPs, PFC PAUSE frames), and the windows run. */
 guint64 weft_window_crossed (const WeftWindow *win);
