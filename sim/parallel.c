@@ -88,6 +88,7 @@ weft_parallel_agree (const WeftParallel *par, gboolean ok)
 void
 weft_parallel_allgather (const WeftParallel *par, const void *mine, gsize size, void *all)
 {
+    (void) par; /* only MPI reads it */
 #ifdef WEFT_HAVE_MPI
     if (par->active) {
         MPI_Allgather (mine, (int) size, MPI_BYTE, all, (int) size, MPI_BYTE, MPI_COMM_WORLD);
@@ -100,6 +101,7 @@ weft_parallel_allgather (const WeftParallel *par, const void *mine, gsize size, 
 void
 weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteArray *in)
 {
+    (void) par; /* only MPI reads it */
     g_byte_array_set_size (in, 0);
 #ifdef WEFT_HAVE_MPI
     if (par->active) {
@@ -136,6 +138,7 @@ weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteAr
 GByteArray **
 weft_parallel_gather (const WeftParallel *par, const void *data, gsize n)
 {
+    (void) par; /* only MPI reads it */
     GByteArray **all = NULL;
 #ifdef WEFT_HAVE_MPI
     if (par->active) {
