@@ -11,6 +11,8 @@
 #include "cli/footprint.h"
 #include "cli/session.h"
 #include "network/results.h"
+#include "models/nic.h"
+#include "network/window.h"
 #include "sim/parallel.h"
 #include "sim/partition.h"
 #include "sim/trace.h"
@@ -232,33 +234,168 @@ write_summary (const char *trace, const char *json, int rc)
     return rc;
 }
 
-/* Across several ranks: every rank splits the fabric the same way (sim/partition.h), so all
- * accept it or all refuse it with the same line, printed once.  An accepted split is reported
- * on rank 0; the run across ranks itself is not built yet (doc/parallel.md), so this returns
- * the exit status to stop with either way. */
-static int
-split_ranks (const WeftSession *s, const WeftParallel *par)
+/* Across ranks: the sender's counters of every /flows row (sim/trace.h, models/transport.h),
+ * from the ranks that send the flows, indexed by flow id at rank 0. */
+typedef struct {
+    WeftTraceFlow *by_id;
+    guint n;
+} SenderRows;
+
+static void
+patch_sender (WeftTraceFlow *row, void *data)
 {
-    WeftPartition part;
+    const SenderRows *sr = data;
+    g_assert (row->id < sr->n);
+    /* Only flows sent and received on two ranks have their sender's columns elsewhere. */
+    if (sr->by_id[row->id].id == row->id)
+        weft_transport_flow_row_sender (row, &sr->by_id[row->id]);
+}
+
+static void
+gather_sender_rows (const WeftSession *s, const WeftParallel *par, const WeftWindow *win,
+                    WeftTrace *trace)
+{
+    const WeftTransport *tp = &s->net->tp;
+    GArray *mine = g_array_new (FALSE, FALSE, sizeof (WeftTraceFlow));
+    for (guint i = 0; i < tp->n_flows; i++) {
+        WeftTraceFlow row;
+        if (weft_window_sender_row (win, i, &row))
+            g_array_append_val (mine, row);
+    }
+    GByteArray **all = weft_parallel_gather (par, mine->data, mine->len * sizeof (WeftTraceFlow));
+    g_array_free (mine, TRUE);
+    if (!all)
+        return;
+    SenderRows sr = { g_new0 (WeftTraceFlow, MAX (tp->n_flows, 1)), tp->n_flows };
+    for (guint i = 0; i < sr.n; i++)
+        sr.by_id[i].id = G_MAXUINT32;
+    for (int r = 0; r < par->size; r++) {
+        const WeftTraceFlow *rows = (const WeftTraceFlow *) all[r]->data;
+        for (guint k = 0; k < all[r]->len / sizeof (WeftTraceFlow); k++)
+            sr.by_id[rows[k].id] = rows[k];
+        g_byte_array_unref (all[r]);
+    }
+    g_free (all);
+    weft_trace_patch_flows (trace, patch_sender, &sr);
+    g_free (sr.by_id);
+}
+
+typedef struct {
+    guint64 events, crossed, crossed_ctl, windows, unsure;
+} RankCounts;
+
+/* A run across the ranks of @par (doc/parallel.md): every rank runs its own part of the fabric
+ * in windows; rank 0 writes the one trace, gathered from every rank, and prints the summary.
+ * Returns the exit status, the same on every rank. */
+static int
+run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char *summary_json)
+{
     g_autoptr (GError) error = NULL;
-    gboolean ok =
-        weft_partition_compute (s->graph, &s->pc, (guint) par->size, s->exp, &part, &error);
-    int failed = weft_parallel_agree (par, ok);
+    WeftWindow *win = weft_window_new (s->net, s->exp, par, &s->part, s->tc.interval, &error);
+    int failed = weft_parallel_agree (par, win != NULL);
     if (failed >= 0) {
         if (par->rank == failed)
             g_printerr ("%s\n", error->message);
+        weft_window_free (win);
         return WEFT_EXIT_BAD_INPUT;
     }
     if (par->rank == 0) {
-        g_autofree char *look = weft_units_format_time (part.lookahead);
-        g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s\n"
-                    "weft run: running on %d ranks is not implemented yet (doc/parallel.md); "
-                    "run it as one process\n",
-                    par->size, weft_partition_by_name (part.by), part.n_atoms, part.cut_links, look,
-                    par->size);
+        g_autofree char *look = weft_units_format_time (s->part.lookahead);
+        g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s\n",
+                    par->size, weft_partition_by_name (s->part.by), s->part.n_atoms,
+                    s->part.cut_links, look);
     }
-    weft_partition_clear (&part);
-    return WEFT_EXIT_BAD_INPUT;
+    setting_up = 0;
+    WeftTrace *trace = par->rank == 0 ? open_trace (s, out, &error) : NULL;
+    failed = weft_parallel_agree (par, par->rank != 0 || trace != NULL);
+    if (failed >= 0) {
+        if (par->rank == 0) {
+            g_printerr ("%s\n", error->message);
+            weft_trace_abandon (trace);
+        }
+        weft_window_free (win);
+        return par->rank == 0 && g_error_matches (error, WEFT_TRACE_ERROR, WEFT_TRACE_ERROR_WRITE)
+                   ? WEFT_EXIT_FAILURE
+                   : WEFT_EXIT_BAD_INPUT;
+    }
+    if (par->rank != 0) {
+        trace = weft_trace_new_rank ();
+        weft_network_attach_trace (s->net, trace, s->tc.interval);
+    }
+    weft_trace_set_ranked (trace, &s->sim->now, &s->sim->now_key);
+
+    gint64 start = g_get_monotonic_time ();
+    WeftSimStatus status = weft_window_run (win, &interrupted);
+    double wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+
+    weft_network_finish_trace (s->net);
+    weft_trace_gather (trace, par);
+    gather_sender_rows (s, par, win, trace);
+    RankCounts mine = { s->sim->events, weft_window_crossed (win), weft_window_crossed_ctl (win),
+                        weft_window_windows (win), weft_window_unsure (win) };
+    RankCounts *counts = g_new (RankCounts, par->size);
+    weft_parallel_allgather (par, &mine, sizeof mine, counts);
+    weft_window_free (win);
+    guint64 events = 0, unsure = 0;
+    for (int r = 0; r < par->size; r++) {
+        events += counts[r].events;
+        unsure += counts[r].unsure;
+    }
+    if (par->rank == 0 && unsure > 0)
+        g_printerr ("weft run: warning: %" G_GUINT64_FORMAT " flows' sender counters changed "
+                    "in the window in which they finished: their /flows rows may differ from "
+                    "one process's (doc/parallel.md)\n",
+                    unsure);
+    int rc = WEFT_EXIT_DONE;
+    if (par->rank == 0) {
+        /* The trace's status and exit code as one process gives them (close_trace). */
+        WeftTraceStatus ts = status == WEFT_SIM_DURATION ? WEFT_TRACE_STATUS_DURATION
+                             : status == WEFT_SIM_HANG   ? WEFT_TRACE_STATUS_HANG
+                             : status == WEFT_SIM_WORKLOAD_FAILED
+                                 ? WEFT_TRACE_STATUS_WORKLOAD_FAILED
+                             : status == WEFT_SIM_INTERRUPTED ? WEFT_TRACE_STATUS_INTERRUPTED
+                                                              : WEFT_TRACE_STATUS_DONE;
+        rc = status == WEFT_SIM_HANG              ? WEFT_EXIT_HANG
+             : status == WEFT_SIM_WORKLOAD_FAILED ? WEFT_EXIT_WORKLOAD_FAILED
+             : status == WEFT_SIM_INTERRUPTED     ? WEFT_EXIT_INTERRUPTED
+                                                  : WEFT_EXIT_DONE;
+        g_autofree char *at = weft_units_format_human_time (s->sim->now);
+        if (status == WEFT_SIM_HANG || status == WEFT_SIM_WORKLOAD_FAILED ||
+            status == WEFT_SIM_INTERRUPTED)
+            g_printerr ("weft: %s at %s (run across %d ranks: the details are in the trace)\n",
+                        weft_sim_status_name (status), at, par->size);
+        WeftTraceEnd end = { ts, s->sim->now, wall, events, NULL };
+        g_autofree char *where =
+            weft_trace_status_complete (ts) ? g_strdup (out) : weft_trace_partial_path (out);
+        if (!weft_trace_close (trace, &end, &error)) {
+            g_printerr ("%s\n", error->message);
+            g_clear_pointer (&where, g_free);
+            rc = WEFT_EXIT_FAILURE;
+        }
+        if (summary_json && where && strcmp (where, out) == 0)
+            rc = write_summary (out, summary_json, rc);
+        for (int r = 0; r < par->size; r++)
+            g_printerr ("weft run: rank %d: %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
+                        " packets crossed to other ranks (%" G_GUINT64_FORMAT
+                        " flow-control), %" G_GUINT64_FORMAT " windows\n",
+                        r, counts[r].events, counts[r].crossed, counts[r].crossed_ctl,
+                        counts[r].windows);
+        printf ("%s: %s at %s, across %d ranks\n", s->ec.name, weft_sim_status_name (status), at,
+                par->size);
+        printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
+                events, wall > 0 ? events / wall / 1e6 : 0.0);
+        printf ("  trace        %s\n", where ? where : "none (it could not be written)");
+        printf ("  figures      weft report on the trace (a run across ranks prints no tables)\n");
+    } else {
+        weft_trace_free_rank (trace);
+    }
+    g_free (counts);
+    /* Every rank exits as rank 0 does. */
+    int *rcs = g_new (int, par->size);
+    weft_parallel_allgather (par, &rc, sizeof rc, rcs);
+    rc = rcs[0];
+    g_free (rcs);
+    return rc;
 }
 
 /* Prepares, runs and reports one experiment; returns the exit status. */
@@ -269,8 +406,8 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
     WeftSession s;
     g_autoptr (GError) error = NULL;
     guint64 useed = (guint64) seed;
-    gboolean ok =
-        weft_session_prepare (&s, path, sets, seed >= 0 ? &useed : NULL, max_memory, &error);
+    gboolean ok = weft_session_prepare_ranks (&s, path, sets, seed >= 0 ? &useed : NULL, max_memory,
+                                              (guint) par->size, (guint) par->rank, &error);
     int failed = weft_parallel_agree (par, ok);
     if (failed >= 0) {
         /* Printed once, by the lowest rank that failed; every rank exits 2. */
@@ -279,18 +416,18 @@ run_experiment (const char *path, char **sets, gint64 seed, const char *output, 
         weft_session_clear (&s);
         return WEFT_EXIT_BAD_INPUT;
     }
-    if (par->size > 1) {
-        int rc = split_ranks (&s, par);
-        weft_session_clear (&s);
-        return rc;
-    }
-    if (s.sweep_points > 0 && !quiet)
+    if (s.sweep_points > 0 && !quiet && par->rank == 0)
         g_printerr ("weft run: %s is a sweep of %u points: running its base point, without "
                     "[sweep] (weft sweep runs the points)\n",
                     path, s.sweep_points);
     g_autofree char *out = output         ? g_strdup (output)
                            : *s.tc.output ? g_strdup (s.tc.output)
                                           : g_strconcat (s.ec.name, ".h5", NULL);
+    if (par->size > 1) {
+        int rc = run_ranks (&s, par, out, summary_json);
+        weft_session_clear (&s);
+        return rc;
+    }
     /* From here on a signal is noted and the run closes its trace as interrupted. */
     setting_up = 0;
     WeftTrace *trace = open_trace (&s, out, &error);
@@ -350,8 +487,10 @@ weft_cli_run (int argc, char **argv)
              "`weft report --format json` prints for it; a run that does not finish writes\n"
              "none.\n\n"
              "Under mpirun (weft built with MPI) one rank is the ordinary run; on more ranks\n"
-             "weft checks the [parallel] split of the fabric, then stops with exit 2: the run\n"
-             "across ranks is not built yet (doc/parallel.md).\n\n"
+             "the fabric is split by [parallel] and rank 0 writes one trace with one process's\n"
+             "data sets, and prints each rank's events and packets sent across; collectives,\n"
+             "flow dependencies, faults and /dcqcn or /uet samples are refused (exit 2) there\n"
+             "(doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"

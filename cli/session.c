@@ -11,6 +11,14 @@ gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
                       const guint64 *seed_override, guint64 max_memory, GError **error)
 {
+    return weft_session_prepare_ranks (s, path, overrides, seed_override, max_memory, 1, 0, error);
+}
+
+gboolean
+weft_session_prepare_ranks (WeftSession *s, const char *path, char **overrides,
+                            const guint64 *seed_override, guint64 max_memory, guint n_ranks,
+                            guint rank, GError **error)
+{
     *s = (WeftSession){ 0 };
     s->exp = weft_experiment_load (path, error);
     if (!s->exp)
@@ -44,9 +52,15 @@ weft_session_prepare (WeftSession *s, const char *path, char **overrides,
      * fabric's routing engine computes them again, as a subnet manager would. */
     if (!weft_graph_routes_ready (s->graph) && !weft_topology_reroute (s->graph, s->exp, error))
         return FALSE;
+    if (n_ranks > 1 && !weft_partition_compute (s->graph, &s->pc, n_ranks, s->exp, &s->part, error))
+        return FALSE;
     s->sim = weft_sim_new (s->ec.seed);
     s->sim->duration = s->ec.duration;
     s->sim->hang_timeout = s->ec.hang_timeout;
+    if (n_ranks > 1) {
+        s->sim->rank_of = s->part.rank_of;
+        s->sim->rank = rank;
+    }
     s->net = weft_network_build (s->exp, s->graph, s->sim, error);
     if (s->net == NULL)
         return FALSE;
@@ -69,5 +83,6 @@ weft_session_clear (WeftSession *s)
         weft_experiment_free (s->exp);
     weft_runcfg_clear (&s->ec, &s->tc);
     weft_params_clear (weft_partition_params, &s->pc);
+    weft_partition_clear (&s->part);
     *s = (WeftSession){ 0 };
 }

@@ -23,6 +23,7 @@ typedef struct {
     WeftSim *sim;
     WeftNetwork *net;
     guint sweep_points; /* a sweep file's points ([sweep], left out of this run); else 0 */
+    WeftPartition part; /* across ranks: the split (n_ranks 0 for one process) */
 } WeftSession;
 
 /* Everything up to (not including) opening the trace.  @overrides: NULL-terminated
@@ -33,6 +34,12 @@ typedef struct {
  * sweep's base point.  Errors are bad input (exit 2). */
 gboolean weft_session_prepare (WeftSession *s, const char *path, char **overrides,
                                const guint64 *seed_override, guint64 max_memory, GError **error);
+/* weft_session_prepare for rank @rank of a run across @n_ranks MPI ranks (doc/parallel.md):
+ * the fabric is split (s->part) before the network is built, so that each rank starts its own
+ * nodes' flows only.  With @n_ranks 1 it is weft_session_prepare. */
+gboolean weft_session_prepare_ranks (WeftSession *s, const char *path, char **overrides,
+                                     const guint64 *seed_override, guint64 max_memory,
+                                     guint n_ranks, guint rank, GError **error);
 void weft_session_clear (WeftSession *s);
 
 #endif /* WEFT_CLI_SESSION_H */

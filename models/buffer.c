@@ -205,6 +205,10 @@ buffer_sample (const WeftMechEnv *env, weft_time_t now)
     WeftTraceBufferSample row;
     for (guint i = 0; i < env->switches->len; i++) {
         WeftSwitch *sw = env->switches->pdata[i];
+        /* Across ranks: this rank's own switches, in one process's order (sim/trace.h). */
+        if (!weft_sim_owns (env->sim, sw->parent.node))
+            continue;
+        weft_trace_set_order (env->trace, i);
         if (sw->buffer && weft_buffer_sample (sw->buffer, sw->parent.node, now, &row))
             weft_trace_append_buffer_sample (env->trace, &row);
     }

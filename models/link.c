@@ -11,8 +11,9 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->in_port = link->peer_port;
     pkt->hop++;
     if (link->wire.head)
-        weft_sim_schedule_at (sim, link->sched, link->wire.head->arrive_at, on_arrival, link,
-                              (WeftArg){ 0 });
+        weft_sim_schedule_keyed (sim, link->wire.head->arrive_at,
+                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
+                                 link, (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
@@ -27,8 +28,9 @@ on_ctl_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->in_port = link->peer_port;
     pkt->hop++;
     if (link->ctl.head)
-        weft_sim_schedule_at (sim, link->ctl_sched, link->ctl.head->arrive_at, on_ctl_arrival, link,
-                              (WeftArg){ 0 });
+        weft_sim_schedule_keyed (sim, link->ctl.head->arrive_at,
+                                 WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                 on_ctl_arrival, link, (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
@@ -50,25 +52,41 @@ set_arrival (const WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft
             tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) + link->delay_ps;
 }
 
-void
+gboolean
 weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end,
                        WeftPacketFifo *inbox)
 {
     set_arrival (link, pkt, tx_start, tx_end);
+    if (G_UNLIKELY (link->post != NULL)) {
+        link->post (link->post_data, link, pkt);
+        return FALSE;
+    }
     g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
     weft_fifo_push (inbox, pkt);
+    return TRUE;
 }
 
 void
 weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end)
 {
     set_arrival (link, pkt, tx_start, tx_end);
+    if (G_UNLIKELY (link->post != NULL)) {
+        link->post (link->post_data, link, pkt);
+        return;
+    }
+    weft_link_put (link, pkt);
+}
+
+void
+weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
+{
     if (link->rx_ps && pkt->kind == WEFT_PKT_CREDIT) {
         gboolean idle = link->ctl.head == NULL;
         weft_fifo_push (&link->ctl, pkt);
         if (idle)
-            weft_sim_schedule_at (link->owner->sim, link->ctl_sched, pkt->arrive_at, on_ctl_arrival,
-                                  link, (WeftArg){ 0 });
+            weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
+                                     WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                     on_ctl_arrival, link, (WeftArg){ 0 });
         return;
     }
     gboolean was_empty = link->wire.head == NULL;
@@ -79,8 +97,9 @@ weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_ti
      * wire's FIFO is the state - an event is pending exactly while it holds a packet - and each
      * event is a delivery, never moved or cancelled.) */
     if (was_empty)
-        weft_sim_schedule_at (link->owner->sim, link->sched, pkt->arrive_at, on_arrival, link,
-                              (WeftArg){ 0 });
+        weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
+                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
+                                 link, (WeftArg){ 0 });
 }
 
 void

@@ -25,9 +25,9 @@
 #include "sim/model.h"
 #include "sim/sim.h"
 
-typedef struct {
+typedef struct WeftLinkTxS {
     WeftModel *owner;  /* sending side */
-    WeftSched *sched;  /* the sending port's scheduling identity (arrival events) */
+    WeftSched *sched;  /* the sending port's scheduling identity: its id keys the arrivals */
     WeftModel *peer;   /* receiving model */
     guint16 peer_port; /* port index at the receiver */
     guint8 direction;  /* 0: a -> b of the graph link, 1: b -> a */
@@ -37,12 +37,19 @@ typedef struct {
     guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
     weft_time_t rx_ps; /* the receiving NIC's receive processing, carried by the wire when the
                           NIC does nothing at a packet's arrival but start it (weft_nic_fold_rx):
-                          a packet is handed over rx_ps after its last bit (tail_at), as the
-                          NIC's event (sched is then the NIC's identity) */
+                          a packet is handed over rx_ps after its last bit (tail_at) */
     WeftPacketFifo wire;  /* in flight, in arrival order */
     WeftPacketFifo ctl;   /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
                              arrive, never through the NIC's pipeline */
-    WeftSched *ctl_sched; /* with rx_ps: the sending port's identity, for ctl's events */
+    guint32 arrivals;     /* arrival events scheduled on wire so far: the n-th is keyed
+                             WEFT_KEY_WIRE (sending port's id, n) (sim/event.h), whichever
+                             side schedules it */
+    guint32 ctl_arrivals; /* the same for ctl (WEFT_KEY_CTL) */
+    /* A cut link of a run across ranks (doc/parallel.md): the far end is another rank's, so
+     * a packet sent here, its arrival times set, goes to post (the window's outbox) by value;
+     * the far rank puts it on its own copy of this wire (weft_link_put).  NULL otherwise. */
+    void (*post) (void *data, const struct WeftLinkTxS *link, WeftPacket *pkt);
+    void *post_data;
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.
@@ -52,9 +59,16 @@ void weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, we
 /* Puts the InfiniBand flow-control packet @pkt on the wire without an event of its own: it
  * is pushed, with the arrive_at the wire would give it, onto @inbox, the far port's FIFO of
  * credits on their way (models/ib_credit.h), which applies it when it next needs credits.
+ * On a cut link it is posted to the far rank instead, and FALSE is returned (@inbox is that
+ * rank's).  (transfer full) */
+gboolean weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start,
+                                weft_time_t tx_end, WeftPacketFifo *inbox);
+
+/* The far side of a cut link: puts @pkt, sent by another rank with its arrival times set, on
+ * this rank's copy of the wire (or its ctl FIFO) and schedules its arrival as weft_link_send
+ * would have.  Not for InfiniBand flow-control packets (models/port.h: weft_port_credit_in).
  * (transfer full) */
-void weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start,
-                            weft_time_t tx_end, WeftPacketFifo *inbox);
+void weft_link_put (WeftLinkTx *link, WeftPacket *pkt);
 
 /* The packets on @link's wire whose last bit has reached the receiver by @now, counted into
  * *@packets and *@bytes: with rx_ps, those the receiver has and processes (its rx counters

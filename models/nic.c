@@ -383,9 +383,13 @@ weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at)
 void
 weft_nic_schedule_flow (WeftNicAgent *nic, WeftFlow *flow)
 {
+    WeftSim *sim = nic->owner->sim;
     flow->sender = nic;
-    weft_sim_work_add (nic->owner->sim, 1);
-    if (flow->waiting == 0)
+    /* Across ranks (doc/parallel.md) a flow is work of the rank whose node receives it, where
+     * it finishes, and starts on the rank that sends it; one process is both. */
+    if (weft_sim_owns (sim, flow->spec.dst))
+        weft_sim_work_add (sim, 1);
+    if (flow->waiting == 0 && weft_sim_owns (sim, nic->owner->node))
         weft_nic_start_flow_at (nic, flow, flow->spec.start_ps);
 }
 
@@ -1131,12 +1135,9 @@ weft_nic_fold_rx (WeftNic *nic, const WeftGraph *graph)
         WeftPort *up = weft_model_port (in->link.peer, in->link.peer_port);
         g_assert (up->link.peer == &nic->parent && up->link.peer_port == p &&
                   up->link.cut_bytes == 0);
+        /* Its deliveries are the pipeline's ends, keyed by the wire as every arrival is
+         * (sim/event.h: WEFT_KEY_WIRE), so that they tie alike however a run is split. */
         up->link.rx_ps = rx;
-        /* Its deliveries are the pipeline's ends, keyed as the NIC's own events were: ties
-         * with the other events of that picosecond break as before.  Its PAUSE frames keep
-         * the sending port's identity (models/link.h). */
-        up->link.ctl_sched = up->link.sched;
-        up->link.sched = &nic->parent.sched;
         if (!nic->agent.rx_on_wire)
             nic->agent.rx_on_wire = g_new0 (gboolean, nic->n_ports);
         nic->agent.rx_on_wire[p] = TRUE;

@@ -457,6 +457,10 @@ pfc_sample (const WeftMechEnv *env, weft_time_t now)
 {
     for (guint i = 0; i < env->ports->len; i++) {
         WeftPort *p = env->ports->pdata[i];
+        /* Across ranks: this rank's own ports, in one process's order (sim/trace.h). */
+        if (!weft_sim_owns (env->sim, p->owner->node))
+            continue;
+        weft_trace_set_order (env->trace, i);
         for (guint prio = 0; prio < WEFT_PFC_PRIOS; prio++) {
             WeftTracePfcSample row;
             if (!weft_pfc_sample (p->pfc, prio, now, &row))

@@ -67,6 +67,7 @@ weft_port_set_far (WeftPort *port, WeftPort *far)
     g_assert (port->ib && far->ib && !port->pfc);
     port->far = far;
     port->ib->return_key = (guint64) far->sched.id << 32;
+    port->wake_sched = (WeftSched){ far->sched.id, (guint32) WEFT_KEY_WAKE (0, 0) };
 }
 
 /* Queue depth changes: integrate the old depth over the time it held. */
@@ -92,7 +93,7 @@ static void
 on_credit_wake (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftPort *port = target;
-    if (!weft_timer_fire (sim, &port->credit_wake, &port->far->sched, on_credit_wake, port, arg))
+    if (!weft_timer_fire (sim, &port->credit_wake, &port->wake_sched, on_credit_wake, port, arg))
         return;
     weft_port_kick (port);
 }
@@ -104,8 +105,18 @@ arm_credit_wake (WeftPort *port)
 {
     const WeftPacket *head = port->ib->returning.head;
     if (head && port->far && !weft_timer_pending (&port->credit_wake))
-        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->far->sched, head->arrive_at,
+        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->wake_sched, head->arrive_at,
                            on_credit_wake, port, 0);
+}
+
+void
+weft_port_credit_in (WeftPort *port, WeftPacket *pkt)
+{
+    WeftPacketFifo *inbox = &port->ib->returning;
+    g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
+    weft_fifo_push (inbox, pkt);
+    if (port->ib->stalled)
+        arm_credit_wake (port);
 }
 
 static void
@@ -172,8 +183,8 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     if (pkt->kind == WEFT_PKT_CREDIT && port->far) {
         /* No arrival event: the far port applies it when due, or wakes for it if stalled. */
         WeftPort *far = port->far;
-        weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning);
-        if (far->ib->stalled)
+        if (weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning) &&
+            far->ib->stalled)
             arm_credit_wake (far);
         return;
     }

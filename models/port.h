@@ -97,6 +97,8 @@ typedef struct WeftPort {
                               identity keys this port's credit wake-ups */
     WeftTimer credit_wake; /* with ib, while stalled: the first FCP on its way arrives
                               (models/ib_credit.h) */
+    WeftSched wake_sched; /* credit_wake's keys: far's id, counted from WEFT_KEY_WAKE (sim/event.h),
+                             touched only by this port's wake-ups whichever rank sent the FCP */
     /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
      * long after it ended, ahead of what waits; 0: off.  With llr_go_back_n the receiver also
      * discards every frame that starts before the replay, and they are sent again after the
@@ -200,6 +202,11 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
 /* A link-level flow-control packet arrived on @port: InfiniBand credits or a PFC PAUSE.
  * (transfer full) */
 void weft_port_on_flow_control (WeftPort *port, WeftPacket *pkt);
+
+/* An InfiniBand FCP sent to @port from another rank over a cut link (doc/parallel.md): joins
+ * the credits on their way (models/ib_credit.h) and wakes @port for it if stalled, as the
+ * sending side does in one process.  (transfer full) */
+void weft_port_credit_in (WeftPort *port, WeftPacket *pkt);
 
 /* PFC (models/pfc.c).  A packet that arrived on @in enters the switch's buffer: FALSE when it
  * overflows xoff + headroom (the caller drops it; counted as a lossless violation).  May send

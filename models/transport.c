@@ -315,11 +315,15 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
     f->finished = TRUE;
     f->finish_ps = sim->now;
     tp->flows_done++;
-    /* Out of the active set: the last one takes its slot. */
-    guint32 last = g_array_index (tp->active, guint32, tp->active->len - 1);
-    g_array_index (tp->active, guint32, f->active_slot) = last;
-    tp->flows[last].active_slot = f->active_slot;
-    g_array_set_size (tp->active, tp->active->len - 1);
+    /* Out of the active set: the last one takes its slot.  (Across ranks, where the flow
+     * finishes at its receiver's rank, the set is its sender's rank's: nothing to do here.) */
+    if (f->active_slot < tp->active->len &&
+        g_array_index (tp->active, guint32, f->active_slot) == f->spec.id) {
+        guint32 last = g_array_index (tp->active, guint32, tp->active->len - 1);
+        g_array_index (tp->active, guint32, f->active_slot) = last;
+        tp->flows[last].active_slot = f->active_slot;
+        g_array_set_size (tp->active, tp->active->len - 1);
+    }
     weft_transport_trace_flow (tp, f);
     for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++)
         release (tp, &tp->flows[tp->dep_list[k]], sim->now);
@@ -550,6 +554,39 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
 {
     if (!tp->trace)
         return;
+    WeftTraceFlow row;
+    weft_transport_flow_row (tp, f, &row);
+    weft_trace_append_flow (tp->trace, &row);
+    /* Its path, when the flow has one: ECMP and static tables pick per flow. */
+    if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
+        !(tp->spray && tp->spray->load_balance != WEFT_UET_LB_ECMP)) {
+        TraceHop th = { tp, f->spec.id, 0 };
+        weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
+    }
+}
+
+void
+weft_transport_flow_row_sender (WeftTraceFlow *row, const WeftTraceFlow *sender)
+{
+    row->start_ps = sender->start_ps;
+    row->retransmits = sender->retransmits;
+    row->timeouts = sender->timeouts;
+    row->cnps_received = sender->cnps_received;
+    row->rate_cuts = sender->rate_cuts;
+    row->min_rate_bps = sender->min_rate_bps;
+    row->nacks = sender->nacks;
+    row->evs_used = sender->evs_used;
+    row->window_decreases = sender->window_decreases;
+    row->quick_adapts = sender->quick_adapts;
+    if (row->finished) {
+        row->fct_ps = row->finish_ps - row->start_ps;
+        row->slowdown = row->ideal_fct_ps ? (double) row->fct_ps / (double) row->ideal_fct_ps : 0;
+    }
+}
+
+void
+weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFlow *out)
+{
     WeftTraceFlow row = { 0 };
     row.id = f->spec.id;
     row.src = f->spec.src;
@@ -581,13 +618,7 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     row.timeouts = f->timeouts;
     if (tp->uet)
         weft_uet_trace_flow (f->uet, &row);
-    weft_trace_append_flow (tp->trace, &row);
-    /* Its path, when the flow has one: ECMP and static tables pick per flow. */
-    if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
-        !(tp->spray && tp->spray->load_balance != WEFT_UET_LB_ECMP)) {
-        TraceHop th = { tp, f->spec.id, 0 };
-        weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
-    }
+    *out = row;
 }
 
 /* ---- the mechanism (models/registry.h) ------------------------------------------------- */

@@ -238,6 +238,15 @@ gsize weft_transport_flow_bytes (const WeftTransport *tp);
 /* Appends the /flows row of @f (finished or not) to the trace, if any. */
 void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
 
+/* The /flows row of @f as this process sees it. */
+void weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFlow *row);
+
+/* Across ranks (doc/parallel.md) a flow's row is written where it finishes, its receiver's
+ * rank, and the sender's counters are another rank's: copies them (start, retransmissions,
+ * timeouts, CNPs received, rate cuts, minimum rate, NACKs, EVs, window decreases, quick adapts)
+ * from @sender, the row the sender's rank made at the end of the run, into @row. */
+void weft_transport_flow_row_sender (WeftTraceFlow *row, const WeftTraceFlow *sender);
+
 /* RC: @f's connection has used up its retries (the timeout after the last one expired): it
  * fails, and with it the workload, as NCCL aborts on the completion error.  Records the first
  * failure in tp->failed and stops the run (weft_sim_workload_failed). */

@@ -15,12 +15,20 @@ sample_traces (WeftSim *sim, void *data)
 {
     WeftNetwork *net = data;
     WeftTraceLinkSample row;
-    for (guint i = 0; i < net->ports->len; i++)
-        if (weft_port_sample (net->ports->pdata[i], sim->now, &row))
+    for (guint i = 0; i < net->ports->len; i++) {
+        WeftPort *p = net->ports->pdata[i];
+        /* Across ranks each rank samples its own ports, in one process's order (sim/trace.h). */
+        if (!weft_sim_owns (sim, p->owner->node))
+            continue;
+        weft_trace_set_order (net->trace, i);
+        if (weft_port_sample (p, sim->now, &row))
             weft_trace_append_link_sample (net->trace, &row);
+    }
+    weft_trace_set_order (net->trace, 0);
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);
+    weft_trace_set_order (net->trace, 0);
     weft_trace_flush_due (net->trace, sim->events);
 }
 
@@ -75,13 +83,22 @@ weft_network_finish_trace (WeftNetwork *net)
 {
     if (!net->trace)
         return;
+    WeftSim *sim = net->sim;
+    /* Across ranks an unfinished flow's row is its receiver's rank's, as a finished one's. */
     for (guint i = 0; i < net->tp.n_flows; i++)
-        if (!net->tp.flows[i].finished && !net->tp.flows[i].unused)
+        if (!net->tp.flows[i].finished && !net->tp.flows[i].unused &&
+            weft_sim_owns (sim, net->tp.flows[i].spec.dst)) {
+            weft_trace_set_order (net->trace, i);
             weft_transport_trace_flow (&net->tp, &net->tp.flows[i]);
+        }
+    weft_trace_set_order (net->trace, 0);
     if (net->sim->sample)
         sample_traces (net->sim, net);
-    for (guint i = 0; i < net->nics->len; i++)
-        weft_nic_settle_rx (net->nics->pdata[i], net->sim->now);
+    for (guint i = 0; i < net->nics->len; i++) {
+        WeftNic *nic = net->nics->pdata[i];
+        if (weft_sim_owns (sim, nic->parent.node))
+            weft_nic_settle_rx (nic, net->sim->now);
+    }
     WeftTracePort *rows = g_new0 (WeftTracePort, MAX (net->ports->len, 1));
     for (guint i = 0; i < net->ports->len; i++) {
         const WeftPort *p = net->ports->pdata[i];
@@ -105,7 +122,19 @@ weft_network_finish_trace (WeftNetwork *net)
             if ((*mech)->port_row)
                 (*mech)->port_row (&net->env, p, &rows[i]);
     }
-    weft_trace_write_ports (net->trace, rows, net->ports->len);
+    if (sim->rank_of == NULL) {
+        weft_trace_write_ports (net->trace, rows, net->ports->len);
+    } else {
+        /* Each rank's own ports, merged by their index (sim/trace.h). */
+        for (guint i = 0; i < net->ports->len; i++) {
+            const WeftPort *p = net->ports->pdata[i];
+            if (!weft_sim_owns (sim, p->owner->node))
+                continue;
+            weft_trace_set_order (net->trace, i);
+            weft_trace_append_port (net->trace, &rows[i]);
+        }
+        weft_trace_set_order (net->trace, 0);
+    }
     g_free (rows);
     weft_trace_flush (net->trace);
 }

@@ -150,3 +150,40 @@ weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
         __builtin_prefetch (q->b[0].v[0].target);
     return TRUE;
 }
+
+gboolean
+weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, WeftEvent *out)
+{
+    if (q->b[0].len == 0) {
+        if (q->nonempty == 0)
+            return FALSE;
+        /* Look at the earliest time before moving the queue's time to it (refill). */
+        const WeftEvqBucket *b = &q->b[__builtin_ctzll (q->nonempty) + 1];
+        weft_time_t min = b->v[0].at;
+        for (guint32 k = 1; k < b->len; k++)
+            if (b->v[k].at < min)
+                min = b->v[k].at;
+        if (min > end_at || (min == end_at && end_key == 0))
+            return FALSE;
+        refill (q);
+    }
+    const WeftEvent *head = &q->b[0].v[0];
+    if (head->at > end_at || (head->at == end_at && head->key >= end_key))
+        return FALSE;
+    return weft_evq_pop (q, out);
+}
+
+weft_time_t
+weft_evq_peek_at (const WeftEventQueue *q)
+{
+    if (q->b[0].len > 0)
+        return q->last;
+    if (q->nonempty == 0)
+        return WEFT_TIME_NEVER;
+    const WeftEvqBucket *b = &q->b[__builtin_ctzll (q->nonempty) + 1];
+    weft_time_t min = b->v[0].at;
+    for (guint32 k = 1; k < b->len; k++)
+        if (b->v[k].at < min)
+            min = b->v[k].at;
+    return min;
+}

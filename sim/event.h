@@ -44,6 +44,18 @@ typedef struct {
     guint32 counter;
 } WeftSched;
 
+/* The low 32 bits of a key under one object's id.  An object's own events count from 0 up
+ * (below 2^31 for any run weft can hold in memory).  The arrivals of the wire it sends on have
+ * keys of their own above those, numbered by the wire (models/link.h): a wire's n-th arrival
+ * gets the same key whichever side of a cut link schedules it (doc/parallel.md), where the
+ * sending port's own counter would depend on which rank schedules it.  Every range wraps
+ * within itself; the order it gives is then still the same on every rank. */
+#define WEFT_KEY_WIRE(id, n) (((guint64) (id) << 32) | 0x80000000u | ((n) &0x3fffffffu))
+/* a wire's flow-control frames on their own FIFO (a NIC's receive pipeline, models/link.h) */
+#define WEFT_KEY_CTL(id, n) (((guint64) (id) << 32) | 0xc0000000u | ((n) &0x1fffffffu))
+/* the far port's wake-up for the first InfiniBand FCP on that wire (models/port.h) */
+#define WEFT_KEY_WAKE(id, n) (((guint64) (id) << 32) | 0xe0000000u | ((n) &0x1fffffffu))
+
 typedef struct {
     weft_time_t at;
     guint64 key; /* (object id << 32) | object's counter */
@@ -72,6 +84,14 @@ void weft_evq_push (WeftEventQueue *q, const WeftEvent *ev);
 /* Pushing an event earlier than the last one popped is a broken engine invariant (asserted). */
 /* Removes the earliest event into *out; FALSE when empty. */
 gboolean weft_evq_pop (WeftEventQueue *q, WeftEvent *out);
+/* Removes the earliest event into *out if it comes before (@end_at, @end_key) in (time, key)
+ * order; FALSE (leaving the queue's time at or before @end_at) when none does.  What a window
+ * of a run across ranks needs (doc/parallel.md): events may then be pushed from @end_at on. */
+gboolean weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key,
+                              WeftEvent *out);
+/* The time of the earliest pending event (WEFT_TIME_NEVER when none), without moving the
+ * queue's time. */
+weft_time_t weft_evq_peek_at (const WeftEventQueue *q);
 /* Moves the queue's time back to @t, at or before every pending event, so that events may be
  * pushed from @t on: what a run stopped by its duration needs, its clock left at the duration
  * while the next event, popped to see its time and pushed back, lies beyond.  Every pending

@@ -3,6 +3,7 @@
 #include "sim/parallel.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef WEFT_HAVE_MPI
 #include <mpi.h>
@@ -82,4 +83,97 @@ weft_parallel_agree (const WeftParallel *par, gboolean ok)
         MPI_Allreduce (&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 #endif
     return lowest == par->size ? -1 : lowest;
+}
+
+void
+weft_parallel_allgather (const WeftParallel *par, const void *mine, gsize size, void *all)
+{
+    (void) par; /* only MPI reads it */
+#ifdef WEFT_HAVE_MPI
+    if (par->active) {
+        MPI_Allgather (mine, (int) size, MPI_BYTE, all, (int) size, MPI_BYTE, MPI_COMM_WORLD);
+        return;
+    }
+#endif
+    memcpy (all, mine, size);
+}
+
+void
+weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteArray *in)
+{
+    (void) par; /* only MPI reads it */
+    g_byte_array_set_size (in, 0);
+#ifdef WEFT_HAVE_MPI
+    if (par->active) {
+        int n = par->size;
+        int *scount = g_new (int, n), *rcount = g_new (int, n);
+        int *sdispl = g_new (int, n), *rdispl = g_new (int, n);
+        GByteArray *send = g_byte_array_new ();
+        for (int r = 0; r < n; r++) {
+            g_assert (out[r]->len <= G_MAXINT - send->len);
+            sdispl[r] = (int) send->len;
+            scount[r] = (int) out[r]->len;
+            g_byte_array_append (send, out[r]->data, out[r]->len);
+        }
+        MPI_Alltoall (scount, 1, MPI_INT, rcount, 1, MPI_INT, MPI_COMM_WORLD);
+        int total = 0;
+        for (int r = 0; r < n; r++) {
+            rdispl[r] = total;
+            total += rcount[r];
+        }
+        g_byte_array_set_size (in, (guint) total);
+        MPI_Alltoallv (send->data, scount, sdispl, MPI_BYTE, in->data, rcount, rdispl, MPI_BYTE,
+                       MPI_COMM_WORLD);
+        g_byte_array_unref (send);
+        g_free (scount);
+        g_free (rcount);
+        g_free (sdispl);
+        g_free (rdispl);
+        return;
+    }
+#endif
+    g_byte_array_append (in, out[0]->data, out[0]->len);
+}
+
+GByteArray **
+weft_parallel_gather (const WeftParallel *par, const void *data, gsize n)
+{
+    (void) par; /* only MPI reads it */
+    GByteArray **all = NULL;
+#ifdef WEFT_HAVE_MPI
+    if (par->active) {
+        g_assert (n <= G_MAXINT);
+        int mine = (int) n, *counts = NULL, *displs = NULL, total = 0;
+        if (par->rank == 0) {
+            counts = g_new (int, par->size);
+            displs = g_new (int, par->size);
+        }
+        MPI_Gather (&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        guint8 *buf = NULL;
+        if (par->rank == 0) {
+            for (int r = 0; r < par->size; r++) {
+                displs[r] = total;
+                g_assert (counts[r] <= G_MAXINT - total);
+                total += counts[r];
+            }
+            buf = g_malloc (MAX (total, 1));
+        }
+        MPI_Gatherv (data, mine, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (par->rank == 0) {
+            all = g_new (GByteArray *, par->size);
+            for (int r = 0; r < par->size; r++) {
+                all[r] = g_byte_array_sized_new ((guint) counts[r]);
+                g_byte_array_append (all[r], buf + displs[r], (guint) counts[r]);
+            }
+        }
+        g_free (buf);
+        g_free (counts);
+        g_free (displs);
+        return all;
+    }
+#endif
+    all = g_new (GByteArray *, 1);
+    all[0] = g_byte_array_sized_new ((guint) n);
+    g_byte_array_append (all[0], data, (guint) n);
+    return all;
 }

@@ -15,7 +15,7 @@
 
 #include <glib.h>
 
-typedef struct {
+typedef struct WeftParallel {
     int rank, size;  /* 0 and 1 for one process */
     gboolean active; /* MPI was initialised here, and must be finalised */
 } WeftParallel;
@@ -37,5 +37,19 @@ void weft_parallel_finalize (WeftParallel *par);
 /* Every rank passes whether its own step succeeded; returns the lowest rank that failed, or -1
  * when none did (one rank: -1 or 0 from @ok alone).  A collective: every rank must call it. */
 int weft_parallel_agree (const WeftParallel *par, gboolean ok);
+
+/* The collectives of a run across ranks (doc/parallel.md).  Every rank must call each, in the
+ * same order; with one rank they copy.  Sizes are bytes. */
+
+/* @all gets every rank's @size bytes of @mine, in rank order (@size * par->size bytes). */
+void weft_parallel_allgather (const WeftParallel *par, const void *mine, gsize size, void *all);
+
+/* Sends out[r] to rank r (out has par->size arrays; out[par->rank] is copied); @in gets what
+ * every rank sent this one, in rank order. */
+void weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteArray *in);
+
+/* Gathers every rank's @n bytes at rank 0: there it returns par->size arrays, in rank order
+ * (transfer full: free each and the vector); NULL on the other ranks. */
+GByteArray **weft_parallel_gather (const WeftParallel *par, const void *data, gsize n);
 
 #endif /* WEFT_SIM_PARALLEL_H */

@@ -94,7 +94,8 @@ static void
 on_sample (WeftSim *sim, void *target, WeftArg arg)
 {
     sim->sample (sim, sim->sample_data);
-    if (sim->status == WEFT_SIM_RUNNING && sim->work_pending > 0)
+    guint64 pending = sim->rank_of ? sim->global_pending : sim->work_pending;
+    if (sim->status == WEFT_SIM_RUNNING && pending > 0)
         weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
 }
 
@@ -149,6 +150,39 @@ weft_sim_run (WeftSim *sim)
             break;
         }
         g_assert (ev.at >= sim->now); /* time never runs backwards */
+        sim->now = ev.at;
+        sim->now_key = ev.key;
+        sim->events++;
+        ev.fn (sim, ev.target, ev.arg);
+    }
+    return sim->status;
+}
+
+void
+weft_sim_start_sampling (WeftSim *sim)
+{
+    if (sim->sample && sim->sample_interval > 0)
+        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+}
+
+WeftSimStatus
+weft_sim_run_window (WeftSim *sim, weft_time_t end_at, guint64 end_key)
+{
+    guint poll = INTERRUPT_POLL_EVENTS;
+    WeftEvent ev;
+    while (sim->status == WEFT_SIM_RUNNING) {
+        if (G_UNLIKELY (--poll == 0)) {
+            poll = INTERRUPT_POLL_EVENTS;
+            if (sim->poll)
+                sim->poll (sim, sim->poll_data);
+            if (sim->interrupt && *sim->interrupt) {
+                sim->status = WEFT_SIM_INTERRUPTED;
+                break;
+            }
+        }
+        if (!weft_evq_pop_before (&sim->evq, end_at, end_key, &ev))
+            break;
+        g_assert (ev.at >= sim->now);
         sim->now = ev.at;
         sim->now_key = ev.key;
         sim->events++;

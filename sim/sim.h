@@ -66,6 +66,15 @@ struct _WeftSim {
     void (*sample) (WeftSim *sim, void *data);
     void *sample_data;
 
+    /* Across MPI ranks (doc/parallel.md): the rank of every node (borrowed; NULL for one
+     * process) and this rank.  A rank executes the events of its own nodes' models only;
+     * work_pending then counts the flows its own nodes receive, and the run's end, the
+     * watchdog and the sampling go by the whole run's numbers, which the windowed loop
+     * (network/window.h) sets here between windows. */
+    const guint32 *rank_of;
+    guint32 rank;
+    guint64 global_pending; /* with rank_of: work pending over all ranks at the window's start */
+
     /* Called every few thousand events (progress display); may be NULL. */
     void (*poll) (WeftSim *sim, void *data);
     void *poll_data;
@@ -105,11 +114,28 @@ weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler
     weft_evq_push (&sim->evq, &ev);
 }
 
+/* Schedules fn(sim, target, arg) at @at with the tie key @key given whole: for the events whose
+ * key is not a scheduling object's running counter (a wire's arrivals, models/link.h). */
+static inline void
+weft_sim_schedule_keyed (WeftSim *sim, weft_time_t at, guint64 key, WeftHandler fn, void *target,
+                         WeftArg arg)
+{
+    WeftEvent ev = { at, key, fn, target, arg };
+    weft_evq_push (&sim->evq, &ev);
+}
+
 static inline void
 weft_sim_schedule (WeftSim *sim, WeftSched *from, weft_time_t delay, WeftHandler fn, void *target,
                    WeftArg arg)
 {
     weft_sim_schedule_at (sim, from, sim->now + delay, fn, target, arg);
+}
+
+/* Whether this process executes the events of node @node's models (always, in one process). */
+static inline gboolean
+weft_sim_owns (const WeftSim *sim, guint32 node)
+{
+    return sim->rank_of == NULL || sim->rank_of[node] == sim->rank;
 }
 
 /* Work accounting: the run is done when all work added is done. */
@@ -139,6 +165,15 @@ weft_sim_workload_failed (WeftSim *sim)
 
 /* Runs until one of the ending conditions; returns (and stores) why it stopped. */
 WeftSimStatus weft_sim_run (WeftSim *sim);
+
+/* One window of a run across ranks: executes the events before (@end_at, @end_key) in (time,
+ * key) order, and stops early when the status leaves WEFT_SIM_RUNNING (this rank's own work
+ * done, an interrupt, a failed workload).  No watchdog: the windowed loop watches the whole
+ * run.  Returns the status (WEFT_SIM_RUNNING when the window was run through). */
+WeftSimStatus weft_sim_run_window (WeftSim *sim, weft_time_t end_at, guint64 end_key);
+
+/* Starts the sampling events of a windowed run (weft_sim_run does it for one process). */
+void weft_sim_start_sampling (WeftSim *sim);
 
 const char *weft_sim_status_name (WeftSimStatus status);
 

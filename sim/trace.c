@@ -14,6 +14,7 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-trace"
 #include "sim/trace.h"
+#include "sim/parallel.h"
 #include "sim/trace_types.h"
 
 #include <errno.h>
@@ -28,8 +29,18 @@ typedef struct {
     hid_t mem_type;
     hid_t dset;
     hsize_t rows_on_disk;
-    GArray *buf; /* up to record->chunk_rows rows: a full buffer is written */
+    GArray *buf;  /* up to record->chunk_rows rows: a full buffer is written */
+    GArray *tags; /* ranked: a RowTag per row of buf */
 } Table;
+
+/* Across ranks (doc/parallel.md): the place of a row in one process's order - the (time, key)
+ * of the event that appended it, the caller's order within that event (weft_trace_set_order:
+ * what puts the rows of an event run on every rank, a sample, in one order), and the count
+ * of rows before it with the same three. */
+typedef struct {
+    guint64 at, key, major;
+    guint32 seq, rank;
+} RowTag;
 
 /* The tables in the order of WEFT_TRACE_RECORDS (and weft_trace_records[]): TABLE_flow, ... */
 #define TABLE_INDEX(one, ...) TABLE_##one,
@@ -45,6 +56,11 @@ struct _WeftTrace {
     GError *write_error;    /* the first write failure, returned by weft_trace_close() */
     guint64 flushed_events; /* the run's events executed at the last weft_trace_flush_due() flush */
     guint64 unflushed_bytes; /* row bytes appended since the last flush */
+    /* ranked (weft_trace_set_ranked): rows are held and tagged until weft_trace_gather */
+    gboolean ranked;
+    const weft_time_t *now; /* borrowed: the run's clock and running event's key */
+    const guint64 *now_key;
+    guint64 major;
 };
 
 /* Keeps the first write failure; later ones are consequences. */
@@ -92,7 +108,7 @@ table_create (WeftTrace *trace, Table *t, GError **error)
 static void
 table_write (WeftTrace *trace, Table *t)
 {
-    if (t->buf->len == 0 || t->dset < 0)
+    if (t->buf->len == 0 || t->dset < 0 || trace->ranked)
         return;
     hsize_t start[1] = { t->rows_on_disk }, count[1] = { t->buf->len };
     hsize_t extent[1] = { t->rows_on_disk + t->buf->len };
@@ -117,6 +133,18 @@ table_append (WeftTrace *trace, Table *t, const void *rows, gsize n)
 {
     g_array_append_vals (t->buf, rows, n);
     trace->unflushed_bytes += (guint64) n * t->record->row_size;
+    if (trace->ranked) {
+        for (gsize i = 0; i < n; i++) {
+            RowTag tag = { *trace->now, *trace->now_key, trace->major, 0, 0 };
+            if (t->tags->len > 0) {
+                const RowTag *last = &g_array_index (t->tags, RowTag, t->tags->len - 1);
+                if (last->at == tag.at && last->key == tag.key && last->major == tag.major)
+                    tag.seq = last->seq + 1;
+            }
+            g_array_append_val (t->tags, tag);
+        }
+        return; /* held for weft_trace_gather */
+    }
     if (t->buf->len >= t->record->chunk_rows)
         table_write (trace, t);
 }
@@ -201,6 +229,8 @@ trace_free (WeftTrace *trace)
             H5Tclose (t->mem_type);
         if (t->buf != NULL)
             g_array_free (t->buf, TRUE);
+        if (t->tags != NULL)
+            g_array_free (t->tags, TRUE);
     }
     if (trace->meta >= 0)
         H5Gclose (trace->meta);
@@ -362,6 +392,8 @@ void
 weft_trace_flush (WeftTrace *trace)
 {
     g_return_if_fail (trace != NULL);
+    if (trace->ranked || trace->file < 0)
+        return; /* rows are held until they are gathered at the end */
     for (int i = 0; i < N_TABLES; i++)
         table_write (trace, &trace->tables[i]);
     if (H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0)
@@ -443,4 +475,114 @@ weft_trace_abandon (WeftTrace *trace)
     trace->meta = H5I_INVALID_HID;
     close_file (trace);
     trace_free (trace);
+}
+
+/* ---- across ranks (doc/parallel.md) ------------------------------------------------------ */
+
+WeftTrace *
+weft_trace_new_rank (void)
+{
+    WeftTrace *trace = g_new0 (WeftTrace, 1);
+    trace->file = trace->meta = H5I_INVALID_HID;
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        t->record = weft_trace_records[i];
+        t->mem_type = t->dset = H5I_INVALID_HID;
+        t->buf = g_array_new (FALSE, FALSE, t->record->row_size);
+    }
+    return trace;
+}
+
+void
+weft_trace_free_rank (WeftTrace *trace)
+{
+    if (trace)
+        trace_free (trace);
+}
+
+void
+weft_trace_set_ranked (WeftTrace *trace, const weft_time_t *now, const guint64 *now_key)
+{
+    g_return_if_fail (trace != NULL);
+    /* What was appended before (the topology) is rank 0's own: written, or dropped elsewhere. */
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        table_write (trace, t);
+        g_array_set_size (t->buf, 0);
+        t->tags = g_array_new (FALSE, FALSE, sizeof (RowTag));
+    }
+    trace->ranked = TRUE;
+    trace->now = now;
+    trace->now_key = now_key;
+}
+
+void
+weft_trace_set_order (WeftTrace *trace, guint64 major)
+{
+    if (trace)
+        trace->major = major;
+}
+
+static int
+tag_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+    const RowTag *tags = data;
+    const RowTag *x = &tags[*(const guint *) a], *y = &tags[*(const guint *) b];
+    guint64 ka[5] = { x->at, x->key, x->major, x->seq, x->rank };
+    guint64 kb[5] = { y->at, y->key, y->major, y->seq, y->rank };
+    for (int k = 0; k < 5; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+void
+weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par)
+{
+    g_return_if_fail (trace != NULL && trace->ranked);
+    for (int i = 0; i < N_TABLES; i++) {
+        Table *t = &trace->tables[i];
+        gsize rs = t->record->row_size;
+        GByteArray **rows = weft_parallel_gather (par, t->buf->data, (gsize) t->buf->len * rs);
+        GByteArray **tags =
+            weft_parallel_gather (par, t->tags->data, (gsize) t->tags->len * sizeof (RowTag));
+        g_array_set_size (t->buf, 0);
+        g_array_set_size (t->tags, 0);
+        if (rows == NULL)
+            continue;
+        GArray *all = g_array_new (FALSE, FALSE, (guint) rs);
+        for (int r = 0; r < par->size; r++) {
+            guint n = tags[r]->len / sizeof (RowTag);
+            g_assert (rows[r]->len == n * rs);
+            g_array_append_vals (all, rows[r]->data, n);
+            RowTag *tg = (RowTag *) tags[r]->data;
+            for (guint k = 0; k < n; k++)
+                tg[k].rank = (guint32) r;
+            g_array_append_vals (t->tags, tg, n);
+            g_byte_array_unref (rows[r]);
+            g_byte_array_unref (tags[r]);
+        }
+        g_free (rows);
+        g_free (tags);
+        guint *order = g_new (guint, MAX (all->len, 1));
+        for (guint k = 0; k < all->len; k++)
+            order[k] = k;
+        g_qsort_with_data (order, (gint) all->len, sizeof (guint), tag_cmp, t->tags->data);
+        for (guint k = 0; k < all->len; k++)
+            g_array_append_vals (t->buf, all->data + (gsize) order[k] * rs, 1);
+        g_free (order);
+        g_array_free (all, TRUE);
+        g_array_set_size (t->tags, 0);
+    }
+    trace->ranked = FALSE;
+}
+
+void
+weft_trace_patch_flows (WeftTrace *trace, void (*patch) (WeftTraceFlow *row, void *data),
+                        void *data)
+{
+    g_return_if_fail (trace != NULL && !trace->ranked);
+    Table *t = &trace->tables[TABLE_flow];
+    for (guint k = 0; k < t->buf->len; k++)
+        patch (&g_array_index (t->buf, WeftTraceFlow, k), data);
 }

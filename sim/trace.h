@@ -18,6 +18,7 @@
 #include <glib.h>
 
 #include "sim/errors.h"
+#include "sim/time.h"
 #include "sim/trace_schema.h"
 
 typedef struct _WeftTrace WeftTrace;
@@ -90,5 +91,29 @@ gboolean weft_trace_close (WeftTrace *trace, const WeftTraceEnd *end, GError **e
 /* Closes and frees without writing the end (the file stays "running", at PATH.partial); for
  * error paths. */
 void weft_trace_abandon (WeftTrace *trace);
+
+/* ---- across ranks (doc/parallel.md) -------------------------------------------------------
+ * Every rank keeps the rows it would have written, each tagged with the (time, key) of the
+ * event that appended it (read through @now and @now_key, the run's clock), and rank 0 merges
+ * them in that order: one process's order, since it runs the events in (time, key) order.
+ * Only rank 0 has a file; the other ranks' traces are buffers (weft_trace_new_rank). */
+
+/* From now on rows are held and tagged, not written (nor flushed) until weft_trace_gather. */
+void weft_trace_set_ranked (WeftTrace *trace, const weft_time_t *now, const guint64 *now_key);
+/* The order of the rows appended next within their event, before the count of rows with the
+ * same tag: the index of the port or node a sample's row belongs to, so that the rows every
+ * rank appends at one sampling event merge in one process's order.  0 otherwise. */
+void weft_trace_set_order (WeftTrace *trace, guint64 major);
+/* A trace with no file for the ranks other than 0: its rows only go to weft_trace_gather.
+ * (transfer full: weft_trace_free_rank) */
+WeftTrace *weft_trace_new_rank (void);
+void weft_trace_free_rank (WeftTrace *trace);
+/* A collective: every rank's held rows go to rank 0, whose buffers then hold all of them in
+ * one process's order, to be written by weft_trace_close; on the other ranks they are gone. */
+typedef struct WeftParallel WeftParallelRef;
+void weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par);
+/* On rank 0 after weft_trace_gather: @patch sees every /flows row held. */
+void weft_trace_patch_flows (WeftTrace *trace, void (*patch) (WeftTraceFlow *row, void *data),
+                             void *data);
 
 #endif /* WEFT_SIM_TRACE_H */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analysis/trace_reader.h"
+#include "sim/parallel.h"
 #include "sim/trace.h"
 #include "sim/trace_types.h"
 #include "tests/harness.h"
@@ -1036,6 +1037,76 @@ START_TEST (test_trace_not_a_trace)
 }
 END_TEST
 
+/* Across ranks (sim/trace.h): rows appended out of event order come out of the gather in
+ * (time, key) order, rows of one event in the order they were appended, and the rows every
+ * rank appends at one sampling event by the order each was given; rows are held, never
+ * written early, however many there are (more than a chunk here); the topology written
+ * before stays.  One rank: the gather is the merge alone. */
+START_TEST (test_trace_ranked_rows_merge_in_event_order)
+{
+    char *path = tmp_path ("ranked.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    WeftTraceNode nodes[N_NODES];
+    for (guint i = 0; i < N_NODES; i++)
+        nodes[i] = make_node (i);
+    weft_trace_write_nodes (t, nodes, N_NODES);
+    weft_time_t now = 0;
+    guint64 key = 0;
+    weft_trace_set_ranked (t, &now, &key);
+    /* 3000 events, appended latest first, each one flow row: ids come out reversed. */
+    enum { N = 3000 };
+    for (guint i = 0; i < N; i++) {
+        now = (weft_time_t) (N - i) * 1000;
+        key = 7;
+        WeftTraceFlow f = make_flow (i);
+        weft_trace_append_flow (t, &f);
+    }
+    /* one event at 500 ps with two rows, and before it (same time, lower key) one more */
+    now = 500;
+    key = G_GUINT64_CONSTANT (9) << 32;
+    WeftTraceFlow a = make_flow (N), b = make_flow (N + 1), c = make_flow (N + 2);
+    weft_trace_append_flow (t, &a);
+    weft_trace_append_flow (t, &b);
+    key = G_GUINT64_CONSTANT (2) << 32;
+    weft_trace_append_flow (t, &c);
+    /* a sampling event: the row of port 5 appended before that of port 2 */
+    now = 700;
+    key = 1;
+    WeftTraceLinkSample s5 = make_sample (5), s2 = make_sample (2);
+    weft_trace_set_order (t, 5);
+    weft_trace_append_link_sample (t, &s5);
+    weft_trace_set_order (t, 2);
+    weft_trace_append_link_sample (t, &s2);
+    weft_trace_set_order (t, 0);
+    WeftParallel one = { 0, 1, FALSE };
+    weft_trace_gather (t, &one);
+    close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
+
+    WeftTraceInfo *info = weft_trace_reader_open (path, &error);
+    ck_assert_msg (info != NULL, "%s", error ? error->message : "?");
+    ck_assert_int_eq (info->n_nodes, N_NODES);
+    weft_trace_info_free (info);
+    GArray *flows = weft_trace_reader_flows (path, &error);
+    ck_assert_msg (flows != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (flows->len, N + 3);
+    ck_assert_uint_eq (g_array_index (flows, WeftTraceFlow, 0).id, N + 2);
+    ck_assert_uint_eq (g_array_index (flows, WeftTraceFlow, 1).id, N);
+    ck_assert_uint_eq (g_array_index (flows, WeftTraceFlow, 2).id, N + 1);
+    for (guint k = 0; k < N; k++)
+        ck_assert_uint_eq (g_array_index (flows, WeftTraceFlow, 3 + k).id, N - 1 - k);
+    g_array_free (flows, TRUE);
+    GArray *samples = weft_trace_reader_link_samples (path, &error);
+    ck_assert_msg (samples != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (samples->len, 2);
+    ck_assert_uint_eq (g_array_index (samples, WeftTraceLinkSample, 0).packets, 2);
+    ck_assert_uint_eq (g_array_index (samples, WeftTraceLinkSample, 1).packets, 5);
+    g_array_free (samples, TRUE);
+    g_free (path);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -1057,6 +1128,7 @@ test_suite (void)
     tcase_add_test (tc, test_trace_abandoned_is_incomplete);
     tcase_add_test (tc, test_trace_truncated_copy_is_not_complete);
     tcase_add_test (tc, test_trace_not_a_trace);
+    tcase_add_test (tc, test_trace_ranked_rows_merge_in_event_order);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -1,0 +1,59 @@
+/* network/window.h - one run across MPI ranks: conservative windows (doc/parallel.md).
+ *
+ * Every rank builds the whole network and executes the events of its own nodes only
+ * (WeftSim.rank_of).  A packet put on a cut link (its far end another rank's) is not put on
+ * the wire: it goes, by value, into this window's outbox for that rank, and the far rank puts it
+ * on its own copy of the wire after the window (models/link.h, weft_link_put; an InfiniBand
+ * FCP joins the far port's credits on their way, weft_port_credit_in).  A window runs the
+ * events before T + L, where T is the earliest pending event over all ranks and L the
+ * lookahead, the smallest delay of a cut link: nothing sent in a window can arrive in it.
+ *
+ * The end of the run is found exactly.  A flow is work of the rank that receives it.  Each
+ * window first runs every rank up to its own last piece of work, if that lies in the window;
+ * when that ends the work of every rank, every rank then runs exactly to the event that ended
+ * the last piece, E, and stops there as one process would, else it runs the rest of its window.
+ * Nothing a rank does between its own end and E can reach another rank before T + L.
+ *
+ * A hang is found at the watchdog's deadline, the whole run's last progress + hang_timeout:
+ * windows end there.  Not exact (yet): a failed workload and an interrupt stop the run at the
+ * end of the window they happen in.
+ */
+#ifndef WEFT_NETWORK_WINDOW_H
+#define WEFT_NETWORK_WINDOW_H
+
+#include "network/network.h"
+#include "sim/parallel.h"
+#include "sim/partition.h"
+
+typedef struct _WeftWindow WeftWindow;
+
+/** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
+ * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
+ * cannot do yet (collectives, flow dependencies, faults, a subnet manager, /dcqcn and /uet
+ * samples), failing with an error that names the file and the group.  (transfer full) */
+WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
+                             const WeftPartition *part, guint64 sample_interval, GError **error);
+void weft_window_free (WeftWindow *win);
+
+/* Runs the windows until the run ends on every rank; every rank returns the same status, and
+ * sim->now is the run's end time on every rank (with sim->now_key above every event's, so
+ * the rows written after the run come after the run's in the trace's order).
+ * @interrupt: the flag a signal sets (read at every window). */
+WeftSimStatus weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt);
+
+/* The sender's columns of flow @flow's /flows row (models/transport.h), when this rank sends it
+ * and another receives it: as they were when it finished (at the end of the window in which it
+ * did), or now for a flow not finished.  FALSE for any other flow. */
+gboolean weft_window_sender_row (const WeftWindow *win, guint flow, WeftTraceFlow *row);
+/* The flows among those whose sender columns changed in the window in which they finished, so
+ * that their values at the finish are not known here (their rows may differ from one
+ * process's). */
+guint64 weft_window_unsure (const WeftWindow *win);
+
+/* The packets this rank sent to other ranks, the flow-control packets among them (InfiniBand
+ * FCPs, PFC PAUSE frames), and the windows run. */
+guint64 weft_window_crossed (const WeftWindow *win);
+guint64 weft_window_crossed_ctl (const WeftWindow *win);
+guint64 weft_window_windows (const WeftWindow *win);
+
+#endif /* WEFT_NETWORK_WINDOW_H */
