@@ -13,6 +13,9 @@
 #    over-grant (the check can fail: without RCCC the same incast queues far more);
 #  - every byte is delivered once; a sender never holds more credit than max_credit_bdp; the
 #    incast ends within 32 x 128 packets at pull_rate x 100 Gb/s plus 2 R (near line rate);
+#  - with NSCC on, no flow times out (a flow waiting for credit with nothing out is not a
+#    loss), and with the speculative start the window cuts too (a packet needs both window
+#    and credit);
 #  - RCCC with [uet] delivery = rod is refused (exit 2, the group and key named).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
@@ -53,6 +56,10 @@ for n, bound in (("on", senders * init * wire + over), ("nscc-off", senders * in
     assert q <= bound, (n, q, bound)
     assert (uet["credit_bytes"] <= init * wire).all(), n
     assert end <= ideal_end, (n, end, ideal_end)
+    if n != "nscc-off":  # waiting for credit is no timeout
+        assert (fl["timeouts"] == 0).all(), n
+    if n == "on":  # the window worked alongside (the speculative start queues: ECN marks)
+        assert fl["window_decreases"].sum() > 0, n
 q, _, _ = run(f"{d}/off.h5")
 print("off queue", q)
 assert q > over, (q, over)
