@@ -80,6 +80,15 @@ rccc_window_cap (const WeftNicAgent *nic, const WeftFlow *f)
     return nic->tp->uet->nscc.enabled ? (guint64) f->window_pkts + 1 : 0;
 }
 
+/* RCCC's control packets go over the flow's entropy values in turn (@n: a count of them), as
+ * htsim's sink sprays its pulls, so that a dead path cannot hold them all. */
+static inline guint32
+rccc_hash (const WeftNicAgent *nic, const WeftFlow *f, guint64 n)
+{
+    const WeftUet *spray = nic->tp->spray;
+    return spray ? weft_uet_ev_hash (spray, f->hash, (guint16) (n % spray->ev_pool)) : f->hash;
+}
+
 /* A sender with packets to send and no credit tells the receiver its credit target in a
  * credit request, when the receiver has not heard it yet (or @again: after a timeout, in case
  * the request or the pull was lost). */
@@ -101,7 +110,7 @@ rccc_ask (WeftNicAgent *nic, WeftFlow *f, gboolean again)
     req->src = f->spec.src;
     req->dst = f->spec.dst;
     req->dst_ep = f->dst_ep;
-    req->hash = f->hash;
+    req->hash = rccc_hash (nic, f, r->requests);
     req->size = (guint32) nic->tp->fabric->ack_bytes;
     req->sent_at = sim->now;
     req->credit = target;
@@ -285,11 +294,15 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
     if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
         return; /* nothing outstanding any more, or the deadline moved on */
     if (f->uet.rccc.on && f->uet.inflight == 0 && f->uet.lost_n == 0 && f->uet.rccc.credit <= 0) {
-        /* RCCC: nothing out, waiting for credit: no loss, no timeout; the request goes again
-         * in case it (or the pull) was lost, and the RTO backs off (the next RTT sample sets
-         * it afresh) so that a long wait costs a request per doubling. */
-        rccc_ask (nic, f, TRUE);
-        f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+        /* RCCC: nothing out, waiting for credit: no loss, no timeout.  When no pull has come
+         * since the last such expiry, the request goes again (it, or the pull, may have been
+         * lost) and the RTO backs off (the next RTT sample sets it afresh). */
+        WeftRcccFlow *r = &f->uet.rccc;
+        if (r->pulled == r->pulled_seen) {
+            rccc_ask (nic, f, TRUE);
+            f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+        }
+        r->pulled_seen = r->pulled;
         timer_restart (nic, f);
         return;
     }
@@ -899,7 +912,7 @@ on_rccc_pull (WeftSim *sim, void *target, WeftArg arg)
     pull->src = f->spec.dst;
     pull->dst = f->spec.src;
     pull->dst_ep = f->src_ep;
-    pull->hash = f->hash;
+    pull->hash = rccc_hash (nic, f, rx->pulls);
     pull->size = (guint32) tp->fabric->ack_bytes;
     pull->sent_at = sim->now;
     pull->credit = f->uet.rccc.granted;

@@ -38,7 +38,7 @@ weft_rccc_sender_init (const WeftRccc *cfg, WeftRcccFlow *r, double bdp_bytes, d
     r->credit = (gint64) floor (cfg->initial_credit_bdp * bdp_bytes / wire);
     r->cap = MAX ((gint64) floor (cfg->max_credit_bdp * bdp_bytes / wire), 1);
     r->speculating = r->credit > 0;
-    r->pulled = r->asked = 0;
+    r->pulled = r->asked = r->pulled_seen = 0;
 }
 
 guint64

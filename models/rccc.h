@@ -14,7 +14,9 @@
  *    less the credit it holds;
  *  - a sender with packets to send, no credit and a target the receiver has not heard sends a
  *    credit request (a header-only control packet carrying the target); a retransmission
- *    timeout sends it again;
+ *    timeout sends it again, and so does an RTO that finds the flow waiting for credit with
+ *    nothing out and no pull since the last one (which is no timeout);
+ *  - requests and pulls go over the flow's entropy values in turn (htsim sprays its pulls);
  *  - the receiving node keeps one pacer for all flows toward it: the flows whose target lies
  *    above what they have been granted wait in a round-robin queue; the pacer grants the head
  *    flow up to `mtus_per_pull` packets (no more than its target) in a pull, a control packet
@@ -51,6 +53,7 @@ typedef struct {
     guint64 pulled;       /* the cumulative grant of the latest pull it has heard */
     guint64 asked;        /* the highest credit target it has sent */
     guint64 requests;     /* credit requests sent */
+    guint64 pulled_seen;  /* `pulled` when its RTO last found it waiting for credit */
     gboolean on;          /* the sender needs credit */
     gboolean speculating; /* its credit is initial credit, until the receiver first answers */
     /* receiver */

@@ -16,6 +16,9 @@
 #  - with NSCC on, no flow times out (a flow waiting for credit with nothing out is not a
 #    loss), and with the speculative start the window cuts too (a packet needs both window
 #    and credit);
+#  - under experiments/ue-reps-failure.ini (a spine's link dies mid-run) every byte still
+#    arrives: credit requests and pulls go over the flow's EVs in turn, so the dead spine
+#    cannot swallow all of them (with them on the flow's ECMP hash, a flow hung);
 #  - RCCC with [uet] delivery = rod is refused (exit 2, the group and key named).
 . "${WEFT_SRCDIR:-.}/tests/e2e/lib.sh"
 "$PY" -c 'import h5py, numpy' || fail "python3-h5py is missing"
@@ -63,6 +66,14 @@ for n, bound in (("on", senders * init * wire + over), ("nscc-off", senders * in
 q, _, _ = run(f"{d}/off.h5")
 print("off queue", q)
 assert q > over, (q, over)
+PYEOF
+"$WEFT" run -q "$WEFT_SRCDIR/experiments/ue-reps-failure.ini" --set rccc:enabled=true \
+    -o "$TMP/fail.h5" >"$TMP/fail" || fail "RCCC under a failure"
+"$PY" - "$TMP/fail.h5" <<'PYEOF' || fail "RCCC under a failure: bytes"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    fl = f["flows"][:]
+    assert fl["finished"].all() and (fl["bytes_delivered"] == fl["size_bytes"]).all()
 PYEOF
 expect_exit 2 "$WEFT" validate "$inc" --set rccc:enabled=true --set uet:delivery=rod
 [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "\[rccc\] enabled:.*delivery = rud" "$TMP/err" ||
