@@ -31,7 +31,7 @@ sendable (const WeftFlow *f)
         return f->started &&
                (f->uet->lost_n > 0 ||
                 (f->snd_nxt < f->n_pkts && f->uet->inflight < f->window_pkts)) &&
-               (!f->uet->rccc || f->uet->credit > 0 || f->uet->free_pkts > 0);
+               (!f->uet->rccc.on || f->uet->rccc.credit > 0);
     return f->started &&
            (f->resend || (f->snd_nxt < f->n_pkts && f->snd_nxt - f->snd_una < f->window_pkts));
 }
@@ -77,6 +77,62 @@ make_ready (WeftNicAgent *nic, WeftFlow *f)
 static void on_rto (WeftSim *sim, void *target, WeftArg arg);
 static void on_pace (WeftSim *sim, void *target, WeftArg arg);
 
+/* ---- RCCC at the sender (models/rccc.h) ------------------------------------------------ */
+
+/* The packets a flow still has to send: new ones and those due again. */
+static inline guint64
+rccc_need (const WeftFlow *f)
+{
+    return (f->n_pkts - f->snd_nxt) + f->uet->lost_n;
+}
+
+/* With NSCC the credit asked for is capped at the window plus a packet (htsim's pull target
+ * is capped at cwnd + mtu); 0: no cap. */
+static inline guint64
+rccc_window_cap (const WeftNicAgent *nic, const WeftFlow *f)
+{
+    return nic->tp->uet->nscc.enabled ? (guint64) f->window_pkts + 1 : 0;
+}
+
+/* RCCC's control packets go over the flow's entropy values in turn (@n: a count of them), as
+ * htsim's sink sprays its pulls, so that a dead path cannot hold them all. */
+static inline guint32
+rccc_hash (const WeftNicAgent *nic, const WeftFlow *f, guint64 n)
+{
+    const WeftUet *spray = nic->tp->spray;
+    return spray ? weft_uet_ev_hash (spray, f->hash, (guint16) (n % spray->ev_pool)) : f->hash;
+}
+
+/* A sender with packets to send and no credit tells the receiver its credit target in a
+ * credit request, when the receiver has not heard it yet (or @again: after a timeout, in case
+ * the request or the pull was lost). */
+static void
+rccc_ask (WeftNicAgent *nic, WeftFlow *f, gboolean again)
+{
+    WeftRcccFlow *r = &f->uet->rccc;
+    guint64 need = rccc_need (f);
+    if (!r->on || r->credit > 0 || need == 0 || f->snd_una == f->n_pkts)
+        return;
+    guint64 target = weft_rccc_target (r, need, rccc_window_cap (nic, f));
+    if (target <= r->asked && !again)
+        return;
+    WeftSim *sim = nic->owner->sim;
+    WeftPacket *req = weft_packet_alloc (&sim->pool);
+    req->kind = WEFT_PKT_CREDIT_REQ;
+    req->prio = weft_fabric_ack_prio (nic->tp->fabric);
+    req->flow = f->spec.id;
+    req->src = f->spec.src;
+    req->dst = f->spec.dst;
+    req->dst_ep = f->dst_ep;
+    req->hash = rccc_hash (nic, f, r->requests);
+    req->size = (guint32) nic->tp->fabric->ack_bytes;
+    req->sent_at = sim->now;
+    req->credit = target;
+    r->asked = MAX (r->asked, target);
+    r->requests++;
+    weft_port_enqueue (&nic->ports[f->tx_port], req);
+}
+
 /* ---- Ultra Ethernet at the sender (models/uet.h) --------------------------------------- */
 
 static inline void
@@ -107,19 +163,20 @@ uet_flow_begin (WeftNicAgent *nic, WeftFlow *f)
     if (f->uet->rud)
         f->uet->rto_floor = weft_uet_rto_floor (uet, nic->ports[f->tx_port].link.rate_bps);
     if (nic->tp->rccc_rx && f->uet->rud) {
-        f->uet->rccc = TRUE;
-        f->uet->free_pkts = 1 + (gint64) ((double) uet->rccc.initial_credit / wire);
+        double bdp =
+            (double) nic->tp->net_rtt_ps * (double) f->feed_bps / 8 / (double) WEFT_PS_PER_S;
+        weft_rccc_sender_init (&uet->rccc, &f->uet->rccc, bdp, wire);
+        rccc_ask (nic, f, FALSE); /* no initial credit: it asks first */
     }
 }
 
-/* A retransmission timeout: the window hears of a loss, and RCCC lets one packet go free
- * (credit lost with a packet comes back only at the flow's end). */
+/* A retransmission timeout: the window hears of a loss, and RCCC asks again for the credit
+ * the packets due again need. */
 static void
 uet_on_timeout (WeftNicAgent *nic, WeftFlow *f)
 {
     const WeftUet *uet = nic->tp->uet;
-    if (f->uet->rccc)
-        f->uet->free_pkts = MAX (f->uet->free_pkts, 1);
+    rccc_ask (nic, f, TRUE);
     if (uet->nscc.enabled && !f->finished) { /* as in on_uet_ack */
         weft_nscc_on_loss (&uet->nscc, &f->uet->cc, nic->owner->sim->now);
         nscc_window (f, uet);
@@ -249,7 +306,21 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
     WeftFlow *f = target;
     WeftNicAgent *nic = f->sender;
     if (!weft_timer_fire (sim, &f->rto_timer, &nic->owner->sched, on_rto, f, arg))
-        return;           /* nothing outstanding any more, or the deadline moved on */
+        return; /* nothing outstanding any more, or the deadline moved on */
+    if (f->uet && f->uet->rccc.on && f->uet->inflight == 0 && f->uet->lost_n == 0 &&
+        f->uet->rccc.credit <= 0) {
+        /* RCCC: nothing out, waiting for credit: no loss, no timeout.  When no pull has come
+         * since the last such expiry, the request goes again (it, or the pull, may have been
+         * lost) and the RTO backs off (the next RTT sample sets it afresh). */
+        WeftRcccFlow *r = &f->uet->rccc;
+        if (r->pulled == r->pulled_seen) {
+            rccc_ask (nic, f, TRUE);
+            f->rto = MIN (f->rto * 2, nic->tp->rto_max);
+        }
+        r->pulled_seen = r->pulled;
+        timer_restart (nic, f);
+        return;
+    }
     if (uet_timers (f)) { /* RUD with a timer per packet */
         uet_rud_expire (nic, f);
         return;
@@ -608,6 +679,10 @@ pull_next (WeftNicAgent *nic, guint port)
             seq = weft_uet_next_lost (f->uet, f->snd_nxt);
             if (seq == G_MAXUINT64)
                 seq = f->snd_nxt++;
+            /* RCCC: a flow that had nothing out while it waited for credit times this packet
+             * from now (RFC 6298, 5.1), not from its last ACK. */
+            if (f->uet->rccc.on && f->uet->inflight == 0 && !f->uet->sent_at)
+                timer_restart (nic, f);
             f->uet->inflight++;
         } else if (f->resend) {
             f->resend = FALSE;
@@ -631,13 +706,12 @@ pull_next (WeftNicAgent *nic, guint port)
             pkt->ev = weft_uet_pick_ev (nic->tp->spray, f->uet, f->hash, seq);
             pkt->hash = weft_uet_ev_hash (nic->tp->spray, f->hash, pkt->ev);
         }
-        if (f->uet && f->uet->rccc) { /* RCCC: its free packets first, then credit */
-            if (f->uet->free_pkts > 0) {
-                f->uet->free_pkts--;
-            } else {
-                f->uet->credit--;
-                pkt->credited = 1;
-            }
+        if (f->uet &&
+            f->uet->rccc.on) { /* RCCC: a packet of credit; the packet carries the target */
+            WeftRcccFlow *r = &f->uet->rccc;
+            r->credit--;
+            pkt->credit = weft_rccc_target (r, rccc_need (f), rccc_window_cap (nic, f));
+            r->asked = MAX (r->asked, pkt->credit);
         }
         pkt->seq = seq;
         if (uet_timers (f)) {
@@ -707,7 +781,8 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
     gboolean nack = ack->kind == WEFT_PKT_NACK, fresh = FALSE;
     weft_uet_ev_feedback (uet, f->uet, ack->ev, nack || ack->ce);
     f->uet->ecn_echoes += ack->ce;
-    f->uet->credit += ack->grant;
+    if (f->uet->rccc.on)
+        weft_rccc_stop_speculating (&f->uet->rccc); /* the receiver has answered */
     if (nack) {
         f->uet->nacks++;
         f->naks++;
@@ -742,8 +817,22 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
         weft_timer_cancel (&f->rto_timer); /* all acknowledged */
     else if (fresh)
         timer_restart (nic, f);
+    rccc_ask (nic, f, FALSE);
     make_ready (nic, f);
     weft_packet_release (&sim->pool, ack);
+}
+
+/* RCCC: a pull (models/rccc.h) - the receiver's cumulative grant for the flow. */
+static void
+on_pull (WeftNicAgent *nic, WeftPacket *pull)
+{
+    WeftFlow *f = &nic->tp->flows[pull->flow];
+    if (f->uet->rccc.on) {
+        weft_rccc_on_pull (&f->uet->rccc, pull->credit);
+        rccc_ask (nic, f, FALSE); /* the initial credit it dropped may leave it short */
+        make_ready (nic, f);
+    }
+    weft_packet_release (&nic->owner->sim->pool, pull);
 }
 
 static void
@@ -798,28 +887,90 @@ ooo_test (const WeftFlow *f, guint64 seq)
     return f->ooo_bits[seq / 8] & (1u << (seq % 8));
 }
 
-/* RCCC at the receiver (models/rccc.h): the credit of a packet that arrived goes back to the
- * pool, and its flow is granted more on the ACK; a finished flow gives back what it held. */
-static guint32
-rccc_grant (WeftTransport *tp, WeftFlow *f, gboolean credited)
+/* ---- RCCC at the receiver (models/rccc.h) ---------------------------------------------- */
+
+static WeftRcccFlow *
+rccc_flow_at (gpointer ctx, guint32 id)
 {
+    return &((WeftTransport *) ctx)->flows[id].uet->rccc;
+}
+
+static void on_rccc_pull (WeftSim *sim, void *target, WeftArg arg);
+
+/* The node's pacer sends its next pull when its gap after the last one has passed. */
+static void
+rccc_kick (WeftNicAgent *nic, WeftRcccRx *rx)
+{
+    if (rx->busy || !rx->head)
+        return;
+    WeftSim *sim = nic->owner->sim;
+    rx->busy = TRUE;
+    weft_sim_schedule_at (sim, &nic->owner->sched, MAX (sim->now, rx->free_at), on_rccc_pull, rx,
+                          (WeftArg){ 0 });
+}
+
+/* The pacer's turn: a pull to the head flow, then a gap as long as the data it grants takes
+ * at pull_rate x the node's link rate. */
+static void
+on_rccc_pull (WeftSim *sim, void *target, WeftArg arg)
+{
+    WeftRcccRx *rx = target;
+    WeftNicAgent *nic = rx->agent;
+    WeftTransport *tp = nic->tp;
+    const WeftRccc *cfg = &tp->uet->rccc;
+    rx->busy = FALSE;
+    guint32 id;
+    guint64 grant;
+    do /* a flow finished meanwhile is dropped from the queue without a pull */
+        grant = weft_rccc_pacer_pull (rx, rccc_flow_at, tp, cfg->mtus_per_pull, &id);
+    while (grant == 0 && id != G_MAXUINT32);
+    if (id == G_MAXUINT32)
+        return;
+    WeftFlow *f = &tp->flows[id];
+    WeftPacket *pull = weft_packet_alloc (&sim->pool);
+    pull->kind = WEFT_PKT_PULL;
+    pull->prio = weft_fabric_ack_prio (tp->fabric);
+    pull->flow = f->spec.id;
+    pull->src = f->spec.dst;
+    pull->dst = f->spec.src;
+    pull->dst_ep = f->src_ep;
+    pull->hash = rccc_hash (nic, f, rx->pulls);
+    pull->size = (guint32) tp->fabric->ack_bytes;
+    pull->sent_at = sim->now;
+    pull->credit = f->uet->rccc.granted;
+    weft_port_enqueue (&nic->ports[f->ack_port], pull);
+    rx->pulls++;
+    rx->free_at = sim->now + weft_rccc_pull_gap (cfg, grant, tp->fabric->mtu + tp->fabric->header,
+                                                 rx->rate_bps);
+    rccc_kick (nic, rx);
+}
+
+/* A data packet (whole or trimmed) or a credit request of @f carried credit target @target. */
+static void
+rccc_heard (WeftNicAgent *nic, WeftFlow *f, guint64 target)
+{
+    WeftTransport *tp = nic->tp;
     WeftRcccRx *rx = &tp->rccc_rx[f->spec.dst];
-    if (f->finished) {
-        if (f->uet->rccc_seen) {
-            rx->pool += f->uet->held;
-            rx->active--;
-            f->uet->held = 0;
-            f->uet->rccc_seen = FALSE;
-        }
-        return 0;
+    if (!rx->agent) { /* the node's pacer runs at its ports' rate together */
+        rx->agent = nic;
+        for (guint i = 0; i < nic->n_ports; i++)
+            if (nic->ports[i].owner)
+                rx->rate_bps += nic->ports[i].link.rate_bps;
     }
-    if (!f->uet->rccc_seen) {
-        f->uet->rccc_seen = TRUE;
-        rx->active++;
+    if (f->finished) { /* it has it all: nothing more to grant */
+        f->uet->rccc.target = f->uet->rccc.granted;
+        return;
     }
-    guint64 wire = tp->fabric->mtu + tp->fabric->header;
-    return weft_rccc_on_arrival (rx, weft_rccc_budget_pkts (&tp->uet->rccc, wire), &f->uet->held,
-                                 credited, (gint64) (f->n_pkts - f->uet->rcvd_n));
+    if (weft_rccc_on_target (rx, rccc_flow_at, tp, f->spec.id, target))
+        rccc_kick (nic, rx);
+}
+
+/* A credit request reached the receiver. */
+static void
+on_credit_req (WeftNicAgent *nic, WeftPacket *req)
+{
+    rccc_heard (nic, &nic->tp->flows[req->flow], req->credit);
+    weft_packet_release (&nic->owner->sim->pool, req);
 }
 
 /* Ultra Ethernet RUD receiver (models/uet.h): places any packet, answers each one at once -
@@ -860,14 +1011,14 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
             }
         }
     }
-    guint32 grant = tp->rccc_rx ? rccc_grant (tp, f, pkt->credited) : 0;
+    if (tp->rccc_rx)
+        rccc_heard (nic, f, pkt->credit);
     f->acks_sent++;
     WeftPacket *ack = pkt; /* reuse the packet: the data is consumed */
     ack->kind = reply;
     ack->sack = pkt->seq;
     ack->trimmed = 0;
-    ack->credited = 0;
-    ack->grant = (guint16) grant;
+    ack->credit = 0;
     ack->prio = weft_fabric_ack_prio (tp->fabric);
     ack->src = f->spec.dst;
     ack->dst = f->spec.src;
@@ -992,6 +1143,10 @@ consume (WeftNicAgent *nic, WeftPacket *pkt)
         on_data (nic, pkt);
     else if (pkt->kind == WEFT_PKT_CNP)
         on_cnp (nic, pkt);
+    else if (pkt->kind == WEFT_PKT_PULL)
+        on_pull (nic, pkt);
+    else if (pkt->kind == WEFT_PKT_CREDIT_REQ)
+        on_credit_req (nic, pkt);
     else
         on_ack (nic, pkt);
 }

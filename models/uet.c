@@ -485,7 +485,7 @@ uet_sample (const WeftMechEnv *env, weft_time_t now)
                                    .flow = f->spec.id,
                                    .cwnd_bytes =
                                        env->fabric->uet.nscc.enabled ? (guint64) uf->cc.cwnd : 0,
-                                   .credit_bytes = (guint64) MAX (uf->credit, 0) *
+                                   .credit_bytes = (guint64) MAX (uf->rccc.credit, 0) *
                                                    (env->fabric->mtu + env->fabric->header),
                                    .inflight = uf->rud ? uf->inflight : f->snd_nxt - f->snd_una,
                                    .acked = acked,

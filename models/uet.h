@@ -148,11 +148,7 @@ typedef struct {
     guint64 nacks;        /* trim NACKs that reached the sender */
     guint64 ecn_echoes;   /* acknowledgements echoing a CE mark */
     WeftNsccFlow cc;      /* NSCC window (models/nscc.h) */
-    gint64 credit;        /* RCCC: packets the sender may send on credit */
-    gint64 free_pkts;     /* RCCC: packets it may still send without credit */
-    gint64 held;          /* RCCC, at the receiver: credit granted and not yet returned */
-    gboolean rccc_seen;   /* RCCC, at the receiver: the flow counts among its active ones */
-    gboolean rccc;        /* RCCC: the sender needs credit */
+    WeftRcccFlow rccc;    /* RCCC, sender and receiver (models/rccc.h) */
     gboolean rud;         /* the sender runs RUD (bitmaps allocated) */
     /* receiver */
     guint8 *rcvd;     /* RUD: packets placed */

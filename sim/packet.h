@@ -20,6 +20,8 @@ typedef enum {
     WEFT_PKT_NACK,
     WEFT_PKT_CREDIT,       /* InfiniBand flow-control packet: seq carries the credits returned */
     WEFT_PKT_CNP,          /* RoCE congestion notification, receiver to sender (models/dcqcn.h) */
+    WEFT_PKT_CREDIT_REQ,   /* Ultra Ethernet RCCC credit request, sender to receiver */
+    WEFT_PKT_PULL,         /* Ultra Ethernet RCCC credit grant, receiver to sender (rccc.h) */
     WEFT_PKT_FREED = 0xff, /* poison: a released packet */
 } WeftPacketKind;
 
@@ -47,7 +49,6 @@ typedef struct WeftPacket {
     guint8 ce : 1;         /* DATA: ECN Congestion Experienced (models/ecn.h); an Ultra
                               Ethernet ACK: the echo of its data packet's mark */
     guint8 trimmed : 1;    /* Ultra Ethernet DATA: cut to its header by a switch (models/uet.h) */
-    guint8 credited : 1;   /* Ultra Ethernet DATA: it spent an RCCC credit (models/rccc.h) */
     guint8 hop;            /* links crossed so far */
     guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
@@ -60,7 +61,8 @@ typedef struct WeftPacket {
     weft_time_t sent_at; /* DATA: when the sender's transport emitted it (RTT samples) */
     guint64 sack;        /* Ultra Ethernet RUD ACK or NACK: the data packet it answers */
     guint16 ev;          /* Ultra Ethernet: the entropy value it was sprayed on (echoed back) */
-    guint16 grant;       /* Ultra Ethernet RUD ACK or NACK: RCCC credit granted, in packets */
+    guint64 credit;      /* RCCC (models/rccc.h): a DATA packet's or credit request's credit
+                            target; a pull's cumulative grant (packets) */
 } WeftPacket;
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, sl) < 64);

@@ -309,8 +309,8 @@ typedef struct {
     X (U32, flow, "", "flow id")                                                                   \
     X (U64, cwnd_bytes, "B", "NSCC congestion window; 0 with `[nscc] enabled = false`")            \
     X (U64, credit_bytes, "B",                                                                     \
-       "RCCC: credit the receiver has granted and the sender not yet used (full packets on the "   \
-       "wire); 0 without RCCC")                                                                    \
+       "RCCC: the sender's credit not yet spent (its initial credit, then what the receiver's "    \
+       "pulls granted; full packets on the wire); 0 without RCCC")                                 \
     X (U64, inflight, "", "data packets sent and neither acknowledged nor known lost")             \
     X (U64, acked, "", "data packets acknowledged so far (the cumulative point under ROD)")        \
     X (U64, retransmits, "", "data packets sent again so far")                                     \

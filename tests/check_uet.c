@@ -8,9 +8,11 @@
  * marked ACK above target (by the delay average), increases otherwise (fair and proportional
  * increase per window), quick adapt drops to what got through, and its derived parameters are
  * UE 1.0.3's as UEC's htsim sets them, computed here from the RTT and the rate;
- * RCCC's receiver grants a flow its fair share of the pool, never more than the pool or the
- * flow's need, returns a credited packet's credit, and grants one packet of overdraft to a
- * flow holding none;
+ * RCCC's pacer serves the flows that want credit in turn, a pull at most mtus_per_pull and
+ * never past a flow's target, with a gap of the granted packets' time at pull_rate x the link
+ * rate; a sender's initial credit and cap are initial_credit_bdp and max_credit_bdp x its BDP,
+ * speculative credit is dropped at the receiver's first answer, its target is what it was
+ * granted plus what it wants beyond what it holds (capped), and pulls are cumulative;
  * `weft params ecn` tells the truth about the defaults of [ecn] on each fabric (the help text
  * names a value per fabric, and a run of that fabric without [ecn] uses it).
  * Leaves unchecked: whole runs (tests/e2e/ue.sh). */
@@ -340,31 +342,88 @@ START_TEST (test_uet_nscc_derived)
 }
 END_TEST
 
-START_TEST (test_uet_rccc_grants_fair_shares_of_the_pool)
+/* RCCC's pacer over a small flow table (models/rccc.h). */
+static WeftRcccFlow rccc_flows[3];
+
+static WeftRcccFlow *
+rccc_at (gpointer ctx, guint32 id)
 {
-    WeftRcccRx rx = { .pool = 10, .active = 2 };
-    gint64 a = 0, b = 0;
-    /* a's first (free) packet: its fair share, 10 / 2 */
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, FALSE, 100), 5);
-    ck_assert_int_eq (rx.pool, 5);
-    /* a credited packet of a: its credit returns, and a is topped up to its share again */
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &a, TRUE, 100), 1);
-    ck_assert_int_eq (a, 5);
-    ck_assert_int_eq (rx.pool, 5);
-    /* b needs only 3: no more than that */
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, FALSE, 3), 3);
-    ck_assert_int_eq (rx.pool, 2);
-    /* a third flow when the pool is empty: one packet of overdraft, since it holds none */
-    rx.active = 3;
-    rx.pool = 0;
-    gint64 c = 0;
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 1);
-    ck_assert_int_eq (rx.pool, -1);
-    /* and nothing more while it holds that one and the pool is dry */
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &c, FALSE, 50), 0);
-    /* a flow that needs nothing more gets nothing */
-    ck_assert_uint_eq (weft_rccc_on_arrival (&rx, 10, &b, TRUE, 2), 0);
-    ck_assert_int_eq (b, 2);
+    return &((WeftRcccFlow *) ctx)[id];
+}
+
+START_TEST (test_uet_rccc_pacer_grants_pulls_round_robin)
+{
+    WeftRccc c = { .enabled = TRUE, .mtus_per_pull = 4, .pull_rate = 0.99 };
+    WeftRcccRx rx = { 0 };
+    memset (rccc_flows, 0, sizeof rccc_flows);
+    guint32 id;
+    /* Nothing asked: no pull. */
+    ck_assert_uint_eq (weft_rccc_pacer_pull (&rx, rccc_at, rccc_flows, 4, &id), 0);
+    ck_assert_uint_eq (id, G_MAXUINT32);
+    /* Flow 0 wants 10 packets, flow 2 wants 3; flow 0 again (an older target) changes nothing. */
+    ck_assert (weft_rccc_on_target (&rx, rccc_at, rccc_flows, 0, 10));
+    ck_assert (weft_rccc_on_target (&rx, rccc_at, rccc_flows, 2, 3));
+    ck_assert (!weft_rccc_on_target (&rx, rccc_at, rccc_flows, 0, 7));
+    /* Invariant: turns alternate, each pull grants at most mtus_per_pull and never past the
+     * target, and a flow leaves the queue once granted its target. */
+    guint64 want[] = { 4, 3, 4, 2 };
+    guint32 who[] = { 0, 2, 0, 0 };
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+        ck_assert_uint_eq (weft_rccc_pacer_pull (&rx, rccc_at, rccc_flows, 4, &id), want[i]);
+        ck_assert_uint_eq (id, who[i]);
+    }
+    ck_assert_uint_eq (weft_rccc_pacer_pull (&rx, rccc_at, rccc_flows, 4, &id), 0);
+    ck_assert_uint_eq (id, G_MAXUINT32);
+    ck_assert_uint_eq (rccc_flows[0].granted, 10);
+    ck_assert_uint_eq (rccc_flows[2].granted, 3);
+    ck_assert (!rccc_flows[0].queued && !rccc_flows[2].queued);
+    /* A raised target queues the flow again. */
+    ck_assert (weft_rccc_on_target (&rx, rccc_at, rccc_flows, 2, 4));
+    ck_assert_uint_eq (weft_rccc_pacer_pull (&rx, rccc_at, rccc_flows, 4, &id), 1);
+    /* The gap after a pull: its packets' time at pull_rate x the link rate, computed here -
+     * 4 x 4178 B at 99 Gb/s is 1350.464... ns, rounded up to the picosecond. */
+    guint64 bits = 4 * 4178 * 8;
+    weft_time_t gap = weft_rccc_pull_gap (&c, 4, 4178, 100 * G_GUINT64_CONSTANT (1000000000));
+    ck_assert_uint_eq (gap, (bits * 1000000000000ull + 99000000000ull - 1) / 99000000000ull);
+}
+END_TEST
+
+START_TEST (test_uet_rccc_sender_credit_and_target)
+{
+    WeftRccc c = { .enabled = TRUE,
+                   .mtus_per_pull = 4,
+                   .pull_rate = 0.99,
+                   .initial_credit_bdp = 1.5,
+                   .max_credit_bdp = 1.5 };
+    WeftRcccFlow r = { 0 };
+    /* 1.5 x 60048 B of BDP in 4178-byte packets: 21 packets, speculative, also the cap. */
+    weft_rccc_sender_init (&c, &r, 60048, 4178);
+    ck_assert_int_eq (r.credit, 21);
+    ck_assert_int_eq (r.cap, 21);
+    ck_assert (r.speculating);
+    /* While it holds 21 and wants 100, it asks for nothing beyond what it holds. */
+    ck_assert_uint_eq (weft_rccc_target (&r, 100, 0), 0);
+    /* The receiver answers: what is left of the initial credit is dropped; now it asks for its
+     * cap, or its window plus one when NSCC caps it (here 5), or what it needs (3). */
+    weft_rccc_stop_speculating (&r);
+    ck_assert_int_eq (r.credit, 0);
+    ck_assert_uint_eq (weft_rccc_target (&r, 100, 0), 21);
+    ck_assert_uint_eq (weft_rccc_target (&r, 100, 5), 5);
+    ck_assert_uint_eq (weft_rccc_target (&r, 3, 0), 3);
+    /* Pulls carry the cumulative grant: a later one adds the difference, an older one nothing,
+     * and credit never exceeds the cap. */
+    ck_assert_uint_eq (weft_rccc_on_pull (&r, 4), 4);
+    ck_assert_uint_eq (weft_rccc_on_pull (&r, 3), 0);
+    ck_assert_int_eq (r.credit, 4);
+    /* The target counts what it was granted: 4 + (21 - 4 held) */
+    ck_assert_uint_eq (weft_rccc_target (&r, 100, 0), 21);
+    ck_assert_uint_eq (weft_rccc_on_pull (&r, 40), 17);
+    ck_assert_int_eq (r.credit, 21);
+    /* No initial credit: not speculating, it asks first. */
+    c.initial_credit_bdp = 0;
+    weft_rccc_sender_init (&c, &r, 60048, 4178);
+    ck_assert_int_eq (r.credit, 0);
+    ck_assert (!r.speculating);
 }
 END_TEST
 
@@ -441,7 +500,8 @@ test_suite (void)
     tcase_add_test (tc, test_uet_nscc_directions);
     tcase_add_test (tc, test_uet_nscc_derived);
     tcase_add_test (tc, test_uet_ecn_defaults_as_params_says);
-    tcase_add_test (tc, test_uet_rccc_grants_fair_shares_of_the_pool);
+    tcase_add_test (tc, test_uet_rccc_pacer_grants_pulls_round_robin);
+    tcase_add_test (tc, test_uet_rccc_sender_credit_and_target);
     suite_add_tcase (s, tc);
     return s;
 }
