@@ -139,15 +139,25 @@ weft_network_describe_failure (const WeftNetwork *net)
         const char *name = weft_graph_node (net->graph, tp->lost_nic)->name;
         const char *slash = strrchr (name, '/');
         g_autofree char *when = weft_units_format_human_time (tp->lost_ps);
-        g_string_append_printf (
-            out,
-            "NIC %s removed at %s ([%s]): NET/IB : %s:1 async fatal event: local catastrophic "
-            "error (IBV_EVENT_DEVICE_FATAL); communicator encountered a fatal error "
-            "(ncclSystemError); flow %u %s -> %s, whose connection was on it: %" G_GUINT64_FORMAT
-            " of %" G_GUINT64_FORMAT " bytes delivered",
-            name, when, tp->lost_cause, slash ? slash + 1 : name, f->spec.id,
-            weft_graph_node (net->graph, f->spec.src)->name,
-            weft_graph_node (net->graph, f->spec.dst)->name, f->delivered, f->spec.size_bytes);
+        g_string_append_printf (out, "NIC %s removed at %s ([%s]): ", name, when, tp->lost_cause);
+        /* NCCL's words are its InfiniBand plugin's, which drives InfiniBand and RoCE alike
+         * (verbs).  Over plain Ethernet or Ultra Ethernet another plugin runs (sockets,
+         * libfabric), whose report weft does not claim to know (doc/faults.md). */
+        if (weft_fabric_rdma (&net->fabric))
+            g_string_append_printf (out,
+                                    "NET/IB : %s:1 async fatal event: local catastrophic error "
+                                    "(IBV_EVENT_DEVICE_FATAL); communicator encountered a fatal "
+                                    "error (ncclSystemError)",
+                                    slash ? slash + 1 : name);
+        else
+            g_string_append (out, "the device is gone and its connections fail (what NCCL's "
+                                  "network plugin for this fabric prints is not modelled)");
+        g_string_append_printf (out,
+                                "; flow %u %s -> %s, whose connection was on it: %" G_GUINT64_FORMAT
+                                " of %" G_GUINT64_FORMAT " bytes delivered",
+                                f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
+                                weft_graph_node (net->graph, f->spec.dst)->name, f->delivered,
+                                f->spec.size_bytes);
         append_path (net, f, out);
         g_string_append_c (out, '\n');
         return g_string_free (out, FALSE);

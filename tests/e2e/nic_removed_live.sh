@@ -223,4 +223,20 @@ echo "after = collective.9" >>"$TMP/bad.ini"
 expect_exit 2 "$WEFT" validate "$TMP/bad.ini"
 grep -q "\[fault.nic\] after: .*unknown event 'collective.9'" "$TMP/err" ||
     { cat "$TMP/err" >&2; fail "an unknown event"; }
+# NCCL's words are its InfiniBand plugin's (verbs: InfiniBand and RoCE).  Over RoCE the same
+# lines; over plain Ethernet and Ultra Ethernet another plugin runs, and weft says the device
+# is gone without claiming that plugin's words.  The failure still comes at 40 us.
+for kind in roce ethernet ultra-ethernet; do
+    expect_exit 6 "$WEFT" run -q "$TMP/gone.ini" -o "$TMP/gone-$kind.h5" --set "fabric:kind=$kind"
+    grep -q "workload failed at 40.000 us: NIC dgx-2/mlx5_3 removed at 40.000 us" "$TMP/err" ||
+        { cat "$TMP/err" >&2; fail "$kind: the failure is not at the removal"; }
+    if [ "$kind" = roce ]; then
+        grep -q "NET/IB : mlx5_3:1 async fatal event" "$TMP/err" ||
+            { cat "$TMP/err" >&2; fail "roce: not NCCL's IB plugin's words"; }
+    else
+        ! grep -q "NET/IB\|IBV_" "$TMP/err" || { cat "$TMP/err" >&2; fail "$kind: verbs words"; }
+        grep -q "the device is gone and its connections fail" "$TMP/err" ||
+            { cat "$TMP/err" >&2; fail "$kind: no failure line"; }
+    fi
+done
 echo "nic-removed during the run: ok"
