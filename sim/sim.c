@@ -108,6 +108,32 @@ weft_sim_work_done (WeftSim *sim)
         sim->status = WEFT_SIM_DONE;
 }
 
+/* Every INTERRUPT_POLL_EVENTS events: the caller's poll, then the interrupt flag.  FALSE
+ * (status INTERRUPTED) when the run must stop. */
+static inline gboolean
+poll_interrupt (WeftSim *sim, guint *poll)
+{
+    *poll = INTERRUPT_POLL_EVENTS;
+    if (sim->poll)
+        sim->poll (sim, sim->poll_data);
+    if (sim->interrupt && *sim->interrupt) {
+        sim->status = WEFT_SIM_INTERRUPTED;
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Runs the popped event @ev: the clock moves to it (never backwards). */
+static inline void
+execute (WeftSim *sim, const WeftEvent *ev)
+{
+    g_assert (ev->at >= sim->now);
+    sim->now = ev->at;
+    sim->now_key = ev->key;
+    sim->events++;
+    ev->fn (sim, ev->target, ev->arg);
+}
+
 WeftSimStatus
 weft_sim_run (WeftSim *sim)
 {
@@ -119,22 +145,14 @@ weft_sim_run (WeftSim *sim)
     sim->last_progress = sim->now;
     if (sim->hang_timeout > 0 && !weft_timer_pending (&sim->watchdog))
         arm_watchdog (sim);
-    if (sim->sample && sim->sample_interval > 0)
-        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+    weft_sim_start_sampling (sim);
 
     weft_time_t until = sim->duration ? sim->duration : WEFT_TIME_NEVER;
     guint poll = INTERRUPT_POLL_EVENTS;
     WeftEvent ev;
     while (sim->status == WEFT_SIM_RUNNING) {
-        if (G_UNLIKELY (--poll == 0)) {
-            poll = INTERRUPT_POLL_EVENTS;
-            if (sim->poll)
-                sim->poll (sim, sim->poll_data);
-            if (sim->interrupt && *sim->interrupt) {
-                sim->status = WEFT_SIM_INTERRUPTED;
-                break;
-            }
-        }
+        if (G_UNLIKELY (--poll == 0) && !poll_interrupt (sim, &poll))
+            break;
         if (G_UNLIKELY (!weft_evq_pop (&sim->evq, &ev))) {
             /* Work is pending and nothing can ever happen again. */
             sim->status = WEFT_SIM_HANG;
@@ -149,11 +167,7 @@ weft_sim_run (WeftSim *sim)
             sim->status = WEFT_SIM_DURATION;
             break;
         }
-        g_assert (ev.at >= sim->now); /* time never runs backwards */
-        sim->now = ev.at;
-        sim->now_key = ev.key;
-        sim->events++;
-        ev.fn (sim, ev.target, ev.arg);
+        execute (sim, &ev);
     }
     return sim->status;
 }
@@ -171,22 +185,11 @@ weft_sim_run_window (WeftSim *sim, weft_time_t end_at, guint64 end_key)
     guint poll = INTERRUPT_POLL_EVENTS;
     WeftEvent ev;
     while (sim->status == WEFT_SIM_RUNNING) {
-        if (G_UNLIKELY (--poll == 0)) {
-            poll = INTERRUPT_POLL_EVENTS;
-            if (sim->poll)
-                sim->poll (sim, sim->poll_data);
-            if (sim->interrupt && *sim->interrupt) {
-                sim->status = WEFT_SIM_INTERRUPTED;
-                break;
-            }
-        }
+        if (G_UNLIKELY (--poll == 0) && !poll_interrupt (sim, &poll))
+            break;
         if (!weft_evq_pop_before (&sim->evq, end_at, end_key, &ev))
             break;
-        g_assert (ev.at >= sim->now);
-        sim->now = ev.at;
-        sim->now_key = ev.key;
-        sim->events++;
-        ev.fn (sim, ev.target, ev.arg);
+        execute (sim, &ev);
     }
     return sim->status;
 }
