@@ -56,3 +56,19 @@ expect_exit() {
     set +e; "$@" >"$TMP/out" 2>"$TMP/err"; got=$?; set -e
     [ "$got" = "$want" ] || { cat "$TMP/err" >&2; fail "'$*' exited $got, expected $want"; }
 }
+
+# The MPI tests (mpi_ranks.sh, mpi_identity.sh): Open MPI as root, 4 ranks on 2 cores.
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+
+# Their fabric: a k = 4 fat tree of 100 Gb/s links of 1 us, so every cut link's lookahead is
+# 1 us (doc/parallel.md).
+fattree_k4() {
+    cat <<'INI'
+[topology]
+generator = fattree
+k = 4
+link_rate = 100Gbps
+cable_length = 0m
+link_delay = 1us
+INI
+}

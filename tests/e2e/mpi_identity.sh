@@ -19,19 +19,7 @@
 [ "${WEFT_MPI:-no}" = yes ] || { echo "weft built without MPI: skipped"; exit 77; }
 need mpirun
 need h5diff
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-
-fattree() {
-    cat <<'INI'
-[topology]
-generator = fattree
-k = 4
-link_rate = 100Gbps
-cable_length = 0m
-link_delay = 1us
-INI
-}
-{ fattree; cat <<'INI'; } >"$TMP/roce.ini"
+{ fattree_k4; cat <<'INI'; } >"$TMP/roce.ini"
 [experiment]
 seed = 3
 [fabric]
@@ -50,7 +38,7 @@ flow_size = 200000B
 [trace]
 interval = 5us
 INI
-{ fattree; cat <<'INI'; } >"$TMP/ib.ini"
+{ fattree_k4; cat <<'INI'; } >"$TMP/ib.ini"
 [experiment]
 seed = 5
 [fabric]
@@ -67,7 +55,7 @@ flow_size = 100000B
 [trace]
 interval = 5us
 INI
-{ fattree; cat <<'INI'; } >"$TMP/ue.ini"
+{ fattree_k4; cat <<'INI'; } >"$TMP/ue.ini"
 [experiment]
 seed = 7
 [fabric]

@@ -13,16 +13,9 @@
 [ "${WEFT_MPI:-no}" = yes ] || { echo "weft built without MPI: skipped"; exit 77; }
 need mpirun
 need h5diff
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-cat >"$TMP/ft.ini" <<'INI'
+{ fattree_k4; cat <<'INI'; } >"$TMP/ft.ini"
 [experiment]
 seed = 3
-[topology]
-generator = fattree
-k = 4
-link_rate = 100Gbps
-cable_length = 0m
-link_delay = 1us
 [fabric]
 kind = roce
 routing = ecmp
