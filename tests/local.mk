@@ -9,7 +9,7 @@ TESTS += $(check_PROGRAMS)
 # carries the .log/.trs results of an in-tree run, which a VPATH build would take as up to date.
 e2e_tests =
 TESTS += $(e2e_tests)
-EXTRA_DIST += $(e2e_tests) tests/e2e/lib.sh tests/e2e/uplinks_bound.py
+EXTRA_DIST += $(e2e_tests) tests/e2e/lib.sh tests/e2e/uplinks_bound.py tests/e2e/staging.py
 check_PROGRAMS += tests/check_units tests/check_params tests/check_experiment
 tests_check_units_SOURCES = tests/check_units.c
 tests_check_params_SOURCES = tests/check_params.c
