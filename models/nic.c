@@ -94,6 +94,25 @@ rccc_window_cap (const WeftNicAgent *nic, const WeftFlow *f)
     return nic->tp->uet->nscc.enabled ? (guint64) f->window_pkts + 1 : 0;
 }
 
+/* A header-only control packet of flow @f, sent now: toward its receiver (an RCCC credit
+ * request) or back toward its sender (an RCCC pull, a CNP). */
+static WeftPacket *
+control_packet (WeftSim *sim, const WeftFlow *f, guint8 kind, guint8 prio, gboolean to_receiver,
+                guint32 hash, guint32 size)
+{
+    WeftPacket *pkt = weft_packet_alloc (&sim->pool);
+    pkt->kind = kind;
+    pkt->prio = prio;
+    pkt->flow = f->spec.id;
+    pkt->src = to_receiver ? f->spec.src : f->spec.dst;
+    pkt->dst = to_receiver ? f->spec.dst : f->spec.src;
+    pkt->dst_ep = to_receiver ? f->dst_ep : f->src_ep;
+    pkt->hash = hash;
+    pkt->size = size;
+    pkt->sent_at = sim->now;
+    return pkt;
+}
+
 /* RCCC's control packets go over the flow's entropy values in turn (@n: a count of them), as
  * htsim's sink sprays its pulls, so that a dead path cannot hold them all. */
 static inline guint32
@@ -117,16 +136,9 @@ rccc_ask (WeftNicAgent *nic, WeftFlow *f, gboolean again)
     if (target <= r->asked && !again)
         return;
     WeftSim *sim = nic->owner->sim;
-    WeftPacket *req = weft_packet_alloc (&sim->pool);
-    req->kind = WEFT_PKT_CREDIT_REQ;
-    req->prio = weft_fabric_ack_prio (nic->tp->fabric);
-    req->flow = f->spec.id;
-    req->src = f->spec.src;
-    req->dst = f->spec.dst;
-    req->dst_ep = f->dst_ep;
-    req->hash = rccc_hash (nic, f, r->requests);
-    req->size = (guint32) nic->tp->fabric->ack_bytes;
-    req->sent_at = sim->now;
+    WeftPacket *req =
+        control_packet (sim, f, WEFT_PKT_CREDIT_REQ, weft_fabric_ack_prio (nic->tp->fabric), TRUE,
+                        rccc_hash (nic, f, r->requests), (guint32) nic->tp->fabric->ack_bytes);
     req->credit = target;
     r->asked = MAX (r->asked, target);
     r->requests++;
@@ -565,16 +577,8 @@ np_on_ce (WeftNicAgent *nic, WeftFlow *f)
     }
     if (!weft_dcqcn_np_on_ce (cc, f->dcqcn, sim->now))
         return;
-    WeftPacket *cnp = weft_packet_alloc (&sim->pool);
-    cnp->kind = WEFT_PKT_CNP;
-    cnp->prio = weft_fabric_cnp_prio (nic->tp->fabric);
-    cnp->flow = f->spec.id;
-    cnp->src = f->spec.dst;
-    cnp->dst = f->spec.src;
-    cnp->dst_ep = f->src_ep;
-    cnp->hash = f->hash;
-    cnp->size = WEFT_DCQCN_CNP_BYTES;
-    cnp->sent_at = sim->now;
+    WeftPacket *cnp = control_packet (sim, f, WEFT_PKT_CNP, weft_fabric_cnp_prio (nic->tp->fabric),
+                                      FALSE, f->hash, WEFT_DCQCN_CNP_BYTES);
     weft_port_enqueue (&nic->ports[f->ack_port], cnp);
 }
 
@@ -927,16 +931,9 @@ on_rccc_pull (WeftSim *sim, void *target, WeftArg arg)
     if (id == G_MAXUINT32)
         return;
     WeftFlow *f = &tp->flows[id];
-    WeftPacket *pull = weft_packet_alloc (&sim->pool);
-    pull->kind = WEFT_PKT_PULL;
-    pull->prio = weft_fabric_ack_prio (tp->fabric);
-    pull->flow = f->spec.id;
-    pull->src = f->spec.dst;
-    pull->dst = f->spec.src;
-    pull->dst_ep = f->src_ep;
-    pull->hash = rccc_hash (nic, f, rx->pulls);
-    pull->size = (guint32) tp->fabric->ack_bytes;
-    pull->sent_at = sim->now;
+    WeftPacket *pull =
+        control_packet (sim, f, WEFT_PKT_PULL, weft_fabric_ack_prio (tp->fabric), FALSE,
+                        rccc_hash (nic, f, rx->pulls), (guint32) tp->fabric->ack_bytes);
     pull->credit = f->uet->rccc.granted;
     weft_port_enqueue (&nic->ports[f->ack_port], pull);
     rx->pulls++;
