@@ -51,6 +51,7 @@ typedef struct {
     const WeftTransport *tp;
     const WeftPathEnv *env;
     guint32 first_wire;  /* wire bytes of the first packet */
+    guint32 to_node;     /* its destination, which takes it whole */
     weft_time_t latency; /* first packet: serialization + propagation + forwarding, all hops */
     guint64 min_rate;
     guint64 feed_rate; /* the slowest link up to and including the first NIC's egress */
@@ -67,8 +68,12 @@ acc_visit (guint32 node, guint32 port, void *data)
     const WeftLink *l = weft_graph_link (g, g_array_index (n->ports, guint32, port));
     guint32 peer, peer_port;
     weft_graph_peer (g, node, port, &peer, &peer_port);
-    acc->latency += weft_time_serialize (acc->first_wire, l->rate_bps) + l->delay_ps +
-                    acc->env->node_latency_ps[peer];
+    /* As the wire hands it over (models/link.c, set_arrival): a cut-through switch forwards
+     * once its first cut_bytes are in, any other node once the whole packet is. */
+    guint32 cut = acc->env->cut_bytes ? acc->env->cut_bytes[peer] : 0;
+    guint32 bytes = cut && acc->first_wire > cut && peer != acc->to_node ? cut : acc->first_wire;
+    acc->latency +=
+        weft_time_serialize (bytes, l->rate_bps) + l->delay_ps + acc->env->node_latency_ps[peer];
     if (l->rate_bps < acc->min_rate)
         acc->min_rate = l->rate_bps;
     if (!acc->past_nic) {
@@ -142,7 +147,12 @@ static weft_time_t
 path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f, guint32 from,
               guint32 to_ep, guint32 wire, guint64 *min_rate, guint64 *feed_rate, gboolean *fabric)
 {
-    PathAcc acc = { tp, env, wire, 0, G_MAXUINT64, G_MAXUINT64, FALSE, FALSE };
+    PathAcc acc = { .tp = tp,
+                    .env = env,
+                    .first_wire = wire,
+                    .to_node = weft_graph_endpoint_node (tp->graph, to_ep),
+                    .min_rate = G_MAXUINT64,
+                    .feed_rate = G_MAXUINT64 };
     if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT)
         return WEFT_TIME_NEVER;
     if (min_rate)

@@ -205,9 +205,12 @@ typedef struct {
 
 extern const WeftParamSpec weft_transport_params[];
 
-/* Per-node forwarding latency added on arrival (switch latency); indexed by node id. */
+/* What the path's nodes add to a packet's latency, indexed by node id: the forwarding latency
+ * added on arrival (switch latency), and the bytes after which a cut-through switch forwards
+ * (models/link.h `cut_bytes`; 0: the whole packet, store-and-forward). */
 typedef struct {
     const weft_time_t *node_latency_ps;
+    const guint32 *cut_bytes;
 } WeftPathEnv;
 
 /** Fills @tp->flows from @specs: entropy, packet counts, ideal FCT and base RTT along the path

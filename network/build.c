@@ -52,6 +52,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             sw->n_ports = n->ports->len;
             sw->ports = weft_port_array_new (sw->n_ports);
             net->node_latency[id] = sw->latency_ps;
+            net->node_cut_bytes[id] = weft_switch_cut_through (sw) ? CUT_THROUGH_BYTES : 0;
             g_ptr_array_add (net->switches, sw);
         } else {
             WeftNic *nic = (WeftNic *) m;
@@ -77,9 +78,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             weft_port_init (port, m, p, lid, (guint8) weft_graph_direction (g, id, p),
                             net->node_model[peer], (guint16) peer_port, l->rate_bps,
                             l->delay_ps + net->node_latency[peer], G_MAXUINT64);
-            WeftModel *pm = net->node_model[peer];
-            if (pm->klass == &weft_switch_class && weft_switch_cut_through ((WeftSwitch *) pm))
-                port->link.cut_bytes = CUT_THROUGH_BYTES;
+            port->link.cut_bytes = net->node_cut_bytes[peer];
             g_ptr_array_add (net->ports, port);
         }
     }
@@ -141,6 +140,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     guint n_nodes = weft_graph_n_nodes (graph);
     net->node_model = g_new0 (WeftModel *, MAX (n_nodes, 1));
     net->node_latency = g_new0 (weft_time_t, MAX (n_nodes, 1));
+    net->node_cut_bytes = g_new0 (guint32, MAX (n_nodes, 1));
     net->switches = g_ptr_array_new ();
     net->nics = g_ptr_array_new ();
     net->env = (WeftMechEnv){ .sim = sim,
@@ -181,7 +181,7 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     for (guint i = 0; i < net->nics->len; i++)
         weft_nic_fold_rx (net->nics->pdata[i], graph);
     net->tp.workload_names = net->workload_names;
-    WeftPathEnv env = { net->node_latency };
+    WeftPathEnv env = { net->node_latency, net->node_cut_bytes };
     net->tp.start_flow = weft_nic_start_flow_at;
     if (!weft_transport_setup (&net->tp, net->specs, net->deps, net->colls, net->coll_gates, &env,
                                exp, error))
@@ -237,5 +237,6 @@ weft_network_free (WeftNetwork *net)
     g_ptr_array_unref (net->nics);
     g_free (net->node_model);
     g_free (net->node_latency);
+    g_free (net->node_cut_bytes);
     g_free (net);
 }

@@ -36,10 +36,11 @@ typedef struct {
     WeftModel **node_model;    /* per node id; NULL for nodes without a model */
     GPtrArray *ports;          /* WeftPort *, borrowed from the models, every connected port */
     weft_time_t *node_latency; /* per node id */
-    GPtrArray *switches;       /* WeftSwitch *, every switch model, in model order */
-    GPtrArray *nics;           /* WeftNic *, every host or GPU model, in model order */
-    WeftMechEnv env;           /* what the mechanisms' hooks see: points at the above */
-    WeftTrace *trace;          /* borrowed, may be NULL */
+    guint32 *node_cut_bytes; /* per node id: a cut-through switch forwards after this many bytes */
+    GPtrArray *switches;     /* WeftSwitch *, every switch model, in model order */
+    GPtrArray *nics;         /* WeftNic *, every host or GPU model, in model order */
+    WeftMechEnv env;         /* what the mechanisms' hooks see: points at the above */
+    WeftTrace *trace;        /* borrowed, may be NULL */
 } WeftNetwork;
 
 /** Instantiates models for @graph in @sim and schedules the workload.  Errors name the file,

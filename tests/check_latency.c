@@ -322,6 +322,45 @@ gpu_flows (const char *nic, double fct[2], double ideal[2], gboolean nic_path[2]
     weft_session_clear (&s);
 }
 
+/* A lone flow of @size from @src to @dst: its FCT and ideal FCT, in seconds. */
+static void
+lone_flow (const char *src, const char *dst, const char *size, double *fct, double *ideal)
+{
+    g_autofree char *extra =
+        g_strdup_printf ("[workload.w]\nkind = flows\nflows = %s>%s %s\n", src, dst, size);
+    g_autofree char *text = two_dgx ("infiniband", extra);
+    WeftSession s;
+    run (&s, text, WEFT_SIM_DONE);
+    ck_assert_uint_eq (s.net->tp.n_flows, 1);
+    const WeftFlow *f = &s.net->tp.flows[0];
+    *fct = ps_s (f->finish_ps - f->start_ps);
+    *ideal = ps_s (f->ideal_fct_ps);
+    weft_session_clear (&s);
+}
+
+/* The ideal FCT is what the flow takes alone (its slowdown 1): a one-packet flow's exactly,
+ * through the NVSwitch and the PCIe switches (cut-through inside a server) and the
+ * InfiniBand leaf (cut-through): each forwards once the packet's first 64 bytes are in, not
+ * the whole packet. */
+START_TEST (test_latency_ideal_is_a_lone_flows_fct)
+{
+    static const struct {
+        const char *src, *dst;
+    } path[] = { { "dgx-1/gpu1", "dgx-1/gpu2" }, { "dgx-1/gpu3", "dgx-2/gpu3" } };
+    for (guint i = 0; i < G_N_ELEMENTS (path); i++) {
+        double fct, ideal;
+        lone_flow (path[i].src, path[i].dst, "4KiB", &fct, &ideal);
+        printf ("# %s > %s 4 KiB: FCT %.3f ns, ideal %.3f ns\n", path[i].src, path[i].dst,
+                fct * 1e9, ideal * 1e9);
+        ck_assert_double_eq_tol (fct, ideal, 1e-12);
+        lone_flow (path[i].src, path[i].dst, "1MiB", &fct, &ideal);
+        printf ("# %s > %s 1 MiB: FCT %.3f ns, ideal %.3f ns\n", path[i].src, path[i].dst,
+                fct * 1e9, ideal * 1e9);
+        ck_assert_double_ge (fct, ideal - 1e-12);
+    }
+}
+END_TEST
+
 START_TEST (test_latency_only_fabric_transfers_pay_the_nic)
 {
     double fct0[2], ideal0[2], fct1[2], ideal1[2];
@@ -460,6 +499,7 @@ test_suite (void)
     tcase_add_test (tc, test_latency_ib_write_bw_message_rate_capped);
     tcase_add_test (tc, test_latency_large_messages_keep_line_rate);
     tcase_add_test (tc, test_latency_only_fabric_transfers_pay_the_nic);
+    tcase_add_test (tc, test_latency_ideal_is_a_lone_flows_fct);
     tcase_add_test (tc, test_latency_receive_pipeline_in_flight);
     tcase_add_test (tc, test_latency_receive_pipeline_on_the_wire);
     tcase_add_test (tc, test_latency_bad_values_name_the_key);
