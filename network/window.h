@@ -41,6 +41,14 @@ void weft_window_free (WeftWindow *win);
  * @interrupt: the flag a signal sets (read at every window). */
 WeftSimStatus weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt);
 
+/* After a run that ended with a failed workload: every rank learns which flow failed and when
+ * (net->tp.failed, failed_ps), with its retries (the sender's rank's count) and bytes delivered
+ * (the receiver's rank's), so that rank 0 describes the failure as one process does
+ * (weft_network_describe_failure).  A collective: every rank calls it, after the trace rows are
+ * made.  A NIC removed during the run is refused across ranks, so the failure is a retry
+ * counter's. */
+void weft_window_share_failure (WeftWindow *win);
+
 /* The sender's columns of flow @flow's /flows row (models/transport.h), when this rank sends it
  * and another receives it: as they were when it finished (at the end of the window in which it
  * did), or now for a flow not finished.  FALSE for any other flow. */
