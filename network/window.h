@@ -15,8 +15,13 @@
  * Nothing a rank does between its own end and E can reach another rank before T + L.
  *
  * A hang is found at the watchdog's deadline, the whole run's last progress + hang_timeout:
- * windows end there.  Not exact (yet): a failed workload and an interrupt stop the run at the
- * end of the window they happen in.
+ * windows end there.  A failed workload is found exactly too: no window runs past the earliest
+ * time a flow may run out of retries, and that picosecond runs in lockstep, one rank's run of
+ * keys at a time.  An interrupt stops every rank at the start of one window.
+ *
+ * Faults and a subnet manager: every rank runs every fault event and sweep (same keys) and keeps
+ * every link's state and every route table; at the end the fault counters only a port's rank
+ * counts are summed over the ranks (models/fault.h) and rank 0 writes /faults.
  */
 #ifndef WEFT_NETWORK_WINDOW_H
 #define WEFT_NETWORK_WINDOW_H
@@ -29,7 +34,7 @@ typedef struct _WeftWindow WeftWindow;
 
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
- * cannot do yet (collectives, flow dependencies, faults, a subnet manager, /dcqcn and /uet
+ * cannot do yet (collectives, flow dependencies, a NIC removed during the run, /dcqcn and /uet
  * samples), failing with an error that names the file and the group.  (transfer full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);

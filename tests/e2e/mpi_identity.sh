@@ -166,8 +166,8 @@ PY
 done
 
 # Faults and a subnet manager (doc/parallel.md, "Faults"), on the k = 4 fat tree, each fault on
-# a link between an aggregation switch and a core (cut on 2 and 4 ranks, the partition's
-# "cut" count in stderr): the same /flows, /links, /ports, /paths, /faults (and /pfc), exit
+# a link between an aggregation switch and a core, cut between two ranks on 4 ranks (all but
+# the flapping one on 2): the same /flows, /links, /ports, /paths, /faults (and /pfc), exit
 # status, end time and stdout's status line as one process on 1, 2 and 4 ranks:
 # - sm: a link Down from 10 us to 60 us under static InfiniBand routing, rerouted by the
 #   subnet manager's sweep 20 us later; the flows recover and finish;
