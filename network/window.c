@@ -575,6 +575,7 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         const WeftTransport *tp = &win->net->tp;
         if (tp->rc && tp->rc_timeout_ps != WEFT_TIME_NEVER)
             fail_at = MIN (fail_at, t + tp->rc_timeout_ps);
+        fail_at = MAX (fail_at, t); /* a timer is never due before its event: t at the earliest */
         if (fail_at < end && fail_at == t) {
             win->windows++;
             snapshot_senders (win);
