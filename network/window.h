@@ -34,8 +34,9 @@ typedef struct _WeftWindow WeftWindow;
 
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
- * cannot do yet (collectives, flow dependencies, a NIC removed during the run, /dcqcn and /uet
- * samples), failing with an error that names the file and the group.  (transfer full) */
+ * cannot do yet (collectives, flow dependencies, a NIC removed or GPUDirect lost during the
+ * run, a fault that waits for a collective, /dcqcn and /uet samples), failing with an error that
+ * names the file and the group.  (transfer full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);
 void weft_window_free (WeftWindow *win);

@@ -178,7 +178,8 @@ done
 #   a connection runs out of retries, exit 6, the run stopped at that very event on every rank
 #   (stderr's "weft: workload failed at" line is one process's, word for word);
 # - hang: the same dead link with the default retry span: the watchdog stops it (exit 3).
-# A NIC removed during the run is refused on 2 ranks (exit 2, the group and kind named).
+# A NIC removed, or GPUDirect lost, during the run is refused on 2 ranks (exit 2, the group and
+# kind named).
 { fattree_k4; cat <<'INI'; } >"$TMP/sm.ini"
 [experiment]
 seed = 11
@@ -318,6 +319,11 @@ INI
 expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/nic.ini" -o "$TMP/nic.h5" --quiet
 grep -q "nic.ini: \[fault.nic\] kind: a NIC removed during the run" "$TMP/err" \
     || { cat "$TMP/err" >&2; fail "nic-removed during the run: not refused by its group"; }
+sed -e 's/^kind = nic-removed$/kind = gpudirect-off/' -e 's|^nic = .*|server = dgx-2|' \
+    "$TMP/nic.ini" >"$TMP/gd.ini"
+expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/gd.ini" -o "$TMP/gd.h5" --quiet
+grep -q "gd.ini: \[fault.nic\] kind: GPUDirect lost during the run" "$TMP/err" \
+    || { cat "$TMP/err" >&2; fail "gpudirect-off during the run: not refused by its group"; }
 
 # The fixtures exercise what they are for: PFC and credits stalled transmitters.
 "$PY" - "$TMP/roce.h5" "$TMP/ib.h5" <<'PY' || fail "the fixtures did not stall"
