@@ -331,6 +331,8 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
     weft_network_finish_trace (s->net);
     weft_trace_gather (trace, par);
     gather_sender_rows (s, par, win, trace);
+    if (status == WEFT_SIM_WORKLOAD_FAILED)
+        weft_window_share_failure (win);
     RankCounts mine = { s->sim->events, weft_window_crossed (win), weft_window_crossed_ctl (win),
                         weft_window_windows (win), weft_window_unsure (win) };
     RankCounts *counts = g_new (RankCounts, par->size);
@@ -360,11 +362,18 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
              : status == WEFT_SIM_INTERRUPTED     ? WEFT_EXIT_INTERRUPTED
                                                   : WEFT_EXIT_DONE;
         g_autofree char *at = weft_units_format_human_time (s->sim->now);
-        if (status == WEFT_SIM_HANG || status == WEFT_SIM_WORKLOAD_FAILED ||
-            status == WEFT_SIM_INTERRUPTED)
+        g_autofree char *failure = NULL, *msg = NULL;
+        if (status == WEFT_SIM_WORKLOAD_FAILED && s->net->tp.failed) {
+            /* As one process says it (close_trace). */
+            failure = weft_network_describe_failure (s->net);
+            g_printerr ("weft: workload failed at %s: %s", at, failure);
+            msg = g_strdup_printf ("workload failed: %s", failure);
+        } else if (status == WEFT_SIM_HANG || status == WEFT_SIM_WORKLOAD_FAILED ||
+                   status == WEFT_SIM_INTERRUPTED) {
             g_printerr ("weft: %s at %s (run across %d ranks: the details are in the trace)\n",
                         weft_sim_status_name (status), at, par->size);
-        WeftTraceEnd end = { ts, s->sim->now, wall, events, NULL };
+        }
+        WeftTraceEnd end = { ts, s->sim->now, wall, events, msg };
         g_autofree char *where =
             weft_trace_status_complete (ts) ? g_strdup (out) : weft_trace_partial_path (out);
         if (!weft_trace_close (trace, &end, &error)) {
@@ -489,8 +498,8 @@ weft_cli_run (int argc, char **argv)
              "Under mpirun (weft built with MPI) one rank is the ordinary run; on more ranks\n"
              "the fabric is split by [parallel] and rank 0 writes one trace with one process's\n"
              "data sets, and prints each rank's events and packets sent across; collectives,\n"
-             "flow dependencies, faults and /dcqcn or /uet samples are refused (exit 2) there\n"
-             "(doc/parallel.md).\n\n"
+             "flow dependencies, a NIC removed or GPUDirect lost during the run and /dcqcn or\n"
+             "/uet samples are refused (exit 2) there (doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"

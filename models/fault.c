@@ -418,6 +418,7 @@ struct WeftFaults {
     guint n_groups;         /* [fault.NAME] groups (a switch's group has a Fault per link) */
     const WeftMechEnv *env; /* borrowed: its trace, once the run has one */
     guint written;          /* events of log already in /faults */
+    gboolean merged;        /* across ranks: the counters are every rank's (rank_merge) */
 };
 
 static void
@@ -989,8 +990,12 @@ static void
 flush_log (WeftFaults *fs)
 {
     WeftTrace *trace = fs->env ? fs->env->trace : NULL;
-    if (!trace)
+    if (!trace || (fs->sim->rank_of && !fs->merged))
+        return; /* across ranks: written once, merged, at the end (weft_faults_rank_merge) */
+    if (fs->sim->rank_of && fs->sim->rank != 0) {
+        fs->written = fs->log->len; /* rank 0 writes every row */
         return;
+    }
     static const char *const actions[] = { "down", "up", "rate", "ber" };
     for (; fs->written < fs->log->len; fs->written++) {
         const WeftFaultEvent *ev = &g_array_index (fs->log, WeftFaultEvent, fs->written);
@@ -1006,8 +1011,12 @@ flush_log (WeftFaults *fs)
         g_strlcpy (row.fault, weft_faults_group (fs, ev->fault), sizeof row.fault);
         g_strlcpy (row.kind, weft_fault_kind_name (ev->kind), sizeof row.kind);
         g_strlcpy (row.action, actions[ev->action], sizeof row.action);
+        if (fs->sim->rank_of)
+            weft_trace_set_order (trace, fs->written);
         weft_trace_append_fault (trace, &row);
     }
+    if (fs->sim->rank_of)
+        weft_trace_set_order (trace, 0);
 }
 
 static void
@@ -1032,6 +1041,15 @@ log_event (Fault *f, WeftFaultAction action, double value)
     flush_log (fs);
 }
 
+/* A port that may send again looks at its queue: on its own rank only (across ranks every rank
+ * runs every fault event, and keeps every link end's state, but only the port's owner sends). */
+static void
+kick (WeftPort *port)
+{
+    if (weft_sim_owns (port->owner->sim, port->owner->node))
+        weft_port_kick (port);
+}
+
 static void
 set_down (Fault *f, gboolean down)
 {
@@ -1052,7 +1070,7 @@ set_down (Fault *f, gboolean down)
     weft_frn_port_changed (f->all->env->fabric->frn);
     if (!down)
         for (guint d = 0; d < 2; d++)
-            weft_port_kick (f->port[d]);
+            kick (f->port[d]);
 }
 
 /* nic-removed during the run: the NIC leaves its server (a hot removal, or a device that dies).
@@ -1138,7 +1156,7 @@ end_fault (Fault *f)
     case WEFT_FAULT_DEGRADED:
         for (guint d = 0; d < 2; d++) {
             f->port[d]->link.rate_bps = f->fl->end[d].nominal_rate_bps;
-            weft_port_kick (f->port[d]);
+            kick (f->port[d]);
         }
         log_event (f, WEFT_FAULT_ACTION_RATE, (double) f->fl->end[0].nominal_rate_bps);
         break;
@@ -1500,6 +1518,74 @@ weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g)
     g_hash_table_iter_init (&it, fs->links);
     while (g_hash_table_iter_next (&it, &key, &value))
         weft_graph_set_link_cut (g, GPOINTER_TO_UINT (key), ((FaultLink *) value)->end[0].down);
+}
+
+/* The counters only a link end's own rank counts, in one order every rank shares: per logged
+ * event the two ends' rcv_errors and tx_bytes, then per fault each end's corrupted and
+ * lost_down packets. */
+#define EVENT_COUNTS 4
+#define FAULT_COUNTS 4
+
+gsize
+weft_faults_rank_counts (const WeftFaults *fs, guint64 *out)
+{
+    if (!fs)
+        return 0;
+    gsize n = 0;
+    for (guint i = 0; i < fs->log->len; i++) {
+        const WeftFaultEvent *ev = &g_array_index (fs->log, WeftFaultEvent, i);
+        if (out) {
+            out[n] = ev->rcv_errors[0];
+            out[n + 1] = ev->rcv_errors[1];
+            out[n + 2] = ev->tx_bytes[0];
+            out[n + 3] = ev->tx_bytes[1];
+        }
+        n += EVENT_COUNTS;
+    }
+    for (guint i = 0; i < fs->faults->len; i++) {
+        const Fault *f = fs->faults->pdata[i];
+        for (guint d = 0; out && d < 2; d++) {
+            out[n + 2 * d] = f->fl->end[d].corrupted;
+            out[n + 2 * d + 1] = f->fl->end[d].lost_down;
+        }
+        n += FAULT_COUNTS;
+    }
+    return n;
+}
+
+void
+weft_faults_rank_merge (WeftFaults *fs, const guint64 *sums)
+{
+    if (!fs)
+        return;
+    gsize n = 0;
+    for (guint i = 0; i < fs->log->len; i++, n += EVENT_COUNTS) {
+        WeftFaultEvent *ev = &g_array_index (fs->log, WeftFaultEvent, i);
+        ev->rcv_errors[0] = sums[n];
+        ev->rcv_errors[1] = sums[n + 1];
+        ev->tx_bytes[0] = sums[n + 2];
+        ev->tx_bytes[1] = sums[n + 3];
+    }
+    for (guint i = 0; i < fs->faults->len; i++, n += FAULT_COUNTS) {
+        const Fault *f = fs->faults->pdata[i];
+        for (guint d = 0; d < 2; d++) {
+            f->fl->end[d].corrupted = sums[n + 2 * d];
+            f->fl->end[d].lost_down = sums[n + 2 * d + 1];
+        }
+    }
+    fs->merged = TRUE;
+    flush_log (fs);
+}
+
+const char *
+weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph *g)
+{
+    for (guint i = 0; fs && i < fs->faults->len; i++) {
+        const Fault *f = fs->faults->pdata[i];
+        if (f->p.kind == WEFT_FAULT_NIC_REMOVED && !weft_graph_link_removed (g, f->link))
+            return f->group;
+    }
+    return NULL;
 }
 
 const char *

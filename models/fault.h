@@ -120,6 +120,18 @@ const GArray *weft_faults_log (const WeftFaults *fs);
 /* Marks every link of @fs cut in @g while it is Down, and not cut otherwise (a subnet
  * manager's sweep, models/sm.h). */
 void weft_faults_cut_down_links (const WeftFaults *fs, WeftGraph *g);
+/* Across MPI ranks (doc/parallel.md) every rank runs every fault event and keeps every link
+ * end's state, but only a port's own rank counts what it sends: the /faults rows' rcv_errors and
+ * tx_bytes, and each end's corrupted and lost_down packets, are 0 on the other ranks.  At the
+ * end of the run weft_faults_rank_counts puts them in @out (NULL: only counts them) and returns
+ * how many there are, the same number on every rank; weft_faults_rank_merge takes their sums
+ * over the ranks, each the owner's count, and writes the /faults rows, on rank 0 only (until
+ * then a run across ranks holds them back). */
+gsize weft_faults_rank_counts (const WeftFaults *fs, guint64 *out);
+void weft_faults_rank_merge (WeftFaults *fs, const guint64 *sums);
+/* The group ("fault.NAME") of the first nic-removed fault that removes its NIC during the run
+ * (at > 0 or after), or NULL. */
+const char *weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph *g);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 

@@ -4,7 +4,9 @@
 
 #include <string.h>
 
+#include "models/fault.h"
 #include "models/nic.h"
+#include "sim/units.h"
 
 /* A packet crossing to another rank: the slot of its wire (graph link * 2 + direction), then
  * the packet by value (its FIFO link is meaningless there and reset). */
@@ -42,6 +44,7 @@ struct _WeftWindow {
 /* What every rank tells the others at a window's start, and after its first part. */
 typedef struct {
     weft_time_t next_at, last_progress, done_at;
+    weft_time_t fail_at; /* the earliest time a flow of this rank may fail (earliest_failure) */
     guint64 pending, done_key;
     guint32 interrupted, failed, done;
     guint32 pad;
@@ -72,16 +75,46 @@ refuse (const WeftExperiment *exp, GError **error, const char *group, const char
                                  what);
 }
 
+/* Faults and a subnet manager (doc/parallel.md, "Faults"): every rank runs every fault event
+ * and every sweep, with the same keys, and keeps every link end's state and every route table,
+ * which the events change alike everywhere; a port's own rank alone sends through it.  Refused:
+ * a NIC removed during the run, whose device error fails the flows under way on it at that
+ * instant (weft_transport_device_lost), which only their senders' ranks know. */
+static gboolean
+check_faults (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
+{
+    const char *group = weft_faults_nic_removed_live (net->fabric.faults, net->graph);
+    if (group)
+        return refuse (exp, error, group, "kind",
+                       "a NIC removed during the run (kind = nic-removed with at > 0 or after)");
+    /* Two that hang on the collective engine (refused across ranks itself for now, above): a
+     * fault scheduled when a collective starts, and GPUDirect lost for the collectives from a
+     * time or a collective on; both need review once collectives run across ranks. */
+    GKeyFile *kf = weft_experiment_keyfile (exp);
+    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
+    for (guint i = 0; groups && groups[i]; i++) {
+        g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
+        g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
+        g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
+        if (after && strstr (after, "collective."))
+            return refuse (exp, error, groups[i], "after",
+                           "a fault that waits for a collective (after = ...collective.N)");
+        weft_time_t at_ps = 0;
+        if (kind && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
+            (after || g_key_file_has_key (kf, groups[i], "until", NULL) ||
+             (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps > 0))))
+            return refuse (exp, error, groups[i], "kind",
+                           "GPUDirect lost during the run (kind = gpudirect-off with at > 0, "
+                           "after or until)");
+    }
+    return TRUE;
+}
+
 static gboolean
 check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 sample_interval,
                  GError **error)
 {
     const WeftTransport *tp = &net->tp;
-    GKeyFile *kf = weft_experiment_keyfile (exp);
-    g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
-    for (char **g = groups; *g; g++)
-        if (g_str_has_prefix (*g, "fault."))
-            return refuse (exp, error, *g, NULL, "faults");
     /* The group that asks for it: "workload.NAME". */
     g_autofree char *group = NULL;
     if (tp->n_colls > 0) {
@@ -96,8 +129,8 @@ check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 samp
                                  NULL);
             return refuse (exp, error, group, NULL, "flows that wait for other flows");
         }
-    if (net->fabric.sm)
-        return refuse (exp, error, "fabric", NULL, "a subnet manager's sweeps");
+    if (!check_faults (net, exp, error))
+        return FALSE;
     if (sample_interval > 0 && net->fabric.dcqcn.enabled)
         return refuse (exp, error, "dcqcn", NULL,
                        "/dcqcn samples (set [trace] interval = 0s, or turn DCQCN off)");
@@ -290,10 +323,120 @@ exchange (WeftWindow *win)
     }
 }
 
-static RankState
-local_state (WeftSim *sim, const volatile sig_atomic_t *interrupt)
+/* ---- the exact end of a failed workload ----------------------------------------------------
+ * A workload fails at one event of one rank: an RC flow's retransmission timer that expires
+ * with its retries used up (models/nic.c, rc_may_retry), on its sender's rank.  One process
+ * stops right after it; so must every rank, though none can undo an event.  So no window runs
+ * past the earliest time at which any flow may fail, F, computed at the window's start:
+ * a flow with r of its rc_retry_cnt retries used and its timer due at D fails no earlier than
+ * D + (rc_retry_cnt - r) x rc_timeout (each later timeout is armed a whole timeout after the
+ * one before, and progress only gives retries back), and a flow whose timer is not running
+ * arms it at the window's start T or later.  Windows end before F; the picosecond F itself
+ * runs in lockstep (run_instant): the rank holding the earliest event of that picosecond runs
+ * its events up to the next rank's earliest, and all tell each other whether one failed, so
+ * every rank stops after exactly the events one process runs. */
+
+/* F on this rank (the timers it runs), or WEFT_TIME_NEVER. */
+static weft_time_t
+earliest_failure (const WeftWindow *win)
 {
+    const WeftTransport *tp = &win->net->tp;
+    weft_time_t at = WEFT_TIME_NEVER;
+    if (!tp->rc || tp->rc_timeout_ps == WEFT_TIME_NEVER)
+        return at;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        /* (A finished flow's sender may still time out: its receiver has every byte, and the
+         * ACKs were lost.) */
+        if (f->failed || f->unused || !weft_timer_pending (&f->rto_timer))
+            continue;
+        guint64 left = tp->rc_retry_cnt > f->rc_retries ? tp->rc_retry_cnt - f->rc_retries : 0;
+        weft_time_t d = weft_timer_deadline (&f->rto_timer);
+        if (left > 0 && (WEFT_TIME_NEVER - d) / left <= tp->rc_timeout_ps)
+            continue; /* past the end of time */
+        at = MIN (at, d + left * tp->rc_timeout_ps);
+    }
+    return at;
+}
+
+/* The key of this rank's earliest event at @t, or G_MAXUINT64 when it has none at @t (every
+ * event before @t has run). */
+static guint64
+next_key_at (WeftSim *sim, weft_time_t t)
+{
+    WeftEvent ev;
+    if (!weft_evq_pop_before (&sim->evq, t, G_MAXUINT64, &ev))
+        return G_MAXUINT64;
+    g_assert (ev.at == t);
+    weft_evq_push (&sim->evq, &ev);
+    return ev.key;
+}
+
+typedef struct {
+    guint64 next_key, pending;
+    guint32 failed, pad;
+} InstantState;
+
+/* Runs every rank's events at @t, the earliest pending over all ranks, in one process's (key)
+ * order with respect to a failure and the end of the work: WEFT_SIM_RUNNING when the
+ * picosecond is over, else the status the run stops with, on every rank alike. */
+static WeftSimStatus
+run_instant (WeftWindow *win, weft_time_t t)
+{
+    WeftSim *sim = win->sim;
+    int n = win->par->size;
+    InstantState *all = g_new (InstantState, n);
+    WeftSimStatus status = WEFT_SIM_RUNNING;
+    for (;;) {
+        InstantState mine = { .next_key = next_key_at (sim, t),
+                              .pending = sim->work_pending,
+                              .failed = sim->status == WEFT_SIM_WORKLOAD_FAILED };
+        weft_parallel_allgather (win->par, &mine, sizeof mine, all);
+        guint64 pending = 0, first = G_MAXUINT64;
+        gboolean failed = FALSE;
+        for (int r = 0; r < n; r++) {
+            pending += all[r].pending;
+            failed |= all[r].failed;
+            first = MIN (first, all[r].next_key);
+        }
+        if (failed) {
+            status = WEFT_SIM_WORKLOAD_FAILED;
+            break;
+        }
+        if (pending == 0) {
+            sim->work_pending = 0;
+            status = WEFT_SIM_DONE;
+            break;
+        }
+        if (first == G_MAXUINT64)
+            break;
+        if (mine.next_key != first)
+            continue;
+        /* The holder of the earliest key runs up to the other ranks' earliest; a key several
+         * ranks hold (an engine event every rank runs, a sample) runs alone on each. */
+        guint64 bound = G_MAXUINT64;
+        guint holders = 0;
+        for (int r = 0; r < n; r++) {
+            holders += all[r].next_key == first;
+            if (r != win->par->rank)
+                bound = MIN (bound, all[r].next_key);
+        }
+        if (holders > 1)
+            bound = first + 1;
+        if (sim->status == WEFT_SIM_DONE)
+            sim->status = WEFT_SIM_RUNNING;
+        weft_sim_run_window (sim, t, bound);
+    }
+    g_free (all);
+    return status;
+}
+
+static RankState
+local_state (WeftWindow *win, const volatile sig_atomic_t *interrupt, gboolean fail_at)
+{
+    WeftSim *sim = win->sim;
     return (RankState){ .next_at = weft_evq_peek_at (&sim->evq),
+                        .fail_at = fail_at ? earliest_failure (win) : WEFT_TIME_NEVER,
                         .last_progress = sim->last_progress,
                         .pending = sim->work_pending,
                         .interrupted = interrupt && *interrupt,
@@ -314,6 +457,78 @@ stop (WeftWindow *win, WeftSimStatus status, weft_time_t at)
     return status;
 }
 
+/* At the end of the run: the fault counters only a port's own rank counts, summed over the
+ * ranks (models/fault.h), before the /ports and /faults rows are made. */
+static void
+merge_faults (WeftWindow *win)
+{
+    WeftFaults *fs = win->net->fabric.faults;
+    if (!fs)
+        return;
+    int size = win->par->size;
+    guint64 n = weft_faults_rank_counts (fs, NULL);
+    guint64 *ns = g_new (guint64, size);
+    weft_parallel_allgather (win->par, &n, sizeof n, ns);
+    for (int r = 0; r < size; r++)
+        if (ns[r] != n) {
+            /* Every rank runs every fault event: never. */
+            g_critical ("rank %d logged other fault events than rank %d", r, win->par->rank);
+            g_free (ns);
+            return;
+        }
+    g_free (ns);
+    guint64 *mine = g_new0 (guint64, MAX (n, 1));
+    guint64 *all = g_new0 (guint64, MAX (n, 1) * size);
+    weft_faults_rank_counts (fs, mine);
+    weft_parallel_allgather (win->par, mine, n * sizeof *mine, all);
+    for (guint64 i = 0; i < n; i++) {
+        mine[i] = 0;
+        for (int r = 0; r < size; r++)
+            mine[i] += all[(guint64) r * n + i];
+    }
+    weft_faults_rank_merge (fs, mine);
+    g_free (mine);
+    g_free (all);
+}
+
+typedef struct {
+    guint32 has, flow;
+    weft_time_t at;
+    guint64 retries, delivered;
+} FailNote;
+
+void
+weft_window_share_failure (WeftWindow *win)
+{
+    WeftTransport *tp = &win->net->tp;
+    int size = win->par->size;
+    FailNote own = { 0 }, *all = g_new (FailNote, size);
+    if (tp->failed)
+        own = (FailNote){ 1, tp->failed->spec.id, tp->failed_ps, tp->failed->rc_retries, 0 };
+    weft_parallel_allgather (win->par, &own, sizeof own, all);
+    int who = -1;
+    for (int r = 0; r < size && who < 0; r++)
+        if (all[r].has)
+            who = r;
+    if (who < 0) {
+        g_free (all);
+        return;
+    }
+    FailNote note = all[who];
+    WeftFlow *f = &tp->flows[note.flow];
+    own.delivered = mine (win, f->spec.dst) ? f->delivered : 0;
+    weft_parallel_allgather (win->par, &own, sizeof own, all);
+    for (int r = 0; r < size; r++)
+        if (all[r].delivered)
+            note.delivered = all[r].delivered;
+    tp->failed = f;
+    tp->failed_ps = note.at;
+    f->failed = TRUE;
+    f->rc_retries = note.retries;
+    f->delivered = note.delivered;
+    g_free (all);
+}
+
 WeftSimStatus
 weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
 {
@@ -326,14 +541,15 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
     weft_sim_start_sampling (sim);
     WeftSimStatus status;
     for (;;) {
-        RankState mine = local_state (sim, interrupt);
+        RankState mine = local_state (win, interrupt, TRUE);
         weft_parallel_allgather (win->par, &mine, sizeof mine, all);
         guint64 pending = 0;
-        weft_time_t t = WEFT_TIME_NEVER, progress = 0, latest = 0;
+        weft_time_t t = WEFT_TIME_NEVER, progress = 0, latest = 0, fail_at = WEFT_TIME_NEVER;
         gboolean interrupted = FALSE, failed = FALSE;
         for (int r = 0; r < n; r++) {
             pending += all[r].pending;
             t = MIN (t, all[r].next_at);
+            fail_at = MIN (fail_at, all[r].fail_at);
             progress = MAX (progress, all[r].last_progress);
             latest = MAX (latest, all[r].done_at);
             interrupted |= all[r].interrupted;
@@ -375,12 +591,30 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         if (sim->duration && end > sim->duration + 1)
             end = sim->duration + 1;
         end = MIN (end, deadline);
+        /* A flow may fail in this window (above): the window ends before F, and F itself runs
+         * in lockstep. */
+        const WeftTransport *tp = &win->net->tp;
+        if (tp->rc && tp->rc_timeout_ps != WEFT_TIME_NEVER)
+            fail_at = MIN (fail_at, t + tp->rc_timeout_ps);
+        fail_at = MAX (fail_at, t); /* a timer is never due before its event: t at the earliest */
+        if (fail_at < end && fail_at == t) {
+            win->windows++;
+            snapshot_senders (win);
+            WeftSimStatus st = run_instant (win, t);
+            exchange (win);
+            if (st != WEFT_SIM_RUNNING) {
+                status = stop (win, st, t);
+                break;
+            }
+            continue;
+        }
+        end = MIN (end, fail_at);
         win->windows++;
         snapshot_senders (win);
         /* First part: up to this rank's own end of work, if it lies in the window. */
         if (sim->work_pending > 0)
             weft_sim_run_window (sim, end, 0);
-        mine = local_state (sim, interrupt);
+        mine = local_state (win, interrupt, FALSE);
         weft_parallel_allgather (win->par, &mine, sizeof mine, all);
         guint64 left = 0;
         weft_time_t e_at = 0;
@@ -412,5 +646,6 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
     }
     g_free (all);
     sim->interrupt = interrupt;
+    merge_faults (win);
     return status;
 }

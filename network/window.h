@@ -15,8 +15,13 @@
  * Nothing a rank does between its own end and E can reach another rank before T + L.
  *
  * A hang is found at the watchdog's deadline, the whole run's last progress + hang_timeout:
- * windows end there.  Not exact (yet): a failed workload and an interrupt stop the run at the
- * end of the window they happen in.
+ * windows end there.  A failed workload is found exactly too: no window runs past the earliest
+ * time a flow may run out of retries, and that picosecond runs in lockstep, one rank's run of
+ * keys at a time.  An interrupt stops every rank at the start of one window.
+ *
+ * Faults and a subnet manager: every rank runs every fault event and sweep (same keys) and keeps
+ * every link's state and every route table; at the end the fault counters only a port's rank
+ * counts are summed over the ranks (models/fault.h) and rank 0 writes /faults.
  */
 #ifndef WEFT_NETWORK_WINDOW_H
 #define WEFT_NETWORK_WINDOW_H
@@ -29,8 +34,9 @@ typedef struct _WeftWindow WeftWindow;
 
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
- * cannot do yet (collectives, flow dependencies, faults, a subnet manager, /dcqcn and /uet
- * samples), failing with an error that names the file and the group.  (transfer full) */
+ * cannot do yet (collectives, flow dependencies, a NIC removed or GPUDirect lost during the
+ * run, a fault that waits for a collective, /dcqcn and /uet samples), failing with an error that
+ * names the file and the group.  (transfer full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);
 void weft_window_free (WeftWindow *win);
@@ -40,6 +46,14 @@ void weft_window_free (WeftWindow *win);
  * the rows written after the run come after the run's in the trace's order).
  * @interrupt: the flag a signal sets (read at every window). */
 WeftSimStatus weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt);
+
+/* After a run that ended with a failed workload: every rank learns which flow failed and when
+ * (net->tp.failed, failed_ps), with its retries (the sender's rank's count) and bytes delivered
+ * (the receiver's rank's), so that rank 0 describes the failure as one process does
+ * (weft_network_describe_failure).  A collective: every rank calls it, after the trace rows are
+ * made.  A NIC removed during the run is refused across ranks, so the failure is a retry
+ * counter's. */
+void weft_window_share_failure (WeftWindow *win);
 
 /* The sender's columns of flow @flow's /flows row (models/transport.h), when this rank sends it
  * and another receives it: as they were when it finished (at the end of the window in which it
