@@ -74,7 +74,9 @@ weft_port_set_far (WeftPort *port, WeftPort *far)
 static inline void
 queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 {
-    port->s_area += (double) port->q_bytes * (double) (now - port->s_last);
+    /* An empty queue adds nothing (+0.0 leaves the sum as it is): skip the conversions. */
+    if (port->q_bytes)
+        port->s_area += (double) port->q_bytes * (double) (now - port->s_last);
     port->s_last = now;
     port->q_bytes = new_bytes;
     if (new_bytes > port->s_max_q)
