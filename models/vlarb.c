@@ -33,6 +33,12 @@ weft_vlarb_init (WeftVlArb *a, const WeftIbConfig *cfg)
     *a = (WeftVlArb){ .cfg = cfg };
     a->hi_left = cfg->n_high ? cfg->high[0].weight : 0;
     a->lo_left = cfg->n_low ? cfg->low[0].weight : 0;
+    for (guint i = 0; i < cfg->n_high; i++)
+        if (cfg->high[i].weight)
+            a->hi_vls |= 1u << cfg->high[i].vl;
+    for (guint i = 0; i < cfg->n_low; i++)
+        if (cfg->low[i].weight)
+            a->lo_vls |= 1u << cfg->low[i].vl;
 }
 
 /* From the current entry on, the first entry with weight whose VL is eligible; moves the
@@ -53,23 +59,15 @@ scan (const WeftIbArbEntry *t, guint n, guint *idx, gint64 *left, guint32 eligib
     return -1;
 }
 
-static gboolean
-table_ready (const WeftIbArbEntry *t, guint n, guint32 eligible)
-{
-    for (guint i = 0; i < n; i++)
-        if (t[i].weight && (eligible & (1u << t[i].vl)))
-            return TRUE;
-    return FALSE;
-}
-
 int
 weft_vlarb_pick (WeftVlArb *a, guint32 eligible, gboolean *high)
 {
     const WeftIbConfig *c = a->cfg;
     if (!eligible)
         return -1;
-    gboolean hi_ready = table_ready (c->high, c->n_high, eligible);
-    gboolean lo_ready = table_ready (c->low, c->n_low, eligible);
+    /* Whether some entry with weight serves an eligible VL. */
+    gboolean hi_ready = (a->hi_vls & eligible) != 0;
+    gboolean lo_ready = (a->lo_vls & eligible) != 0;
     gboolean hi_allowed =
         c->high_limit == 255 || !lo_ready ||
         (c->high_limit == 0 ? a->hi_sent == 0 : a->hi_sent < c->high_limit * 4096);

@@ -18,6 +18,8 @@ typedef struct {
     guint hi_idx, lo_idx;
     gint64 hi_left, lo_left; /* 64-byte units left in the current entry */
     guint64 hi_sent;         /* high-priority bytes since a low-priority packet was sent */
+    guint32 hi_vls, lo_vls;  /* bit v: the table has an entry with weight for VL v (from cfg
+                                at init), so whether a table can serve is one AND */
 } WeftVlArb;
 
 /* [infiniband] vlarb_high, vlarb_low, vlarb_high_limit: fields of WeftIbConfig. */

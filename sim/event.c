@@ -18,6 +18,17 @@ bucket_append (WeftEvqBucket *b, const WeftEvent *ev)
     b->v[b->len++] = *ev;
 }
 
+/* A bucket above 0: appended to, its earliest time kept, so a refill does not scan for it. */
+static inline void
+upper_append (WeftEventQueue *q, guint i, const WeftEvent *ev)
+{
+    WeftEvqBucket *b = &q->b[i];
+    bucket_append (b, ev);
+    if (ev->at < b->min)
+        b->min = ev->at;
+    q->nonempty |= G_GUINT64_CONSTANT (1) << (i - 1);
+}
+
 /* Bucket 0 is a binary min-heap on the key (all its events share one time). */
 static void
 zero_push (WeftEvqBucket *b, const WeftEvent *ev)
@@ -35,6 +46,24 @@ zero_push (WeftEvqBucket *b, const WeftEvent *ev)
     h[i] = *ev;
 }
 
+/* Puts @ev at heap position @i of @h (@n long), moving it down past smaller keys. */
+static inline void
+sift_down (WeftEvent *h, guint32 n, guint32 i, const WeftEvent *ev)
+{
+    for (;;) {
+        guint32 c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].key < h[c].key)
+            c++;
+        if (h[c].key >= ev->key)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = *ev;
+}
+
 static void
 zero_pop (WeftEvqBucket *b, WeftEvent *out)
 {
@@ -44,25 +73,15 @@ zero_pop (WeftEvqBucket *b, WeftEvent *out)
     if (n == 0)
         return;
     WeftEvent last = h[n];
-    guint32 i = 0;
-    for (;;) {
-        guint32 c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && h[c + 1].key < h[c].key)
-            c++;
-        if (h[c].key >= last.key)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = last;
+    sift_down (h, n, 0, &last);
 }
 
 void
 weft_evq_init (WeftEventQueue *q)
 {
     *q = (WeftEventQueue){ 0 };
+    for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
+        q->b[i].min = WEFT_TIME_NEVER;
 }
 
 void
@@ -70,7 +89,7 @@ weft_evq_clear (WeftEventQueue *q)
 {
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
         g_free (q->b[i].v);
-    *q = (WeftEventQueue){ 0 };
+    weft_evq_init (q);
 }
 
 void
@@ -79,16 +98,16 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
     g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
     guint i = bucket_of (q, ev->at);
     q->len++;
-    if (i == 0) {
+    if (i == 0)
         zero_push (&q->b[0], ev);
-    } else {
-        bucket_append (&q->b[i], ev);
-        q->nonempty |= G_GUINT64_CONSTANT (1) << (i - 1);
-    }
+    else
+        upper_append (q, i, ev);
 }
 
 /* Bucket 0 is empty: move the time forward to the earliest pending event and spread the
- * lowest non-empty bucket below it.  FALSE when nothing is pending. */
+ * lowest non-empty bucket below it.  FALSE when nothing is pending.  The events that land in
+ * bucket 0 are appended and made a heap once (Floyd): the same pops as pushing each, keys
+ * being unique, for fewer moves. */
 static gboolean
 refill (WeftEventQueue *q)
 {
@@ -96,25 +115,25 @@ refill (WeftEventQueue *q)
         return FALSE;
     guint i = (guint) __builtin_ctzll (q->nonempty) + 1;
     WeftEvqBucket *b = &q->b[i];
-    weft_time_t min = b->v[0].at;
-    for (guint32 k = 1; k < b->len; k++)
-        if (b->v[k].at < min)
-            min = b->v[k].at;
-    q->last = min;
+    q->last = b->min;
     q->nonempty &= ~(G_GUINT64_CONSTANT (1) << (i - 1));
     /* Every event of bucket i now differs from the new time in a lower bit (or not at all):
      * they all move to buckets below i, so b is not appended to while it is read. */
     guint32 n = b->len;
     b->len = 0;
+    b->min = WEFT_TIME_NEVER;
+    WeftEvqBucket *z = &q->b[0];
     for (guint32 k = 0; k < n; k++) {
         const WeftEvent *ev = &b->v[k];
         guint j = bucket_of (q, ev->at);
-        if (j == 0) {
-            zero_push (&q->b[0], ev);
-        } else {
-            bucket_append (&q->b[j], ev);
-            q->nonempty |= G_GUINT64_CONSTANT (1) << (j - 1);
-        }
+        if (j == 0)
+            bucket_append (z, ev);
+        else
+            upper_append (q, j, ev);
+    }
+    for (guint32 k = z->len / 2; k-- > 0;) {
+        WeftEvent ev = z->v[k];
+        sift_down (z->v, z->len, k, &ev);
     }
     return TRUE;
 }
@@ -128,6 +147,7 @@ weft_evq_rewind (WeftEventQueue *q, weft_time_t t)
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++) {
         g_array_append_vals (all, q->b[i].v, q->b[i].len);
         q->b[i].len = 0;
+        q->b[i].min = WEFT_TIME_NEVER;
     }
     q->nonempty = 0;
     q->len = 0;
@@ -158,11 +178,7 @@ weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, Wef
         if (q->nonempty == 0)
             return FALSE;
         /* Look at the earliest time before moving the queue's time to it (refill). */
-        const WeftEvqBucket *b = &q->b[__builtin_ctzll (q->nonempty) + 1];
-        weft_time_t min = b->v[0].at;
-        for (guint32 k = 1; k < b->len; k++)
-            if (b->v[k].at < min)
-                min = b->v[k].at;
+        weft_time_t min = q->b[__builtin_ctzll (q->nonempty) + 1].min;
         if (min > end_at || (min == end_at && end_key == 0))
             return FALSE;
         refill (q);
@@ -180,10 +196,5 @@ weft_evq_peek_at (const WeftEventQueue *q)
         return q->last;
     if (q->nonempty == 0)
         return WEFT_TIME_NEVER;
-    const WeftEvqBucket *b = &q->b[__builtin_ctzll (q->nonempty) + 1];
-    weft_time_t min = b->v[0].at;
-    for (guint32 k = 1; k < b->len; k++)
-        if (b->v[k].at < min)
-            min = b->v[k].at;
-    return min;
+    return q->b[__builtin_ctzll (q->nonempty) + 1].min;
 }

@@ -8,11 +8,12 @@
  * event is scheduled before the last one popped - true of a simulation clock.  Bucket i > 0
  * holds events whose time first differs from the last popped time in bit i - 1 (counting from
  * the least significant); bucket 0 holds the events at exactly the last popped time, kept as a
- * small binary heap on the key.  A push appends to one bucket; when bucket 0 runs dry, the
- * lowest non-empty bucket is scanned for its earliest time and its events are spread into the
- * lower buckets.  Every event moves down at most 64 times and in practice a handful, always by
- * sequential appends, so the cost per event is a few cache lines whatever the number pending.
- * Measured against the 4-ary heap it replaced with bench/evq_hold (bench/README.md).
+ * small binary heap on the key.  A push appends to one bucket, which keeps its earliest time;
+ * when bucket 0 runs dry, the queue's time moves to the lowest non-empty bucket's earliest time
+ * and that bucket's events are spread into the lower buckets.  Every event moves down at most 64
+ * times and in practice a handful, always by sequential appends, so the cost per event is a few
+ * cache lines whatever the number pending. Measured against the 4-ary heap it replaced with
+ * bench/evq_hold (bench/README.md).
  *
  * Records (40 bytes) are stored by value in the buckets: no malloc per event once the buckets
  * have grown to the run's working set.
@@ -67,6 +68,7 @@ typedef struct {
 typedef struct {
     WeftEvent *v;
     guint32 len, cap;
+    weft_time_t min; /* buckets > 0: the earliest time held (WEFT_TIME_NEVER when empty) */
 } WeftEvqBucket;
 
 #define WEFT_EVQ_BUCKETS 65

@@ -32,6 +32,12 @@ typedef guint64 weft_time_t;
 static inline weft_time_t
 weft_time_serialize (guint64 bytes, guint64 rate_bps)
 {
+    /* A packet's size: 64-bit arithmetic, the same quotient (below 2^20 bytes and 2^62 b/s,
+     * bytes * 8e12 + rate < 2^64) without the 128-bit division (its call and set-up were 1.6 % of
+     * the flagship's instructions: bench/README.md). */
+    if (G_LIKELY (bytes < (G_GUINT64_CONSTANT (1) << 20) &&
+                  rate_bps < (G_GUINT64_CONSTANT (1) << 62)))
+        return (bytes * 8u * WEFT_PS_PER_S + rate_bps - 1) / rate_bps;
     /* bytes * 8e12 overflows 64 bits above ~2.3 MB: use 128-bit arithmetic. */
     unsigned __int128 num = (unsigned __int128) bytes * 8u * WEFT_PS_PER_S;
     return (weft_time_t) ((num + rate_bps - 1) / rate_bps);

@@ -53,6 +53,51 @@ START_TEST (test_event_pops_in_time_then_key_order)
 }
 END_TEST
 
+/* Pushes while popping (the simulation's pattern), at increments over many bit widths and at
+ * the very time popped: every pop is the least (time, key) pending, found here by a linear
+ * scan of the pending set, and peek_at and pop_before agree with it.  Exercises the buckets'
+ * earliest times and bucket 0's heap as a refill builds it. */
+START_TEST (test_event_interleaved_matches_linear_scan)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    gsl_rng *r = weft_rng_new (11, 1);
+    GArray *pend = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
+    guint64 next_key = 0;
+    weft_time_t now = 0;
+    for (guint step = 0; step < 40000; step++) {
+        guint pushes = pend->len < 300 ? 2 : (guint) gsl_rng_uniform_int (r, 3);
+        for (guint k = 0; k < pushes; k++) {
+            guint bits = (guint) gsl_rng_uniform_int (r, 24);
+            weft_time_t inc = gsl_rng_uniform_int (r, 4) == 0 ? 0 : gsl_rng_get (r) % (1u << bits);
+            WeftEvent ev = { .at = now + inc,
+                             .key = ((guint64) gsl_rng_uniform_int (r, 16) << 32) | next_key++ };
+            weft_evq_push (&q, &ev);
+            g_array_append_val (pend, ev);
+        }
+        guint best = 0;
+        for (guint i = 1; i < pend->len; i++)
+            if (cmp_event (&g_array_index (pend, WeftEvent, i),
+                           &g_array_index (pend, WeftEvent, best)) < 0)
+                best = i;
+        WeftEvent want = g_array_index (pend, WeftEvent, best);
+        ck_assert_uint_eq (weft_evq_peek_at (&q), want.at);
+        WeftEvent ev;
+        /* Not before the least one itself; then up to it inclusive. */
+        ck_assert (!weft_evq_pop_before (&q, want.at, want.key, &ev));
+        ck_assert (weft_evq_pop_before (&q, want.at, want.key + 1, &ev));
+        ck_assert_uint_eq (ev.at, want.at);
+        ck_assert_uint_eq (ev.key, want.key);
+        g_array_remove_index_fast (pend, best);
+        now = ev.at;
+    }
+    ck_assert_uint_eq (weft_evq_len (&q), pend->len);
+    g_array_free (pend, TRUE);
+    gsl_rng_free (r);
+    weft_evq_clear (&q);
+}
+END_TEST
+
 static GString *order;
 
 static void
@@ -193,6 +238,7 @@ test_suite (void)
     Suite *s = suite_create ("event");
     TCase *tc = tcase_create ("queue");
     tcase_add_test (tc, test_event_pops_in_time_then_key_order);
+    tcase_add_test (tc, test_event_interleaved_matches_linear_scan);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
