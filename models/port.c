@@ -58,7 +58,7 @@ weft_port_clear (WeftPort *port)
     if (port->ib)
         weft_ib_port_clear (port->ib, pool);
     g_clear_pointer (&port->ib, g_free);
-    g_clear_pointer (&port->pfc, g_free);
+    g_clear_pointer (&port->pfc, free);
 }
 
 void
