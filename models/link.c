@@ -12,8 +12,8 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->hop++;
     if (link->wire.head)
         weft_sim_schedule_keyed (sim, link->wire.head->arrive_at,
-                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
-                                 link, (WeftArg){ 0 });
+                                 WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
+                                 (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
@@ -29,7 +29,7 @@ on_ctl_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->hop++;
     if (link->ctl.head)
         weft_sim_schedule_keyed (sim, link->ctl.head->arrive_at,
-                                 WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                 WEFT_KEY_CTL (link->sched_id, link->ctl_arrivals++),
                                  on_ctl_arrival, link, (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
@@ -85,7 +85,7 @@ weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
         weft_fifo_push (&link->ctl, pkt);
         if (idle)
             weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
-                                     WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                     WEFT_KEY_CTL (link->sched_id, link->ctl_arrivals++),
                                      on_ctl_arrival, link, (WeftArg){ 0 });
         return;
     }
@@ -98,8 +98,8 @@ weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
      * event is a delivery, never moved or cancelled.) */
     if (was_empty)
         weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
-                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
-                                 link, (WeftArg){ 0 });
+                                 WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
+                                 (WeftArg){ 0 });
 }
 
 void

@@ -29,12 +29,15 @@ typedef struct WeftLinkTxS {
     /* Layout: a port's wire (models/port.h) is read and written by every packet it sends and
      * every arrival: the fields from owner to wire (104 bytes) lie in two of the port's lines
      * (asserted there); the cross-rank poster's data and the flow-control FIFO, rare, follow. */
-    WeftModel *owner;  /* sending side */
-    WeftSched *sched;  /* the sending port's scheduling identity: its id keys the arrivals */
-    WeftModel *peer;   /* receiving model */
-    guint16 peer_port; /* port index at the receiver */
-    guint8 direction;  /* 0: a -> b of the graph link, 1: b -> a */
-    guint32 link_id;   /* graph link id */
+    WeftModel *owner;     /* sending side */
+    guint32 sched_id;     /* the sending port's scheduling id (its WeftSched's, fixed): it keys
+                             the arrivals, read here rather than from the port, whose line is
+                             cold by the time a packet arrives */
+    guint32 ctl_arrivals; /* arrival events scheduled on ctl so far (WEFT_KEY_CTL) */
+    WeftModel *peer;      /* receiving model */
+    guint16 peer_port;    /* port index at the receiver */
+    guint8 direction;     /* 0: a -> b of the graph link, 1: b -> a */
+    guint32 link_id;      /* graph link id */
     guint64 rate_bps;
     weft_time_t delay_ps; /* propagation + the receiver's forwarding latency */
     guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
@@ -51,9 +54,8 @@ typedef struct WeftLinkTxS {
     WeftPacketFifo wire; /* in flight, in arrival order */
     /* -- rare -- */
     void *post_data;
-    WeftPacketFifo ctl;   /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
-                             arrive, never through the NIC's pipeline */
-    guint32 ctl_arrivals; /* the same as arrivals for ctl (WEFT_KEY_CTL) */
+    WeftPacketFifo ctl; /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
+                           arrive, never through the NIC's pipeline */
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.

@@ -34,7 +34,7 @@ weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id
     port->index = index;
     port->cap_bytes = cap_bytes;
     port->link = (WeftLinkTx){ .owner = owner,
-                               .sched = &port->sched,
+                               .sched_id = port->sched.id,
                                .peer = peer,
                                .peer_port = peer_port,
                                .direction = direction,
