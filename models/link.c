@@ -11,7 +11,7 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->in_port = link->peer_port;
     pkt->hop++;
     if (link->wire.head)
-        weft_sim_schedule_keyed (sim, link->wire.head->arrive_at,
+        weft_sim_schedule_keyed (sim, pkt->next_at,
                                  WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
                                  (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
@@ -92,6 +92,8 @@ weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
     gboolean was_empty = link->wire.head == NULL;
     /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
     g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);
+    if (!was_empty)
+        link->wire.tail->next_at = pkt->arrive_at; /* its line is written by the push anyway */
     weft_fifo_push (&link->wire, pkt);
     /* A FIFO wire delivers in order, so only the head needs an event.  (Not a WeftTimer: the
      * wire's FIFO is the state - an event is pending exactly while it holds a packet - and each
