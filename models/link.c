@@ -11,9 +11,9 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->in_port = link->peer_port;
     pkt->hop++;
     if (link->wire.head)
-        weft_sim_schedule_keyed (sim, link->wire.head->arrive_at,
-                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
-                                 link, (WeftArg){ 0 });
+        weft_sim_schedule_keyed (sim, pkt->next_at,
+                                 WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
+                                 (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
@@ -29,7 +29,7 @@ on_ctl_arrival (WeftSim *sim, void *target, WeftArg arg)
     pkt->hop++;
     if (link->ctl.head)
         weft_sim_schedule_keyed (sim, link->ctl.head->arrive_at,
-                                 WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                 WEFT_KEY_CTL (link->sched_id, link->ctl_arrivals++),
                                  on_ctl_arrival, link, (WeftArg){ 0 });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
@@ -85,21 +85,23 @@ weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
         weft_fifo_push (&link->ctl, pkt);
         if (idle)
             weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
-                                     WEFT_KEY_CTL (link->sched->id, link->ctl_arrivals++),
+                                     WEFT_KEY_CTL (link->sched_id, link->ctl_arrivals++),
                                      on_ctl_arrival, link, (WeftArg){ 0 });
         return;
     }
     gboolean was_empty = link->wire.head == NULL;
     /* A FIFO wire: nothing overtakes (a transmitter sends one packet at a time). */
     g_assert (was_empty || pkt->arrive_at >= link->wire.tail->arrive_at);
+    if (!was_empty)
+        link->wire.tail->next_at = pkt->arrive_at; /* its line is written by the push anyway */
     weft_fifo_push (&link->wire, pkt);
     /* A FIFO wire delivers in order, so only the head needs an event.  (Not a WeftTimer: the
      * wire's FIFO is the state - an event is pending exactly while it holds a packet - and each
      * event is a delivery, never moved or cancelled.) */
     if (was_empty)
         weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
-                                 WEFT_KEY_WIRE (link->sched->id, link->arrivals++), on_arrival,
-                                 link, (WeftArg){ 0 });
+                                 WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
+                                 (WeftArg){ 0 });
 }
 
 void

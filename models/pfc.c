@@ -7,6 +7,9 @@
 
 #include "sim/units.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_BOOL ("enabled", WeftPfcConfig, enabled, "true",
                      "lossless RDMA priority: PAUSE upstream when an ingress queue crosses xoff; "
@@ -108,6 +111,17 @@ weft_pfc_headroom (const WeftPfcConfig *cfg, guint64 rate_bps, weft_time_t delay
     return (guint64) flight + 3 * frame + WEFT_PFC_FRAME + cfg->response * 64;
 }
 
+WeftPfcPort *
+weft_pfc_port_new (void)
+{
+    /* C11's aligned_alloc: the size is a multiple of the alignment, as the struct's is. */
+    WeftPfcPort *pfc = aligned_alloc (_Alignof(WeftPfcPort), sizeof (WeftPfcPort));
+    if (pfc == NULL)
+        g_error ("weft_pfc_port_new: out of memory");
+    memset (pfc, 0, sizeof *pfc);
+    return pfc;
+}
+
 guint64
 weft_pfc_paused_ps (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 {
@@ -151,10 +165,10 @@ weft_pfc_sample (WeftPfcPort *pfc, guint prio, weft_time_t now, WeftTracePfcSamp
                                  .pauses_received = n->pauses_received - base->pauses_received,
                                  .paused_ps = paused - pfc->s_paused[prio],
                                  .violations = n->violations - base->violations,
-                                 .max_ingress_bytes = pfc->s_max_used[prio] };
+                                 .max_ingress_bytes = pfc->rx[prio].s_max_used };
     pfc->s_n[prio] = *n;
     pfc->s_paused[prio] = paused;
-    pfc->s_max_used[prio] = pfc->used[prio];
+    pfc->rx[prio].s_max_used = pfc->rx[prio].used;
     return row->pauses_sent || row->resumes_sent || row->pauses_received || row->paused_ps ||
            row->violations;
 }
@@ -212,15 +226,15 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
      * threshold may fall below what the group already holds: the headroom then starts there.
      * (A static one never does: the group pauses as it crosses it.) */
     if (pfc->xoff[prio])
-        xoff = pfc->xoff_at[prio];
+        xoff = pfc->rx[prio].xoff_at;
     else
-        xoff = MAX (xoff, pfc->used[prio]);
-    guint64 after = pfc->used[prio] + pkt->size;
+        xoff = MAX (xoff, pfc->rx[prio].used);
+    guint64 after = pfc->rx[prio].used + pkt->size;
     gboolean fits = after <= xoff + pfc->headroom && pkt->size <= room;
     if (fits) {
-        pfc->used[prio] = after;
-        pfc->max_used[prio] = MAX (pfc->max_used[prio], after);
-        pfc->s_max_used[prio] = MAX (pfc->s_max_used[prio], after);
+        pfc->rx[prio].used = after;
+        pfc->rx[prio].max_used = MAX (pfc->rx[prio].max_used, after);
+        pfc->rx[prio].s_max_used = MAX (pfc->rx[prio].s_max_used, after);
     } else {
         pfc->n[prio].violations++;
     }
@@ -228,7 +242,7 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
      * headroom. */
     if (after > xoff && !pfc->xoff[prio]) {
         pfc->xoff[prio] = TRUE;
-        pfc->xoff_at[prio] = xoff;
+        pfc->rx[prio].xoff_at = xoff;
         pause_upstream (in, prio);
     }
     return fits;
@@ -245,10 +259,10 @@ weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
 {
     WeftPfcPort *pfc = in->pfc;
     guint prio = pkt->prio & 7u;
-    g_assert (pfc->used[prio] >= pkt->size);
-    pfc->used[prio] -= pkt->size;
+    g_assert (pfc->rx[prio].used >= pkt->size);
+    pfc->rx[prio].used -= pkt->size;
     /* Static xoff: xon <= xoff, so this is xon. */
-    if (pfc->xoff[prio] && pfc->used[prio] <= MIN (pfc->cfg->xon, pfc->xoff_at[prio])) {
+    if (pfc->xoff[prio] && pfc->rx[prio].used <= MIN (pfc->cfg->xon, pfc->rx[prio].xoff_at)) {
         pfc->xoff[prio] = FALSE;
         weft_timer_cancel (&pfc->refresh[prio]);
         send_pause (in, prio, 0);
@@ -395,7 +409,7 @@ pfc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         weft_time_t one_way =
             l->delay_ps +
             (env->node_latency[port->owner->node] + env->node_latency[port->link.peer->node]) / 2;
-        port->pfc = g_new0 (WeftPfcPort, 1);
+        port->pfc = weft_pfc_port_new ();
         port->pfc->cfg = &fab->pfc;
         port->pfc->rate_bps = l->rate_bps;
         port->pfc->headroom =

@@ -75,31 +75,47 @@ typedef struct {
     guint64 violations;                /* receiver side: headroom overflowed (dropped) */
 } WeftPfcCounts;
 
+/* One priority's receiver-side state: what every packet's admission and departure read. */
 typedef struct {
-    const WeftPfcConfig *cfg;
+    guint64 used;       /* bytes of packets that arrived on the port and have not left */
+    guint64 max_used;   /* its peak */
+    guint64 s_max_used; /* its peak in the current /pfc sample interval */
+    guint64 xoff_at;    /* the threshold the pause in force was sent at */
+} WeftPfcRx;
+
+/* Layout: a packet's admission at a switch's input and its departure read the first line
+ * (cfg, headroom, xoff) and its priority's WeftPfcRx (two per line); a port's dequeue reads
+ * storm and until.  Allocated aligned to a line (weft_pfc_port_new). */
+typedef struct {
+    _Alignas(64) const WeftPfcConfig *cfg;
     guint64 rate_bps;
-    guint64 headroom; /* resolved for this port */
-    /* receiver side */
-    guint64 used[WEFT_PFC_PRIOS];
-    gboolean xoff[WEFT_PFC_PRIOS];     /* a pause is in force upstream */
-    WeftTimer refresh[WEFT_PFC_PRIOS]; /* its refresh: pending while xoff */
-    guint64 max_used[WEFT_PFC_PRIOS];
-    WeftPfcCounts n[WEFT_PFC_PRIOS]; /* frames and violations, both sides */
-    guint64 xoff_at[WEFT_PFC_PRIOS]; /* the threshold the pause in force was sent at */
+    guint64 headroom;                          /* resolved for this port */
+    guint8 xoff[WEFT_PFC_PRIOS];               /* receiver side: a pause is in force upstream */
+    guint8 storm[WEFT_PFC_PRIOS];              /* sender side, watchdog: pauses ignored (forward) or
+                                                  queue dropped (drop) */
+    _Alignas(64) WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side, from the second line */
     /* sender side */
-    weft_time_t since[WEFT_PFC_PRIOS], until[WEFT_PFC_PRIOS];
+    weft_time_t until[WEFT_PFC_PRIOS], since[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS]; /* closed pause intervals */
+    /* receiver side, rare */
+    WeftTimer refresh[WEFT_PFC_PRIOS]; /* a pause's refresh: pending while xoff */
+    WeftPfcCounts n[WEFT_PFC_PRIOS];   /* frames and violations, both sides */
     /* watchdog (sender side) */
-    WeftTimer wd_poll;              /* the next poll; pending while a priority is paused */
-    guint8 stuck[WEFT_PFC_PRIOS];   /* consecutive polls paused with data waiting */
-    gboolean storm[WEFT_PFC_PRIOS]; /* pauses ignored (forward) or queue dropped (drop) */
+    WeftTimer wd_poll;            /* the next poll; pending while a priority is paused */
+    guint8 stuck[WEFT_PFC_PRIOS]; /* consecutive polls paused with data waiting */
     weft_time_t storm_until[WEFT_PFC_PRIOS];
     guint64 storms, wd_dropped;
     guint64 s_paused_base; /* paused time (all priorities) at the sample start */
-    /* /pfc samples: the counts and paused time at the sample start, the interval's peak */
+    /* /pfc samples: the counts and paused time at the sample start */
     WeftPfcCounts s_n[WEFT_PFC_PRIOS];
-    guint64 s_paused[WEFT_PFC_PRIOS], s_max_used[WEFT_PFC_PRIOS];
+    guint64 s_paused[WEFT_PFC_PRIOS];
 } WeftPfcPort;
+
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx) == 64);
+G_STATIC_ASSERT (sizeof (WeftPfcRx) == 32);
+
+/* A zeroed port state aligned to a cache line; free with free (). */
+WeftPfcPort *weft_pfc_port_new (void);
 
 extern const WeftParamSpec weft_pfc_params[];
 
@@ -128,8 +144,8 @@ weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 static inline guint64
 weft_pfc_headroom_used (const WeftPfcPort *pfc, guint prio)
 {
-    return pfc->xoff[prio] && pfc->used[prio] > pfc->xoff_at[prio]
-               ? pfc->used[prio] - pfc->xoff_at[prio]
+    return pfc->xoff[prio] && pfc->rx[prio].used > pfc->rx[prio].xoff_at
+               ? pfc->rx[prio].used - pfc->rx[prio].xoff_at
                : 0;
 }
 

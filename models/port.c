@@ -34,7 +34,7 @@ weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id
     port->index = index;
     port->cap_bytes = cap_bytes;
     port->link = (WeftLinkTx){ .owner = owner,
-                               .sched = &port->sched,
+                               .sched_id = port->sched.id,
                                .peer = peer,
                                .peer_port = peer_port,
                                .direction = direction,
@@ -58,7 +58,7 @@ weft_port_clear (WeftPort *port)
     if (port->ib)
         weft_ib_port_clear (port->ib, pool);
     g_clear_pointer (&port->ib, g_free);
-    g_clear_pointer (&port->pfc, g_free);
+    g_clear_pointer (&port->pfc, free);
 }
 
 void

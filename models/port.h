@@ -97,8 +97,6 @@ typedef struct WeftPort {
                               identity keys this port's credit wake-ups */
     WeftTimer credit_wake; /* with ib, while stalled: the first FCP on its way arrives
                               (models/ib_credit.h) */
-    WeftSched wake_sched; /* credit_wake's keys: far's id, counted from WEFT_KEY_WAKE (sim/event.h),
-                             touched only by this port's wake-ups whichever rank sent the FCP */
     /* Ultra Ethernet link-level retry (models/uet.h): a corrupted frame is sent again this
      * long after it ended, ahead of what waits; 0: off.  With llr_go_back_n the receiver also
      * discards every frame that starts before the replay, and they are sent again after the
@@ -120,6 +118,8 @@ typedef struct WeftPort {
     weft_time_t s_start;
     /* With a fault on the link: its counters at the last sample (their deltas are sampled). */
     guint64 s_corrupted_base, s_downed_base;
+    WeftSched wake_sched; /* credit_wake's keys: far's id, counted from WEFT_KEY_WAKE (sim/event.h),
+                             touched only by this port's wake-ups whichever rank sent the FCP */
 } WeftPort;
 
 /* The hot part: two cache lines, from owner to pull_source. */
@@ -127,6 +127,14 @@ typedef struct WeftPort {
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, pull_source) + sizeof (void *) <= WEFT_PORT_HOT_BYTES);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, s_last) < 4 * 64); /* counters: lines 3 and 4 */
 G_STATIC_ASSERT (sizeof (WeftPort) % 64 == 0);
+/* The wire's per-packet fields (models/link.h, owner to wire) in lines 4 and 5. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) >= 3 * 64);
+/* The input's counters, written by every packet that arrives, in one line. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, rx_bytes) / 64 ==
+                 (G_STRUCT_OFFSET (WeftPort, rx_packets) + sizeof (guint64) - 1) / 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) + G_STRUCT_OFFSET (WeftLinkTx, wire) +
+                     sizeof (WeftPacketFifo) <=
+                 5 * 64);
 
 /* An array of @n ports, zeroed and aligned to a cache line; free with weft_port_array_free
  * (after weft_port_clear on each). */

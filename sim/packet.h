@@ -53,6 +53,9 @@ typedef struct WeftPacket {
     guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
     guint8 sl;             /* InfiniBand service level of its flow */
+    weft_time_t next_at;   /* on a wire: the arrive_at of the packet behind it, set as that one
+                              joins the wire, so that this one's arrival schedules the next
+                              without loading a packet that has gone cold (models/link.c) */
     /* -- read at the endpoints -- */
     guint32 flow;        /* flow index in the run's flow table */
     guint32 src;         /* node id of the source */
@@ -65,7 +68,7 @@ typedef struct WeftPacket {
                             target; a pull's cumulative grant (packets) */
 } WeftPacket;
 
-G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, sl) < 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, next_at) + sizeof (weft_time_t) <= 64);
 G_STATIC_ASSERT (sizeof (WeftPacket) == 128); /* two cache lines, the endpoints' in the second */
 
 typedef struct {
