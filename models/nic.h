@@ -114,7 +114,8 @@ void weft_nic_settle_rx (WeftNic *nic, weft_time_t now);
  * start at its start time. */
 void weft_nic_schedule_flow (WeftNicAgent *agent, WeftFlow *flow);
 
-/* Starts @flow at @at (>= now) at its source's agent @sender (WeftTransport's start hook). */
+/* Starts @flow at @at (>= now) at its source's agent @sender (WeftTransport's start hook), with
+ * the tie key WEFT_KEY_START (sim/event.h): the same on every rank, whenever it is learnt. */
 void weft_nic_start_flow_at (WeftNicAgent *sender, WeftFlow *flow, weft_time_t at);
 
 #endif /* WEFT_MODELS_NIC_H */
