@@ -201,6 +201,17 @@ typedef struct {
      * groups that wait for it (`after =`, models/fault.c) are scheduled then.  May be NULL. */
     void (*collective_started) (const WeftCollRun *c, void *data);
     void *collective_started_data;
+    /* Across ranks (network/window.c, doc/parallel.md; all NULL in one process): a flow that
+     * waits for flow f and is sent by another rank is released there, by a notice
+     * (release_remote, with f's finish time); a collective's flows finish on many ranks, so
+     * its completion is counted at the window's end (coll_flow_done, called for every flow
+     * of a collective delivered here, instead of counting down `remaining`); ready_ps (owned),
+     * per flow, the latest time one of its predecessors was met. */
+    void (*release_remote) (WeftFlow *f, weft_time_t at, void *data);
+    void (*coll_flow_done) (WeftCollRun *c, WeftSim *sim, void *data);
+    void *cross_data;
+    weft_time_t *ready_ps;
+    gboolean coll_quiet; /* completing collectives another rank records */
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];
@@ -229,6 +240,14 @@ void weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim);
 /* Flow @f has been delivered in full at the receiver: records it, releases the flows that
  * waited for it and, when it completes a collective, the collective gated on that one. */
 void weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
+
+/* Across ranks (doc/parallel.md): one predecessor of @f, which this rank sends, was met at @at
+ * on another rank; and collective @c, whose last flow (over all ranks) was delivered at @at,
+ * completes: its gated collectives start (each rank releases the flows it sends), and its
+ * /collectives row is written when @record (by the rank that delivered that flow). */
+void weft_transport_release (WeftTransport *tp, WeftFlow *f, weft_time_t at);
+void weft_transport_collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at,
+                                       WeftSim *sim, gboolean record);
 void weft_transport_clear (WeftTransport *tp);
 
 /* The bytes weft_transport_setup allocated per flow: its WeftFlow and the per-fabric state of
@@ -242,9 +261,9 @@ void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
 void weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFlow *row);
 
 /* Across ranks (doc/parallel.md) a flow's row is written where it finishes, its receiver's
- * rank, and the sender's counters are another rank's: copies them (start, retransmissions,
- * timeouts, CNPs received, rate cuts, minimum rate, NACKs, EVs, window decreases, quick adapts)
- * from @sender, the row the sender's rank made at the end of the run, into @row. */
+ * rank, and the sender's counters are another rank's: copies them (start, ideal FCT,
+ * retransmissions, timeouts, CNPs received, rate cuts, minimum rate, NACKs, EVs, window decreases,
+ * quick adapts) from @sender, the row the sender's rank made at the end of the run, into @row. */
 void weft_transport_flow_row_sender (WeftTraceFlow *row, const WeftTraceFlow *sender);
 
 /* RC: @f's connection has used up its retries (the timeout after the last one expired): it
