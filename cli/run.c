@@ -385,10 +385,11 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
                 events, wall > 0 ? events / wall / 1e6 : 0.0);
         printf ("  trace        %s\n", where ? where : "none (it could not be written)");
-        printf ("  figures      weft report on the trace (a run across ranks prints no tables "
-                "but nccl-tests')\n");
+        printf ("  figures      weft report on the trace (a run across ranks prints only the "
+                "nccl-tests and training tables)\n");
         /* Every rank completes every collective (doc/parallel.md): rank 0 has their times. */
         print_nccl_tables (s);
+        print_training_steps (s);
     } else {
         weft_trace_free_rank (trace);
     }
