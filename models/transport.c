@@ -168,6 +168,10 @@ setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls, 
         g_assert (d->before < n && d->after < n);
         tp->dep_first[d->before + 1]++;
         tp->flows[d->after].waiting++;
+        /* Released in an event of another node than its sender's: across ranks perhaps on
+         * another rank, whose counters its sender's rank cannot know (doc/parallel.md). */
+        if (tp->flows[d->before].spec.dst != tp->flows[d->after].spec.src)
+            tp->flows[d->after].start_keyed = TRUE;
     }
     for (guint i = 0; i < n; i++)
         tp->dep_first[i + 1] += tp->dep_first[i];
@@ -226,6 +230,7 @@ setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls, 
             if (f->waiting == 0) {
                 f->gated = TRUE;
                 f->waiting = 1;
+                f->start_keyed = TRUE; /* a collective completes on any node */
             }
         }
     }
@@ -247,7 +252,8 @@ release (WeftTransport *tp, WeftFlow *f, weft_time_t now)
         now = tp->ready_ps[f->spec.id];
     }
     if (--f->waiting == 0)
-        tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps));
+        tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps),
+                        f->start_keyed);
 }
 
 void

@@ -89,10 +89,12 @@ struct WeftFlow {
      * NIC's egress on its path (models/nic.c paces the source's port at it). */
     guint64 feed_bps;
     guint32 src_ep, dst_ep;
-    guint16 tx_port;  /* the source's port of the first hop */
-    guint16 ack_port; /* the destination's port toward the source (ACKs) */
-    guint8 vl;        /* InfiniBand virtual lane of its service level */
-    guint8 unused;    /* of a layout its collective did not take (spec.layout): never runs */
+    guint16 tx_port;    /* the source's port of the first hop */
+    guint16 ack_port;   /* the destination's port toward the source (ACKs) */
+    guint8 vl;          /* InfiniBand virtual lane of its service level */
+    guint8 unused;      /* of a layout its collective did not take (spec.layout): never runs */
+    guint8 start_keyed; /* released by its collective's gate or by a flow another node receives:
+                           its start is keyed WEFT_KEY_START (models/nic.h), not by a counter */
     /* Per-fabric state, out of line (WeftTransport's side arrays): NULL on the fabrics that
      * never use it, so a flow record stays small (an InfiniBand run without [ibcc] has none). */
     WeftIbccFlow *cc;     /* [ibcc]: CCT index (models/ibcc.h) */
@@ -194,7 +196,7 @@ typedef struct {
     guint32 *gated_first;
     WeftCollGate *gated;
     /* Starts a flow whose predecessors are met (set by the builder: weft_nic_start_flow_at). */
-    void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at);
+    void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at, gboolean keyed);
     void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
     void *collective_done_data;
     /* Collective @c begins its first step at c->start_ps (not earlier than now): the fault
