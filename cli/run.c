@@ -300,7 +300,7 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         return WEFT_EXIT_BAD_INPUT;
     }
     if (par->rank == 0) {
-        g_autofree char *look = weft_units_format_time (s->part.lookahead);
+        g_autofree char *look = weft_units_format_time (weft_window_lookahead (win));
         g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s\n",
                     par->size, weft_partition_by_name (s->part.by), s->part.n_atoms,
                     s->part.cut_links, look);
@@ -394,7 +394,11 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         printf ("  wall time    %.3f s, %" G_GUINT64_FORMAT " events, %.2fM events/s\n", wall,
                 events, wall > 0 ? events / wall / 1e6 : 0.0);
         printf ("  trace        %s\n", where ? where : "none (it could not be written)");
-        printf ("  figures      weft report on the trace (a run across ranks prints no tables)\n");
+        printf ("  figures      weft report on the trace (a run across ranks prints only the "
+                "nccl-tests and training tables)\n");
+        /* Every rank completes every collective (doc/parallel.md): rank 0 has their times. */
+        print_nccl_tables (s);
+        print_training_steps (s);
     } else {
         weft_trace_free_rank (trace);
     }
@@ -497,9 +501,10 @@ weft_cli_run (int argc, char **argv)
              "none.\n\n"
              "Under mpirun (weft built with MPI) one rank is the ordinary run; on more ranks\n"
              "the fabric is split by [parallel] and rank 0 writes one trace with one process's\n"
-             "data sets, and prints each rank's events and packets sent across; collectives,\n"
-             "flow dependencies, a NIC removed or GPUDirect lost during the run and /dcqcn or\n"
-             "/uet samples are refused (exit 2) there (doc/parallel.md).\n\n"
+             "data sets, and prints each rank's events and packets sent across; a NIC removed\n"
+             "or GPUDirect lost during the run, a fault that waits for a collective, /dcqcn or\n"
+             "/uet samples, and a flow that another rank's flow releases with no delay are\n"
+             "refused (exit 2) there (doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"

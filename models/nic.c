@@ -457,10 +457,15 @@ on_flow_start (WeftSim *sim, void *target, WeftArg arg)
 }
 
 void
-weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at)
+weft_nic_start_flow_at (WeftNicAgent *nic, WeftFlow *flow, weft_time_t at, gboolean keyed)
 {
-    weft_sim_schedule_at (nic->owner->sim, &nic->owner->sched, at, on_flow_start, nic,
-                          (WeftArg){ .u = flow->spec.id });
+    WeftArg arg = { .u = flow->spec.id };
+    WeftSim *sim = nic->owner->sim;
+    if (keyed)
+        weft_sim_schedule_keyed (sim, at, WEFT_KEY_START (nic->owner->sched.id, flow->spec.id),
+                                 on_flow_start, nic, arg);
+    else
+        weft_sim_schedule_at (sim, &nic->owner->sched, at, on_flow_start, nic, arg);
 }
 
 void
@@ -473,7 +478,7 @@ weft_nic_schedule_flow (WeftNicAgent *nic, WeftFlow *flow)
     if (weft_sim_owns (sim, flow->spec.dst))
         weft_sim_work_add (sim, 1);
     if (flow->waiting == 0 && weft_sim_owns (sim, nic->owner->node))
-        weft_nic_start_flow_at (nic, flow, flow->spec.start_ps);
+        weft_nic_start_flow_at (nic, flow, flow->spec.start_ps, FALSE);
 }
 
 /* ---- per-flow pacing: IB CC's inter-packet delay, DCQCN's rate ------------------------- */

@@ -114,7 +114,10 @@ void weft_nic_settle_rx (WeftNic *nic, weft_time_t now);
  * start at its start time. */
 void weft_nic_schedule_flow (WeftNicAgent *agent, WeftFlow *flow);
 
-/* Starts @flow at @at (>= now) at its source's agent @sender (WeftTransport's start hook). */
-void weft_nic_start_flow_at (WeftNicAgent *sender, WeftFlow *flow, weft_time_t at);
+/* Starts @flow at @at (>= now) at its source's agent @sender (WeftTransport's start hook): with
+ * the tie key WEFT_KEY_START (sim/event.h) when @keyed, the same on every rank whenever the
+ * release is learnt (a collective's gate, a flow another node receives: WeftFlow.start_keyed);
+ * else by @sender's counter, in an event of its own node. */
+void weft_nic_start_flow_at (WeftNicAgent *sender, WeftFlow *flow, weft_time_t at, gboolean keyed);
 
 #endif /* WEFT_MODELS_NIC_H */

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "models/nic.h"
 #include "models/registry.h"
 #include "models/routing.h"
 #include "sim/rng.h"
@@ -177,6 +178,10 @@ setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls, 
         g_assert (d->before < n && d->after < n);
         tp->dep_first[d->before + 1]++;
         tp->flows[d->after].waiting++;
+        /* Released in an event of another node than its sender's: across ranks perhaps on
+         * another rank, whose counters its sender's rank cannot know (doc/parallel.md). */
+        if (tp->flows[d->before].spec.dst != tp->flows[d->after].spec.src)
+            tp->flows[d->after].start_keyed = TRUE;
     }
     for (guint i = 0; i < n; i++)
         tp->dep_first[i + 1] += tp->dep_first[i];
@@ -235,17 +240,36 @@ setup_dependencies (WeftTransport *tp, const GArray *deps, const GArray *colls, 
             if (f->waiting == 0) {
                 f->gated = TRUE;
                 f->waiting = 1;
+                f->start_keyed = TRUE; /* a collective completes on any node */
             }
         }
     }
 }
 
+/* One predecessor of @f (a flow, or its collective's gate) was met at @now.  Across ranks only
+ * the rank of @f's sender counts it down (doc/parallel.md); the others skip it. */
 static void
 release (WeftTransport *tp, WeftFlow *f, weft_time_t now)
 {
+    const WeftModel *from = f->sender->owner;
+    if (!weft_sim_owns (from->sim, from->node))
+        return;
     g_assert (f->waiting > 0);
+    if (tp->ready_ps) {
+        /* Across ranks a predecessor met on another rank is learnt at a window's end, perhaps
+         * after a later one met here: the start goes by the latest. */
+        tp->ready_ps[f->spec.id] = MAX (tp->ready_ps[f->spec.id], now);
+        now = tp->ready_ps[f->spec.id];
+    }
     if (--f->waiting == 0)
-        tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps));
+        tp->start_flow (f->sender, f, MAX (now + f->spec.delay_ps, f->spec.start_ps),
+                        f->start_keyed);
+}
+
+void
+weft_transport_release (WeftTransport *tp, WeftFlow *f, weft_time_t at)
+{
+    release (tp, f, at);
 }
 
 static void collective_start (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim);
@@ -256,7 +280,7 @@ collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *s
 {
     c->finished = TRUE;
     c->finish_ps = at;
-    if (tp->collective_done)
+    if (!tp->coll_quiet && tp->collective_done)
         tp->collective_done (c, tp->collective_done_data);
     guint id = (guint) (c - tp->colls);
     for (guint32 k = tp->gated_first[id]; k < tp->gated_first[id + 1]; k++) {
@@ -267,6 +291,16 @@ collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *s
         if (--n->waiting == 0)
             collective_start (tp, n, n->ready_ps, sim);
     }
+}
+
+void
+weft_transport_collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim,
+                                  gboolean record)
+{
+    g_assert (c->remaining == 0 && !c->finished);
+    tp->coll_quiet = !record; /* and the collectives it completes in turn (no flows) */
+    collective_finish (tp, c, at, sim);
+    tp->coll_quiet = FALSE;
 }
 
 /* A collective laid out once per staging epoch (GPUDirect off for a window of time) takes the
@@ -287,7 +321,8 @@ choose_layout (WeftTransport *tp, WeftCollRun *c, weft_time_t at, WeftSim *sim)
         tp->flows_unused++;
         g_assert (c->remaining > 1);
         c->remaining--;
-        weft_sim_work_done (sim);
+        if (weft_sim_owns (sim, f->spec.dst)) /* its work is its receiver's rank's */
+            weft_sim_work_done (sim);
     }
 }
 
@@ -335,11 +370,18 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
         g_array_set_size (tp->active, tp->active->len - 1);
     }
     weft_transport_trace_flow (tp, f);
-    for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++)
-        release (tp, &tp->flows[tp->dep_list[k]], sim->now);
+    for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++) {
+        WeftFlow *d = &tp->flows[tp->dep_list[k]];
+        if (tp->release_remote && !weft_sim_owns (sim, d->sender->owner->node))
+            tp->release_remote (d, sim->now, tp->cross_data);
+        else
+            release (tp, d, sim->now);
+    }
     if (f->spec.coll != G_MAXUINT32) {
         WeftCollRun *c = &tp->colls[f->spec.coll];
-        if (--c->remaining == 0)
+        if (tp->coll_flow_done)
+            tp->coll_flow_done (c, sim, tp->cross_data);
+        else if (--c->remaining == 0)
             collective_finish (tp, c, sim->now, sim);
     }
     weft_sim_work_done (sim);
@@ -526,6 +568,7 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
+    g_clear_pointer (&tp->ready_ps, g_free);
     g_clear_pointer (&tp->colls, g_free);
     g_clear_pointer (&tp->gated_first, g_free);
     g_clear_pointer (&tp->gated, g_free);
@@ -579,6 +622,8 @@ void
 weft_transport_flow_row_sender (WeftTraceFlow *row, const WeftTraceFlow *sender)
 {
     row->start_ps = sender->start_ps;
+    /* less the part of tx_latency the sender's NIC spent before the start (models/nic.c) */
+    row->ideal_fct_ps = sender->ideal_fct_ps;
     row->retransmits = sender->retransmits;
     row->timeouts = sender->timeouts;
     row->cnps_received = sender->cnps_received;

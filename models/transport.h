@@ -89,10 +89,12 @@ struct WeftFlow {
      * NIC's egress on its path (models/nic.c paces the source's port at it). */
     guint64 feed_bps;
     guint32 src_ep, dst_ep;
-    guint16 tx_port;  /* the source's port of the first hop */
-    guint16 ack_port; /* the destination's port toward the source (ACKs) */
-    guint8 vl;        /* InfiniBand virtual lane of its service level */
-    guint8 unused;    /* of a layout its collective did not take (spec.layout): never runs */
+    guint16 tx_port;    /* the source's port of the first hop */
+    guint16 ack_port;   /* the destination's port toward the source (ACKs) */
+    guint8 vl;          /* InfiniBand virtual lane of its service level */
+    guint8 unused;      /* of a layout its collective did not take (spec.layout): never runs */
+    guint8 start_keyed; /* released by its collective's gate or by a flow another node receives:
+                           its start is keyed WEFT_KEY_START (models/nic.h), not by a counter */
     /* Per-fabric state, out of line (WeftTransport's side arrays): NULL on the fabrics that
      * never use it, so a flow record stays small (an InfiniBand run without [ibcc] has none). */
     WeftIbccFlow *cc;     /* [ibcc]: CCT index (models/ibcc.h) */
@@ -194,13 +196,24 @@ typedef struct {
     guint32 *gated_first;
     WeftCollGate *gated;
     /* Starts a flow whose predecessors are met (set by the builder: weft_nic_start_flow_at). */
-    void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at);
+    void (*start_flow) (WeftNicAgent *sender, WeftFlow *f, weft_time_t at, gboolean keyed);
     void (*collective_done) (const WeftCollRun *c, void *data); /* may be NULL */
     void *collective_done_data;
     /* Collective @c begins its first step at c->start_ps (not earlier than now): the fault
      * groups that wait for it (`after =`, models/fault.c) are scheduled then.  May be NULL. */
     void (*collective_started) (const WeftCollRun *c, void *data);
     void *collective_started_data;
+    /* Across ranks (network/window.c, doc/parallel.md; all NULL in one process): a flow that
+     * waits for flow f and is sent by another rank is released there, by a notice
+     * (release_remote, with f's finish time); a collective's flows finish on many ranks, so
+     * its completion is counted at the window's end (coll_flow_done, called for every flow
+     * of a collective delivered here, instead of counting down `remaining`); ready_ps (owned),
+     * per flow, the latest time one of its predecessors was met. */
+    void (*release_remote) (WeftFlow *f, weft_time_t at, void *data);
+    void (*coll_flow_done) (WeftCollRun *c, WeftSim *sim, void *data);
+    void *cross_data;
+    weft_time_t *ready_ps;
+    gboolean coll_quiet; /* completing collectives another rank records */
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];
@@ -232,6 +245,14 @@ void weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim);
 /* Flow @f has been delivered in full at the receiver: records it, releases the flows that
  * waited for it and, when it completes a collective, the collective gated on that one. */
 void weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
+
+/* Across ranks (doc/parallel.md): one predecessor of @f, which this rank sends, was met at @at
+ * on another rank; and collective @c, whose last flow (over all ranks) was delivered at @at,
+ * completes: its gated collectives start (each rank releases the flows it sends), and its
+ * /collectives row is written when @record (by the rank that delivered that flow). */
+void weft_transport_release (WeftTransport *tp, WeftFlow *f, weft_time_t at);
+void weft_transport_collective_finish (WeftTransport *tp, WeftCollRun *c, weft_time_t at,
+                                       WeftSim *sim, gboolean record);
 void weft_transport_clear (WeftTransport *tp);
 
 /* The bytes weft_transport_setup allocated per flow: its WeftFlow and the per-fabric state of
@@ -245,9 +266,9 @@ void weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f);
 void weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFlow *row);
 
 /* Across ranks (doc/parallel.md) a flow's row is written where it finishes, its receiver's
- * rank, and the sender's counters are another rank's: copies them (start, retransmissions,
- * timeouts, CNPs received, rate cuts, minimum rate, NACKs, EVs, window decreases, quick adapts)
- * from @sender, the row the sender's rank made at the end of the run, into @row. */
+ * rank, and the sender's counters are another rank's: copies them (start, ideal FCT,
+ * retransmissions, timeouts, CNPs received, rate cuts, minimum rate, NACKs, EVs, window decreases,
+ * quick adapts) from @sender, the row the sender's rank made at the end of the run, into @row. */
 void weft_transport_flow_row_sender (WeftTraceFlow *row, const WeftTraceFlow *sender);
 
 /* RC: @f's connection has used up its retries (the timeout after the last one expired): it

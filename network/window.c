@@ -17,6 +17,15 @@ typedef struct {
 
 #define RECORD_BYTES (sizeof (RecordHead) + sizeof (WeftPacket))
 
+/* A collective's flows delivered on one rank in one window: how many, and the latest of them
+ * by (time, key) (sent in a record's packet bytes). */
+typedef struct {
+    guint64 count;
+    weft_time_t last_at;
+    guint64 last_key;
+} CollCount;
+G_STATIC_ASSERT (sizeof (CollCount) <= sizeof (WeftPacket));
+
 struct _WeftWindow {
     WeftNetwork *net;
     WeftSim *sim;
@@ -36,10 +45,19 @@ struct _WeftWindow {
     guint8 *notified;  /* flows received here, sent elsewhere: their finish was posted */
     guint64 seen_done; /* tp->flows_done at the last look */
     guint64 unsure;    /* frozen rows whose sender columns changed in their window */
+    /* Flow dependencies and collectives across ranks (cross_setup): per collective, its flows
+     * delivered here in this window (mine) and over all ranks (all), and which have any. */
+    CollCount *coll_mine, *coll_all;
+    GArray *coll_touched, *coll_seen; /* guint32 collective ids */
 };
 
 /* A record whose slot is this is a finish notice: the flow's id in pad. */
 #define SLOT_FINISHED G_MAXUINT32
+/* A release of the flow in pad, which this rank sends, by a flow it waits for, delivered on
+ * another rank at the weft_time_t in the packet bytes. */
+#define SLOT_RELEASE (G_MAXUINT32 - 1)
+/* The collective in pad: a CollCount in the packet bytes. */
+#define SLOT_COLL (G_MAXUINT32 - 2)
 
 /* What every rank tells the others at a window's start, and after its first part. */
 typedef struct {
@@ -115,20 +133,6 @@ check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 samp
                  GError **error)
 {
     const WeftTransport *tp = &net->tp;
-    /* The group that asks for it: "workload.NAME". */
-    g_autofree char *group = NULL;
-    if (tp->n_colls > 0) {
-        group = g_strconcat (
-            "workload.", (const char *) net->workload_names->pdata[tp->colls[0].spec.group], NULL);
-        return refuse (exp, error, group, NULL, "collectives");
-    }
-    for (guint i = 0; tp->dep_first && i < tp->n_flows; i++)
-        if (tp->dep_first[i + 1] > tp->dep_first[i]) {
-            group = g_strconcat ("workload.",
-                                 (const char *) net->workload_names->pdata[tp->flows[i].spec.group],
-                                 NULL);
-            return refuse (exp, error, group, NULL, "flows that wait for other flows");
-        }
     if (!check_faults (net, exp, error))
         return FALSE;
     if (sample_interval > 0 && net->fabric.dcqcn.enabled)
@@ -137,6 +141,239 @@ check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 samp
     if (sample_interval > 0 && tp->uet)
         return refuse (exp, error, "trace", "interval", "/uet samples (set [trace] interval = 0s)");
     return TRUE;
+}
+
+/* ---- flows that wait for other flows, and collectives, across ranks --------------------
+ * (doc/parallel.md, "Collectives and flow dependencies").  A flow is released on its sender's
+ * rank: by a flow delivered there, at once, or by one delivered on another rank, by a notice
+ * at the window's end (release_remote).  A collective completes when its flows delivered over
+ * all ranks reach its count: each rank counts its own (coll_flow_done), the counts go to every
+ * rank at the window's end, and every rank completes the collectives whose count is reached,
+ * in one process's order, at the time and key of the event that delivered the last flow.  Both
+ * start flows at least a delay after that event: the window is bounded by it (cross_bound). */
+
+static void
+release_remote (WeftFlow *f, weft_time_t at, void *data)
+{
+    WeftWindow *win = data;
+    RecordHead head = { SLOT_RELEASE, f->spec.id };
+    WeftPacket body;
+    memset (&body, 0, sizeof body);
+    memcpy (&body, &at, sizeof at);
+    GByteArray *out = win->out[win->rank_of[f->sender->owner->node]];
+    g_byte_array_append (out, (const guint8 *) &head, sizeof head);
+    g_byte_array_append (out, (const guint8 *) &body, sizeof body);
+}
+
+static void
+coll_flow_done (WeftCollRun *c, WeftSim *sim, void *data)
+{
+    WeftWindow *win = data;
+    guint32 id = (guint32) (c - win->net->tp.colls);
+    CollCount *k = &win->coll_mine[id];
+    if (k->count++ == 0)
+        g_array_append_val (win->coll_touched, id);
+    k->last_at = sim->now; /* events run in (time, key) order: the latest so far */
+    k->last_key = sim->now_key;
+}
+
+static void
+coll_merge (WeftWindow *win, guint32 id, const CollCount *k)
+{
+    CollCount *a = &win->coll_all[id];
+    if (a->count == 0)
+        g_array_append_val (win->coll_seen, id);
+    a->count += k->count;
+    if (k->last_at > a->last_at || (k->last_at == a->last_at && k->last_key > a->last_key)) {
+        a->last_at = k->last_at;
+        a->last_key = k->last_key;
+    }
+}
+
+/* Before the exchange: this window's counts to every other rank. */
+static void
+cross_post (WeftWindow *win)
+{
+    for (guint i = 0; i < win->coll_touched->len; i++) {
+        guint32 id = g_array_index (win->coll_touched, guint32, i);
+        RecordHead head = { SLOT_COLL, id };
+        WeftPacket body;
+        memset (&body, 0, sizeof body);
+        memcpy (&body, &win->coll_mine[id], sizeof (CollCount));
+        for (int r = 0; r < win->par->size; r++)
+            if (r != win->par->rank) {
+                g_byte_array_append (win->out[r], (const guint8 *) &head, sizeof head);
+                g_byte_array_append (win->out[r], (const guint8 *) &body, sizeof body);
+            }
+        coll_merge (win, id, &win->coll_mine[id]);
+    }
+}
+
+/* A notice of the exchange (SLOT_RELEASE, SLOT_COLL). */
+static void
+cross_in (WeftWindow *win, const RecordHead *head, const guint8 *body)
+{
+    WeftTransport *tp = &win->net->tp;
+    if (head->slot == SLOT_RELEASE) {
+        weft_time_t at;
+        memcpy (&at, body, sizeof at);
+        g_assert (head->pad < tp->n_flows);
+        weft_transport_release (tp, &tp->flows[head->pad], at);
+    } else {
+        CollCount k;
+        memcpy (&k, body, sizeof k);
+        g_assert (head->pad < tp->n_colls);
+        coll_merge (win, head->pad, &k);
+    }
+}
+
+static int
+cmp_finish (gconstpointer a, gconstpointer b, gpointer data)
+{
+    const CollCount *all = data;
+    const CollCount *x = &all[*(const guint32 *) a], *y = &all[*(const guint32 *) b];
+    if (x->last_at != y->last_at)
+        return x->last_at < y->last_at ? -1 : 1;
+    return x->last_key < y->last_key ? -1 : x->last_key > y->last_key;
+}
+
+/* After the exchange: the collectives whose last flows were delivered in this window complete,
+ * on every rank, in one process's order; the rank that delivered the last one records it. */
+static void
+cross_finish (WeftWindow *win)
+{
+    WeftTransport *tp = &win->net->tp;
+    WeftSim *sim = win->sim;
+    g_autoptr (GArray) done = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint i = 0; i < win->coll_seen->len; i++) {
+        guint32 id = g_array_index (win->coll_seen, guint32, i);
+        WeftCollRun *c = &tp->colls[id];
+        g_assert (c->remaining >= win->coll_all[id].count);
+        c->remaining -= (guint32) win->coll_all[id].count;
+        if (c->remaining == 0)
+            g_array_append_val (done, id);
+    }
+    g_array_sort_with_data (done, cmp_finish, win->coll_all);
+    weft_time_t now = sim->now;
+    guint64 now_key = sim->now_key;
+    for (guint i = 0; i < done->len; i++) {
+        guint32 id = g_array_index (done, guint32, i);
+        const CollCount *a = &win->coll_all[id], *m = &win->coll_mine[id];
+        gboolean mine = m->count > 0 && m->last_at == a->last_at && m->last_key == a->last_key;
+        /* As in the event that delivered the last flow: its rows carry that event's tag. */
+        sim->now = a->last_at;
+        sim->now_key = a->last_key;
+        weft_transport_collective_finish (tp, &tp->colls[id], a->last_at, sim, mine);
+    }
+    sim->now = now;
+    sim->now_key = now_key;
+    for (guint i = 0; i < win->coll_touched->len; i++)
+        win->coll_mine[g_array_index (win->coll_touched, guint32, i)] = (CollCount){ 0 };
+    for (guint i = 0; i < win->coll_seen->len; i++)
+        win->coll_all[g_array_index (win->coll_seen, guint32, i)] = (CollCount){ 0 };
+    g_array_set_size (win->coll_touched, 0);
+    g_array_set_size (win->coll_seen, 0);
+}
+
+static gboolean
+cross_refuse (const WeftWindow *win, const WeftExperiment *exp, GError **error, guint group,
+              const char *what)
+{
+    g_autofree char *name =
+        g_strconcat ("workload.", (const char *) win->net->workload_names->pdata[group], NULL);
+    return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, name, NULL,
+                                 "%s: a run across MPI ranks cannot carry that in zero time "
+                                 "(doc/parallel.md); run it as one process",
+                                 what);
+}
+
+/* The window's bound (at most the cut links' lookahead): the smallest delay after a flow's
+ * delivery at which a flow it releases on another rank may start, and the smallest gap plus
+ * delay after a collective's completion at which a flow of a collective it gates may start.
+ * Fails when it is 0, or on a collective laid out per staging epoch. */
+static gboolean
+cross_bound (WeftWindow *win, const WeftExperiment *exp, GError **error)
+{
+    const WeftTransport *tp = &win->net->tp;
+    weft_time_t bound = win->lookahead;
+    for (guint i = 0; tp->dep_first && i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        for (guint32 k = tp->dep_first[i]; k < tp->dep_first[i + 1]; k++) {
+            const WeftFlow *d = &tp->flows[tp->dep_list[k]];
+            if (win->rank_of[f->spec.dst] == win->rank_of[d->sender->owner->node])
+                continue; /* released where it is sent: at once, as in one process */
+            if (d->spec.delay_ps == 0) {
+                g_autofree char *what = g_strdup_printf (
+                    "flow %u waits for flow %u with no delay, and the latter is delivered on "
+                    "another rank than the one that sends the former",
+                    d->spec.id, f->spec.id);
+                return cross_refuse (win, exp, error, d->spec.group, what);
+            }
+            bound = MIN (bound, d->spec.delay_ps);
+        }
+    }
+    g_autofree weft_time_t *first = g_new (weft_time_t, MAX (tp->n_colls, 1));
+    for (guint c = 0; c < tp->n_colls; c++) {
+        const WeftCollRun *r = &tp->colls[c];
+        if (r->spec.n_layouts > 1)
+            return cross_refuse (win, exp, error, r->spec.group,
+                                 "a collective laid out per staging epoch");
+        first[c] = WEFT_TIME_NEVER;
+        for (guint32 i = 0; i < r->spec.n_flows; i++) {
+            const WeftFlow *f = &tp->flows[r->spec.first_flow + i];
+            if (f->gated)
+                first[c] = MIN (first[c], f->spec.delay_ps);
+        }
+    }
+    for (guint c = 0; c < tp->n_colls; c++)
+        for (guint32 k = tp->gated_first[c]; k < tp->gated_first[c + 1]; k++) {
+            const WeftCollGate *e = &tp->gated[k];
+            if (first[e->after] == WEFT_TIME_NEVER)
+                continue; /* no flows: it completes at once, and its own gates bound it */
+            weft_time_t d = e->gap_ps + first[e->after];
+            if (d == 0) {
+                g_autofree char *what = g_strdup_printf (
+                    "collective %u starts flows with no gap and no latency after collective %u",
+                    e->after, c);
+                return cross_refuse (win, exp, error, tp->colls[e->after].spec.group, what);
+            }
+            bound = MIN (bound, d);
+        }
+    win->lookahead = bound;
+    return TRUE;
+}
+
+/* Sets up the above on @win; FALSE (with @error) when a run across ranks cannot do it. */
+static gboolean
+cross_setup (WeftWindow *win, const WeftExperiment *exp, GError **error)
+{
+    WeftTransport *tp = &win->net->tp;
+    if (!cross_bound (win, exp, error))
+        return FALSE;
+    win->coll_mine = g_new0 (CollCount, MAX (tp->n_colls, 1));
+    win->coll_all = g_new0 (CollCount, MAX (tp->n_colls, 1));
+    win->coll_touched = g_array_new (FALSE, FALSE, sizeof (guint32));
+    win->coll_seen = g_array_new (FALSE, FALSE, sizeof (guint32));
+    tp->ready_ps = g_new0 (weft_time_t, MAX (tp->n_flows, 1));
+    tp->release_remote = release_remote;
+    tp->coll_flow_done = tp->n_colls > 0 ? coll_flow_done : NULL;
+    tp->cross_data = win;
+    return TRUE;
+}
+
+static void
+cross_free (WeftWindow *win)
+{
+    WeftTransport *tp = &win->net->tp;
+    tp->release_remote = NULL;
+    tp->coll_flow_done = NULL;
+    tp->cross_data = NULL;
+    g_free (win->coll_mine);
+    g_free (win->coll_all);
+    if (win->coll_touched)
+        g_array_unref (win->coll_touched);
+    if (win->coll_seen)
+        g_array_unref (win->coll_seen);
 }
 
 WeftWindow *
@@ -176,6 +413,10 @@ weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel
             link->post_data = win;
         }
     }
+    if (!cross_setup (win, exp, error)) {
+        weft_window_free (win);
+        return NULL;
+    }
     return win;
 }
 
@@ -192,6 +433,7 @@ weft_window_free (WeftWindow *win)
     g_free (win->snap);
     g_free (win->frozen);
     g_free (win->notified);
+    cross_free (win);
     g_free (win);
 }
 
@@ -211,6 +453,12 @@ guint64
 weft_window_windows (const WeftWindow *win)
 {
     return win->windows;
+}
+
+weft_time_t
+weft_window_lookahead (const WeftWindow *win)
+{
+    return win->lookahead;
 }
 
 static gboolean
@@ -301,6 +549,7 @@ static void
 exchange (WeftWindow *win)
 {
     post_finished (win);
+    cross_post (win);
     weft_parallel_exchange (win->par, win->out, win->in);
     for (int r = 0; r < win->par->size; r++)
         g_byte_array_set_size (win->out[r], 0);
@@ -309,6 +558,10 @@ exchange (WeftWindow *win)
         memcpy (&head, win->in->data + off, sizeof head);
         if (head.slot == SLOT_FINISHED) {
             freeze_sender (win, head.pad);
+            continue;
+        }
+        if (head.slot >= SLOT_COLL) {
+            cross_in (win, &head, win->in->data + off + sizeof head);
             continue;
         }
         g_assert (head.slot < win->n_slots && win->port_of_slot[head.slot]);
@@ -321,6 +574,7 @@ exchange (WeftWindow *win)
         else
             weft_link_put (&from->link, pkt);
     }
+    cross_finish (win);
 }
 
 /* ---- the exact end of a failed workload ----------------------------------------------------

@@ -34,9 +34,10 @@ typedef struct _WeftWindow WeftWindow;
 
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
- * cannot do yet (collectives, flow dependencies, a NIC removed or GPUDirect lost during the
- * run, a fault that waits for a collective, /dcqcn and /uet samples), failing with an error that
- * names the file and the group.  (transfer full) */
+ * cannot do yet (a NIC removed or GPUDirect lost during the run, a fault that waits for a
+ * collective, /dcqcn and /uet samples, flows released across ranks or collectives gated with no
+ * delay, collectives laid out per staging epoch), failing with an error that names the file and
+ * the group.  (transfer full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);
 void weft_window_free (WeftWindow *win);
@@ -69,5 +70,8 @@ guint64 weft_window_unsure (const WeftWindow *win);
 guint64 weft_window_crossed (const WeftWindow *win);
 guint64 weft_window_crossed_ctl (const WeftWindow *win);
 guint64 weft_window_windows (const WeftWindow *win);
+/* The windows' length: the cut links' lookahead, or less when a flow released on another rank
+ * or a collective's gate starts flows sooner after the event that caused it (doc/parallel.md). */
+weft_time_t weft_window_lookahead (const WeftWindow *win);
 
 #endif /* WEFT_NETWORK_WINDOW_H */

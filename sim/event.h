@@ -51,7 +51,12 @@ typedef struct {
  * gets the same key whichever side of a cut link schedules it (doc/parallel.md), where the
  * sending port's own counter would depend on which rank schedules it.  Every range wraps
  * within itself; the order it gives is then still the same on every rank. */
-#define WEFT_KEY_WIRE(id, n) (((guint64) (id) << 32) | 0x80000000u | ((n) &0x3fffffffu))
+#define WEFT_KEY_WIRE(id, n) (((guint64) (id) << 32) | 0x80000000u | ((n) &0x1fffffffu))
+/* the start of flow @flow released by its collective's gate or by a flow another node receives
+ * (models/nic.h, weft_nic_start_flow_at), under its sender's id: the same whichever rank's
+ * event released it and whenever that rank learnt it (doc/parallel.md), where the sender's own
+ * counter would depend on both */
+#define WEFT_KEY_START(id, flow) (((guint64) (id) << 32) | 0xa0000000u | ((flow) &0x1fffffffu))
 /* a wire's flow-control frames on their own FIFO (a NIC's receive pipeline, models/link.h) */
 #define WEFT_KEY_CTL(id, n) (((guint64) (id) << 32) | 0xc0000000u | ((n) &0x1fffffffu))
 /* the far port's wake-up for the first InfiniBand FCP on that wire (models/port.h) */

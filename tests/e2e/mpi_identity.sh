@@ -13,6 +13,15 @@
 # the same on 2 ranks, whose rank 0 writes --summary-json; a PFC deadlock is found by the
 # watchdog at the same time on 2 and 3 ranks, with the same data sets; faults, a subnet
 # manager's sweeps and a failed workload (below, "Faults").
+# Collectives and flow dependencies: the flagship experiments/dgx4-allreduce.ini, shrunk to one
+# 64 KB size and one iteration, no warm-up (two collectives, out of place then in place, the
+# second gated on the first), and four ib_write_lat ping-pongs between servers on two rails
+# (every message waits for the one before it), split by the graph with lookahead_floor = 10ns
+# so that the servers' 3 m leaf cables can be cut: the same data sets (/collectives too) and
+# the same nccl-tests table as one process's on 1, 2 and 4 ranks, with events and packets
+# across on every rank; one step of experiments/dgx4-training.ini (collectives gated on compute
+# time), split alike: the same data sets and step table on 2 ranks.
+# (What cannot cross ranks, a release in zero time, is refused: tests/e2e/mpi_ranks.sh.)
 # Unchecked: speed; interrupts across ranks (stopped at a window's start: doc/parallel.md).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
 . "$WEFT_SRCDIR/tests/e2e/lib.sh"
@@ -89,6 +98,67 @@ partition = graph
 [trace]
 interval = 5us
 INI
+cat >"$TMP/ar.ini" <<INI
+[experiment]
+include = $WEFT_SRCDIR/experiments/dgx4-allreduce.ini
+[workload.allreduce]
+minbytes = 64KB
+maxbytes = 64KB
+iters = 1
+warmup_iters = 0
+[parallel]
+partition = graph
+lookahead_floor = 10ns
+INI
+cat >"$TMP/train.ini" <<INI
+[experiment]
+include = $WEFT_SRCDIR/experiments/dgx4-training.ini
+[workload.train]
+steps = 1
+buckets = 2
+bucket_size = 256KiB
+compute = 100us
+[parallel]
+partition = graph
+lookahead_floor = 10ns
+INI
+cat >"$TMP/lat.ini" <<INI
+[experiment]
+include = $WEFT_SRCDIR/experiments/dgx4.ini
+seed = 1
+[fabric]
+kind = infiniband
+routing = static
+[workload.lat13]
+kind = ib_write_lat
+device = dgx-1/mlx5_3
+peer = dgx-3/mlx5_3
+size = 4KiB
+iters = 20
+[workload.lat24]
+kind = ib_write_lat
+device = dgx-2/mlx5_5
+peer = dgx-4/mlx5_5
+size = 64KiB
+iters = 20
+[workload.lat31]
+kind = ib_write_lat
+device = dgx-3/mlx5_0
+peer = dgx-1/mlx5_0
+size = 4KiB
+iters = 10
+[workload.lat42]
+kind = ib_write_lat
+device = dgx-4/mlx5_0
+peer = dgx-2/mlx5_0
+size = 4KiB
+iters = 10
+[parallel]
+partition = graph
+lookahead_floor = 10ns
+[trace]
+interval = 5us
+INI
 
 # ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err
 ranks() {
@@ -96,14 +166,23 @@ ranks() {
         >"$TMP/$1-$2.out" 2>"$TMP/$1-$2.err" || { cat "$TMP/$1-$2.err" >&2; fail "$1: $2 ranks"; }
 }
 
-for name in roce ib ue dgx; do
+# same_table NAME NP SED: the table that sed -n SED cuts from the output, as one process prints it
+same_table() {
+    sed -n "$3" "$TMP/$1.out" >"$TMP/$1.table"
+    [ -s "$TMP/$1.table" ] || fail "$1: one process printed no table"
+    sed -n "$3" "$TMP/$1-$2.out" | cmp -s - "$TMP/$1.table" \
+        || fail "$1: $2 ranks: another table than one process's"
+}
+
+for name in roce ib ue dgx ar lat; do
     "$WEFT" run "$TMP/$name.ini" -o "$TMP/$name.h5" --quiet >"$TMP/$name.out" || fail "$name: one process"
     sets=$("$PY" - "$TMP/$name.h5" <<'PY'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     assert f["/meta"].attrs["status"] == "done", f["/meta"].attrs["status"]
     assert len(f["/flows"]) > 0 and all(f["/flows"]["finished"])
-    print(" ".join(d for d in ("/flows", "/links", "/ports", "/paths", "/pfc", "/buffers")
+    print(" ".join(d for d in ("/flows", "/links", "/ports", "/paths", "/pfc", "/buffers",
+                               "/collectives")
                    if d in f and len(f[d]) > 0))
 PY
     ) || fail "$name: the one-process trace"
@@ -113,6 +192,10 @@ PY
             h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
                 || fail "$name: $np ranks: $ds differs from one process"
         done
+        # the nccl-tests table and the training steps, as one process prints them
+        case $name in
+            ar) same_table ar "$np" '/^#  *size /,/^# Avg bus/p' ;;
+        esac
         [ "$np" = 1 ] && continue
         # Every rank ran events and sent packets to another rank.
         n=$(grep -c "^weft run: rank [0-9]*: [1-9][0-9]* events, [1-9][0-9]* packets crossed" \
@@ -325,6 +408,24 @@ expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/gd.ini" -o "$TMP/gd.h5
 grep -q "gd.ini: \[fault.nic\] kind: GPUDirect lost during the run" "$TMP/err" \
     || { cat "$TMP/err" >&2; fail "gpudirect-off during the run: not refused by its group"; }
 
+# One training step (its collectives gated on compute time) on 2 ranks: the same data sets and
+# step table.  (On 4 ranks one rank holds no part of its rings.)
+"$WEFT" run "$TMP/train.ini" -o "$TMP/train.h5" --quiet >"$TMP/train.out" || fail "train: one process"
+ranks train 2
+for ds in /flows /links /ports /paths /collectives; do
+    h5diff "$TMP/train.h5" "$TMP/train-2.h5" "$ds" >/dev/null || fail "train: 2 ranks: $ds differs"
+done
+same_table train 2 '/training steps$/,/^ *mean /p'
+echo "train: identical on 2 ranks"
+# The collective runs had their collectives: two on the flagship's shrunk sweep, the second
+# started as the first finished.
+"$PY" - "$TMP/ar.h5" <<'PY' || fail "ar: not two collectives, one after the other"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    c = f["/collectives"][:]
+    assert len(c) == 2, len(c)
+    assert c["start_ps"][1] == c["finish_ps"][0] > 0, c
+PY
 # The fixtures exercise what they are for: PFC and credits stalled transmitters.
 "$PY" - "$TMP/roce.h5" "$TMP/ib.h5" <<'PY' || fail "the fixtures did not stall"
 import sys, h5py

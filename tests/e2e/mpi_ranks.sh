@@ -4,9 +4,10 @@
 # without it (h5diff); an unknown [parallel] partition, and a split that cannot work (more
 # ranks than a fat tree's pods and cores, a unit split of a fabric without units), make every
 # rank exit 2 within a time limit (no rank left waiting), with one line naming [parallel]
-# partition and the reason; what a run across ranks cannot do yet (collectives, /dcqcn
-# samples) makes every rank exit 2 with one line naming the group; a valid split of a k = 4 fat
-# tree by pods runs and reports the lookahead computed here from the experiment (1 us links).
+# partition and the reason; what a run across ranks cannot do (/dcqcn samples, a flow that a
+# flow delivered on another rank releases with no delay) makes every rank exit 2 with one line
+# naming the group; a valid split of a k = 4 fat tree by pods runs and reports the lookahead
+# computed here from the experiment (1 us links).
 # Results across several ranks: tests/e2e/mpi_identity.sh.
 # Skipped (77) only when weft was built without MPI; CI builds with it.
 . "$WEFT_SRCDIR/tests/e2e/lib.sh"
@@ -109,13 +110,31 @@ all_exit 2
     || { errors >&2; fail "/dcqcn samples across ranks: not refused once"; }
 [ ! -e "$TMP/x.h5" ] || fail "a refused run left a trace"
 
-# Collectives across ranks: refused, once.
-allreduce_ini "$TMP/coll.ini" 10ms 64KiB
+# A flow released with no delay by a flow delivered on another rank: refused, once.  ib_write_bw
+# over all sizes: a size's first message waits for the last one of the size before, sent the
+# other way; the servers' 3 m leaf cables cut (lookahead_floor = 10ns) put the two on two ranks.
+cat >"$TMP/bw.ini" <<INI
+[experiment]
+include = $WEFT_SRCDIR/experiments/dgx4.ini
+[fabric]
+kind = infiniband
+routing = static
+[workload.bw]
+kind = ib_write_bw
+device = dgx-1/mlx5_3
+peer = dgx-3/mlx5_3
+all = true
+iters = 5
+[parallel]
+partition = graph
+lookahead_floor = 10ns
+INI
 rm -f "$TMP"/err.*
-ranks_exit 2 run "$TMP/coll.ini" -o "$TMP/x.h5" --quiet --set parallel:partition=graph
+ranks_exit 2 run "$TMP/bw.ini" -o "$TMP/x.h5" --quiet
 all_exit 2
-[ "$(errors | grep -c '\[workload.allreduce\]: collectives: not implemented in a run across MPI ranks')" = 1 ] \
-    || { errors >&2; fail "collectives across ranks: not refused once"; }
+[ "$(errors | grep -c "^$TMP/bw.ini: \[workload.bw\]: flow [0-9]* waits for flow [0-9]* with no delay")" = 1 ] \
+    || { errors >&2; fail "a release across ranks in zero time: not refused once"; }
+[ ! -e "$TMP/x.h5" ] || fail "a refused run left a trace"
 
 # A valid split by pods on 2 ranks runs: the lookahead is the smallest cut delay, 1 us here.
 rm -f "$TMP"/err.*
