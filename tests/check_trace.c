@@ -1081,7 +1081,7 @@ START_TEST (test_trace_ranked_rows_merge_in_event_order)
     weft_trace_append_link_sample (t, &s2);
     weft_trace_set_order (t, 0);
     WeftParallel one = { 0, 1, FALSE };
-    weft_trace_gather (t, &one);
+    weft_trace_gather (t, &one, NULL, NULL);
     close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
 
     WeftTraceInfo *info = weft_trace_reader_open (path, &error);

@@ -6,7 +6,8 @@
 # on a k = 4 fat tree, and the 4-server DGX H100 cluster of experiments/dgx4.ini (a permutation
 # of 1 MiB, split by the graph): /flows, /links, /ports and /paths (and /pfc, /buffers where
 # they have rows) are identical (h5diff) to one process's under mpirun -np 1, 2 and 4 (4
-# oversubscribes the cores); every rank reports events executed and packets sent to other
+# oversubscribes the cores, and gathers the trace's rows to rank 0 between every two windows,
+# [parallel] gather_bytes = 1B, where 1 and 2 ranks gather them at the end); every rank reports events executed and packets sent to other
 # ranks, both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics flow-control
 # packets (PAUSE frames, credits) crossed between ranks, and the one-process run really
 # paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
@@ -90,9 +91,12 @@ partition = graph
 interval = 5us
 INI
 
-# ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err
+# ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err; on 4 ranks
+# the rows are gathered between every two windows
 ranks() {
-    timeout 120 $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet \
+    gather=
+    [ "$2" = 4 ] && gather="--set parallel:gather_bytes=1B"
+    timeout 120 $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet $gather \
         >"$TMP/$1-$2.out" 2>"$TMP/$1-$2.err" || { cat "$TMP/$1-$2.err" >&2; fail "$1: $2 ranks"; }
 }
 
