@@ -25,6 +25,7 @@ sample_traces (WeftSim *sim, void *data)
             weft_trace_append_link_sample (net->trace, &row);
     }
     weft_trace_set_order (net->trace, 0);
+    weft_transport_order_active (&net->tp);
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);

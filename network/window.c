@@ -108,11 +108,6 @@ check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 samp
         }
     if (net->fabric.sm)
         return refuse (exp, error, "fabric", NULL, "a subnet manager's sweeps");
-    if (sample_interval > 0 && net->fabric.dcqcn.enabled)
-        return refuse (exp, error, "dcqcn", NULL,
-                       "/dcqcn samples (set [trace] interval = 0s, or turn DCQCN off)");
-    if (sample_interval > 0 && tp->uet)
-        return refuse (exp, error, "trace", "interval", "/uet samples (set [trace] interval = 0s)");
     return TRUE;
 }
 
@@ -255,6 +250,9 @@ freeze_sender (WeftWindow *win, guint i)
     win->snap[i] = now;
     win->frozen[i] = FROZEN;
     g_array_append_val (win->fresh, i);
+    /* Its sender samples it no more (/dcqcn, /uet): one process took it out of the flows under
+     * way at its finish, and the rows sampled here since then are dropped at the gather. */
+    weft_transport_leave_active (&win->net->tp, &win->net->tp.flows[i]);
 }
 
 void

@@ -29,8 +29,7 @@ typedef struct _WeftWindow WeftWindow;
 
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
- * cannot do yet (collectives, flow dependencies, faults, a subnet manager, /dcqcn and /uet
- * samples), failing with an error
+ * cannot do yet (collectives, flow dependencies, faults, a subnet manager), failing with an error
  * that names the file and the group.  (transfer full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);
