@@ -283,22 +283,6 @@ gather_rows (const WeftSession *s, const WeftParallel *par, WeftWindow *win, Wef
     g_free (sr.by_id);
 }
 
-/* Between two windows, when due (weft_window_on_flush): the rows held so far go to the file. */
-typedef struct {
-    const WeftSession *s;
-    const WeftParallel *par;
-    WeftTrace *trace;
-    guint gathers;
-} Flush;
-
-static void
-flush_rows (WeftWindow *win, void *data)
-{
-    Flush *fl = data;
-    gather_rows (fl->s, fl->par, win, fl->trace, FALSE);
-    fl->gathers++;
-}
-
 typedef struct {
     guint64 events, crossed, crossed_ctl, windows, unsure;
 } RankCounts;
@@ -332,6 +316,26 @@ end_clock_lap (EndClock *c, const WeftParallel *par, const char *phase)
              (double) (wall - c->wall) / G_USEC_PER_SEC, (double) (cpu - c->cpu) / G_USEC_PER_SEC);
     c->wall = wall;
     c->cpu = cpu;
+}
+
+/* Between two windows, when due (weft_window_on_flush): the rows held so far go to the file. */
+typedef struct {
+    const WeftSession *s;
+    const WeftParallel *par;
+    WeftTrace *trace;
+    guint gathers;
+    gint64 wall, cpu; /* spent in them, on this rank */
+} Flush;
+
+static void
+flush_rows (WeftWindow *win, void *data)
+{
+    Flush *fl = data;
+    gint64 wall = g_get_monotonic_time (), cpu = cpu_now ();
+    gather_rows (fl->s, fl->par, win, fl->trace, FALSE);
+    fl->gathers++;
+    fl->wall += g_get_monotonic_time () - wall;
+    fl->cpu += cpu_now () - cpu;
 }
 
 /* A run across the ranks of @par (doc/parallel.md): every rank runs its own part of the fabric
@@ -373,7 +377,7 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         weft_network_attach_trace (s->net, trace, s->tc.interval);
     }
     weft_trace_set_ranked (trace, &s->sim->now, &s->sim->now_key);
-    Flush fl = { s, par, trace, 0 };
+    Flush fl = { s, par, trace, 0, 0, 0 };
     weft_window_on_flush (win, s->pc.gather_bytes, flush_rows, &fl);
 
     EndClock clk;
@@ -382,7 +386,8 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
     WeftSimStatus status = weft_window_run (win, &interrupted);
     double wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
     end_clock_lap (&clk, par, "run loop");
-    g_debug ("rank %d: %u gathers during the run", par->rank, fl.gathers);
+    g_debug ("rank %d: %u gathers during the run loop: %.3f s wall, %.3f s CPU", par->rank,
+             fl.gathers, (double) fl.wall / G_USEC_PER_SEC, (double) fl.cpu / G_USEC_PER_SEC);
 
     weft_network_finish_trace (s->net);
     end_clock_lap (&clk, par, "end-of-run rows");

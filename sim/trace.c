@@ -603,38 +603,63 @@ flow_column (int table)
     return -1;
 }
 
-/* Merges the runs of every rank into @out in (time, key, order, seq, rank) order: one
- * process's order.  A row of a flow sample whose flow's /flows row (@finished: flow id ->
- * RowTag) comes before it is dropped: its sender's rank sampled it before it heard, at the
- * window's end, that the flow had finished on its receiver's rank (doc/parallel.md). */
+/* Whether a row of a flow sample (@flow_col: its flow column) must go: its flow's /flows row
+ * (@finished: flow id -> RowTag) comes before it.  Its sender's rank sampled it before it heard,
+ * at the window's end, that the flow had finished on its receiver's rank (doc/parallel.md). */
+static gboolean
+sampled_after_finish (const guint8 *row, const RowTag *tag, gssize flow_col, GHashTable *finished)
+{
+    if (flow_col < 0 || finished == NULL)
+        return FALSE;
+    guint32 flow;
+    memcpy (&flow, row + flow_col, sizeof flow);
+    const RowTag *done = g_hash_table_lookup (finished, GUINT_TO_POINTER (flow));
+    return done && (done->at < tag->at || (done->at == tag->at && done->key < tag->key));
+}
+
+/* Merges the runs of every rank into @out (@out_tags: their tags, if not NULL) in (time, key,
+ * order, seq, rank) order: one process's order.  The rows of one rank that come before every
+ * other rank's next row are taken at once (a sampling event's rows of one rank's ports, say),
+ * each with one memcpy into room reserved for all. */
 static void
 merge_runs (Run *runs, int n_runs, gsize rs, GArray *out, GArray *out_tags, gssize flow_col,
             GHashTable *finished)
 {
+    guint total = 0;
+    for (int r = 0; r < n_runs; r++)
+        total += runs[r].n;
+    guint base = out->len, n = 0;
+    g_array_set_size (out, base + total);
     for (;;) {
-        int best = -1;
-        for (int r = 0; r < n_runs; r++)
-            if (runs[r].next < runs[r].n &&
-                (best < 0 || tag_order (run_head (&runs[r]), run_head (&runs[best])) < 0))
-                best = r;
-        if (best < 0)
-            return;
-        Run *run = &runs[best];
-        guint k = run->order ? run->order[run->next] : run->next;
-        run->next++;
-        const guint8 *row = run->rows + (gsize) k * rs;
-        if (flow_col >= 0 && finished) {
-            guint32 flow;
-            memcpy (&flow, row + flow_col, sizeof flow);
-            const RowTag *done = g_hash_table_lookup (finished, GUINT_TO_POINTER (flow));
-            if (done && (done->at < run->tags[k].at ||
-                         (done->at == run->tags[k].at && done->key < run->tags[k].key)))
+        int best = -1, second = -1;
+        for (int r = 0; r < n_runs; r++) {
+            if (runs[r].next >= runs[r].n)
                 continue;
+            if (best < 0 || tag_order (run_head (&runs[r]), run_head (&runs[best])) < 0) {
+                second = best;
+                best = r;
+            } else if (second < 0 ||
+                       tag_order (run_head (&runs[r]), run_head (&runs[second])) < 0) {
+                second = r;
+            }
         }
-        g_array_append_vals (out, row, 1);
-        if (out_tags)
-            g_array_append_vals (out_tags, &run->tags[k], 1);
+        if (best < 0)
+            break;
+        Run *run = &runs[best];
+        const RowTag *bound = second >= 0 ? run_head (&runs[second]) : NULL;
+        do {
+            guint k = run->order ? run->order[run->next] : run->next;
+            run->next++;
+            const guint8 *row = run->rows + (gsize) k * rs;
+            if (sampled_after_finish (row, &run->tags[k], flow_col, finished))
+                continue;
+            memcpy (out->data + (gsize) (base + n) * rs, row, rs);
+            n++;
+            if (out_tags)
+                g_array_append_vals (out_tags, &run->tags[k], 1);
+        } while (run->next < run->n && (!bound || tag_order (run_head (run), bound) < 0));
     }
+    g_array_set_size (out, base + n);
 }
 
 /* Writes @n rows of @t at the end of its data set (rank 0 after a gather). */
