@@ -567,6 +567,8 @@ pack_held (const WeftTrace *trace)
     }
     for (int i = 0; i < N_TABLES; i++) {
         const Table *t = &trace->tables[i];
+        if (t->buf->len == 0)
+            continue; /* an empty GArray's data may be NULL */
         gsize rows = (gsize) t->buf->len * t->record->row_size;
         memcpy (at, t->buf->data, rows);
         at += PAD8 (rows);
