@@ -235,32 +235,25 @@ write_summary (const char *trace, const char *json, int rc)
     return rc;
 }
 
-/* Across ranks: the sender's counters of every /flows row (sim/trace.h, models/transport.h),
- * from the ranks that send the flows, indexed by flow id at rank 0. */
-typedef struct {
-    WeftTraceFlow *by_id;
-    guint n;
-} SenderRows;
-
+/* Across ranks: the sender's counters of the /flows rows (sim/trace.h, models/transport.h) from
+ * the ranks that send the flows, at rank 0: flow id -> its row in the gathered buffer.  Only
+ * flows sent and received on two ranks have their sender's columns elsewhere. */
 static void
 patch_sender (WeftTraceFlow *row, void *data)
 {
-    const SenderRows *sr = data;
-    g_assert (row->id < sr->n);
-    /* Only flows sent and received on two ranks have their sender's columns elsewhere. */
-    if (sr->by_id[row->id].id == row->id)
-        weft_transport_flow_row_sender (row, &sr->by_id[row->id]);
+    const WeftTraceFlow *sender = g_hash_table_lookup (data, GUINT_TO_POINTER (row->id));
+    if (sender)
+        weft_transport_flow_row_sender (row, sender);
 }
 
 /* Gathers the rows every rank holds to rank 0, which writes them, with the sender's columns of
  * the /flows rows of flows sent from one rank and received on another: @all_flows, at the end
  * of the run, every such flow's (finished or not); else those that have finished since the
- * last gather (weft_window_take_frozen). */
+ * last gather (weft_window_sender_rows).  What rank 0 keeps for them is in the flows of this
+ * gather, not every flow of the run. */
 static void
-gather_rows (const WeftSession *s, const WeftParallel *par, WeftWindow *win, WeftTrace *trace,
-             gboolean all_flows)
+gather_rows (const WeftParallel *par, WeftWindow *win, WeftTrace *trace, gboolean all_flows)
 {
-    const WeftTransport *tp = &s->net->tp;
     GArray *mine = g_array_new (FALSE, FALSE, sizeof (WeftTraceFlow));
     weft_window_sender_rows (win, all_flows, mine);
     gsize *sizes = NULL;
@@ -271,16 +264,14 @@ gather_rows (const WeftSession *s, const WeftParallel *par, WeftWindow *win, Wef
         weft_trace_gather (trace, par, NULL, NULL);
         return;
     }
-    SenderRows sr = { g_new (WeftTraceFlow, MAX (tp->n_flows, 1)), tp->n_flows };
-    for (guint i = 0; i < sr.n; i++)
-        sr.by_id[i].id = G_MAXUINT32;
+    GHashTable *by_id = g_hash_table_new (NULL, NULL);
     const WeftTraceFlow *rows = (const WeftTraceFlow *) all->data;
     for (guint k = 0; k < all->len / sizeof (WeftTraceFlow); k++)
-        sr.by_id[rows[k].id] = rows[k];
+        g_hash_table_insert (by_id, GUINT_TO_POINTER (rows[k].id), (gpointer) &rows[k]);
+    weft_trace_gather (trace, par, patch_sender, by_id);
+    g_hash_table_destroy (by_id);
     g_byte_array_unref (all);
     g_free (sizes);
-    weft_trace_gather (trace, par, patch_sender, &sr);
-    g_free (sr.by_id);
 }
 
 typedef struct {
@@ -320,7 +311,6 @@ end_clock_lap (EndClock *c, const WeftParallel *par, const char *phase)
 
 /* Between two windows, when due (weft_window_on_flush): the rows held so far go to the file. */
 typedef struct {
-    const WeftSession *s;
     const WeftParallel *par;
     WeftTrace *trace;
     guint gathers;
@@ -332,7 +322,7 @@ flush_rows (WeftWindow *win, void *data)
 {
     Flush *fl = data;
     gint64 wall = g_get_monotonic_time (), cpu = cpu_now ();
-    gather_rows (fl->s, fl->par, win, fl->trace, FALSE);
+    gather_rows (fl->par, win, fl->trace, FALSE);
     fl->gathers++;
     fl->wall += g_get_monotonic_time () - wall;
     fl->cpu += cpu_now () - cpu;
@@ -377,7 +367,7 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         weft_network_attach_trace (s->net, trace, s->tc.interval);
     }
     weft_trace_set_ranked (trace, &s->sim->now, &s->sim->now_key);
-    Flush fl = { s, par, trace, 0, 0, 0 };
+    Flush fl = { par, trace, 0, 0, 0 };
     weft_window_on_flush (win, s->pc.gather_bytes, flush_rows, &fl);
 
     EndClock clk;
@@ -391,7 +381,7 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
 
     weft_network_finish_trace (s->net);
     end_clock_lap (&clk, par, "end-of-run rows");
-    gather_rows (s, par, win, trace, TRUE);
+    gather_rows (par, win, trace, TRUE);
     end_clock_lap (&clk, par, "gather, merge and write");
     RankCounts mine = { s->sim->events, weft_window_crossed (win), weft_window_crossed_ctl (win),
                         weft_window_windows (win), weft_window_unsure (win) };
