@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_version.h>
@@ -234,55 +235,98 @@ write_summary (const char *trace, const char *json, int rc)
     return rc;
 }
 
-/* Across ranks: the sender's counters of every /flows row (sim/trace.h, models/transport.h),
- * from the ranks that send the flows, indexed by flow id at rank 0. */
-typedef struct {
-    WeftTraceFlow *by_id;
-    guint n;
-} SenderRows;
-
+/* Across ranks: the sender's counters of the /flows rows (sim/trace.h, models/transport.h) from
+ * the ranks that send the flows, at rank 0: flow id -> its row in the gathered buffer.  Only
+ * flows sent and received on two ranks have their sender's columns elsewhere. */
 static void
 patch_sender (WeftTraceFlow *row, void *data)
 {
-    const SenderRows *sr = data;
-    g_assert (row->id < sr->n);
-    /* Only flows sent and received on two ranks have their sender's columns elsewhere. */
-    if (sr->by_id[row->id].id == row->id)
-        weft_transport_flow_row_sender (row, &sr->by_id[row->id]);
+    const WeftTraceFlow *sender = g_hash_table_lookup (data, GUINT_TO_POINTER (row->id));
+    if (sender)
+        weft_transport_flow_row_sender (row, sender);
 }
 
+/* Gathers the rows every rank holds to rank 0, which writes them, with the sender's columns of
+ * the /flows rows of flows sent from one rank and received on another: @all_flows, at the end
+ * of the run, every such flow's (finished or not); else those that have finished since the
+ * last gather (weft_window_sender_rows).  What rank 0 keeps for them is in the flows of this
+ * gather, not every flow of the run. */
 static void
-gather_sender_rows (const WeftSession *s, const WeftParallel *par, const WeftWindow *win,
-                    WeftTrace *trace)
+gather_rows (const WeftParallel *par, WeftWindow *win, WeftTrace *trace, gboolean all_flows)
 {
-    const WeftTransport *tp = &s->net->tp;
     GArray *mine = g_array_new (FALSE, FALSE, sizeof (WeftTraceFlow));
-    for (guint i = 0; i < tp->n_flows; i++) {
-        WeftTraceFlow row;
-        if (weft_window_sender_row (win, i, &row))
-            g_array_append_val (mine, row);
-    }
-    GByteArray **all = weft_parallel_gather (par, mine->data, mine->len * sizeof (WeftTraceFlow));
+    weft_window_sender_rows (win, all_flows, mine);
+    gsize *sizes = NULL;
+    GByteArray *all =
+        weft_parallel_gather_flat (par, mine->data, mine->len * sizeof (WeftTraceFlow), &sizes);
     g_array_free (mine, TRUE);
-    if (!all)
+    if (!all) {
+        weft_trace_gather (trace, par, NULL, NULL);
         return;
-    SenderRows sr = { g_new0 (WeftTraceFlow, MAX (tp->n_flows, 1)), tp->n_flows };
-    for (guint i = 0; i < sr.n; i++)
-        sr.by_id[i].id = G_MAXUINT32;
-    for (int r = 0; r < par->size; r++) {
-        const WeftTraceFlow *rows = (const WeftTraceFlow *) all[r]->data;
-        for (guint k = 0; k < all[r]->len / sizeof (WeftTraceFlow); k++)
-            sr.by_id[rows[k].id] = rows[k];
-        g_byte_array_unref (all[r]);
     }
-    g_free (all);
-    weft_trace_patch_flows (trace, patch_sender, &sr);
-    g_free (sr.by_id);
+    GHashTable *by_id = g_hash_table_new (NULL, NULL);
+    const WeftTraceFlow *rows = (const WeftTraceFlow *) all->data;
+    for (guint k = 0; k < all->len / sizeof (WeftTraceFlow); k++)
+        g_hash_table_insert (by_id, GUINT_TO_POINTER (rows[k].id), (gpointer) &rows[k]);
+    weft_trace_gather (trace, par, patch_sender, by_id);
+    g_hash_table_destroy (by_id);
+    g_byte_array_unref (all);
+    g_free (sizes);
 }
 
 typedef struct {
     guint64 events, crossed, crossed_ctl, windows, unsure;
 } RankCounts;
+
+/* The end of a run across ranks, phase by phase (G_MESSAGES_DEBUG=weft-cli): each phase's wall
+ * and CPU time on this rank, what bench/README.md's "Across MPI ranks" figures come from. */
+typedef struct {
+    gint64 wall, cpu;
+} EndClock;
+
+static gint64
+cpu_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static void
+end_clock_start (EndClock *c)
+{
+    c->wall = g_get_monotonic_time ();
+    c->cpu = cpu_now ();
+}
+
+static void
+end_clock_lap (EndClock *c, const WeftParallel *par, const char *phase)
+{
+    gint64 wall = g_get_monotonic_time (), cpu = cpu_now ();
+    g_debug ("rank %d: %s: %.3f s wall, %.3f s CPU", par->rank, phase,
+             (double) (wall - c->wall) / G_USEC_PER_SEC, (double) (cpu - c->cpu) / G_USEC_PER_SEC);
+    c->wall = wall;
+    c->cpu = cpu;
+}
+
+/* Between two windows, when due (weft_window_on_flush): the rows held so far go to the file. */
+typedef struct {
+    const WeftParallel *par;
+    WeftTrace *trace;
+    guint gathers;
+    gint64 wall, cpu; /* spent in them, on this rank */
+} Flush;
+
+static void
+flush_rows (WeftWindow *win, void *data)
+{
+    Flush *fl = data;
+    gint64 wall = g_get_monotonic_time (), cpu = cpu_now ();
+    gather_rows (fl->par, win, fl->trace, FALSE);
+    fl->gathers++;
+    fl->wall += g_get_monotonic_time () - wall;
+    fl->cpu += cpu_now () - cpu;
+}
 
 /* A run across the ranks of @par (doc/parallel.md): every rank runs its own part of the fabric
  * in windows; rank 0 writes the one trace, gathered from every rank, and prints the summary.
@@ -323,14 +367,22 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
         weft_network_attach_trace (s->net, trace, s->tc.interval);
     }
     weft_trace_set_ranked (trace, &s->sim->now, &s->sim->now_key);
+    Flush fl = { par, trace, 0, 0, 0 };
+    weft_window_on_flush (win, s->pc.gather_bytes, flush_rows, &fl);
 
+    EndClock clk;
+    end_clock_start (&clk);
     gint64 start = g_get_monotonic_time ();
     WeftSimStatus status = weft_window_run (win, &interrupted);
     double wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+    end_clock_lap (&clk, par, "run loop");
+    g_debug ("rank %d: %u gathers during the run loop: %.3f s wall, %.3f s CPU", par->rank,
+             fl.gathers, (double) fl.wall / G_USEC_PER_SEC, (double) fl.cpu / G_USEC_PER_SEC);
 
     weft_network_finish_trace (s->net);
-    weft_trace_gather (trace, par);
-    gather_sender_rows (s, par, win, trace);
+    end_clock_lap (&clk, par, "end-of-run rows");
+    gather_rows (par, win, trace, TRUE);
+    end_clock_lap (&clk, par, "gather, merge and write");
     if (status == WEFT_SIM_WORKLOAD_FAILED)
         weft_window_share_failure (win);
     RankCounts mine = { s->sim->events, weft_window_crossed (win), weft_window_crossed_ctl (win),
@@ -381,6 +433,7 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
             g_clear_pointer (&where, g_free);
             rc = WEFT_EXIT_FAILURE;
         }
+        end_clock_lap (&clk, par, "write and close");
         if (summary_json && where && strcmp (where, out) == 0)
             rc = write_summary (out, summary_json, rc);
         for (int r = 0; r < par->size; r++)
@@ -502,9 +555,9 @@ weft_cli_run (int argc, char **argv)
              "Under mpirun (weft built with MPI) one rank is the ordinary run; on more ranks\n"
              "the fabric is split by [parallel] and rank 0 writes one trace with one process's\n"
              "data sets, and prints each rank's events and packets sent across; a NIC removed\n"
-             "or GPUDirect lost during the run, a fault that waits for a collective, /dcqcn or\n"
-             "/uet samples, and a flow that another rank's flow releases with no delay are\n"
-             "refused (exit 2) there (doc/parallel.md).\n\n"
+             "or GPUDirect lost during the run, a fault that waits for a collective, and a flow\n"
+             "that another rank's flow releases with no delay are refused (exit 2) there\n"
+             "(doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"

@@ -367,6 +367,8 @@ dcqcn_sample (const WeftMechEnv *env, weft_time_t now)
                                      .alpha = d->alpha,
                                      .cnps_received = d->cnps_received,
                                      .rate_cuts = d->cuts };
+        /* Across ranks the sender's rank samples it; rows merge by flow id (sim/trace.h). */
+        weft_trace_set_order (env->trace, f->spec.id);
         weft_trace_append_dcqcn_sample (env->trace, &row);
     }
 }

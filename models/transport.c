@@ -355,13 +355,11 @@ weft_transport_start_collectives (WeftTransport *tp, WeftSim *sim)
 }
 
 void
-weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
+weft_transport_leave_active (WeftTransport *tp, WeftFlow *f)
 {
-    f->finished = TRUE;
-    f->finish_ps = sim->now;
-    tp->flows_done++;
-    /* Out of the active set: the last one takes its slot.  (Across ranks, where the flow
-     * finishes at its receiver's rank, the set is its sender's rank's: nothing to do here.) */
+    /* The last one takes its slot.  (Across ranks, where the flow finishes at its receiver's
+     * rank, the set is its sender's rank's: nothing to do there, the sender's rank calls this
+     * when it hears of the finish, network/window.c.) */
     if (f->active_slot < tp->active->len &&
         g_array_index (tp->active, guint32, f->active_slot) == f->spec.id) {
         guint32 last = g_array_index (tp->active, guint32, tp->active->len - 1);
@@ -369,6 +367,30 @@ weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
         tp->flows[last].active_slot = f->active_slot;
         g_array_set_size (tp->active, tp->active->len - 1);
     }
+}
+
+static int
+id_cmp (gconstpointer a, gconstpointer b)
+{
+    guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+    return x < y ? -1 : x > y;
+}
+
+void
+weft_transport_order_active (WeftTransport *tp)
+{
+    g_array_sort (tp->active, id_cmp);
+    for (guint k = 0; k < tp->active->len; k++)
+        tp->flows[g_array_index (tp->active, guint32, k)].active_slot = k;
+}
+
+void
+weft_transport_flow_finished (WeftTransport *tp, WeftFlow *f, WeftSim *sim)
+{
+    f->finished = TRUE;
+    f->finish_ps = sim->now;
+    tp->flows_done++;
+    weft_transport_leave_active (tp, f);
     weft_transport_trace_flow (tp, f);
     for (guint32 k = tp->dep_first[f->spec.id]; k < tp->dep_first[f->spec.id + 1]; k++) {
         WeftFlow *d = &tp->flows[tp->dep_list[k]];

@@ -292,6 +292,11 @@ weft_time_t weft_transport_rc_timeout_ps (guint exponent);
 
 /* @f's sender starts it: it joins tp->active (weft_transport_flow_finished takes it out). */
 void weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now);
+/* Takes @f out of tp->active, if it is there. */
+void weft_transport_leave_active (WeftTransport *tp, WeftFlow *f);
+/* Sorts tp->active by flow id: the order in which a sample (/dcqcn, /uet) lists the flows under
+ * way, the same on one process and across ranks, whatever order they started and finished in. */
+void weft_transport_order_active (WeftTransport *tp);
 
 /* The port an endpoint @node sends @f's packets toward endpoint @to_ep through: its route (a
  * GPU chooses between NVLink and PCIe this way), or its one connected port. */

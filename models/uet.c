@@ -492,6 +492,8 @@ uet_sample (const WeftMechEnv *env, weft_time_t now)
                                    .retransmits = f->retransmits,
                                    .nacks = uf->nacks,
                                    .evs_used = uf->evs_used };
+        /* Across ranks the sender's rank samples it; rows merge by flow id (sim/trace.h). */
+        weft_trace_set_order (env->trace, f->spec.id);
         weft_trace_append_uet_sample (env->trace, &row);
     }
 }

@@ -25,6 +25,9 @@ sample_traces (WeftSim *sim, void *data)
             weft_trace_append_link_sample (net->trace, &row);
     }
     weft_trace_set_order (net->trace, 0);
+    /* /dcqcn and /uet list the flows under way in id order (models/transport.h). */
+    if (net->fabric.dcqcn.enabled || net->tp.uet)
+        weft_transport_order_active (&net->tp);
     for (const WeftMechanism *const *mech = net->env.mechs; *mech; mech++)
         if ((*mech)->sample)
             (*mech)->sample (&net->env, sim->now);

@@ -41,7 +41,8 @@ struct _WeftWindow {
      * rank (cli/run.c): each such flow's row at the start of the window (snap), until the
      * receiver's rank says it finished; then the row at the end of that window, frozen. */
     WeftTraceFlow *snap;
-    guint8 *frozen;
+    guint8 *frozen;    /* FROZEN, FROZEN_SENT once gathered (weft_window_sender_rows) */
+    GArray *fresh;     /* guint32 ids of the flows frozen since the last gather */
     guint8 *notified;  /* flows received here, sent elsewhere: their finish was posted */
     guint64 seen_done; /* tp->flows_done at the last look */
     guint64 unsure;    /* frozen rows whose sender columns changed in their window */
@@ -49,7 +50,15 @@ struct _WeftWindow {
      * delivered here in this window (mine) and over all ranks (all), and which have any. */
     CollCount *coll_mine, *coll_all;
     GArray *coll_touched, *coll_seen; /* guint32 collective ids */
+    /* The gather of the rows held so far (weft_window_on_flush), and the run's events (summed
+     * over ranks) at the last one. */
+    void (*flush) (WeftWindow *win, void *data);
+    void *flush_data;
+    guint64 flush_bytes;
+    guint64 flushed_events;
 };
+
+enum { FROZEN = 1, FROZEN_SENT = 2 };
 
 /* A record whose slot is this is a finish notice: the flow's id in pad. */
 #define SLOT_FINISHED G_MAXUINT32
@@ -66,6 +75,7 @@ typedef struct {
     guint64 pending, done_key;
     guint32 interrupted, failed, done;
     guint32 pad;
+    guint64 events, held; /* for flush_due */
 } RankState;
 
 static void
@@ -132,15 +142,7 @@ static gboolean
 check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 sample_interval,
                  GError **error)
 {
-    const WeftTransport *tp = &net->tp;
-    if (!check_faults (net, exp, error))
-        return FALSE;
-    if (sample_interval > 0 && net->fabric.dcqcn.enabled)
-        return refuse (exp, error, "dcqcn", NULL,
-                       "/dcqcn samples (set [trace] interval = 0s, or turn DCQCN off)");
-    if (sample_interval > 0 && tp->uet)
-        return refuse (exp, error, "trace", "interval", "/uet samples (set [trace] interval = 0s)");
-    return TRUE;
+    return check_faults (net, exp, error);
 }
 
 /* ---- flows that wait for other flows, and collectives, across ranks --------------------
@@ -398,6 +400,7 @@ weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel
     win->snap = g_new0 (WeftTraceFlow, n_flows);
     win->frozen = g_new0 (guint8, n_flows);
     win->notified = g_new0 (guint8, n_flows);
+    win->fresh = g_array_new (FALSE, FALSE, sizeof (guint32));
     guint32 me = (guint32) par->rank;
     for (guint i = 0; i < net->ports->len; i++) {
         WeftPort *p = net->ports->pdata[i];
@@ -434,6 +437,7 @@ weft_window_free (WeftWindow *win)
     g_free (win->frozen);
     g_free (win->notified);
     cross_free (win);
+    g_array_unref (win->fresh);
     g_free (win);
 }
 
@@ -522,20 +526,29 @@ freeze_sender (WeftWindow *win, guint i)
     weft_transport_flow_row_sender (&b, &now);
     win->unsure += memcmp (&a, &b, sizeof a) != 0;
     win->snap[i] = now;
-    win->frozen[i] = 1;
+    win->frozen[i] = FROZEN;
+    g_array_append_val (win->fresh, i);
+    /* Its sender samples it no more (/dcqcn, /uet): one process took it out of the flows under
+     * way at its finish, and the rows sampled here since then are dropped at the gather. */
+    weft_transport_leave_active (&win->net->tp, &win->net->tp.flows[i]);
 }
 
-gboolean
-weft_window_sender_row (const WeftWindow *win, guint flow, WeftTraceFlow *row)
+void
+weft_window_sender_rows (WeftWindow *win, gboolean all, GArray *rows)
 {
     const WeftTransport *tp = &win->net->tp;
-    if (!sent_across (win, &tp->flows[flow]))
-        return FALSE;
-    if (win->frozen[flow])
-        *row = win->snap[flow];
-    else
-        weft_transport_flow_row (tp, &tp->flows[flow], row);
-    return TRUE;
+    for (guint k = 0; k < win->fresh->len; k++) {
+        guint32 i = g_array_index (win->fresh, guint32, k);
+        g_array_append_val (rows, win->snap[i]);
+        win->frozen[i] = FROZEN_SENT;
+    }
+    g_array_set_size (win->fresh, 0);
+    for (guint i = 0; all && i < tp->n_flows; i++)
+        if (!win->frozen[i] && sent_across (win, &tp->flows[i])) {
+            WeftTraceFlow row;
+            weft_transport_flow_row (tp, &tp->flows[i], &row);
+            g_array_append_val (rows, row);
+        }
 }
 
 guint64
@@ -685,11 +698,44 @@ run_instant (WeftWindow *win, weft_time_t t)
     return status;
 }
 
+void
+weft_window_on_flush (WeftWindow *win, guint64 bytes, void (*flush) (WeftWindow *win, void *data),
+                      void *data)
+{
+    win->flush_bytes = bytes;
+    win->flush = flush;
+    win->flush_data = data;
+}
+
+/* Between two windows every row held on every rank is final (no event before the next window's
+ * start is left to run), so the trace can be gathered and written there: when the rows held
+ * over all ranks reach [parallel] gather_bytes (by default one process's flush criterion,
+ * sim/trace.h) or the events run since the last gather one process's, read from the states
+ * every rank has just shared, so every rank decides alike.  A killed run's file is then about
+ * as far behind as one process's. */
+static void
+flush_due (WeftWindow *win, const RankState *all)
+{
+    if (!win->flush)
+        return;
+    guint64 events = 0, held = 0;
+    for (int r = 0; r < win->par->size; r++) {
+        events += all[r].events;
+        held += all[r].held;
+    }
+    if (events - win->flushed_events < WEFT_TRACE_FLUSH_EVENTS && held < win->flush_bytes)
+        return;
+    win->flush (win, win->flush_data);
+    win->flushed_events = events;
+}
+
 static RankState
 local_state (WeftWindow *win, const volatile sig_atomic_t *interrupt, gboolean fail_at)
 {
     WeftSim *sim = win->sim;
-    return (RankState){ .next_at = weft_evq_peek_at (&sim->evq),
+    return (RankState){ .events = sim->events,
+                        .held = win->net->trace ? weft_trace_held_bytes (win->net->trace) : 0,
+                        .next_at = weft_evq_peek_at (&sim->evq),
                         .fail_at = fail_at ? earliest_failure (win) : WEFT_TIME_NEVER,
                         .last_progress = sim->last_progress,
                         .pending = sim->work_pending,
@@ -845,6 +891,7 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         if (sim->duration && end > sim->duration + 1)
             end = sim->duration + 1;
         end = MIN (end, deadline);
+        flush_due (win, all);
         /* A flow may fail in this window (above): the window ends before F, and F itself runs
          * in lockstep. */
         const WeftTransport *tp = &win->net->tp;

@@ -35,9 +35,9 @@ typedef struct _WeftWindow WeftWindow;
 /** Prepares @net, already built with @sim->rank_of set from @part, for a run across the ranks
  * of @par: marks the cut links and checks that the experiment has nothing a run across ranks
  * cannot do yet (a NIC removed or GPUDirect lost during the run, a fault that waits for a
- * collective, /dcqcn and /uet samples, flows released across ranks or collectives gated with no
- * delay, collectives laid out per staging epoch), failing with an error that names the file and
- * the group.  (transfer full) */
+ * collective, flows released across ranks or collectives gated with no delay, collectives laid
+ * out per staging epoch), failing with an error that names the file and the group.  (transfer
+ * full) */
 WeftWindow *weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                              const WeftPartition *part, guint64 sample_interval, GError **error);
 void weft_window_free (WeftWindow *win);
@@ -56,10 +56,17 @@ WeftSimStatus weft_window_run (WeftWindow *win, const volatile sig_atomic_t *int
  * counter's. */
 void weft_window_share_failure (WeftWindow *win);
 
-/* The sender's columns of flow @flow's /flows row (models/transport.h), when this rank sends it
- * and another receives it: as they were when it finished (at the end of the window in which it
- * did), or now for a flow not finished.  FALSE for any other flow. */
-gboolean weft_window_sender_row (const WeftWindow *win, guint flow, WeftTraceFlow *row);
+/* Calls @flush (on every rank alike) between two windows when the trace's rows held over all ranks
+ * reach @bytes, or the run has executed WEFT_TRACE_FLUSH_EVENTS events since the last call:
+ * weft_trace_gather, with weft_window_sender_rows. */
+void weft_window_on_flush (WeftWindow *win, guint64 bytes,
+                           void (*flush) (WeftWindow *win, void *data), void *data);
+
+/* The sender's columns of the /flows rows (models/transport.h) of the flows this rank sends and
+ * another receives, appended to @rows (WeftTraceFlow): those that finished since the last call,
+ * as they were when they finished (at the end of the window in which they did), and with @all
+ * (the end of the run) also those not finished, as they are now. */
+void weft_window_sender_rows (WeftWindow *win, gboolean all, GArray *rows);
 /* The flows among those whose sender columns changed in the window in which they finished, so
  * that their values at the finish are not known here (their rows may differ from one
  * process's). */

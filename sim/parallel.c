@@ -177,3 +177,43 @@ weft_parallel_gather (const WeftParallel *par, const void *data, gsize n)
     g_byte_array_append (all[0], data, (guint) n);
     return all;
 }
+
+GByteArray *
+weft_parallel_gather_flat (const WeftParallel *par, const void *data, gsize n, gsize **sizes)
+{
+    (void) par; /* only MPI reads it */
+    *sizes = NULL;
+#ifdef WEFT_HAVE_MPI
+    if (par->active) {
+        g_assert (n <= G_MAXINT);
+        int mine = (int) n, *counts = NULL, *displs = NULL, total = 0;
+        if (par->rank == 0) {
+            counts = g_new (int, par->size);
+            displs = g_new (int, par->size);
+        }
+        MPI_Gather (&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        GByteArray *all = NULL;
+        if (par->rank == 0) {
+            *sizes = g_new (gsize, par->size);
+            for (int r = 0; r < par->size; r++) {
+                displs[r] = total;
+                g_assert (counts[r] <= G_MAXINT - total);
+                total += counts[r];
+                (*sizes)[r] = (gsize) counts[r];
+            }
+            all = g_byte_array_sized_new ((guint) MAX (total, 1));
+            g_byte_array_set_size (all, (guint) total);
+        }
+        MPI_Gatherv (data, mine, MPI_BYTE, all ? all->data : NULL, counts, displs, MPI_BYTE, 0,
+                     MPI_COMM_WORLD);
+        g_free (counts);
+        g_free (displs);
+        return all;
+    }
+#endif
+    *sizes = g_new (gsize, 1);
+    (*sizes)[0] = n;
+    GByteArray *all = g_byte_array_sized_new ((guint) MAX (n, 1));
+    g_byte_array_append (all, data, (guint) n);
+    return all;
+}

@@ -52,4 +52,10 @@ void weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GB
  * (transfer full: free each and the vector); NULL on the other ranks. */
 GByteArray **weft_parallel_gather (const WeftParallel *par, const void *data, gsize n);
 
+/* The same in one buffer, without a copy per rank: at rank 0 every rank's bytes one after the
+ * other, in rank order, and *@sizes (transfer full) each rank's count; NULL on the other ranks.
+ * (transfer full) */
+GByteArray *weft_parallel_gather_flat (const WeftParallel *par, const void *data, gsize n,
+                                       gsize **sizes);
+
 #endif /* WEFT_SIM_PARALLEL_H */

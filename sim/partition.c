@@ -14,6 +14,10 @@ const WeftParamSpec weft_partition_params[] = {
     WEFT_PARAM_TIME ("lookahead_floor", WeftPartitionConfig, lookahead_floor, "100ns", "1ns", NULL,
                      "a link whose delay is below this is never cut between ranks; the smallest "
                      "delay of a cut link bounds each synchronisation window"),
+    WEFT_PARAM_BYTES ("gather_bytes", WeftPartitionConfig, gather_bytes, "16MiB", "1B", NULL,
+                      "trace rows held over all ranks that make a run across ranks gather them to "
+                      "rank 0 and write them between two windows (also every 8 million events); "
+                      "the rest are gathered at the end"),
     WEFT_PARAM_END,
 };
 

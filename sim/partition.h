@@ -3,6 +3,8 @@
  * The [parallel] group:
  *   partition        auto | unit | graph: how nodes are grouped before they are spread
  *   lookahead_floor  the smallest delay a link cut between two ranks may have
+ *   gather_bytes     the trace rows held over all ranks that are gathered and written during
+ *                    the run (network/window.h, weft_window_on_flush)
  *
  * Nodes are first merged into indivisible atoms: every node of one server; a node with a single
  * cabled port with its only neighbour (a plain host stays with its switch); the two ends of every
@@ -38,6 +40,7 @@ typedef enum {
 typedef struct {
     int by; /* WeftPartitionBy */
     weft_time_t lookahead_floor;
+    guint64 gather_bytes;
 } WeftPartitionConfig;
 
 extern const WeftParamSpec weft_partition_params[];

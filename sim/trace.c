@@ -524,65 +524,256 @@ weft_trace_set_order (WeftTrace *trace, guint64 major)
 }
 
 static int
+tag_order (const RowTag *x, const RowTag *y)
+{
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->major != y->major)
+        return x->major < y->major ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank ? 1 : 0;
+}
+
+static int
 tag_cmp (gconstpointer a, gconstpointer b, gpointer data)
 {
     const RowTag *tags = data;
-    const RowTag *x = &tags[*(const guint *) a], *y = &tags[*(const guint *) b];
-    guint64 ka[5] = { x->at, x->key, x->major, x->seq, x->rank };
-    guint64 kb[5] = { y->at, y->key, y->major, y->seq, y->rank };
-    for (int k = 0; k < 5; k++)
-        if (ka[k] != kb[k])
-            return ka[k] < kb[k] ? -1 : 1;
-    return 0;
+    return tag_order (&tags[*(const guint *) a], &tags[*(const guint *) b]);
+}
+
+/* What one rank sends at a gather: for every table its count of rows, then, table by table,
+ * its rows and their tags, each padded to 8 bytes so that every part stays aligned. */
+#define PAD8(n) (((n) + 7) & ~(gsize) 7)
+
+static GByteArray *
+pack_held (const WeftTrace *trace)
+{
+    gsize total = N_TABLES * sizeof (guint64);
+    for (int i = 0; i < N_TABLES; i++) {
+        const Table *t = &trace->tables[i];
+        total += PAD8 ((gsize) t->buf->len * t->record->row_size) +
+                 (gsize) t->tags->len * sizeof (RowTag);
+    }
+    GByteArray *out = g_byte_array_sized_new ((guint) total);
+    g_byte_array_set_size (out, (guint) total);
+    memset (out->data, 0, total);
+    guint8 *at = out->data;
+    for (int i = 0; i < N_TABLES; i++, at += sizeof (guint64)) {
+        guint64 n = trace->tables[i].buf->len;
+        memcpy (at, &n, sizeof n);
+    }
+    for (int i = 0; i < N_TABLES; i++) {
+        const Table *t = &trace->tables[i];
+        if (t->buf->len == 0)
+            continue; /* an empty GArray's data may be NULL */
+        gsize rows = (gsize) t->buf->len * t->record->row_size;
+        memcpy (at, t->buf->data, rows);
+        at += PAD8 (rows);
+        memcpy (at, t->tags->data, (gsize) t->tags->len * sizeof (RowTag));
+        at += (gsize) t->tags->len * sizeof (RowTag);
+    }
+    g_assert (at == out->data + total);
+    return out;
+}
+
+/* One rank's rows of one table in a gathered buffer: its rows, its tags (rank filled in) and,
+ * if they were not appended in tag order (sim/trace.h allows it), the order to read them in. */
+typedef struct {
+    const guint8 *rows;
+    RowTag *tags;
+    guint n, next;
+    guint *order; /* NULL: in order */
+} Run;
+
+static const RowTag *
+run_head (const Run *r)
+{
+    return &r->tags[r->order ? r->order[r->next] : r->next];
+}
+
+/* Rows of /dcqcn and /uet, which list the flows under way at a sample, name their flow here. */
+static gssize
+flow_column (int table)
+{
+    if (table == TABLE_dcqcn_sample)
+        return (gssize) G_STRUCT_OFFSET (WeftTraceDcqcnSample, flow);
+    if (table == TABLE_uet_sample)
+        return (gssize) G_STRUCT_OFFSET (WeftTraceUetSample, flow);
+    return -1;
+}
+
+/* Whether a row of a flow sample (@flow_col: its flow column) must go: its flow's /flows row
+ * (@finished: flow id -> RowTag) comes before it.  Its sender's rank sampled it before it heard,
+ * at the window's end, that the flow had finished on its receiver's rank (doc/parallel.md). */
+static gboolean
+sampled_after_finish (const guint8 *row, const RowTag *tag, gssize flow_col, GHashTable *finished)
+{
+    if (flow_col < 0 || finished == NULL)
+        return FALSE;
+    guint32 flow;
+    memcpy (&flow, row + flow_col, sizeof flow);
+    const RowTag *done = g_hash_table_lookup (finished, GUINT_TO_POINTER (flow));
+    return done && (done->at < tag->at || (done->at == tag->at && done->key < tag->key));
+}
+
+/* Merges the runs of every rank into @out (@out_tags: their tags, if not NULL) in (time, key,
+ * order, seq, rank) order: one process's order.  The rows of one rank that come before every
+ * other rank's next row are taken at once (a sampling event's rows of one rank's ports, say),
+ * each with one memcpy into room reserved for all. */
+static void
+merge_runs (Run *runs, int n_runs, gsize rs, GArray *out, GArray *out_tags, gssize flow_col,
+            GHashTable *finished)
+{
+    guint total = 0;
+    for (int r = 0; r < n_runs; r++)
+        total += runs[r].n;
+    guint base = out->len, n = 0;
+    g_array_set_size (out, base + total);
+    for (;;) {
+        int best = -1, second = -1;
+        for (int r = 0; r < n_runs; r++) {
+            if (runs[r].next >= runs[r].n)
+                continue;
+            if (best < 0 || tag_order (run_head (&runs[r]), run_head (&runs[best])) < 0) {
+                second = best;
+                best = r;
+            } else if (second < 0 ||
+                       tag_order (run_head (&runs[r]), run_head (&runs[second])) < 0) {
+                second = r;
+            }
+        }
+        if (best < 0)
+            break;
+        Run *run = &runs[best];
+        const RowTag *bound = second >= 0 ? run_head (&runs[second]) : NULL;
+        do {
+            guint k = run->order ? run->order[run->next] : run->next;
+            run->next++;
+            const guint8 *row = run->rows + (gsize) k * rs;
+            if (sampled_after_finish (row, &run->tags[k], flow_col, finished))
+                continue;
+            memcpy (out->data + (gsize) (base + n) * rs, row, rs);
+            n++;
+            if (out_tags)
+                g_array_append_vals (out_tags, &run->tags[k], 1);
+        } while (run->next < run->n && (!bound || tag_order (run_head (run), bound) < 0));
+    }
+    g_array_set_size (out, base + n);
+}
+
+/* Writes @n rows of @t at the end of its data set (rank 0 after a gather). */
+static void
+table_write_rows (WeftTrace *trace, Table *t, const void *rows, guint n)
+{
+    if (n == 0 || t->dset < 0)
+        return;
+    hsize_t start[1] = { t->rows_on_disk }, count[1] = { n };
+    hsize_t extent[1] = { t->rows_on_disk + n };
+    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+    gboolean ok = H5Dset_extent (t->dset, extent) >= 0 && (fspace = H5Dget_space (t->dset)) >= 0 &&
+                  H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                  (mspace = H5Screate_simple (1, count, NULL)) >= 0 &&
+                  H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, rows) >= 0;
+    if (ok)
+        t->rows_on_disk += n;
+    else
+        write_failed (trace, t->record->dataset);
+    if (mspace >= 0)
+        H5Sclose (mspace);
+    if (fspace >= 0)
+        H5Sclose (fspace);
 }
 
 void
-weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par)
+weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par,
+                   void (*patch) (WeftTraceFlow *row, void *data), void *data)
 {
     g_return_if_fail (trace != NULL && trace->ranked);
+    GByteArray *mine = pack_held (trace);
+    gsize *sizes = NULL;
+    GByteArray *all = weft_parallel_gather_flat (par, mine->data, mine->len, &sizes);
+    g_byte_array_unref (mine);
+    for (int i = 0; i < N_TABLES; i++) {
+        g_array_set_size (trace->tables[i].buf, 0);
+        g_array_set_size (trace->tables[i].tags, 0);
+    }
+    trace->unflushed_bytes = 0;
+    if (all == NULL)
+        return; /* not rank 0: its rows are on their way to the file */
+
+    /* Every rank's part: its counts, then table by table its rows and tags. */
+    int n_ranks = par->size;
+    Run *runs = g_new0 (Run, (gsize) n_ranks * N_TABLES);
+    gsize off = 0;
+    for (int r = 0; r < n_ranks; r++) {
+        guint8 *base = all->data + off;
+        guint8 *at = base + N_TABLES * sizeof (guint64);
+        for (int i = 0; i < N_TABLES; i++) {
+            guint64 n;
+            memcpy (&n, base + i * sizeof (guint64), sizeof n);
+            Run *run = &runs[i * n_ranks + r];
+            gsize bytes = (gsize) n * trace->tables[i].record->row_size;
+            run->n = (guint) n;
+            run->rows = at;
+            at += PAD8 (bytes);
+            run->tags = (RowTag *) at;
+            at += (gsize) n * sizeof (RowTag);
+            gboolean sorted = TRUE;
+            for (guint k = 0; k < run->n; k++) {
+                run->tags[k].rank = (guint32) r;
+                if (k > 0 && tag_order (&run->tags[k - 1], &run->tags[k]) > 0)
+                    sorted = FALSE;
+            }
+            if (!sorted) {
+                run->order = g_new (guint, run->n);
+                for (guint k = 0; k < run->n; k++)
+                    run->order[k] = k;
+                g_qsort_with_data (run->order, (gint) run->n, sizeof (guint), tag_cmp, run->tags);
+            }
+        }
+        g_assert ((gsize) (at - base) == sizes[r]);
+        off += sizes[r];
+    }
+
+    /* /flows first (the table order): where each flow's row lies tells the flow samples. */
+    GHashTable *finished = NULL;
+    GArray *flow_tags = g_array_new (FALSE, FALSE, sizeof (RowTag));
     for (int i = 0; i < N_TABLES; i++) {
         Table *t = &trace->tables[i];
-        gsize rs = t->record->row_size;
-        GByteArray **rows = weft_parallel_gather (par, t->buf->data, (gsize) t->buf->len * rs);
-        GByteArray **tags =
-            weft_parallel_gather (par, t->tags->data, (gsize) t->tags->len * sizeof (RowTag));
-        g_array_set_size (t->buf, 0);
-        g_array_set_size (t->tags, 0);
-        if (rows == NULL)
-            continue;
-        GArray *all = g_array_new (FALSE, FALSE, (guint) rs);
-        for (int r = 0; r < par->size; r++) {
-            guint n = tags[r]->len / sizeof (RowTag);
-            g_assert (rows[r]->len == n * rs);
-            g_array_append_vals (all, rows[r]->data, n);
-            RowTag *tg = (RowTag *) tags[r]->data;
-            for (guint k = 0; k < n; k++)
-                tg[k].rank = (guint32) r;
-            g_array_append_vals (t->tags, tg, n);
-            g_byte_array_unref (rows[r]);
-            g_byte_array_unref (tags[r]);
+        gboolean flows = i == TABLE_flow;
+        merge_runs (&runs[i * n_ranks], n_ranks, t->record->row_size, t->buf,
+                    flows ? flow_tags : NULL, flow_column (i), finished);
+        if (flows) {
+            finished = g_hash_table_new (NULL, NULL);
+            for (guint k = 0; k < t->buf->len; k++) {
+                WeftTraceFlow *row = &g_array_index (t->buf, WeftTraceFlow, k);
+                g_hash_table_insert (finished, GUINT_TO_POINTER (row->id),
+                                     &g_array_index (flow_tags, RowTag, k));
+                if (patch)
+                    patch (row, data);
+            }
         }
-        g_free (rows);
-        g_free (tags);
-        guint *order = g_new (guint, MAX (all->len, 1));
-        for (guint k = 0; k < all->len; k++)
-            order[k] = k;
-        g_qsort_with_data (order, (gint) all->len, sizeof (guint), tag_cmp, t->tags->data);
-        for (guint k = 0; k < all->len; k++)
-            g_array_append_vals (t->buf, all->data + (gsize) order[k] * rs, 1);
-        g_free (order);
-        g_array_free (all, TRUE);
-        g_array_set_size (t->tags, 0);
+        table_write_rows (trace, t, t->buf->data, t->buf->len);
+        g_array_set_size (t->buf, 0);
     }
-    trace->ranked = FALSE;
+    if (finished)
+        g_hash_table_destroy (finished);
+    g_array_free (flow_tags, TRUE);
+    for (int k = 0; k < n_ranks * N_TABLES; k++)
+        g_free (runs[k].order);
+    g_free (runs);
+    g_free (sizes);
+    g_byte_array_unref (all);
+    if (trace->file >= 0 && H5Fflush (trace->file, H5F_SCOPE_GLOBAL) < 0)
+        write_failed (trace, "(flush)");
 }
 
-void
-weft_trace_patch_flows (WeftTrace *trace, void (*patch) (WeftTraceFlow *row, void *data),
-                        void *data)
+guint64
+weft_trace_held_bytes (const WeftTrace *trace)
 {
-    g_return_if_fail (trace != NULL && !trace->ranked);
-    Table *t = &trace->tables[TABLE_flow];
-    for (guint k = 0; k < t->buf->len; k++)
-        patch (&g_array_index (t->buf, WeftTraceFlow, k), data);
+    g_return_val_if_fail (trace != NULL, 0);
+    return trace->unflushed_bytes;
 }

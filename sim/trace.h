@@ -108,12 +108,19 @@ void weft_trace_set_order (WeftTrace *trace, guint64 major);
  * (transfer full: weft_trace_free_rank) */
 WeftTrace *weft_trace_new_rank (void);
 void weft_trace_free_rank (WeftTrace *trace);
-/* A collective: every rank's held rows go to rank 0, whose buffers then hold all of them in
- * one process's order, to be written by weft_trace_close; on the other ranks they are gone. */
+/* A collective: every rank's held rows go to rank 0, which merges them in one process's order
+ * (each rank's rows are already in it, so this is a k-way merge), calls @patch (may be NULL)
+ * on every /flows row, writes the rows to the file and flushes it; the other ranks' rows are
+ * gone.  The trace stays ranked: rows appended afterwards wait for the next gather, so the run
+ * may gather as it goes (at window boundaries, where every row held is final) and once more
+ * at the end, after the last append and before weft_trace_close.  A /dcqcn or /uet row
+ * whose flow's /flows row in the same gather comes before it is dropped (a sender's rank
+ * samples a flow until it hears, at the window's end, that the flow has finished). */
 typedef struct WeftParallel WeftParallelRef;
-void weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par);
-/* On rank 0 after weft_trace_gather: @patch sees every /flows row held. */
-void weft_trace_patch_flows (WeftTrace *trace, void (*patch) (WeftTraceFlow *row, void *data),
-                             void *data);
+void weft_trace_gather (WeftTrace *trace, const WeftParallelRef *par,
+                        void (*patch) (WeftTraceFlow *row, void *data), void *data);
+
+/* The bytes of rows held for the next gather (ranked), or appended since the last flush. */
+guint64 weft_trace_held_bytes (const WeftTrace *trace);
 
 #endif /* WEFT_SIM_TRACE_H */

@@ -1081,7 +1081,7 @@ START_TEST (test_trace_ranked_rows_merge_in_event_order)
     weft_trace_append_link_sample (t, &s2);
     weft_trace_set_order (t, 0);
     WeftParallel one = { 0, 1, FALSE };
-    weft_trace_gather (t, &one);
+    weft_trace_gather (t, &one, NULL, NULL);
     close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
 
     WeftTraceInfo *info = weft_trace_reader_open (path, &error);
@@ -1103,6 +1103,83 @@ START_TEST (test_trace_ranked_rows_merge_in_event_order)
     ck_assert_uint_eq (g_array_index (samples, WeftTraceLinkSample, 0).packets, 2);
     ck_assert_uint_eq (g_array_index (samples, WeftTraceLinkSample, 1).packets, 5);
     g_array_free (samples, TRUE);
+    g_free (path);
+}
+END_TEST
+
+/* Across ranks, a sender's rank samples a flow (/dcqcn, /uet) until it hears, at the window's
+ * end, that the flow finished on its receiver's rank: the gather drops every such row whose
+ * flow's /flows row comes before it, keeps the rows before the finish and those of flows not
+ * finished, and gives each /flows row to the patch (the sender's columns). */
+static void
+patch_retransmits (WeftTraceFlow *row, void *data)
+{
+    row->retransmits = GPOINTER_TO_UINT (data) + row->id;
+}
+
+START_TEST (test_trace_ranked_drops_samples_after_finish)
+{
+    char *path = tmp_path ("ranked-drop.h5");
+    GError *error = NULL;
+    WeftTrace *t = weft_trace_create (path, &test_meta, &error);
+    ck_assert_msg (t != NULL, "%s", error ? error->message : "?");
+    weft_time_t now = 0;
+    guint64 key = 0;
+    weft_trace_set_ranked (t, &now, &key);
+    /* samples at 50 ps of flows 7 and 8, then flow 7 finishes at 100 ps, then samples at 200 ps
+     * of both (flow 7's is stale), then at 100 ps, a later key, a sample of flow 7 (stale) */
+    guint32 flows[] = { 7, 8 };
+    for (guint at = 50; at <= 200; at += 150)
+        for (guint k = 0; k < 2; k++) {
+            now = at;
+            key = 3;
+            weft_trace_set_order (t, flows[k]);
+            WeftTraceDcqcnSample d = { .time_ps = at, .flow = flows[k] };
+            WeftTraceUetSample u = { .time_ps = at, .flow = flows[k] };
+            weft_trace_append_dcqcn_sample (t, &d);
+            weft_trace_append_uet_sample (t, &u);
+            weft_trace_set_order (t, 0);
+            if (at == 50 && k == 1) {
+                now = 100;
+                key = 2;
+                WeftTraceFlow f = make_flow (7);
+                weft_trace_append_flow (t, &f);
+            }
+        }
+    now = 100;
+    key = 2;
+    WeftTraceDcqcnSample late = { .time_ps = 100, .flow = 7 };
+    weft_trace_set_order (t, 7);
+    weft_trace_append_dcqcn_sample (t, &late); /* same (time, key) as the finish: kept */
+    key = 4;
+    late.time_ps = 101;
+    weft_trace_append_dcqcn_sample (t, &late); /* after it: dropped */
+    weft_trace_set_order (t, 0);
+    WeftParallel one = { 0, 1, FALSE };
+    weft_trace_gather (t, &one, patch_retransmits, GUINT_TO_POINTER (1000));
+    close_ok (t, WEFT_TRACE_STATUS_DONE, NULL);
+
+    GArray *fl = weft_trace_reader_flows (path, &error);
+    ck_assert_msg (fl != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (fl->len, 1);
+    ck_assert_uint_eq (g_array_index (fl, WeftTraceFlow, 0).retransmits, 1007);
+    g_array_free (fl, TRUE);
+    GArray *dc = weft_trace_reader_dcqcn_samples (path, &error);
+    ck_assert_msg (dc != NULL, "%s", error ? error->message : "?");
+    guint64 want_t[] = { 50, 50, 100, 200 };
+    guint32 want_f[] = { 7, 8, 7, 8 };
+    ck_assert_uint_eq (dc->len, G_N_ELEMENTS (want_t));
+    for (guint k = 0; k < dc->len; k++) {
+        ck_assert_uint_eq (g_array_index (dc, WeftTraceDcqcnSample, k).time_ps, want_t[k]);
+        ck_assert_uint_eq (g_array_index (dc, WeftTraceDcqcnSample, k).flow, want_f[k]);
+    }
+    g_array_free (dc, TRUE);
+    GArray *ue = weft_trace_reader_uet_samples (path, &error);
+    ck_assert_msg (ue != NULL, "%s", error ? error->message : "?");
+    ck_assert_uint_eq (ue->len, 3);
+    ck_assert_uint_eq (g_array_index (ue, WeftTraceUetSample, 2).time_ps, 200);
+    ck_assert_uint_eq (g_array_index (ue, WeftTraceUetSample, 2).flow, 8);
+    g_array_free (ue, TRUE);
     g_free (path);
 }
 END_TEST
@@ -1129,6 +1206,7 @@ test_suite (void)
     tcase_add_test (tc, test_trace_truncated_copy_is_not_complete);
     tcase_add_test (tc, test_trace_not_a_trace);
     tcase_add_test (tc, test_trace_ranked_rows_merge_in_event_order);
+    tcase_add_test (tc, test_trace_ranked_drops_samples_after_finish);
     suite_add_tcase (s, tc);
     return s;
 }

@@ -1,15 +1,18 @@
 #!/bin/sh
 # tests/e2e/mpi_identity.sh - one run across 1, 2 and 4 MPI ranks gives one process's results
 # (doc/parallel.md).
-# Checks, for four point-to-point experiments: a RoCE k = 4 fat tree with PFC pauses, an
+# Checks, for five point-to-point experiments: a RoCE k = 4 fat tree with PFC pauses, an
 # InfiniBand incast on a k = 4 fat tree whose credits run short, Ultra Ethernet packet spraying
-# on a k = 4 fat tree, and the 4-server DGX H100 cluster of experiments/dgx4.ini (a permutation
-# of 1 MiB, split by the graph): /flows, /links, /ports and /paths (and /pfc, /buffers where
-# they have rows) are identical (h5diff) to one process's under mpirun -np 1, 2 and 4 (4
-# oversubscribes the cores); every rank reports events executed and packets sent to other
-# ranks, both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics flow-control
-# packets (PAUSE frames, credits) crossed between ranks, and the one-process run really
-# paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
+# on a k = 4 fat tree (with /uet samples), RoCE with DCQCN on a k = 4 fat tree (an incast and
+# a permutation, /dcqcn samples, CNPs crossing ranks), and the 4-server DGX H100 cluster of
+# experiments/dgx4.ini (a permutation of 1 MiB, split by the graph): /flows, /links, /ports and
+# /paths (and /pfc, /buffers, /dcqcn, /uet where they have rows) are identical (h5diff) to one
+# process's under mpirun -np 1, 2 and 4 (4 oversubscribes the cores, and gathers the trace's
+# rows to rank 0 between every two windows, [parallel] gather_bytes = 1B, where 1 and 2 ranks
+# gather them at the end); every rank reports events executed and packets sent to other ranks,
+# both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics (and RoCE with
+# DCQCN) flow-control packets (PAUSE frames, credits) crossed between ranks, and the one-process
+# run really paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
 # the same on 2 ranks, whose rank 0 writes --summary-json; a PFC deadlock is found by the
 # watchdog at the same time on 2 and 3 ranks, with the same data sets; faults, a subnet
 # manager's sweeps and a failed workload (below, "Faults").
@@ -83,7 +86,29 @@ kind = permutation
 pattern = random
 flow_size = 200000B
 [trace]
-interval = 0s
+interval = 5us
+INI
+{ fattree_k4; cat <<'INI'; } >"$TMP/dcqcn.ini"
+[experiment]
+seed = 4
+[fabric]
+kind = roce
+routing = ecmp
+[pfc]
+enabled = true
+[dcqcn]
+preset = connectx
+[workload.incast]
+kind = incast
+senders = 12
+receiver = host0
+flow_size = 300000B
+[workload.perm]
+kind = permutation
+pattern = random
+flow_size = 200000B
+[trace]
+interval = 5us
 INI
 cat >"$TMP/dgx.ini" <<INI
 [experiment]
@@ -160,9 +185,12 @@ lookahead_floor = 10ns
 interval = 5us
 INI
 
-# ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err
+# ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err; on 4 ranks
+# the rows are gathered between every two windows
 ranks() {
-    timeout 120 $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet \
+    gather=
+    [ "$2" = 4 ] && gather="--set parallel:gather_bytes=1B"
+    timeout 120 $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet $gather \
         >"$TMP/$1-$2.out" 2>"$TMP/$1-$2.err" || { cat "$TMP/$1-$2.err" >&2; fail "$1: $2 ranks"; }
 }
 
@@ -174,15 +202,19 @@ same_table() {
         || fail "$1: $2 ranks: another table than one process's"
 }
 
-for name in roce ib ue dgx ar lat; do
+for name in roce ib ue dcqcn dgx ar lat; do
     "$WEFT" run "$TMP/$name.ini" -o "$TMP/$name.h5" --quiet >"$TMP/$name.out" || fail "$name: one process"
-    sets=$("$PY" - "$TMP/$name.h5" <<'PY'
+    sets=$("$PY" - "$TMP/$name.h5" "$name" <<'PY'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     assert f["/meta"].attrs["status"] == "done", f["/meta"].attrs["status"]
     assert len(f["/flows"]) > 0 and all(f["/flows"]["finished"])
+    # The samples of flows under way, where the fixture is for them (sender's rows).
+    name = sys.argv[2]
+    assert name != "ue" or len(f["/uet"]) > 0
+    assert name != "dcqcn" or (len(f["/dcqcn"]) > 0 and f["/dcqcn"]["rate_cuts"].max() > 0)
     print(" ".join(d for d in ("/flows", "/links", "/ports", "/paths", "/pfc", "/buffers",
-                               "/collectives")
+                               "/collectives", "/dcqcn", "/uet")
                    if d in f and len(f[d]) > 0))
 PY
     ) || fail "$name: the one-process trace"
@@ -204,7 +236,7 @@ PY
         ctl=$(sed -n 's/.*packets crossed to other ranks (\([0-9]*\) flow-control).*/\1/p' \
             "$TMP/$name-$np.err" | awk '{ s += $1 } END { print s + 0 }')
         case $name in
-            roce | ib) [ "$ctl" -gt 0 ] || fail "$name: $np ranks: no flow-control packet crossed ranks" ;;
+            roce | ib | dcqcn) [ "$ctl" -gt 0 ] || fail "$name: $np ranks: no flow-control packet crossed ranks" ;;
         esac
     done
     echo "$name: identical on 1, 2 and 4 ranks ($sets)"
