@@ -135,49 +135,6 @@ weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteAr
     g_byte_array_append (in, out[0]->data, out[0]->len);
 }
 
-GByteArray **
-weft_parallel_gather (const WeftParallel *par, const void *data, gsize n)
-{
-    (void) par; /* only MPI reads it */
-    GByteArray **all = NULL;
-#ifdef WEFT_HAVE_MPI
-    if (par->active) {
-        g_assert (n <= G_MAXINT);
-        int mine = (int) n, *counts = NULL, *displs = NULL, total = 0;
-        if (par->rank == 0) {
-            counts = g_new (int, par->size);
-            displs = g_new (int, par->size);
-        }
-        MPI_Gather (&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        guint8 *buf = NULL;
-        if (par->rank == 0) {
-            for (int r = 0; r < par->size; r++) {
-                displs[r] = total;
-                g_assert (counts[r] <= G_MAXINT - total);
-                total += counts[r];
-            }
-            buf = g_malloc (MAX (total, 1));
-        }
-        MPI_Gatherv (data, mine, MPI_BYTE, buf, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
-        if (par->rank == 0) {
-            all = g_new (GByteArray *, par->size);
-            for (int r = 0; r < par->size; r++) {
-                all[r] = g_byte_array_sized_new ((guint) counts[r]);
-                g_byte_array_append (all[r], buf + displs[r], (guint) counts[r]);
-            }
-        }
-        g_free (buf);
-        g_free (counts);
-        g_free (displs);
-        return all;
-    }
-#endif
-    all = g_new (GByteArray *, 1);
-    all[0] = g_byte_array_sized_new ((guint) n);
-    g_byte_array_append (all[0], data, (guint) n);
-    return all;
-}
-
 GByteArray *
 weft_parallel_gather_flat (const WeftParallel *par, const void *data, gsize n, gsize **sizes)
 {

@@ -48,13 +48,9 @@ void weft_parallel_allgather (const WeftParallel *par, const void *mine, gsize s
  * every rank sent this one, in rank order. */
 void weft_parallel_exchange (const WeftParallel *par, GByteArray *const *out, GByteArray *in);
 
-/* Gathers every rank's @n bytes at rank 0: there it returns par->size arrays, in rank order
- * (transfer full: free each and the vector); NULL on the other ranks. */
-GByteArray **weft_parallel_gather (const WeftParallel *par, const void *data, gsize n);
-
-/* The same in one buffer, without a copy per rank: at rank 0 every rank's bytes one after the
- * other, in rank order, and *@sizes (transfer full) each rank's count; NULL on the other ranks.
- * (transfer full) */
+/* Gathers every rank's @n bytes at rank 0 in one buffer, without a copy per rank: at rank 0
+ * every rank's bytes one after the other, in rank order, and *@sizes (transfer full) each
+ * rank's count; NULL on the other ranks.  (transfer full) */
 GByteArray *weft_parallel_gather_flat (const WeftParallel *par, const void *data, gsize n,
                                        gsize **sizes);
 
