@@ -103,6 +103,30 @@ table_create (WeftTrace *trace, Table *t, GError **error)
     return TRUE;
 }
 
+/* Writes @n rows of @t at the end of its data set (the buffered rows, or rank 0's after a
+ * gather); on failure the error is kept. */
+static void
+table_write_rows (WeftTrace *trace, Table *t, const void *rows, guint n)
+{
+    if (n == 0 || t->dset < 0)
+        return;
+    hsize_t start[1] = { t->rows_on_disk }, count[1] = { n };
+    hsize_t extent[1] = { t->rows_on_disk + n };
+    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
+    gboolean ok = H5Dset_extent (t->dset, extent) >= 0 && (fspace = H5Dget_space (t->dset)) >= 0 &&
+                  H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+                  (mspace = H5Screate_simple (1, count, NULL)) >= 0 &&
+                  H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, rows) >= 0;
+    if (ok)
+        t->rows_on_disk += n;
+    else
+        write_failed (trace, t->record->dataset);
+    if (mspace >= 0)
+        H5Sclose (mspace);
+    if (fspace >= 0)
+        H5Sclose (fspace);
+}
+
 /* Appends the buffered rows to the data set; on failure the rows are dropped (and the
  * error kept), so a broken file does not also grow memory for the rest of the run. */
 static void
@@ -110,21 +134,7 @@ table_write (WeftTrace *trace, Table *t)
 {
     if (t->buf->len == 0 || t->dset < 0 || trace->ranked)
         return;
-    hsize_t start[1] = { t->rows_on_disk }, count[1] = { t->buf->len };
-    hsize_t extent[1] = { t->rows_on_disk + t->buf->len };
-    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-    gboolean ok = H5Dset_extent (t->dset, extent) >= 0 && (fspace = H5Dget_space (t->dset)) >= 0 &&
-                  H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-                  (mspace = H5Screate_simple (1, count, NULL)) >= 0 &&
-                  H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, t->buf->data) >= 0;
-    if (ok)
-        t->rows_on_disk += t->buf->len;
-    else
-        write_failed (trace, t->record->dataset);
-    if (mspace >= 0)
-        H5Sclose (mspace);
-    if (fspace >= 0)
-        H5Sclose (fspace);
+    table_write_rows (trace, t, t->buf->data, t->buf->len);
     g_array_set_size (t->buf, 0);
 }
 
@@ -662,29 +672,6 @@ merge_runs (Run *runs, int n_runs, gsize rs, GArray *out, GArray *out_tags, gssi
         } while (run->next < run->n && (!bound || tag_order (run_head (run), bound) < 0));
     }
     g_array_set_size (out, base + n);
-}
-
-/* Writes @n rows of @t at the end of its data set (rank 0 after a gather). */
-static void
-table_write_rows (WeftTrace *trace, Table *t, const void *rows, guint n)
-{
-    if (n == 0 || t->dset < 0)
-        return;
-    hsize_t start[1] = { t->rows_on_disk }, count[1] = { n };
-    hsize_t extent[1] = { t->rows_on_disk + n };
-    hid_t fspace = H5I_INVALID_HID, mspace = H5I_INVALID_HID;
-    gboolean ok = H5Dset_extent (t->dset, extent) >= 0 && (fspace = H5Dget_space (t->dset)) >= 0 &&
-                  H5Sselect_hyperslab (fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-                  (mspace = H5Screate_simple (1, count, NULL)) >= 0 &&
-                  H5Dwrite (t->dset, t->mem_type, mspace, fspace, H5P_DEFAULT, rows) >= 0;
-    if (ok)
-        t->rows_on_disk += n;
-    else
-        write_failed (trace, t->record->dataset);
-    if (mspace >= 0)
-        H5Sclose (mspace);
-    if (fspace >= 0)
-        H5Sclose (fspace);
 }
 
 void
