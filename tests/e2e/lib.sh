@@ -22,6 +22,14 @@ handlers_up() {
     fail "process $1 never caught SIGINT and SIGTERM"
 }
 need() { command -v "$1" >/dev/null 2>&1 || fail "$1 is missing (the test command installs it)"; }
+# dgx4_ib [SEED]: the head of an experiment on the 4-server cluster of experiments/dgx4.ini on
+# InfiniBand with static routing (with SEED, its seed); a test adds its workload.
+dgx4_ib() {
+    printf '[experiment]\ninclude = %s/experiments/dgx4.ini\n' "$WEFT_SRCDIR"
+    [ -z "${1:-}" ] || printf 'seed = %s\n' "$1"
+    printf '[fabric]\nkind = infiniband\nrouting = static\n'
+}
+
 # allreduce_ini FILE HANG_TIMEOUT SIZE [WHEN]: writes FILE, the fault tests' experiment: one
 # nccl-tests ring all-reduce (Simple protocol) of SIZE, out of place then in place, over the
 # 4-server cluster of experiments/dgx4.ini on InfiniBand with static routing, seed 1 and the

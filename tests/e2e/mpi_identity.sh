@@ -147,43 +147,16 @@ compute = 100us
 partition = graph
 lookahead_floor = 10ns
 INI
-cat >"$TMP/lat.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-[fabric]
-kind = infiniband
-routing = static
-[workload.lat13]
-kind = ib_write_lat
-device = dgx-1/mlx5_3
-peer = dgx-3/mlx5_3
-size = 4KiB
-iters = 20
-[workload.lat24]
-kind = ib_write_lat
-device = dgx-2/mlx5_5
-peer = dgx-4/mlx5_5
-size = 64KiB
-iters = 20
-[workload.lat31]
-kind = ib_write_lat
-device = dgx-3/mlx5_0
-peer = dgx-1/mlx5_0
-size = 4KiB
-iters = 10
-[workload.lat42]
-kind = ib_write_lat
-device = dgx-4/mlx5_0
-peer = dgx-2/mlx5_0
-size = 4KiB
-iters = 10
-[parallel]
-partition = graph
-lookahead_floor = 10ns
-[trace]
-interval = 5us
-INI
+{
+    dgx4_ib 1
+    # NAME DEVICE PEER SIZE ITERS
+    for w in "lat13 dgx-1/mlx5_3 dgx-3/mlx5_3 4KiB 20" "lat24 dgx-2/mlx5_5 dgx-4/mlx5_5 64KiB 20" \
+        "lat31 dgx-3/mlx5_0 dgx-1/mlx5_0 4KiB 10" "lat42 dgx-4/mlx5_0 dgx-2/mlx5_0 4KiB 10"; do
+        set -- $w
+        printf '[workload.%s]\nkind = ib_write_lat\ndevice = %s\npeer = %s\nsize = %s\niters = %s\n' "$@"
+    done
+    printf '[parallel]\npartition = graph\nlookahead_floor = 10ns\n[trace]\ninterval = 5us\n'
+} >"$TMP/lat.ini"
 
 # ranks NAME NP: runs NAME.ini on NP ranks into NAME-NP.h5, stderr in NAME-NP.err; on 4 ranks
 # the rows are gathered between every two windows

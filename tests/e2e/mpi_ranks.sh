@@ -105,12 +105,7 @@ errors | grep -q "ls.ini: \[parallel\] partition: unit: this fabric records no p
 # A flow released with no delay by a flow delivered on another rank: refused, once.  ib_write_bw
 # over all sizes: a size's first message waits for the last one of the size before, sent the
 # other way; the servers' 3 m leaf cables cut (lookahead_floor = 10ns) put the two on two ranks.
-cat >"$TMP/bw.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-[fabric]
-kind = infiniband
-routing = static
+{ dgx4_ib; cat <<'INI'; } >"$TMP/bw.ini"
 [workload.bw]
 kind = ib_write_bw
 device = dgx-1/mlx5_3

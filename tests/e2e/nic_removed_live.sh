@@ -142,13 +142,7 @@ PYEOF
 # the NIC goes at 50 us, when nothing crosses it.  Its flow fails as it starts (the first
 # operation on the failed device), at its start in the healthy run; without it, the run
 # completes with the link Down.
-cat >"$TMP/flows.ini" <<INI
-[experiment]
-include = $WEFT_SRCDIR/experiments/dgx4.ini
-seed = 1
-[fabric]
-kind = infiniband
-routing = static
+{ dgx4_ib 1; cat <<INI; } >"$TMP/flows.ini"
 [workload.early]
 kind = flows
 flows = dgx-1/gpu0>dgx-3/gpu0 4MB 0us
