@@ -1207,7 +1207,11 @@ on_fault (WeftSim *sim, void *target, WeftArg arg)
 /* ---- check: resolve `after`, refuse contradictions, schedule ---------------------------- */
 
 /* A collective began (models/transport.h): the faults waiting for it are scheduled from its
- * start, which may lie ahead of now (a gap after its gate). */
+ * start, which may lie ahead of now (a gap after its gate).  Their two events are keyed by the
+ * fault's index and phase, under the fault mechanism's own id, in the range of a released start
+ * (sim/event.h, WEFT_KEY_START), which it has no other use for: not by its counter, since
+ * across MPI ranks the start is learnt at a window's end, after fault events of that window
+ * (a flap's) that one process schedules after it (doc/parallel.md). */
 static void
 on_collective_started (const WeftCollRun *c, void *data)
 {
@@ -1218,12 +1222,12 @@ on_collective_started (const WeftCollRun *c, void *data)
         if (f->after_coll != id)
             continue;
         f->start = c->start_ps + f->after_delay;
-        weft_sim_schedule_at (fs->sim, &fs->sched, f->start, on_fault, f,
-                              (WeftArg){ .u = PHASE_BEGIN });
+        weft_sim_schedule_keyed (fs->sim, f->start, WEFT_KEY_START (fs->sched.id, 2 * i), on_fault,
+                                 f, (WeftArg){ .u = PHASE_BEGIN });
         if (f->has_until) {
             f->p.until = f->start + f->until_rel;
-            weft_sim_schedule_at (fs->sim, &fs->sched, f->p.until, on_fault, f,
-                                  (WeftArg){ .u = PHASE_END });
+            weft_sim_schedule_keyed (fs->sim, f->p.until, WEFT_KEY_START (fs->sched.id, 2 * i + 1),
+                                     on_fault, f, (WeftArg){ .u = PHASE_END });
         }
     }
 }
@@ -1586,6 +1590,21 @@ weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph *g)
             return f->group;
     }
     return NULL;
+}
+
+weft_time_t
+weft_faults_after_collective (const WeftFaults *fs, guint32 coll, const char **group)
+{
+    weft_time_t least = WEFT_TIME_NEVER;
+    for (guint i = 0; fs && i < fs->faults->len; i++) {
+        const Fault *f = fs->faults->pdata[i];
+        if (f->after_coll != coll || f->after_delay >= least)
+            continue;
+        least = f->after_delay;
+        if (group)
+            *group = f->group;
+    }
+    return least;
 }
 
 const char *

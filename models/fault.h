@@ -132,6 +132,11 @@ void weft_faults_rank_merge (WeftFaults *fs, const guint64 *sums);
 /* The group ("fault.NAME") of the first nic-removed fault that removes its NIC during the run
  * (at > 0 or after), or NULL. */
 const char *weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph *g);
+/* Across MPI ranks (doc/parallel.md): the smallest `+ TIME` of a fault that waits for
+ * collective @coll to start (after = ...collective.N), or WEFT_TIME_NEVER when none waits for
+ * it; @group, if not NULL, gets that fault's group (transfer none).  A collective's start is
+ * learnt at a window's end, so the fault's first event must lie at least a window later. */
+weft_time_t weft_faults_after_collective (const WeftFaults *fs, guint32 coll, const char **group);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 

@@ -105,9 +105,12 @@ refuse (const WeftExperiment *exp, GError **error, const char *group, const char
 
 /* Faults and a subnet manager (doc/parallel.md, "Faults"): every rank runs every fault event
  * and every sweep, with the same keys, and keeps every link end's state and every route table,
- * which the events change alike everywhere; a port's own rank alone sends through it.  Refused:
- * a NIC removed during the run, whose device error fails the flows under way on it at that
- * instant (weft_transport_device_lost), which only their senders' ranks know. */
+ * which the events change alike everywhere; a port's own rank alone sends through it.  A fault
+ * that waits for a collective is scheduled on every rank as the collective starts, at a
+ * window's end (cross_bound keeps it in a later window); GPUDirect lost for the collectives
+ * from a time or a collective on is a layout every rank chooses alike as a collective starts.
+ * Refused: a NIC removed during the run, whose device error fails the flows under way on it at
+ * that instant (weft_transport_device_lost), which only their senders' ranks know. */
 static gboolean
 check_faults (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
 {
@@ -115,26 +118,6 @@ check_faults (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
     if (group)
         return refuse (exp, error, group, "kind",
                        "a NIC removed during the run (kind = nic-removed with at > 0 or after)");
-    /* Two that hang on the collective engine (refused across ranks itself for now, above): a
-     * fault scheduled when a collective starts, and GPUDirect lost for the collectives from a
-     * time or a collective on; both need review once collectives run across ranks. */
-    GKeyFile *kf = weft_experiment_keyfile (exp);
-    g_auto (GStrv) groups = weft_experiment_groups_with_prefix (exp, "fault");
-    for (guint i = 0; groups && groups[i]; i++) {
-        g_autofree char *kind = g_key_file_get_string (kf, groups[i], "kind", NULL);
-        g_autofree char *after = g_key_file_get_string (kf, groups[i], "after", NULL);
-        g_autofree char *at = g_key_file_get_string (kf, groups[i], "at", NULL);
-        if (after && strstr (after, "collective."))
-            return refuse (exp, error, groups[i], "after",
-                           "a fault that waits for a collective (after = ...collective.N)");
-        weft_time_t at_ps = 0;
-        if (kind && strcmp (g_strstrip (kind), "gpudirect-off") == 0 &&
-            (after || g_key_file_has_key (kf, groups[i], "until", NULL) ||
-             (at && (!weft_units_parse_time (g_strstrip (at), &at_ps, NULL) || at_ps > 0))))
-            return refuse (exp, error, groups[i], "kind",
-                           "GPUDirect lost during the run (kind = gpudirect-off with at > 0, "
-                           "after or until)");
-    }
     return TRUE;
 }
 
@@ -291,8 +274,8 @@ cross_refuse (const WeftWindow *win, const WeftExperiment *exp, GError **error, 
 
 /* The window's bound (at most the cut links' lookahead): the smallest delay after a flow's
  * delivery at which a flow it releases on another rank may start, and the smallest gap plus
- * delay after a collective's completion at which a flow of a collective it gates may start.
- * Fails when it is 0, or on a collective laid out per staging epoch. */
+ * delay after a collective's completion at which a flow of a collective it gates may start, or
+ * a fault that waits for it begins.  Fails when it is 0. */
 static gboolean
 cross_bound (WeftWindow *win, const WeftExperiment *exp, GError **error)
 {
@@ -317,9 +300,6 @@ cross_bound (WeftWindow *win, const WeftExperiment *exp, GError **error)
     g_autofree weft_time_t *first = g_new (weft_time_t, MAX (tp->n_colls, 1));
     for (guint c = 0; c < tp->n_colls; c++) {
         const WeftCollRun *r = &tp->colls[c];
-        if (r->spec.n_layouts > 1)
-            return cross_refuse (win, exp, error, r->spec.group,
-                                 "a collective laid out per staging epoch");
         first[c] = WEFT_TIME_NEVER;
         for (guint32 i = 0; i < r->spec.n_flows; i++) {
             const WeftFlow *f = &tp->flows[r->spec.first_flow + i];
@@ -327,9 +307,25 @@ cross_bound (WeftWindow *win, const WeftExperiment *exp, GError **error)
                 first[c] = MIN (first[c], f->spec.delay_ps);
         }
     }
+    const WeftFaults *fs = win->net->fabric.faults;
     for (guint c = 0; c < tp->n_colls; c++)
         for (guint32 k = tp->gated_first[c]; k < tp->gated_first[c + 1]; k++) {
             const WeftCollGate *e = &tp->gated[k];
+            /* A fault that waits for the gated collective begins at its start + its own delay
+             * (models/fault.h); a chain of empty collectives only delays it more. */
+            const char *group = NULL;
+            weft_time_t after = weft_faults_after_collective (fs, e->after, &group);
+            if (after != WEFT_TIME_NEVER) {
+                if (e->gap_ps + after == 0)
+                    return weft_experiment_fail (
+                        exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, "after",
+                        "begins as collective.%u starts, in the event that completes "
+                        "collective.%u: a run across MPI ranks cannot carry that in zero time "
+                        "(doc/parallel.md); add a delay (after = ... + TIME) or run it as one "
+                        "process",
+                        e->after + 1, c + 1);
+                bound = MIN (bound, e->gap_ps + after);
+            }
             if (first[e->after] == WEFT_TIME_NEVER)
                 continue; /* no flows: it completes at once, and its own gates bound it */
             weft_time_t d = e->gap_ps + first[e->after];

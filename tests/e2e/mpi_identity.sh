@@ -23,7 +23,10 @@
 # so that the servers' 3 m leaf cables can be cut: the same data sets (/collectives too) and
 # the same nccl-tests table as one process's on 1, 2 and 4 ranks, with events and packets
 # across on every rank; one step of experiments/dgx4-training.ini (collectives gated on compute
-# time), split alike: the same data sets and step table on 2 ranks.
+# time), split alike: the same data sets and step table on 2 ranks.  The shrunk all-reduce
+# again with faults that wait for its collectives and GPUDirect lost from a time and from a
+# collective on (arf): the same data sets (/faults too) and table on 1, 2 and 4 ranks; a fault
+# that would begin in the event that completes a collective is refused.
 # (What cannot cross ranks, a release in zero time, is refused: tests/e2e/mpi_ranks.sh.)
 # Unchecked: speed; interrupts across ranks (stopped at a window's start: doc/parallel.md).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
@@ -135,6 +138,37 @@ warmup_iters = 0
 partition = graph
 lookahead_floor = 10ns
 INI
+# The same with faults that wait for collectives and GPUDirect lost during the run: a NIC cable
+# trained at 100 Gb/s from 2 us after the first all-reduce begins (for 30 us), another at 1x
+# from 1 us after the second begins (for 20 us), dgx-3 without GPUDirect from 30 us to 80 us
+# (the second all-reduce starts in that span: laid out staged as it starts) and dgx-2 from the
+# second collective on.
+{
+    cat "$TMP/ar.ini"
+    cat <<'INI'
+[fault.ber]
+kind = degraded
+link = dgx-1/mlx5_0
+rate = 100Gbps
+after = workload.allreduce.collective.1 + 2us
+until = 30us
+[fault.slow]
+kind = degraded
+link = dgx-2/mlx5_3
+width = 1x
+after = collective.2 + 1us
+until = 20us
+[fault.gd3]
+kind = gpudirect-off
+server = dgx-3
+at = 30us
+until = 80us
+[fault.gd2]
+kind = gpudirect-off
+server = dgx-2
+after = collective.2
+INI
+} >"$TMP/arf.ini"
 cat >"$TMP/train.ini" <<INI
 [experiment]
 include = $WEFT_SRCDIR/experiments/dgx4-training.ini
@@ -175,7 +209,7 @@ same_table() {
         || fail "$1: $2 ranks: another table than one process's"
 }
 
-for name in roce ib ue dcqcn dgx ar lat; do
+for name in roce ib ue dcqcn dgx ar arf lat; do
     "$WEFT" run "$TMP/$name.ini" -o "$TMP/$name.h5" --quiet >"$TMP/$name.out" || fail "$name: one process"
     sets=$("$PY" - "$TMP/$name.h5" "$name" <<'PY'
 import sys, h5py
@@ -186,8 +220,11 @@ with h5py.File(sys.argv[1], "r") as f:
     name = sys.argv[2]
     assert name != "ue" or len(f["/uet"]) > 0
     assert name != "dcqcn" or (len(f["/dcqcn"]) > 0 and f["/dcqcn"]["rate_cuts"].max() > 0)
+    # Both faults after a collective acted (two rate changes each), and the second all-reduce
+    # was staged.
+    assert name != "arf" or (len(f["/faults"]) == 4 and list(f["/collectives"]["staged"]) == [0, 1])
     print(" ".join(d for d in ("/flows", "/links", "/ports", "/paths", "/pfc", "/buffers",
-                               "/collectives", "/dcqcn", "/uet")
+                               "/collectives", "/faults", "/dcqcn", "/uet")
                    if d in f and len(f[d]) > 0))
 PY
     ) || fail "$name: the one-process trace"
@@ -199,7 +236,7 @@ PY
         done
         # the nccl-tests table and the training steps, as one process prints them
         case $name in
-            ar) same_table ar "$np" '/^#  *size /,/^# Avg bus/p' ;;
+            ar | arf) same_table "$name" "$np" '/^#  *size /,/^# Avg bus/p' ;;
         esac
         [ "$np" = 1 ] && continue
         # Every rank ran events and sent packets to another rank.
@@ -266,8 +303,7 @@ done
 #   a connection runs out of retries, exit 6, the run stopped at that very event on every rank
 #   (stderr's "weft: workload failed at" line is one process's, word for word);
 # - hang: the same dead link with the default retry span: the watchdog stops it (exit 3).
-# A NIC removed, or GPUDirect lost, during the run is refused on 2 ranks (exit 2, the group and
-# kind named).
+# A NIC removed during the run is refused on 2 ranks (exit 2, the group and kind named).
 { fattree_k4; cat <<'INI'; } >"$TMP/sm.ini"
 [experiment]
 seed = 11
@@ -407,11 +443,12 @@ INI
 expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/nic.ini" -o "$TMP/nic.h5" --quiet
 grep -q "nic.ini: \[fault.nic\] kind: a NIC removed during the run" "$TMP/err" \
     || { cat "$TMP/err" >&2; fail "nic-removed during the run: not refused by its group"; }
-sed -e 's/^kind = nic-removed$/kind = gpudirect-off/' -e 's|^nic = .*|server = dgx-2|' \
-    "$TMP/nic.ini" >"$TMP/gd.ini"
-expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/gd.ini" -o "$TMP/gd.h5" --quiet
-grep -q "gd.ini: \[fault.nic\] kind: GPUDirect lost during the run" "$TMP/err" \
-    || { cat "$TMP/err" >&2; fail "gpudirect-off during the run: not refused by its group"; }
+# A fault that begins in the very event that starts its collective (the second all-reduce,
+# gated on the first with no gap): refused on 2 ranks, group and key named.
+sed 's/^after = collective.2 + 1us$/after = collective.2/' "$TMP/arf.ini" >"$TMP/zero.ini"
+expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/zero.ini" -o "$TMP/zero.h5" --quiet
+grep -q "zero.ini: \[fault.slow\] after: begins as collective.2 starts" "$TMP/err" \
+    || { cat "$TMP/err" >&2; fail "a fault in zero time after a collective: not refused"; }
 
 # One training step (its collectives gated on compute time) on 2 ranks: the same data sets and
 # step table.  (On 4 ranks one rank holds no part of its rings.)
