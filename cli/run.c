@@ -275,8 +275,61 @@ gather_rows (const WeftParallel *par, WeftWindow *win, WeftTrace *trace, gboolea
 }
 
 typedef struct {
-    guint64 events, crossed, crossed_ctl, windows, unsure;
+    guint64 events, crossed, crossed_ctl, windows, unsure, shared;
 } RankCounts;
+
+/* A flow's times as its two ranks know them: its start on its sender's, its finish on its
+ * receiver's. */
+typedef struct {
+    weft_time_t start_ps, finish_ps;
+    guint64 finished;
+} FlowTimes;
+
+/* The flows of the perftest workloads (ib_write_bw, ib_write_lat), whose tables rank 0 prints
+ * from each message's start and finish (network/stats.c, weft_network_perftest): every rank
+ * learns both from the ranks that know them.  Called on every rank. */
+static void
+share_perftest_flows (WeftSession *s, const WeftParallel *par)
+{
+    WeftTransport *tp = &s->net->tp;
+    GKeyFile *kf = weft_experiment_keyfile (s->exp);
+    g_autofree gboolean *perf = g_new0 (gboolean, MAX (s->net->workload_names->len, 1));
+    gboolean any = FALSE;
+    for (guint g = 0; g < s->net->workload_names->len; g++) {
+        g_autofree char *group =
+            g_strconcat ("workload.", (const char *) s->net->workload_names->pdata[g], NULL);
+        g_autofree char *kind = g_key_file_get_string (kf, group, "kind", NULL);
+        if (kind)
+            g_strstrip (kind);
+        perf[g] = g_strcmp0 (kind, "ib_write_bw") == 0 || g_strcmp0 (kind, "ib_write_lat") == 0;
+        any |= perf[g];
+    }
+    if (!any) /* the same answer on every rank: the same experiment */
+        return;
+    g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint32 i = 0; i < tp->n_flows; i++)
+        if (perf[tp->flows[i].spec.group])
+            g_array_append_val (ids, i);
+    guint n = ids->len;
+    FlowTimes *mine = g_new0 (FlowTimes, MAX (n, 1));
+    FlowTimes *all = g_new0 (FlowTimes, (gsize) MAX (n, 1) * par->size);
+    for (guint k = 0; k < n; k++) {
+        const WeftFlow *f = &tp->flows[g_array_index (ids, guint32, k)];
+        mine[k] = (FlowTimes){ f->start_ps, f->finish_ps, f->finished };
+    }
+    weft_parallel_allgather (par, mine, n * sizeof *mine, all);
+    const guint32 *rank_of = s->part.rank_of;
+    for (guint k = 0; k < n; k++) {
+        WeftFlow *f = &tp->flows[g_array_index (ids, guint32, k)];
+        const FlowTimes *from = &all[(gsize) rank_of[f->sender->owner->node] * n + k];
+        const FlowTimes *to = &all[(gsize) rank_of[f->spec.dst] * n + k];
+        f->start_ps = from->start_ps;
+        f->finish_ps = to->finish_ps;
+        f->finished = to->finished != 0;
+    }
+    g_free (mine);
+    g_free (all);
+}
 
 /* The end of a run across ranks, phase by phase (G_MESSAGES_DEBUG=weft-cli): each phase's wall
  * and CPU time on this rank, what bench/README.md's "Across MPI ranks" figures come from. */
@@ -385,14 +438,26 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
     end_clock_lap (&clk, par, "gather, merge and write");
     if (status == WEFT_SIM_WORKLOAD_FAILED)
         weft_window_share_failure (win);
-    RankCounts mine = { s->sim->events, weft_window_crossed (win), weft_window_crossed_ctl (win),
-                        weft_window_windows (win), weft_window_unsure (win) };
+    RankCounts mine = { s->sim->events,
+                        weft_window_crossed (win),
+                        weft_window_crossed_ctl (win),
+                        weft_window_windows (win),
+                        weft_window_unsure (win),
+                        s->sim->shared_events };
     RankCounts *counts = g_new (RankCounts, par->size);
     weft_parallel_allgather (par, &mine, sizeof mine, counts);
+    share_perftest_flows (s, par);
+    /* The run's events as one process counts them (/meta, the summary): each rank's own, the
+     * events every rank runs (samples, fault events, sweeps) once, and one process's watchdog
+     * events, which no rank runs. */
+    guint64 events = weft_window_watchdogs (win), unsure = 0;
     weft_window_free (win);
-    guint64 events = 0, unsure = 0;
     for (int r = 0; r < par->size; r++) {
-        events += counts[r].events;
+        if (counts[r].shared != counts[0].shared)
+            g_critical ("rank %d ran %" G_GUINT64_FORMAT
+                        " shared events, rank 0 %" G_GUINT64_FORMAT,
+                        r, counts[r].shared, counts[0].shared); /* every rank runs them: never */
+        events += counts[r].events - (r > 0 ? counts[r].shared : 0);
         unsure += counts[r].unsure;
     }
     if (par->rank == 0 && unsure > 0)
@@ -448,9 +513,11 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
                 events, wall > 0 ? events / wall / 1e6 : 0.0);
         printf ("  trace        %s\n", where ? where : "none (it could not be written)");
         printf ("  figures      weft report on the trace (a run across ranks prints only the "
-                "nccl-tests and training tables)\n");
-        /* Every rank completes every collective (doc/parallel.md): rank 0 has their times. */
+                "nccl-tests, perftest and training tables)\n");
+        /* Every rank completes every collective (doc/parallel.md): rank 0 has their times,
+         * and the perftest messages' (share_perftest_flows). */
         print_nccl_tables (s);
+        print_perftest_tables (s);
         print_training_steps (s);
     } else {
         weft_trace_free_rank (trace);

@@ -1176,6 +1176,7 @@ static void
 on_fault (WeftSim *sim, void *target, WeftArg arg)
 {
     Fault *f = target;
+    sim->shared_events++; /* every rank runs every fault event (doc/parallel.md) */
     switch (arg.u) {
     case PHASE_BEGIN:
         begin (f);

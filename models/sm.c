@@ -50,6 +50,7 @@ on_sweep (WeftSim *sim, void *target, WeftArg arg)
 {
     (void) arg;
     WeftSm *sm = target;
+    sim->shared_events++; /* every rank runs every sweep (doc/parallel.md) */
     sm->pending = FALSE;
     g_array_append_val (sm->times, sim->now);
     if (!sm->graph || !sm->recompute)

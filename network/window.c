@@ -37,6 +37,7 @@ struct _WeftWindow {
     GByteArray **out;        /* per rank: this window's packets for it */
     GByteArray *in;
     guint64 crossed, crossed_ctl, windows;
+    guint64 watchdogs; /* one process's watchdog events (weft_window_run) */
     /* The sender's columns of the /flows rows of flows sent here and received on another
      * rank (cli/run.c): each such flow's row at the start of the window (snap), until the
      * receiver's rank says it finished; then the row at the end of that window, frozen. */
@@ -455,6 +456,12 @@ weft_window_windows (const WeftWindow *win)
     return win->windows;
 }
 
+guint64
+weft_window_watchdogs (const WeftWindow *win)
+{
+    return win->watchdogs;
+}
+
 weft_time_t
 weft_window_lookahead (const WeftWindow *win)
 {
@@ -835,6 +842,12 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
     sim->last_progress = sim->now;
     sim->status = WEFT_SIM_RUNNING;
     weft_sim_start_sampling (sim);
+    /* One process's watchdog (sim/sim.c) is an engine event at the last progress +
+     * hang_timeout, armed again from there when it finds progress: no rank runs it, but the
+     * run's event count is one process's (cli/run.c), so each of its events is counted here.
+     * Windows end at its next one, whose last progress is then the one known at the next
+     * window's start. */
+    weft_time_t watchdog_at = sim->hang_timeout ? sim->now + sim->hang_timeout : WEFT_TIME_NEVER;
     WeftSimStatus status;
     for (;;) {
         RankState mine = local_state (win, interrupt, TRUE);
@@ -863,6 +876,13 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
             status = stop (win, WEFT_SIM_DONE, latest);
             break;
         }
+        while (sim->hang_timeout && watchdog_at <= t &&
+               (!sim->duration || watchdog_at <= sim->duration)) {
+            win->watchdogs++;
+            if (watchdog_at >= progress + sim->hang_timeout)
+                break; /* the hang, stopped at this deadline below */
+            watchdog_at = progress + sim->hang_timeout;
+        }
         if (t == WEFT_TIME_NEVER) {
             status = stop (win, WEFT_SIM_HANG, latest);
             break;
@@ -887,6 +907,7 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         if (sim->duration && end > sim->duration + 1)
             end = sim->duration + 1;
         end = MIN (end, deadline);
+        end = MIN (end, watchdog_at);
         flush_due (win, all);
         /* A flow may fail in this window (above): the window ends before F, and F itself runs
          * in lockstep. */

@@ -77,6 +77,9 @@ guint64 weft_window_unsure (const WeftWindow *win);
 guint64 weft_window_crossed (const WeftWindow *win);
 guint64 weft_window_crossed_ctl (const WeftWindow *win);
 guint64 weft_window_windows (const WeftWindow *win);
+/* The events of one process's hang watchdog in this run, which no rank runs (cli/run.c adds
+ * them to the run's event count). */
+guint64 weft_window_watchdogs (const WeftWindow *win);
 /* The windows' length: the cut links' lookahead, or less when a flow released on another rank
  * or a collective's gate starts flows sooner after the event that caused it (doc/parallel.md). */
 weft_time_t weft_window_lookahead (const WeftWindow *win);

@@ -93,6 +93,7 @@ on_watchdog (WeftSim *sim, void *target, WeftArg arg)
 static void
 on_sample (WeftSim *sim, void *target, WeftArg arg)
 {
+    sim->shared_events++;
     sim->sample (sim, sim->sample_data);
     guint64 pending = sim->rank_of ? sim->global_pending : sim->work_pending;
     if (sim->status == WEFT_SIM_RUNNING && pending > 0)

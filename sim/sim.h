@@ -74,6 +74,9 @@ struct _WeftSim {
     const guint32 *rank_of;
     guint32 rank;
     guint64 global_pending; /* with rank_of: work pending over all ranks at the window's start */
+    /* Events that every rank runs alike (a sample, a fault event, a subnet manager's sweep):
+     * the run's event count takes them once (cli/run.c). */
+    guint64 shared_events;
 
     /* Called every few thousand events (progress display); may be NULL. */
     void (*poll) (WeftSim *sim, void *data);

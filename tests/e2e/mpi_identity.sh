@@ -9,7 +9,8 @@
 # /paths (and /pfc, /buffers, /dcqcn, /uet where they have rows) are identical (h5diff) to one
 # process's under mpirun -np 1, 2 and 4 (4 oversubscribes the cores, and gathers the trace's
 # rows to rank 0 between every two windows, [parallel] gather_bytes = 1B, where 1 and 2 ranks
-# gather them at the end); every rank reports events executed and packets sent to other ranks,
+# gather them at the end), and /meta's event count is one process's; every rank reports events
+# executed and packets sent to other ranks,
 # both non-zero on every rank of 2 and 4; on the PFC and InfiniBand fabrics (and RoCE with
 # DCQCN) flow-control packets (PAUSE frames, credits) crossed between ranks, and the one-process
 # run really paused (stall time in /links); a run stopped by its duration, unfinished flows and all, is
@@ -21,7 +22,7 @@
 # second gated on the first), and four ib_write_lat ping-pongs between servers on two rails
 # (every message waits for the one before it), split by the graph with lookahead_floor = 10ns
 # so that the servers' 3 m leaf cables can be cut: the same data sets (/collectives too) and
-# the same nccl-tests table as one process's on 1, 2 and 4 ranks, with events and packets
+# the same nccl-tests and ib_write_lat tables as one process's on 1, 2 and 4 ranks, with events and packets
 # across on every rank; one step of experiments/dgx4-training.ini (collectives gated on compute
 # time), split alike: the same data sets and step table on 2 ranks.  The shrunk all-reduce
 # again with faults that wait for its collectives and GPUDirect lost from a time and from a
@@ -201,6 +202,16 @@ ranks() {
         >"$TMP/$1-$2.out" 2>"$TMP/$1-$2.err" || { cat "$TMP/$1-$2.err" >&2; fail "$1: $2 ranks"; }
 }
 
+# same_events A.h5 B.h5: /meta events is the same (each sample, fault event and sweep counted
+# once, and one process's watchdog events, which no rank runs)
+same_events() {
+    "$PY" - "$1" "$2" <<'PY'
+import sys, h5py
+one, many = (int(h5py.File(p, "r")["/meta"].attrs["events"]) for p in sys.argv[1:])
+assert one == many, (one, many)
+PY
+}
+
 # same_table NAME NP SED: the table that sed -n SED cuts from the output, as one process prints it
 same_table() {
     sed -n "$3" "$TMP/$1.out" >"$TMP/$1.table"
@@ -234,9 +245,14 @@ PY
             h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
                 || fail "$name: $np ranks: $ds differs from one process"
         done
+        same_events "$TMP/$name.h5" "$TMP/$name-$np.h5" || fail "$name: $np ranks: another event count"
         # the nccl-tests table and the training steps, as one process prints them
         case $name in
             ar | arf) same_table "$name" "$np" '/^#  *size /,/^# Avg bus/p' ;;
+            # the perftest tables, from the first workload's to one process's summary line
+            lat) same_table lat "$np" '/^# \[workload\./,/^lat: /{/^lat: /!p;}' ;;
+            # the perftest tables, from the first workload's to one process's summary line
+            lat) same_table lat "$np" '/^# \[workload\./,/^lat: /{/^lat: /!p;}' ;;
         esac
         [ "$np" = 1 ] && continue
         # Every rank ran events and sent packets to another rank.
@@ -261,6 +277,7 @@ timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/roce.ini" -o "$TMP/dur-2.h5" --quiet
 for ds in /flows /links /ports /paths /pfc; do
     h5diff "$TMP/dur.h5" "$TMP/dur-2.h5" "$ds" >/dev/null || fail "duration: 2 ranks: $ds differs"
 done
+same_events "$TMP/dur.h5" "$TMP/dur-2.h5" || fail "duration: 2 ranks: another event count"
 "$PY" - "$TMP/dur.h5" "$TMP/dur-2.json" <<'PY' || fail "duration: the fixture or the summary"
 import json, sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
@@ -282,6 +299,7 @@ for np in 2 3; do
     for ds in /flows /links /ports /paths /pfc; do
         h5diff "$TMP/dl.h5" "$TMP/dl-$np.h5" "$ds" >/dev/null || fail "deadlock: $np ranks: $ds differs"
     done
+    same_events "$TMP/dl.h5" "$TMP/dl-$np.h5" || fail "deadlock: $np ranks: another event count"
     "$PY" - "$TMP/dl.h5" "$TMP/dl-$np.h5" <<'PY' || fail "deadlock: $np ranks: not the same hang"
 import sys, h5py
 one, many = (h5py.File(p, "r")["/meta"].attrs for p in sys.argv[1:])
@@ -411,6 +429,7 @@ PY
             h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
                 || fail "$name: $np ranks: $ds differs from one process"
         done
+        same_events "$TMP/$name.h5" "$TMP/$name-$np.h5" || fail "$name: $np ranks: another event count"
         "$PY" - "$TMP/$name.h5" "$TMP/$name-$np.h5" <<'PY' || fail "$name: $np ranks: another end"
 import sys, h5py
 one, many = (h5py.File(p, "r")["/meta"].attrs for p in sys.argv[1:])
@@ -457,6 +476,7 @@ ranks train 2
 for ds in /flows /links /ports /paths /collectives; do
     h5diff "$TMP/train.h5" "$TMP/train-2.h5" "$ds" >/dev/null || fail "train: 2 ranks: $ds differs"
 done
+same_events "$TMP/train.h5" "$TMP/train-2.h5" || fail "train: 2 ranks: another event count"
 same_table train 2 '/training steps$/,/^ *mean /p'
 echo "train: identical on 2 ranks"
 # The collective runs had their collectives: two on the flagship's shrunk sweep, the second
