@@ -403,6 +403,7 @@ typedef struct {
     guint32 after_coll;      /* the collective whose start it waits for, or G_MAXUINT32 */
     weft_time_t after_delay; /* the + TIME */
     weft_time_t until_rel;   /* with after: until, counted from the resolved start */
+    weft_time_t due;         /* its begin event's time once scheduled, until it ran; else NEVER */
     guint64 rate_bps;        /* degraded: resolved */
     guint32 nic;             /* nic-removed: the NIC's graph node */
     struct WeftFaults *all;
@@ -781,6 +782,7 @@ read_fault (WeftMechEnv *env, const WeftExperiment *exp, const char *group, Faul
         return FALSE;
     int kind = f->p.kind;
     f->after_coll = G_MAXUINT32; /* no collective to wait for, unless after = names one */
+    f->due = WEFT_TIME_NEVER;
     /* Keys of other kinds would be silently ignored. */
     static const char *const own[] = { "period", "rate",     "width",  "ber", "switch",
                                        "ports",  "fraction", "server", "nic" };
@@ -1179,6 +1181,7 @@ on_fault (WeftSim *sim, void *target, WeftArg arg)
     sim->shared_events++; /* every rank runs every fault event (doc/parallel.md) */
     switch (arg.u) {
     case PHASE_BEGIN:
+        f->due = WEFT_TIME_NEVER;
         begin (f);
         if (f->p.kind == WEFT_FAULT_LINK_FLAP)
             weft_sim_schedule_at (sim, &f->all->sched, sim->now + f->p.period / 2, on_fault, f,
@@ -1223,6 +1226,7 @@ on_collective_started (const WeftCollRun *c, void *data)
         if (f->after_coll != id)
             continue;
         f->start = c->start_ps + f->after_delay;
+        f->due = f->start;
         weft_sim_schedule_keyed (fs->sim, f->start, WEFT_KEY_START (fs->sched.id, 2 * i), on_fault,
                                  f, (WeftArg){ .u = PHASE_BEGIN });
         if (f->has_until) {
@@ -1324,9 +1328,11 @@ fault_check (const WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             (f->p.kind == WEFT_FAULT_DEGRADED || (f->p.kind == WEFT_FAULT_NIC_REMOVED &&
                                                   weft_graph_link_removed (env->graph, f->link))))
             begin (f); /* trained that way (or absent): before the first packet leaves */
-        else
+        else {
+            f->due = f->start;
             weft_sim_schedule_at (env->sim, &fs->sched, f->start, on_fault, f,
                                   (WeftArg){ .u = PHASE_BEGIN });
+        }
         if (f->has_until)
             weft_sim_schedule_at (env->sim, &fs->sched, f->p.until, on_fault, f,
                                   (WeftArg){ .u = PHASE_END });
@@ -1591,6 +1597,18 @@ weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph *g)
             return f->group;
     }
     return NULL;
+}
+
+weft_time_t
+weft_faults_next_nic_removal (const WeftFaults *fs)
+{
+    weft_time_t at = WEFT_TIME_NEVER;
+    for (guint i = 0; fs && i < fs->faults->len; i++) {
+        const Fault *f = fs->faults->pdata[i];
+        if (f->p.kind == WEFT_FAULT_NIC_REMOVED)
+            at = MIN (at, f->due);
+    }
+    return at;
 }
 
 weft_time_t

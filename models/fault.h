@@ -137,6 +137,10 @@ const char *weft_faults_nic_removed_live (const WeftFaults *fs, const WeftGraph 
  * it; @group, if not NULL, gets that fault's group (transfer none).  A collective's start is
  * learnt at a window's end, so the fault's first event must lie at least a window later. */
 weft_time_t weft_faults_after_collective (const WeftFaults *fs, guint32 coll, const char **group);
+/* The time of the next NIC removal during the run whose time is known (scheduled: a collective
+ * it waits for has started), or WEFT_TIME_NEVER: across ranks that instant runs in lockstep,
+ * since it may fail the workload (network/window.c). */
+weft_time_t weft_faults_next_nic_removal (const WeftFaults *fs);
 /* The group name of fault @fault ("fault.cable").  (transfer none) */
 const char *weft_faults_group (const WeftFaults *fs, guint32 fault);
 

@@ -444,7 +444,8 @@ weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const 
     guint crossing = 0;
     for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
-        if (f->finished || f->failed || f->unused)
+        if (f->finished || f->failed || f->unused ||
+            (tp->finished_remote && tp->finished_remote (f, tp->cross_data)))
             continue;
         CrossVisit cv = { tp->graph, link, FALSE };
         weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, cross_visit, &cv);
@@ -452,6 +453,10 @@ weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const 
             continue;
         f->device_lost = TRUE;
         crossing++;
+        /* Across ranks: whether it is under way is its sender's rank's to say (it alone knows
+         * whether it started, and hears of its finish on another rank). */
+        if (!weft_sim_owns (sim, f->sender->owner->node))
+            continue;
         /* Under way: its own data is, or its collective has begun, whose later steps NCCL's
          * proxy has already posted receives for and is polling (ncclIbTest), so the error is
          * seen at once. */

@@ -208,9 +208,11 @@ typedef struct {
      * (release_remote, with f's finish time); a collective's flows finish on many ranks, so
      * its completion is counted at the window's end (coll_flow_done, called for every flow
      * of a collective delivered here, instead of counting down `remaining`); ready_ps (owned),
-     * per flow, the latest time one of its predecessors was met. */
+     * per flow, the latest time one of its predecessors was met; finished_remote, whether a
+     * flow sent here and received on another rank is known to have finished there. */
     void (*release_remote) (WeftFlow *f, weft_time_t at, void *data);
     void (*coll_flow_done) (WeftCollRun *c, WeftSim *sim, void *data);
+    gboolean (*finished_remote) (const WeftFlow *f, void *data);
     void *cross_data;
     weft_time_t *ready_ps;
     gboolean coll_quiet; /* completing collectives another rank records */
@@ -281,7 +283,9 @@ void weft_transport_flow_failed (WeftTransport *tp, WeftFlow *f, WeftSim *sim);
  * whose path crosses @link (the NIC's fabric link) and that is under way (started, or of a
  * collective that has begun) fails now, the first of them (lowest id) ending the workload
  * (weft_transport_flow_failed); one not under way is marked and fails as it starts (NCCL fails
- * the next operation on that device).  @cause is
+ * the next operation on that device).  Across ranks (doc/parallel.md) a flow is under way as
+ * its sender's rank knows it, and only that rank fails it: the lowest id over the ranks is
+ * one process's (network/window.c, weft_window_share_failure).  @cause is
  * borrowed for the report.  Returns how many unfinished flows cross the link. */
 guint weft_transport_device_lost (WeftTransport *tp, guint32 link, guint32 nic, const char *cause,
                                   WeftSim *sim);

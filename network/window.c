@@ -51,6 +51,9 @@ struct _WeftWindow {
      * delivered here in this window (mine) and over all ranks (all), and which have any. */
     CollCount *coll_mine, *coll_all;
     GArray *coll_touched, *coll_seen; /* guint32 collective ids */
+    /* With a NIC removed during the run (earliest_failure): the flows that waited for others
+     * before the run (their start is then their latest release + delay). */
+    guint8 *had_preds;
     /* The gather of the rows held so far (weft_window_on_flush), and the run's events (summed
      * over ranks) at the last one. */
     void (*flush) (WeftWindow *win, void *data);
@@ -93,41 +96,15 @@ post (void *data, const WeftLinkTx *link, WeftPacket *pkt)
     weft_packet_release (&win->sim->pool, pkt);
 }
 
-/* The bad-input line for what a run across ranks cannot do yet. */
-static gboolean
-refuse (const WeftExperiment *exp, GError **error, const char *group, const char *key,
-        const char *what)
-{
-    return weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, group, key,
-                                 "%s: not implemented in a run across MPI ranks yet "
-                                 "(doc/parallel.md); run it as one process",
-                                 what);
-}
-
 /* Faults and a subnet manager (doc/parallel.md, "Faults"): every rank runs every fault event
  * and every sweep, with the same keys, and keeps every link end's state and every route table,
  * which the events change alike everywhere; a port's own rank alone sends through it.  A fault
  * that waits for a collective is scheduled on every rank as the collective starts, at a
  * window's end (cross_bound keeps it in a later window); GPUDirect lost for the collectives
  * from a time or a collective on is a layout every rank chooses alike as a collective starts.
- * Refused: a NIC removed during the run, whose device error fails the flows under way on it at
- * that instant (weft_transport_device_lost), which only their senders' ranks know. */
-static gboolean
-check_faults (const WeftNetwork *net, const WeftExperiment *exp, GError **error)
-{
-    const char *group = weft_faults_nic_removed_live (net->fabric.faults, net->graph);
-    if (group)
-        return refuse (exp, error, group, "kind",
-                       "a NIC removed during the run (kind = nic-removed with at > 0 or after)");
-    return TRUE;
-}
-
-static gboolean
-check_supported (const WeftNetwork *net, const WeftExperiment *exp, guint64 sample_interval,
-                 GError **error)
-{
-    return check_faults (net, exp, error);
-}
+ * A NIC removed during the run fails the first flow under way through it at that instant,
+ * which runs in lockstep (earliest_failure), each rank judging the flows it sends
+ * (weft_transport_device_lost). */
 
 /* ---- flows that wait for other flows, and collectives, across ranks --------------------
  * (doc/parallel.md, "Collectives and flow dependencies").  A flow is released on its sender's
@@ -149,6 +126,15 @@ release_remote (WeftFlow *f, weft_time_t at, void *data)
     GByteArray *out = win->out[win->rank_of[f->sender->owner->node]];
     g_byte_array_append (out, (const guint8 *) &head, sizeof head);
     g_byte_array_append (out, (const guint8 *) &body, sizeof body);
+}
+
+/* Whether flow @f, sent here, is known to have finished on its receiver's rank (its notice came:
+ * freeze_sender). */
+static gboolean
+finished_remote (const WeftFlow *f, void *data)
+{
+    const WeftWindow *win = data;
+    return win->frozen[f->spec.id] != 0;
 }
 
 static void
@@ -356,6 +342,7 @@ cross_setup (WeftWindow *win, const WeftExperiment *exp, GError **error)
     tp->ready_ps = g_new0 (weft_time_t, MAX (tp->n_flows, 1));
     tp->release_remote = release_remote;
     tp->coll_flow_done = tp->n_colls > 0 ? coll_flow_done : NULL;
+    tp->finished_remote = finished_remote;
     tp->cross_data = win;
     return TRUE;
 }
@@ -366,6 +353,7 @@ cross_free (WeftWindow *win)
     WeftTransport *tp = &win->net->tp;
     tp->release_remote = NULL;
     tp->coll_flow_done = NULL;
+    tp->finished_remote = NULL;
     tp->cross_data = NULL;
     g_free (win->coll_mine);
     g_free (win->coll_all);
@@ -379,8 +367,8 @@ WeftWindow *
 weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel *par,
                  const WeftPartition *part, guint64 sample_interval, GError **error)
 {
-    if (!check_supported (net, exp, sample_interval, error))
-        return NULL;
+    (void) exp;
+    (void) sample_interval;
     WeftWindow *win = g_new0 (WeftWindow, 1);
     win->net = net;
     win->sim = net->sim;
@@ -413,6 +401,11 @@ weft_window_new (WeftNetwork *net, const WeftExperiment *exp, const WeftParallel
             link->post_data = win;
         }
     }
+    if (weft_faults_nic_removed_live (net->fabric.faults, net->graph)) {
+        win->had_preds = g_new0 (guint8, n_flows);
+        for (guint i = 0; i < net->tp.n_flows; i++)
+            win->had_preds[i] = net->tp.flows[i].waiting > 0;
+    }
     if (!cross_setup (win, exp, error)) {
         weft_window_free (win);
         return NULL;
@@ -433,6 +426,7 @@ weft_window_free (WeftWindow *win)
     g_free (win->snap);
     g_free (win->frozen);
     g_free (win->notified);
+    g_free (win->had_preds);
     cross_free (win);
     g_array_unref (win->fresh);
     g_free (win);
@@ -606,12 +600,41 @@ exchange (WeftWindow *win)
  * its events up to the next rank's earliest, and all tell each other whether one failed, so
  * every rank stops after exactly the events one process runs. */
 
-/* F on this rank (the timers it runs), or WEFT_TIME_NEVER. */
+/* A NIC removed during the run (models/fault.h, weft_transport_device_lost) fails the first
+ * flow under way through it at that instant, and a flow through it not yet under way as it
+ * begins, on its sender's rank: both bound F too.  The earliest this rank's flows through a
+ * removed NIC may begin: a flow released already at its latest release + its delay (its own
+ * start time if it waited for nothing), one still waiting no earlier than now + its delay
+ * (its release is an event to come).  Lower bounds: a flow that begins later (a NIC still
+ * taking it up) only makes more windows run in lockstep. */
+static weft_time_t
+earliest_device_loss (const WeftWindow *win)
+{
+    const WeftTransport *tp = &win->net->tp;
+    weft_time_t at = weft_faults_next_nic_removal (win->net->fabric.faults);
+    if (!tp->lost_cause || !win->had_preds)
+        return at;
+    for (guint i = 0; i < tp->n_flows; i++) {
+        const WeftFlow *f = &tp->flows[i];
+        if (!f->device_lost || f->started || f->failed || f->unused || f->finished ||
+            !mine (win, f->sender->owner->node))
+            continue;
+        weft_time_t begin = f->spec.start_ps;
+        if (f->waiting > 0)
+            begin = MAX (begin, win->sim->now + f->spec.delay_ps);
+        else if (win->had_preds[i])
+            begin = MAX (begin, tp->ready_ps[i] + f->spec.delay_ps);
+        at = MIN (at, begin);
+    }
+    return at;
+}
+
+/* F on this rank (the timers it runs, the NICs removed), or WEFT_TIME_NEVER. */
 static weft_time_t
 earliest_failure (const WeftWindow *win)
 {
     const WeftTransport *tp = &win->net->tp;
-    weft_time_t at = WEFT_TIME_NEVER;
+    weft_time_t at = earliest_device_loss (win);
     if (!tp->rc || tp->rc_timeout_ps == WEFT_TIME_NEVER)
         return at;
     for (guint i = 0; i < tp->n_flows; i++) {
@@ -693,6 +716,12 @@ run_instant (WeftWindow *win, weft_time_t t)
         }
         if (holders > 1)
             bound = first + 1;
+        /* An event every rank holds (a fault event, a sample) is a window's edge: the notices
+         * of this picosecond so far (flows finished, collectives completed) are exchanged
+         * first, so that it finds every rank's state as one process's (a NIC removed now
+         * fails the first flow under way through it: weft_transport_device_lost). */
+        if (holders == (guint) n)
+            exchange (win);
         if (sim->status == WEFT_SIM_DONE)
             sim->status = WEFT_SIM_RUNNING;
         weft_sim_run_window (sim, t, bound);
@@ -800,6 +829,10 @@ typedef struct {
     guint64 retries, delivered;
 } FailNote;
 
+/* After a failed workload: every rank learns the failed flow, one process's (the lowest id
+ * over the ranks that failed one: only a NIC removed fails flows on several ranks at once, each
+ * rank its own first under way, and one process fails the first of all), its retries (its
+ * sender's rank's count) and its bytes delivered (its receiver's). */
 void
 weft_window_share_failure (WeftWindow *win)
 {
@@ -807,23 +840,28 @@ weft_window_share_failure (WeftWindow *win)
     int size = win->par->size;
     FailNote own = { 0 }, *all = g_new (FailNote, size);
     if (tp->failed)
-        own = (FailNote){ 1, tp->failed->spec.id, tp->failed_ps, tp->failed->rc_retries, 0 };
+        own = (FailNote){ 1, tp->failed->spec.id, tp->failed_ps, 0, 0 };
     weft_parallel_allgather (win->par, &own, sizeof own, all);
     int who = -1;
-    for (int r = 0; r < size && who < 0; r++)
-        if (all[r].has)
+    for (int r = 0; r < size; r++)
+        if (all[r].has && (who < 0 || all[r].flow < all[who].flow))
             who = r;
     if (who < 0) {
         g_free (all);
         return;
     }
     FailNote note = all[who];
+    if (own.has && own.flow != note.flow)
+        tp->flows[own.flow].failed = FALSE; /* not the failure one process stops at */
     WeftFlow *f = &tp->flows[note.flow];
+    own.retries = mine (win, f->sender->owner->node) ? f->rc_retries : 0;
     own.delivered = mine (win, f->spec.dst) ? f->delivered : 0;
     weft_parallel_allgather (win->par, &own, sizeof own, all);
-    for (int r = 0; r < size; r++)
-        if (all[r].delivered)
-            note.delivered = all[r].delivered;
+    note.retries = note.delivered = 0;
+    for (int r = 0; r < size; r++) {
+        note.retries += all[r].retries;
+        note.delivered += all[r].delivered;
+    }
     tp->failed = f;
     tp->failed_ps = note.at;
     f->failed = TRUE;
