@@ -398,9 +398,13 @@ run_ranks (WeftSession *s, const WeftParallel *par, const char *out, const char 
     }
     if (par->rank == 0) {
         g_autofree char *look = weft_units_format_time (weft_window_lookahead (win));
-        g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s\n",
+        g_autofree char *kept =
+            s->part.joined ? g_strdup_printf (", %u release%s below the floor kept on one rank",
+                                              s->part.joined, s->part.joined == 1 ? "" : "s")
+                           : g_strdup ("");
+        g_printerr ("weft run: %d ranks, partition = %s: %u parts, %u links cut, lookahead %s%s\n",
                     par->size, weft_partition_by_name (s->part.by), s->part.n_atoms,
-                    s->part.cut_links, look);
+                    s->part.cut_links, look, kept);
     }
     setting_up = 0;
     WeftTrace *trace = par->rank == 0 ? open_trace (s, out, &error) : NULL;
@@ -623,8 +627,8 @@ weft_cli_run (int argc, char **argv)
              "the fabric is split by [parallel] and rank 0 writes one trace with one process's\n"
              "data sets, and prints each rank's events and packets sent across; a fault that\n"
              "would begin in the event that completes a collective, and a flow that another\n"
-             "rank's flow releases with no delay, are refused (exit 2) there\n"
-             "(doc/parallel.md).\n\n"
+             "rank's flow releases with no delay (the split keeps both nodes on one rank\n"
+             "while it can), are refused (exit 2) there (doc/parallel.md).\n\n"
              "Exit status: 0 done (workload complete or duration reached), 1 runtime failure,\n"
              "2 bad input (also a memory estimate above --max-memory or the process's limits,\n"
              "refused before anything is built), 3 hang (no progress for [experiment]\n"

@@ -6,6 +6,37 @@
 #include "models/fault.h"
 #include "sim/sweep.h"
 #include "topologies/topology.h"
+#include "workloads/workload.h"
+
+/* Across ranks (doc/parallel.md, "The partition"): the flows' releases from one node to another
+ * with a delay below lookahead_floor, as node pairs (the receiver of a flow, the sender of a
+ * flow it releases), for the partitioner to keep on one rank.  The workloads are generated
+ * here once more, as weft_network_build will (the same experiment, graph and seed give the
+ * same flows), and dropped. */
+static gboolean
+releases_below_floor (const WeftSession *s, GArray **out, GError **error)
+{
+    g_autoptr (GArray) specs = g_array_new (FALSE, TRUE, sizeof (WeftFlowSpec));
+    g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+    g_autoptr (GArray) colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
+    g_autoptr (GArray) coll_ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr (GArray) coll_gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    if (!weft_workload_generate (s->exp, s->graph, s->ec.seed, specs, deps, colls, coll_gates,
+                                 coll_ranks, names, error))
+        return FALSE;
+    *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+    for (guint i = 0; i < deps->len; i++) {
+        const WeftFlowDep *d = &g_array_index (deps, WeftFlowDep, i);
+        const WeftFlowSpec *before = &g_array_index (specs, WeftFlowSpec, d->before);
+        const WeftFlowSpec *after = &g_array_index (specs, WeftFlowSpec, d->after);
+        if (before->dst == after->src || after->delay_ps >= s->pc.lookahead_floor)
+            continue;
+        g_array_append_val (*out, before->dst);
+        g_array_append_val (*out, after->src);
+    }
+    return TRUE;
+}
 
 gboolean
 weft_session_prepare (WeftSession *s, const char *path, char **overrides,
@@ -52,8 +83,13 @@ weft_session_prepare_ranks (WeftSession *s, const char *path, char **overrides,
      * fabric's routing engine computes them again, as a subnet manager would. */
     if (!weft_graph_routes_ready (s->graph) && !weft_topology_reroute (s->graph, s->exp, error))
         return FALSE;
-    if (n_ranks > 1 && !weft_partition_compute (s->graph, &s->pc, n_ranks, s->exp, &s->part, error))
-        return FALSE;
+    if (n_ranks > 1) {
+        g_autoptr (GArray) releases = NULL;
+        if (!releases_below_floor (s, &releases, error) ||
+            !weft_partition_compute_with (s->graph, &s->pc, n_ranks, releases, s->exp, &s->part,
+                                          error))
+            return FALSE;
+    }
     s->sim = weft_sim_new (s->ec.seed);
     s->sim->duration = s->ec.duration;
     s->sim->hang_timeout = s->ec.hang_timeout;

@@ -182,6 +182,14 @@ gboolean
 weft_partition_compute (const WeftGraph *g, const WeftPartitionConfig *cfg, guint n_ranks,
                         const WeftExperiment *exp, WeftPartition *out, GError **error)
 {
+    return weft_partition_compute_with (g, cfg, n_ranks, NULL, exp, out, error);
+}
+
+gboolean
+weft_partition_compute_with (const WeftGraph *g, const WeftPartitionConfig *cfg, guint n_ranks,
+                             const GArray *releases, const WeftExperiment *exp, WeftPartition *out,
+                             GError **error)
+{
     g_return_val_if_fail (n_ranks >= 1, FALSE);
     *out = (WeftPartition){ 0 };
     guint n = weft_graph_n_nodes (g), nl = weft_graph_n_links (g);
@@ -221,6 +229,24 @@ weft_partition_compute (const WeftGraph *g, const WeftPartitionConfig *cfg, guin
         if (link->delay_ps < cfg->lookahead_floor) {
             unite (parent, link->a, link->b);
             below_floor++;
+        }
+    }
+
+    /* The two ends of a release below the floor, while atoms are left for every rank (in the
+     * order given: the flows' dependency order). */
+    guint joined = 0;
+    if (releases && releases->len > 0) {
+        guint left = 0;
+        for (guint32 v = 0; v < n; v++)
+            left += find (parent, v) == v;
+        for (guint i = 0; i + 1 < releases->len && left > n_ranks; i += 2) {
+            guint32 a = g_array_index (releases, guint32, i);
+            guint32 b = g_array_index (releases, guint32, i + 1);
+            if (a >= n || b >= n || find (parent, a) == find (parent, b))
+                continue;
+            unite (parent, a, b);
+            left--;
+            joined++;
         }
     }
 
@@ -279,6 +305,7 @@ weft_partition_compute (const WeftGraph *g, const WeftPartitionConfig *cfg, guin
     out->n_ranks = n_ranks;
     out->by = by;
     out->n_atoms = n_atoms;
+    out->joined = joined;
     out->rank_of = g_new (guint32, MAX (n, 1u));
     out->weight = g_new0 (guint64, n_ranks);
     for (guint32 v = 0; v < n; v++) {

@@ -8,7 +8,8 @@
  *
  * Nodes are first merged into indivisible atoms: every node of one server; a node with a single
  * cabled port with its only neighbour (a plain host stays with its switch); the two ends of every
- * link whose delay is below lookahead_floor; with `unit`, every node of one unit (the graph's
+ * link whose delay is below lookahead_floor (and, with weft_partition_compute_with, the two
+ * ends of a release below it); with `unit`, every node of one unit (the graph's
  * `su` field: a fat tree's pods, a rail-optimised fabric's scalable units or pods).  Atoms are
  * ordered by their lowest node id and weighed by their cabled ports (each packet-hop is an event
  * at a port).  `unit` fills ranks with atoms in that order to equal shares of the weight; `graph`
@@ -54,6 +55,7 @@ typedef struct {
     WeftPartitionBy by;    /* as resolved: never AUTO */
     guint32 *rank_of;      /* per node id (owned) */
     guint n_atoms;         /* indivisible groups of nodes */
+    guint joined;          /* releases whose two ends were joined (weft_partition_compute_with) */
     guint32 cut_links;     /* links whose ends lie on two ranks */
     weft_time_t lookahead; /* smallest delay of a cut link; WEFT_TIME_NEVER when none is cut */
     guint64 *weight;       /* per rank: cabled ports of its nodes (owned) */
@@ -69,6 +71,16 @@ typedef struct {
  */
 gboolean weft_partition_compute (const WeftGraph *g, const WeftPartitionConfig *cfg, guint n_ranks,
                                  const WeftExperiment *exp, WeftPartition *out, GError **error);
+/* The same, with @releases (guint32 node pairs, may be NULL): the node that receives a flow and
+ * the node that sends a flow it releases with a delay below lookahead_floor (another node: a
+ * release across ranks bounds every window by its delay, doc/parallel.md).  Each pair joins its
+ * two ends into one atom, as a link below the floor does, in the order given, while more atoms
+ * than ranks are left: pairs that would leave fewer are skipped (they stay cut, and bound the
+ * window or are refused, network/window.c). */
+gboolean weft_partition_compute_with (const WeftGraph *g, const WeftPartitionConfig *cfg,
+                                      guint n_ranks, const GArray *releases,
+                                      const WeftExperiment *exp, WeftPartition *out,
+                                      GError **error);
 void weft_partition_clear (WeftPartition *p);
 
 const char *weft_partition_by_name (WeftPartitionBy by);

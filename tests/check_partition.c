@@ -6,7 +6,8 @@
  * smallest delay of a cut link, computed here from the graph; the same inputs give the same
  * partition; graph mode balances the port weight on a fat tree; no valid partition (unit on a
  * fabric without units, more ranks than indivisible parts) is a config error naming
- * [parallel] partition and the reason.
+ * [parallel] partition and the reason; the two ends of a release below the floor are joined
+ * while atoms are left for every rank.
  * Unchecked here: running across ranks (doc/parallel.md's status).
  */
 #include "config.h"
@@ -112,6 +113,41 @@ START_TEST (test_partition_fattree_pods_stay_whole)
                 pod_rank[pod] = p.rank_of[v];
             ck_assert_uint_eq (p.rank_of[v], pod_rank[pod]);
         }
+        weft_partition_clear (&p);
+    }
+}
+END_TEST
+
+/* The two ends of a release below the floor (host pairs in two pods of a k = 4 fat tree, 8
+ * parts by unit) are joined while atoms are left for every rank, in the order given: on 2
+ * ranks both pairs join (6 parts, each pair on one rank); on 7 ranks only the first can (7
+ * parts); on 8 none (8 parts, the pairs' pods on their own ranks). */
+START_TEST (test_partition_joins_releases_while_it_can)
+{
+    g_autoptr (WeftExperiment) exp = experiment ("[parallel]\npartition = unit\n");
+    WeftPartitionConfig cfg = config (exp);
+    g_autoptr (WeftGraph) g = fattree (4);
+    guint32 h[4];
+    const char *names[] = { "host0", "host15", "host4", "host11" };
+    for (guint i = 0; i < 4; i++) {
+        h[i] = weft_graph_lookup (g, names[i]);
+        ck_assert_uint_ne (h[i], WEFT_GRAPH_NONE);
+    }
+    g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_array_append_vals (pairs, h, 4);
+    struct {
+        guint ranks, parts, joined;
+    } want[] = { { 2, 6, 2 }, { 7, 7, 1 }, { 8, 8, 0 } };
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+        WeftPartition p;
+        GError *err = NULL;
+        ck_assert_msg (weft_partition_compute_with (g, &cfg, want[i].ranks, pairs, exp, &p, &err),
+                       "%s", err ? err->message : "");
+        check_valid (g, &p, cfg.lookahead_floor);
+        ck_assert_uint_eq (p.n_atoms, want[i].parts);
+        ck_assert_uint_eq (p.joined, want[i].joined);
+        ck_assert ((p.rank_of[h[0]] == p.rank_of[h[1]]) == (want[i].joined >= 1));
+        ck_assert ((p.rank_of[h[2]] == p.rank_of[h[3]]) == (want[i].joined >= 2));
         weft_partition_clear (&p);
     }
 }
@@ -330,6 +366,7 @@ test_suite (void)
     TCase *tc = tcase_create ("partition");
     tcase_add_test (tc, test_partition_fattree_pods_stay_whole);
     tcase_add_test (tc, test_partition_more_ranks_than_parts_is_refused);
+    tcase_add_test (tc, test_partition_joins_releases_while_it_can);
     tcase_add_test (tc, test_partition_unit_without_units_is_refused);
     tcase_add_test (tc, test_partition_never_cuts_a_link_below_the_floor);
     tcase_add_test (tc, test_partition_graph_mode_balances_and_repeats);

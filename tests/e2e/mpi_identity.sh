@@ -28,6 +28,8 @@
 # again with faults that wait for its collectives and GPUDirect lost from a time and from a
 # collective on (arf): the same data sets (/faults too) and table on 1, 2 and 4 ranks; a fault
 # that would begin in the event that completes a collective is refused.
+# ib_write_bw over all sizes (releases in zero time between two servers, kept on one rank by the
+# partitioner) is the same on 2 ranks.
 # (What cannot cross ranks, a release in zero time, is refused: tests/e2e/mpi_ranks.sh.)
 # Unchecked: speed; interrupts across ranks (stopped at a window's start: doc/parallel.md).
 # Skipped (77) only when weft was built without MPI; CI builds with it.
@@ -495,6 +497,24 @@ done
 same_events "$TMP/train.h5" "$TMP/train-2.h5" || fail "train: 2 ranks: another event count"
 same_table train 2 '/training steps$/,/^ *mean /p'
 echo "train: identical on 2 ranks"
+# ib_write_bw over all sizes between two servers on 2 ranks: a size's first message waits with no
+# delay for the last of the size before, sent the other way, so the partitioner keeps the two
+# servers on one rank (doc/parallel.md, "The partition"): the same data sets and perftest table.
+{
+    dgx4_ib
+    printf '[workload.bw]\nkind = ib_write_bw\ndevice = dgx-1/mlx5_3\npeer = dgx-3/mlx5_3\nall = true\niters = 5\n'
+    printf '[parallel]\npartition = graph\nlookahead_floor = 10ns\n'
+} >"$TMP/bw.ini"
+"$WEFT" run "$TMP/bw.ini" -o "$TMP/bw.h5" --quiet >"$TMP/bw.out" || fail "bw: one process"
+ranks bw 2
+grep -q "1 release below the floor kept on one rank" "$TMP/bw-2.err" \
+    || { cat "$TMP/bw-2.err" >&2; fail "bw: 2 ranks: the release's servers not joined"; }
+for ds in /flows /links /ports /paths; do
+    h5diff "$TMP/bw.h5" "$TMP/bw-2.h5" "$ds" >/dev/null || fail "bw: 2 ranks: $ds differs"
+done
+same_events "$TMP/bw.h5" "$TMP/bw-2.h5" || fail "bw: 2 ranks: another event count"
+same_table bw 2 '/^# \[workload\./,/^bw: /{/^bw: /!p;}'
+echo "bw: identical on 2 ranks"
 # The collective runs had their collectives: two on the flagship's shrunk sweep, the second
 # started as the first finished.
 "$PY" - "$TMP/ar.h5" <<'PY' || fail "ar: not two collectives, one after the other"

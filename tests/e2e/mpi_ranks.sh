@@ -102,26 +102,37 @@ all_exit 2
 errors | grep -q "ls.ini: \[parallel\] partition: unit: this fabric records no pods or scalable units" \
     || { errors >&2; fail "unit on a leaf-spine: wrong line"; }
 
-# A flow released with no delay by a flow delivered on another rank: refused, once.  ib_write_bw
-# over all sizes: a size's first message waits for the last one of the size before, sent the
-# other way; the servers' 3 m leaf cables cut (lookahead_floor = 10ns) put the two on two ranks.
-{ dgx4_ib; cat <<'INI'; } >"$TMP/bw.ini"
+# A flow released with no delay by a flow delivered on another node: the partitioner keeps the
+# two nodes on one rank while it can (doc/parallel.md, "The partition"), else the run is refused,
+# once.  ib_write_bw over all sizes between two hosts of two pods of the k = 4 fat tree: a
+# size's first message waits for the last one of the size before, sent the other way.  On 2
+# ranks the two pods join (7 parts) and the run completes; on 8 ranks, one per pod and core,
+# nothing can join.
+{ fattree_k4; cat <<'INI'; } >"$TMP/bw.ini"
+[fabric]
+kind = infiniband
+routing = static
 [workload.bw]
 kind = ib_write_bw
-device = dgx-1/mlx5_3
-peer = dgx-3/mlx5_3
+device = host0
+peer = host15
 all = true
 iters = 5
 [parallel]
-partition = graph
-lookahead_floor = 10ns
+partition = unit
 INI
 rm -f "$TMP"/err.*
-ranks_exit 2 run "$TMP/bw.ini" -o "$TMP/x.h5" --quiet
+ranks_exit 8 run "$TMP/bw.ini" -o "$TMP/x.h5" --quiet
 all_exit 2
 [ "$(errors | grep -c "^$TMP/bw.ini: \[workload.bw\]: flow [0-9]* waits for flow [0-9]* with no delay")" = 1 ] \
     || { errors >&2; fail "a release across ranks in zero time: not refused once"; }
 [ ! -e "$TMP/x.h5" ] || fail "a refused run left a trace"
+rm -f "$TMP"/err.*
+ranks_exit 2 run "$TMP/bw.ini" -o "$TMP/x.h5" --quiet
+all_exit 0
+errors | grep -q "2 ranks, partition = unit: 7 parts, .*, 1 release below the floor kept on one rank" \
+    || { errors >&2; fail "2 ranks: the release's two pods not joined"; }
+rm -f "$TMP/x.h5"
 
 # A valid split by pods on 2 ranks runs: the lookahead is the smallest cut delay, 1 us here.
 rm -f "$TMP"/err.*
