@@ -64,6 +64,10 @@ sift_down (WeftEvent *h, guint32 n, guint32 i, const WeftEvent *ev)
     h[i] = *ev;
 }
 
+/* Removes the root of @h, @n long after, by moving the lesser child up level by level to a
+ * leaf and then the last record, h[n], up from that leaf (Floyd's bottom-up variant): the
+ * last record belongs near the bottom, so this compares less than sifting it down from the
+ * root. */
 static void
 zero_pop (WeftEvqBucket *b, WeftEvent *out)
 {
@@ -72,8 +76,25 @@ zero_pop (WeftEvqBucket *b, WeftEvent *out)
     guint32 n = --b->len;
     if (n == 0)
         return;
-    WeftEvent last = h[n];
-    sift_down (h, n, 0, &last);
+    guint32 i = 0;
+    for (;;) {
+        guint32 c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].key < h[c].key)
+            c++;
+        h[i] = h[c];
+        i = c;
+    }
+    const guint64 key = h[n].key;
+    while (i > 0) {
+        guint32 parent = (i - 1) / 2;
+        if (h[parent].key <= key)
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = h[n];
 }
 
 void

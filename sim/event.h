@@ -8,12 +8,19 @@
  * event is scheduled before the last one popped - true of a simulation clock.  Bucket i > 0
  * holds events whose time first differs from the last popped time in bit i - 1 (counting from
  * the least significant); bucket 0 holds the events at exactly the last popped time, kept as a
- * small binary heap on the key.  A push appends to one bucket, which keeps its earliest time;
- * when bucket 0 runs dry, the queue's time moves to the lowest non-empty bucket's earliest time
- * and that bucket's events are spread into the lower buckets.  Every event moves down at most 64
- * times and in practice a handful, always by sequential appends, so the cost per event is a few
- * cache lines whatever the number pending. Measured against the 4-ary heap it replaced with
+ * binary heap on the key.  A push appends to one bucket, which keeps its earliest time; when
+ * bucket 0 runs dry, the queue's time moves to the lowest non-empty bucket's earliest time and
+ * that bucket's events are spread into the lower buckets.  Every event moves down at most 64
+ * times and in practice a handful, always by sequential appends, so the cost per event is a
+ * few cache lines whatever the number pending. Measured against the 4-ary heap it replaced with
  * bench/evq_hold (bench/README.md).
+ *
+ * Bucket 0 can be large: at k = 32 the fabric's arrivals fall on a common picosecond grid and
+ * each schedules more at its own picosecond, ~4,000 records on average at a pop.  A pop moves
+ * the lesser child up to a leaf and then the last record up from there (Floyd's bottom-up
+ * variant): one key comparison per level instead of two, -2 % of all instructions there.
+ * Heaps of 16-byte entries over records left in place, a 4-ary bucket 0 and 4-bit digits were
+ * measured and not kept (bench/README.md, "The event queue at k = 32, issue 17").
  *
  * Records (40 bytes) are stored by value in the buckets: no malloc per event once the buckets
  * have grown to the run's working set.

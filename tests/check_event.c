@@ -98,6 +98,80 @@ START_TEST (test_event_interleaved_matches_linear_scan)
 }
 END_TEST
 
+static gint
+cmp_event_seq (gconstpointer a, gconstpointer b, gpointer unused)
+{
+    return cmp_event (a, b);
+}
+
+/* Thousands of events at one picosecond, as a k = 32 fat tree's synchronous arrivals give,
+ * popped while more are pushed at that very picosecond (keys below and above the one just
+ * popped) and later, and the queue's time now and then rewound below the pending events: each
+ * pop is the first of a reference kept sorted (a GSequence), and peek_at and pop_before agree
+ * with it.  Exercises bucket 0's heap at sizes of many levels, its refills from the buckets
+ * above and its records' slots reused once it runs dry. */
+START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    gsl_rng *r = weft_rng_new (13, 1);
+    GSequence *ref = g_sequence_new (g_free);
+    guint64 counter = 0;
+    weft_time_t now = 0;
+    /* 12,000 events over three picoseconds, ids from 0 to 4999, pushed in random order. */
+    for (guint i = 0; i < 12000; i++) {
+        WeftEvent *ev = g_new (WeftEvent, 1);
+        *ev = (WeftEvent){ .at = 1000 * gsl_rng_uniform_int (r, 3),
+                           .key = ((guint64) gsl_rng_uniform_int (r, 5000) << 32) | counter++ };
+        weft_evq_push (&q, ev);
+        g_sequence_insert_sorted (ref, ev, cmp_event_seq, NULL);
+    }
+    guint max_len = 0, rewinds = 0;
+    for (guint step = 0; step < 100000 && g_sequence_get_length (ref) > 0; step++) {
+        GSequenceIter *first = g_sequence_get_begin_iter (ref);
+        const WeftEvent *want = g_sequence_get (first);
+        ck_assert_uint_eq (weft_evq_peek_at (&q), want->at);
+        WeftEvent ev;
+        if (step % 7 == 0) {
+            ck_assert (!weft_evq_pop_before (&q, want->at, want->key, &ev));
+            ck_assert (weft_evq_pop_before (&q, want->at, want->key + 1, &ev));
+        } else
+            ck_assert (weft_evq_pop (&q, &ev));
+        ck_assert_uint_eq (ev.at, want->at);
+        ck_assert_uint_eq (ev.key, want->key);
+        g_sequence_remove (first);
+        now = ev.at;
+        /* While the reference is large, 0 to 2 pushes per pop, most at this picosecond. */
+        guint pushes = (guint) gsl_rng_uniform_int (r, step < 30000 ? 3 : 2);
+        for (guint k = 0; k < pushes; k++) {
+            WeftEvent *add = g_new (WeftEvent, 1);
+            guint what = (guint) gsl_rng_uniform_int (r, 10);
+            weft_time_t at = what < 8 ? now : now + 1 + gsl_rng_uniform_int (r, 1u << (2 * what));
+            *add =
+                (WeftEvent){ .at = at,
+                             .key = ((guint64) gsl_rng_uniform_int (r, 5000) << 32) | counter++ };
+            weft_evq_push (&q, add);
+            g_sequence_insert_sorted (ref, add, cmp_event_seq, NULL);
+        }
+        max_len = MAX (max_len, (guint) weft_evq_len (&q));
+        ck_assert_uint_eq (weft_evq_len (&q), (guint) g_sequence_get_length (ref));
+        /* Now and then the queue's time goes back below every pending event (a duration stop). */
+        if (step % 4999 == 0 && now > 0) {
+            weft_evq_rewind (&q, now - 1);
+            rewinds++;
+        }
+    }
+    ck_assert_uint_eq (g_sequence_get_length (ref), 0);
+    ck_assert_uint_ge (max_len, 12000);
+    ck_assert_uint_ge (rewinds, 5);
+    WeftEvent ev;
+    ck_assert (!weft_evq_pop (&q, &ev));
+    g_sequence_free (ref);
+    gsl_rng_free (r);
+    weft_evq_clear (&q);
+}
+END_TEST
+
 static GString *order;
 
 static void
@@ -239,6 +313,7 @@ test_suite (void)
     TCase *tc = tcase_create ("queue");
     tcase_add_test (tc, test_event_pops_in_time_then_key_order);
     tcase_add_test (tc, test_event_interleaved_matches_linear_scan);
+    tcase_add_test (tc, test_event_many_ties_interleaved_match_sorted_reference);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
