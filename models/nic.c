@@ -1317,7 +1317,7 @@ void
 weft_nic_setup_ports (WeftNic *nic, guint n_ports)
 {
     nic->n_ports = n_ports;
-    nic->ports = weft_port_array_new (n_ports);
+    nic->ports = weft_port_array_new (&nic->parent.sim->arena, n_ports);
 }
 
 static void
@@ -1326,7 +1326,6 @@ nic_clear (WeftModel *m)
     WeftNic *nic = (WeftNic *) m;
     for (guint p = 0; p < nic->n_ports; p++)
         weft_port_clear (&nic->ports[p]);
-    weft_port_array_free (nic->ports);
     weft_nic_agent_clear (&nic->agent);
 }
 

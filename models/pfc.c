@@ -112,14 +112,9 @@ weft_pfc_headroom (const WeftPfcConfig *cfg, guint64 rate_bps, weft_time_t delay
 }
 
 WeftPfcPort *
-weft_pfc_port_new (void)
+weft_pfc_port_new (WeftArena *arena)
 {
-    /* C11's aligned_alloc: the size is a multiple of the alignment, as the struct's is. */
-    WeftPfcPort *pfc = aligned_alloc (_Alignof(WeftPfcPort), sizeof (WeftPfcPort));
-    if (pfc == NULL)
-        g_error ("weft_pfc_port_new: out of memory");
-    memset (pfc, 0, sizeof *pfc);
-    return pfc;
+    return weft_arena_alloc0 (arena, sizeof (WeftPfcPort), _Alignof(WeftPfcPort));
 }
 
 guint64
@@ -409,7 +404,7 @@ pfc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         weft_time_t one_way =
             l->delay_ps +
             (env->node_latency[port->owner->node] + env->node_latency[port->link.peer->node]) / 2;
-        port->pfc = weft_pfc_port_new ();
+        port->pfc = weft_pfc_port_new (&port->owner->sim->arena);
         port->pfc->cfg = &fab->pfc;
         port->pfc->rate_bps = l->rate_bps;
         port->pfc->headroom =

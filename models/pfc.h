@@ -40,6 +40,7 @@
 #ifndef WEFT_MODELS_PFC_H
 #define WEFT_MODELS_PFC_H
 
+#include "sim/arena.h"
 #include "sim/packet.h"
 #include "sim/params.h"
 #include "sim/time.h"
@@ -114,8 +115,9 @@ typedef struct {
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx) == 64);
 G_STATIC_ASSERT (sizeof (WeftPfcRx) == 32);
 
-/* A zeroed port state aligned to a cache line; free with free (). */
-WeftPfcPort *weft_pfc_port_new (void);
+/* A zeroed port state aligned to a cache line, from @arena (sim/arena.h), freed with the run.
+ * (transfer none) */
+WeftPfcPort *weft_pfc_port_new (WeftArena *arena);
 
 extern const WeftParamSpec weft_pfc_params[];
 

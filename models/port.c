@@ -6,21 +6,9 @@
 #include <string.h>
 
 WeftPort *
-weft_port_array_new (guint n)
+weft_port_array_new (WeftArena *arena, guint n)
 {
-    /* C11's aligned_alloc: the size is a multiple of the alignment, as sizeof (WeftPort) is. */
-    gsize bytes = sizeof (WeftPort) * MAX (n, 1);
-    WeftPort *ports = aligned_alloc (_Alignof(WeftPort), bytes);
-    if (ports == NULL)
-        g_error ("weft_port_array_new: out of memory for %u ports", n);
-    memset (ports, 0, bytes);
-    return ports;
-}
-
-void
-weft_port_array_free (WeftPort *ports)
-{
-    free (ports);
+    return weft_arena_alloc0 (arena, sizeof (WeftPort) * MAX (n, 1), _Alignof(WeftPort));
 }
 
 void
@@ -58,7 +46,7 @@ weft_port_clear (WeftPort *port)
     if (port->ib)
         weft_ib_port_clear (port->ib, pool);
     g_clear_pointer (&port->ib, g_free);
-    g_clear_pointer (&port->pfc, free);
+    port->pfc = NULL; /* the run's arena owns it */
 }
 
 void

@@ -136,10 +136,9 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) + G_STRUCT_OFFSET (WeftLinkTx,
                      sizeof (WeftPacketFifo) <=
                  5 * 64);
 
-/* An array of @n ports, zeroed and aligned to a cache line; free with weft_port_array_free
- * (after weft_port_clear on each). */
-WeftPort *weft_port_array_new (guint n);
-void weft_port_array_free (WeftPort *ports);
+/* An array of @n ports, zeroed and aligned to a cache line, from @arena: the run's huge pages
+ * (sim/arena.h), freed with the run; weft_port_clear each before.  (transfer none) */
+WeftPort *weft_port_array_new (WeftArena *arena, guint n);
 
 /* Sets up @port for @owner's port @index sending over @link_id in @direction to @peer. */
 void weft_port_init (WeftPort *port, WeftModel *owner, guint32 index, guint32 link_id,

@@ -455,7 +455,6 @@ switch_clear (WeftModel *m)
     }
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
-    weft_port_array_free (self->ports);
     g_free (self->cc_markers);
     if (self->buffer) {
         weft_buffer_clear (self->buffer);

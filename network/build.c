@@ -50,7 +50,7 @@ build_models (WeftNetwork *net, const WeftExperiment *exp, GError **error)
             sw->fabric = &net->fabric;
             sw->hash_seed = weft_routing_seed (net->sim->seed, id);
             sw->n_ports = n->ports->len;
-            sw->ports = weft_port_array_new (sw->n_ports);
+            sw->ports = weft_port_array_new (&net->sim->arena, sw->n_ports);
             net->node_latency[id] = sw->latency_ps;
             net->node_cut_bytes[id] = weft_switch_cut_through (sw) ? CUT_THROUGH_BYTES : 0;
             g_ptr_array_add (net->switches, sw);

@@ -5,6 +5,7 @@ libweft_a_SOURCES += sim/rng.c sim/rng.h
 libweft_a_SOURCES += sim/event.c sim/event.h
 libweft_a_SOURCES += sim/timer.c sim/timer.h
 libweft_a_SOURCES += sim/packet.c sim/packet.h
+libweft_a_SOURCES += sim/arena.c sim/arena.h
 libweft_a_SOURCES += sim/runcfg.c sim/runcfg.h
 libweft_a_SOURCES += sim/units.c sim/units.h sim/params.c sim/params.h sim/experiment.c sim/experiment.h
 libweft_a_SOURCES += sim/graph.c sim/graph.h sim/graph_private.h sim/routes.c

@@ -2,14 +2,22 @@
 #define G_LOG_DOMAIN "weft-packet"
 #include "sim/packet.h"
 
-#define SLAB_PACKETS 4096
-#define PACKET_ALIGN 64
+#include "sim/arena.h"
+
+/* a slab is one huge page (sim/arena.h): the packets in flight at k = 32 span ~60 MiB */
+#define SLAB_PACKETS (WEFT_HUGE_PAGE / sizeof (WeftPacket))
+
+static void
+slab_free (gpointer slab)
+{
+    weft_huge_free (slab, WEFT_HUGE_PAGE);
+}
 
 void
 weft_packet_pool_init (WeftPacketPool *pool)
 {
     *pool = (WeftPacketPool){ 0 };
-    pool->slabs = g_ptr_array_new_with_free_func (g_free);
+    pool->slabs = g_ptr_array_new_with_free_func (slab_free);
 }
 
 void
@@ -23,11 +31,9 @@ weft_packet_pool_clear (WeftPacketPool *pool)
 void
 weft_packet_pool_grow (WeftPacketPool *pool)
 {
-    /* malloc aligns to 16 bytes only: take a line more and start at a line boundary. */
-    char *raw = g_malloc0 (sizeof (WeftPacket) * SLAB_PACKETS + PACKET_ALIGN);
-    g_ptr_array_add (pool->slabs, raw);
-    guintptr base = ((guintptr) raw + PACKET_ALIGN - 1) & ~(guintptr) (PACKET_ALIGN - 1);
-    WeftPacket *slab = (WeftPacket *) base;
+    /* zeroed, aligned to the huge page and so to a line */
+    WeftPacket *slab = weft_huge_alloc (WEFT_HUGE_PAGE);
+    g_ptr_array_add (pool->slabs, slab);
     /* Thread the slab so packets are handed out in address order (better locality). */
     for (gsize i = SLAB_PACKETS; i-- > 0;) {
         slab[i].kind = WEFT_PKT_FREED;

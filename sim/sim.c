@@ -25,6 +25,7 @@ weft_sim_new (guint64 seed)
     sim->seed = seed;
     weft_evq_init (&sim->evq);
     weft_packet_pool_init (&sim->pool);
+    weft_arena_init (&sim->arena);
     sim->models = g_ptr_array_new ();
     return sim;
 }
@@ -51,6 +52,7 @@ weft_sim_free (WeftSim *sim)
     g_ptr_array_unref (sim->models);
     weft_evq_clear (&sim->evq);
     weft_packet_pool_clear (&sim->pool);
+    weft_arena_clear (&sim->arena);
     g_free (sim);
 }
 

@@ -27,6 +27,7 @@
 
 #include "sim/event.h"
 #include "sim/model.h"
+#include "sim/arena.h"
 #include "sim/packet.h"
 #include "sim/time.h"
 
@@ -46,6 +47,7 @@ struct _WeftSim {
                         the arrival's own event would have been */
     WeftEventQueue evq;
     WeftPacketPool pool;
+    WeftArena arena; /* the ports and their PFC state, freed with the run (sim/arena.h) */
     guint64 seed;
     guint64 events;        /* events executed */
     GPtrArray *models;     /* WeftModel *, owned, in creation order */
