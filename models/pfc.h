@@ -84,16 +84,23 @@ typedef struct {
 } WeftPfcRx;
 
 /* Layout: a packet's admission at a switch's input and its departure read the first line
- * (cfg, headroom, xoff) and its priority's WeftPfcRx (two per line); a port's dequeue reads
- * storm and until.  Allocated aligned to a line (weft_pfc_port_new). */
+ * only (cfg, headroom, xoff, and the receiver state of the port's RDMA priority, which carries
+ * RoCE's data and ACKs: rx_hot); a port's dequeue reads storm and paused there too, and reads
+ * `until` only for a priority a PAUSE has stopped (paused).  The other priorities' receiver
+ * state (CNPs, traffic of other classes) and everything else follow.  Allocated aligned to a
+ * line (weft_pfc_port_new).  Read the receiver state through weft_pfc_rx. */
 typedef struct {
     _Alignas(64) const WeftPfcConfig *cfg;
+    guint64 headroom;             /* resolved for this port */
+    guint8 xoff[WEFT_PFC_PRIOS];  /* receiver side: a pause is in force upstream */
+    guint8 storm;                 /* sender side, watchdog, bit p: priority p's pauses ignored
+                                     (forward) or its queue dropped (drop) */
+    guint8 paused;                /* sender side, bit p: the last PAUSE applied for priority p had a
+                                     pause time (until[p] may lie ahead); clear: not paused */
+    guint8 hot_prio;              /* the priority whose receiver state is rx_hot */
+    WeftPfcRx rx_hot;             /* receiver side: priority hot_prio, in the first line */
+    WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side: the other priorities (rx[hot_prio] unused) */
     guint64 rate_bps;
-    guint64 headroom;                          /* resolved for this port */
-    guint8 xoff[WEFT_PFC_PRIOS];               /* receiver side: a pause is in force upstream */
-    guint8 storm[WEFT_PFC_PRIOS];              /* sender side, watchdog: pauses ignored (forward) or
-                                                  queue dropped (drop) */
-    _Alignas(64) WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side, from the second line */
     /* sender side */
     weft_time_t until[WEFT_PFC_PRIOS], since[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS]; /* closed pause intervals */
@@ -111,8 +118,9 @@ typedef struct {
     guint64 s_paused[WEFT_PFC_PRIOS];
 } WeftPfcPort;
 
-G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx) == 64);
 G_STATIC_ASSERT (sizeof (WeftPfcRx) == 32);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx_hot) + sizeof (WeftPfcRx) <= 64);
+G_STATIC_ASSERT (WEFT_PFC_PRIOS <= 8); /* storm and paused: one bit per priority */
 
 /* A zeroed port state aligned to a cache line; free with free (). */
 WeftPfcPort *weft_pfc_port_new (void);
@@ -133,10 +141,25 @@ weft_pfc_quanta_ps (guint64 quanta, guint64 rate_bps)
     return weft_time_serialize (quanta * 64, rate_bps); /* 512 bits = 64 B */
 }
 
+/* The receiver state of @prio (0-7) at @pfc (transfer none). */
+static inline WeftPfcRx *
+weft_pfc_rx (const WeftPfcPort *pfc, guint prio)
+{
+    return (WeftPfcRx *) (prio == pfc->hot_prio ? &pfc->rx_hot : &pfc->rx[prio]);
+}
+
 static inline gboolean
 weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 {
-    return pfc->until[prio] > now && !pfc->storm[prio];
+    /* `paused` first: a priority no PAUSE has stopped costs only the first line. */
+    return (pfc->paused >> prio & 1u) && pfc->until[prio] > now && !(pfc->storm >> prio & 1u);
+}
+
+/* Whether the watchdog has declared @prio stormed at @pfc. */
+static inline gboolean
+weft_pfc_stormed (const WeftPfcPort *pfc, guint prio)
+{
+    return pfc->storm >> prio & 1u;
 }
 
 /* Bytes of @prio's group above the threshold its pause in force was sent at: its headroom in
@@ -144,9 +167,8 @@ weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
 static inline guint64
 weft_pfc_headroom_used (const WeftPfcPort *pfc, guint prio)
 {
-    return pfc->xoff[prio] && pfc->rx[prio].used > pfc->rx[prio].xoff_at
-               ? pfc->rx[prio].used - pfc->rx[prio].xoff_at
-               : 0;
+    const WeftPfcRx *rx = weft_pfc_rx (pfc, prio);
+    return pfc->xoff[prio] && rx->used > rx->xoff_at ? rx->used - rx->xoff_at : 0;
 }
 
 /* Paused time of @prio up to @now. */

@@ -397,7 +397,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
     WeftSim *sim = port->owner->sim;
     weft_time_t now = sim->now;
-    if (G_UNLIKELY (port->pfc && port->pfc->storm[pkt->prio & 7u] &&
+    if (G_UNLIKELY (port->pfc && weft_pfc_stormed (port->pfc, pkt->prio & 7u) &&
                     port->pfc->cfg->watchdog == WEFT_PFC_WD_DROP && pkt->kind != WEFT_PKT_CREDIT)) {
         /* The PFC watchdog drops a stormed priority: the packet leaves the switch's buffer. */
         port->pfc->wd_dropped++;
