@@ -144,7 +144,7 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         port->tx_bytes += pkt->size;
         port->tx_packets++;
     }
-    if (G_UNLIKELY (port->llr_chain != NULL)) {
+    if (G_UNLIKELY (port->fault != NULL) && G_UNLIKELY (port->llr_chain != NULL)) {
         /* Go-back-N link-level retry under way: the receiver discards this frame, which stays
          * in the replay buffer and leaves again after the corrupted one. */
         port->llr_replays++;

@@ -48,25 +48,26 @@ typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 typedef gboolean (*WeftPortPullDefer) (void *source, guint port, weft_time_t at);
 
 /* Layout: the fields every packet's enqueue, dequeue and transmission read - the queue
- * state, the transmitter, the mechanism pointers (PFC, InfiniBand credits, faults, link-level
- * retry), the pull source and the scheduling state - lie in the first two cache lines, and
- * ports are aligned to a line (weft_port_array_new), so a port gone cold costs two misses to
- * decide what to do.  The per-packet counters follow in the next two, then the wire
- * (WeftLinkTx), then the queues themselves: q_mask says which classes hold packets, so a
- * dequeue reads only the FIFO it pops.  Everything read only by traces, reports and rare
- * mechanisms (credit wake-ups, link-level retry's chain, totals of rare events) comes last.
- * A field added to the hot part must keep it within WEFT_PORT_HOT_BYTES (asserted below);
- * anything else goes after it. */
+ * state, the transmitter, the mechanism pointers (PFC, InfiniBand credits, faults), the pull
+ * source and the scheduling state - lie in the first two cache lines, and ports are aligned
+ * to a line (weft_port_array_new), so a port gone cold costs two misses to decide what to do.
+ * A packet's arrival on the port (its input side) reads and writes the first line only: the
+ * mechanism pointers and the input's counters.  The per-packet counters follow in the next
+ * two, then the wire (WeftLinkTx), then the queues themselves: q_mask says which classes hold
+ * packets, so a dequeue reads only the FIFO it pops.  Everything read only by traces, reports and
+ * rare mechanisms (credit wake-ups, link-level retry's chain, totals of rare events) comes last. A
+ * field added to the hot part must keep it within WEFT_PORT_HOT_BYTES (asserted below); anything
+ * else goes after it. */
 typedef struct WeftPort {
     /* -- hot, line 1: what enqueue, dequeue and start of transmission test -- */
     _Alignas(64) WeftModel *owner;
-    WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
-    WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
-    WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
-    WeftPacket *llr_chain;  /* Ultra Ethernet go-back-N retry under way (below) */
-    weft_time_t busy_until; /* the transmitter is sending until then */
-    guint64 q_bytes;        /* waiting bytes, all classes */
-    guint64 cap_bytes;      /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    WeftPfcPort *pfc;             /* owned; NULL unless the fabric is RoCE */
+    WeftIbPort *ib;               /* owned; NULL unless the fabric is InfiniBand */
+    WeftFaultPort *fault;         /* borrowed; NULL unless a [fault.NAME] acts on this link (set
+                                     once, as the fabric is built) */
+    weft_time_t busy_until;       /* the transmitter is sending until then */
+    guint64 q_bytes;              /* waiting bytes, all classes */
+    guint64 rx_bytes, rx_packets; /* the input: written by every packet that arrives */
     /* -- hot, line 2: the transmitter's event and the pull source -- */
     WeftTimer tx_free;            /* the "transmitter free" event, at busy_until */
     WeftSched sched;              /* the port schedules its own events, so simultaneous events
@@ -86,6 +87,8 @@ typedef struct WeftPort {
     guint64 tx_bytes, tx_packets, busy_ps, s_bytes, s_packets, max_q, s_max_q;
     double s_area; /* queue bytes x ps */
     weft_time_t s_last;
+    guint64 cap_bytes; /* buffer; G_MAXUINT64 for unbounded (host memory): read as a packet
+                          joins a queue, whose depth change (s_area) writes this line anyway */
 
     WeftLinkTx link;
     WeftPacketFifo q[WEFT_PORT_CLASSES];
@@ -107,8 +110,9 @@ typedef struct WeftPort {
      * (trimmed headers, ACKs, NACKs), which ride the control class: they are not tail-dropped
      * when data fills cap_bytes (UEC's htsim's CompositeQueue holds them apart). */
     gboolean header_room;
+    WeftPacket *llr_chain; /* Ultra Ethernet go-back-N retry under way (set only with fault) */
     WeftPacket *llr_chain_tail;
-    guint64 rx_bytes, rx_packets, drops;
+    guint64 drops;
     guint64 drops_data; /* the data packets among the drops */
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
@@ -129,9 +133,12 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, s_last) < 4 * 64); /* counters: line
 G_STATIC_ASSERT (sizeof (WeftPort) % 64 == 0);
 /* The wire's per-packet fields (models/link.h, owner to wire) in lines 4 and 5. */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) >= 3 * 64);
-/* The input's counters, written by every packet that arrives, in one line. */
-G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, rx_bytes) / 64 ==
-                 (G_STRUCT_OFFSET (WeftPort, rx_packets) + sizeof (guint64) - 1) / 64);
+/* The input's counters, written by every packet that arrives, in the first line with the
+ * mechanism pointers its arrival reads. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, rx_packets) + sizeof (guint64) <= 64);
+/* The buffer's size in the line of the queue's depth integral (queue_changed). */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, cap_bytes) / 64 ==
+                 G_STRUCT_OFFSET (WeftPort, s_area) / 64);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) + G_STRUCT_OFFSET (WeftLinkTx, wire) +
                      sizeof (WeftPacketFifo) <=
                  5 * 64);
