@@ -309,9 +309,9 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
     weft_time_t now = sim->now;
     gboolean again = FALSE;
     for (guint p = 0; p < WEFT_PFC_PRIOS; p++) {
-        if (weft_pfc_stormed (pfc, p)) {
+        if (weft_port_pfc_stormed (port, p)) {
             if (now >= pfc->storm_until[p]) {
-                pfc->storm &= (guint8) ~(1u << p); /* restored */
+                port->pfc_storm &= (guint8) ~(1u << p); /* restored */
                 pfc->stuck[p] = 0;
             } else {
                 if (cfg->watchdog == WEFT_PFC_WD_DROP)
@@ -325,7 +325,7 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
         if (pfc->until[p] > now && waiting) {
             again = TRUE;
             if (++pfc->stuck[p] >= cfg->wd_detect) {
-                pfc->storm |= (guint8) (1u << p);
+                port->pfc_storm |= (guint8) (1u << p);
                 pfc->storm_until[p] = now + cfg->wd_restore;
                 pfc->storms++;
                 g_info ("%s port %u priority %u: PFC storm, %s for %" G_GUINT64_FORMAT " ps",
@@ -360,9 +360,9 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
     pfc->until[prio] = now + (quanta ? weft_pfc_quanta_ps (quanta, pfc->rate_bps) : 0);
     /* until[prio] lies ahead only after a PAUSE with a pause time; a resume sets it to now. */
     if (quanta)
-        pfc->paused |= (guint8) (1u << prio);
+        port->pfc_paused |= (guint8) (1u << prio);
     else
-        pfc->paused &= (guint8) ~(1u << prio);
+        port->pfc_paused &= (guint8) ~(1u << prio);
     /* One expiry event per PAUSE applied, not a WeftTimer: a refresh extends `until` and an
      * earlier expiry's kick is harmless, but a timer that kept one event would schedule fewer
      * and move the port's tie-break counter, and with it every later tie. */

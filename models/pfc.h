@@ -85,18 +85,16 @@ typedef struct {
 
 /* Layout: a packet's admission at a switch's input and its departure read the first line
  * only (cfg, headroom, xoff, and the receiver state of the port's RDMA priority, which carries
- * RoCE's data and ACKs: rx_hot); a port's dequeue reads storm and paused there too, and reads
- * `until` only for a priority a PAUSE has stopped (paused).  The other priorities' receiver
- * state (CNPs, traffic of other classes) and everything else follow.  Allocated aligned to a
- * line (weft_pfc_port_new).  Read the receiver state through weft_pfc_rx. */
+ * RoCE's data and ACKs: rx_hot).  The other priorities' receiver state (CNPs, traffic of other
+ * classes) and everything else follow.  The sender side's flags (which priorities a PAUSE has
+ * stopped, which the watchdog has stormed) are the port's own (WeftPort pfc_paused and
+ * pfc_storm, models/port.h), so an egress's dequeue reads none of this unless a PAUSE is in
+ * force.  Allocated aligned to a line (weft_pfc_port_new).  Read the receiver state through
+ * weft_pfc_rx. */
 typedef struct {
     _Alignas(64) const WeftPfcConfig *cfg;
     guint64 headroom;             /* resolved for this port */
     guint8 xoff[WEFT_PFC_PRIOS];  /* receiver side: a pause is in force upstream */
-    guint8 storm;                 /* sender side, watchdog, bit p: priority p's pauses ignored
-                                     (forward) or its queue dropped (drop) */
-    guint8 paused;                /* sender side, bit p: the last PAUSE applied for priority p had a
-                                     pause time (until[p] may lie ahead); clear: not paused */
     guint8 hot_prio;              /* the priority whose receiver state is rx_hot */
     WeftPfcRx rx_hot;             /* receiver side: priority hot_prio, in the first line */
     WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side: the other priorities (rx[hot_prio] unused) */
@@ -120,7 +118,6 @@ typedef struct {
 
 G_STATIC_ASSERT (sizeof (WeftPfcRx) == 32);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx_hot) + sizeof (WeftPfcRx) <= 64);
-G_STATIC_ASSERT (WEFT_PFC_PRIOS <= 8); /* storm and paused: one bit per priority */
 
 /* A zeroed port state aligned to a cache line; free with free (). */
 WeftPfcPort *weft_pfc_port_new (void);
@@ -148,19 +145,6 @@ weft_pfc_rx (const WeftPfcPort *pfc, guint prio)
     return (WeftPfcRx *) (prio == pfc->hot_prio ? &pfc->rx_hot : &pfc->rx[prio]);
 }
 
-static inline gboolean
-weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
-{
-    /* `paused` first: a priority no PAUSE has stopped costs only the first line. */
-    return (pfc->paused >> prio & 1u) && pfc->until[prio] > now && !(pfc->storm >> prio & 1u);
-}
-
-/* Whether the watchdog has declared @prio stormed at @pfc. */
-static inline gboolean
-weft_pfc_stormed (const WeftPfcPort *pfc, guint prio)
-{
-    return pfc->storm >> prio & 1u;
-}
 
 /* Bytes of @prio's group above the threshold its pause in force was sent at: its headroom in
  * use (0 when not paused). */

@@ -82,7 +82,11 @@ typedef struct WeftPort {
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
     guint32 index;  /* port index on the owner's node */
-    guint32 q_mask; /* bit c set exactly when q[c] holds a packet */
+    guint16 q_mask; /* bit c set exactly when q[c] holds a packet */
+    /* RoCE (pfc set), the sender side's flags, bit p for 802.1p priority p (models/pfc.h): */
+    guint8 pfc_paused; /* the last PAUSE applied for p had a pause time: pfc->until[p] may lie
+                          ahead; clear: p is not paused, and pfc is not read to know it */
+    guint8 pfc_storm;  /* the watchdog ignores p's pauses (forward) or drops its queue (drop) */
     /* Totals for /ports and the current sample interval for /links, counted per packet. */
     guint64 tx_bytes, tx_packets, busy_ps, s_bytes, s_packets, max_q, s_max_q;
     double s_area; /* queue bytes x ps */
@@ -131,6 +135,7 @@ typedef struct WeftPort {
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, pull_source) + sizeof (void *) <= WEFT_PORT_HOT_BYTES);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, s_last) < 4 * 64); /* counters: lines 3 and 4 */
 G_STATIC_ASSERT (sizeof (WeftPort) % 64 == 0);
+G_STATIC_ASSERT (WEFT_PORT_CLASSES <= 16 && WEFT_PFC_PRIOS <= 8); /* q_mask, pfc_paused bits */
 /* The wire's per-packet fields (models/link.h, owner to wire) in lines 4 and 5. */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) >= 3 * 64);
 /* The input's counters, written by every packet that arrives, in the first line with the
@@ -212,6 +217,23 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
     if (port->pfc)
         return pkt->kind == WEFT_PKT_CREDIT ? 0 : weft_port_pfc_class (pkt->prio);
     return pkt->prio < 2 ? pkt->prio : 1;
+}
+
+/* RoCE: whether priority @prio (0-7) is paused at @port's egress at @now (a PAUSE in force
+ * and not stormed by the watchdog).  @port->pfc must be set. */
+static inline gboolean
+weft_port_pfc_paused (const WeftPort *port, guint prio, weft_time_t now)
+{
+    /* pfc_paused first: a priority no PAUSE has stopped costs no read of pfc. */
+    return (port->pfc_paused >> prio & 1u) && port->pfc->until[prio] > now &&
+           !(port->pfc_storm >> prio & 1u);
+}
+
+/* RoCE: whether the watchdog has declared @prio stormed at @port. */
+static inline gboolean
+weft_port_pfc_stormed (const WeftPort *port, guint prio)
+{
+    return port->pfc_storm >> prio & 1u;
 }
 
 /* A link-level flow-control packet arrived on @port: InfiniBand credits or a PFC PAUSE.
