@@ -27,26 +27,24 @@
 
 typedef struct WeftLinkTxS {
     /* Layout: a port's wire (models/port.h) is read and written by every packet it sends and
-     * every arrival: the fields from owner to wire (104 bytes) lie in two of the port's lines
+     * every arrival: the fields from owner to wire (96 bytes) lie in two of the port's lines
      * (asserted there); the cross-rank poster's data and the flow-control FIFO, rare, follow. */
-    WeftModel *owner;     /* sending side */
-    guint32 sched_id;     /* the sending port's scheduling id (its WeftSched's, fixed): it keys
-                             the arrivals, read here rather than from the port, whose line is
-                             cold by the time a packet arrives */
-    guint32 ctl_arrivals; /* arrival events scheduled on ctl so far (WEFT_KEY_CTL) */
-    WeftModel *peer;      /* receiving model */
-    guint16 peer_port;    /* port index at the receiver */
-    guint8 direction;     /* 0: a -> b of the graph link, 1: b -> a */
-    guint32 link_id;      /* graph link id */
-    guint64 rate_bps;
-    weft_time_t delay_ps; /* propagation + the receiver's forwarding latency */
-    guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
+    WeftModel *owner;  /* sending side */
+    guint32 sched_id;  /* the sending port's scheduling id (its WeftSched's, fixed): it keys
+                          the arrivals, read here rather than from the port, whose line is
+                          cold by the time a packet arrives */
     guint32 arrivals;  /* arrival events scheduled on wire so far: the n-th is keyed
                           WEFT_KEY_WIRE (sending port's id, n) (sim/event.h), whichever
                           side schedules it */
-    weft_time_t rx_ps; /* the receiving NIC's receive processing, carried by the wire when the
-                          NIC does nothing at a packet's arrival but start it (weft_nic_fold_rx):
-                          a packet is handed over rx_ps after its last bit (tail_at) */
+    WeftModel *peer;   /* receiving model */
+    guint16 peer_port; /* port index at the receiver */
+    guint8 direction;  /* 0: a -> b of the graph link, 1: b -> a */
+    guint32 cut_bytes; /* receiver forwards after this many bytes (cut-through); 0: whole packet */
+    guint64 rate_bps;
+    weft_time_t delay_ps; /* propagation + the receiver's forwarding latency */
+    weft_time_t rx_ps;    /* the receiving NIC's receive processing, carried by the wire when the
+                             NIC does nothing at a packet's arrival but start it (weft_nic_fold_rx):
+                             a packet is handed over rx_ps after its last bit (tail_at) */
     /* A cut link of a run across ranks (doc/parallel.md): the far end is another rank's, so
      * a packet sent here, its arrival times set, goes to post (the window's outbox) by value;
      * the far rank puts it on its own copy of this wire (weft_link_put).  NULL otherwise. */
@@ -54,8 +52,10 @@ typedef struct WeftLinkTxS {
     WeftPacketFifo wire; /* in flight, in arrival order */
     /* -- rare -- */
     void *post_data;
-    WeftPacketFifo ctl; /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
-                           arrive, never through the NIC's pipeline */
+    guint32 link_id;      /* graph link id (traces, and the cross-rank post beside post_data) */
+    guint32 ctl_arrivals; /* arrival events scheduled on ctl so far (WEFT_KEY_CTL) */
+    WeftPacketFifo ctl;   /* with rx_ps: flow-control frames (PFC PAUSE), which act as they
+                             arrive, never through the NIC's pipeline */
 } WeftLinkTx;
 
 /* Puts @pkt on the wire; its first bit leaves at @tx_start and its last at @tx_end.

@@ -160,10 +160,10 @@ weft_pfc_sample (WeftPfcPort *pfc, guint prio, weft_time_t now, WeftTracePfcSamp
                                  .pauses_received = n->pauses_received - base->pauses_received,
                                  .paused_ps = paused - pfc->s_paused[prio],
                                  .violations = n->violations - base->violations,
-                                 .max_ingress_bytes = pfc->rx[prio].s_max_used };
+                                 .max_ingress_bytes = weft_pfc_rx (pfc, prio)->s_max_used };
     pfc->s_n[prio] = *n;
     pfc->s_paused[prio] = paused;
-    pfc->rx[prio].s_max_used = pfc->rx[prio].used;
+    weft_pfc_rx (pfc, prio)->s_max_used = weft_pfc_rx (pfc, prio)->used;
     return row->pauses_sent || row->resumes_sent || row->pauses_received || row->paused_ps ||
            row->violations;
 }
@@ -216,20 +216,21 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
 {
     WeftPfcPort *pfc = in->pfc;
     guint prio = pkt->prio & 7u;
+    WeftPfcRx *rx = weft_pfc_rx (pfc, prio);
     /* While a pause is in force, the threshold it was sent at holds (a dynamic one moves with
      * the pool, and the headroom above it is what the pause was sized for).  A dynamic
      * threshold may fall below what the group already holds: the headroom then starts there.
      * (A static one never does: the group pauses as it crosses it.) */
     if (pfc->xoff[prio])
-        xoff = pfc->rx[prio].xoff_at;
+        xoff = rx->xoff_at;
     else
-        xoff = MAX (xoff, pfc->rx[prio].used);
-    guint64 after = pfc->rx[prio].used + pkt->size;
+        xoff = MAX (xoff, rx->used);
+    guint64 after = rx->used + pkt->size;
     gboolean fits = after <= xoff + pfc->headroom && pkt->size <= room;
     if (fits) {
-        pfc->rx[prio].used = after;
-        pfc->rx[prio].max_used = MAX (pfc->rx[prio].max_used, after);
-        pfc->rx[prio].s_max_used = MAX (pfc->rx[prio].s_max_used, after);
+        rx->used = after;
+        rx->max_used = MAX (rx->max_used, after);
+        rx->s_max_used = MAX (rx->s_max_used, after);
     } else {
         pfc->n[prio].violations++;
     }
@@ -237,7 +238,7 @@ weft_pfc_admit (WeftPort *in, const WeftPacket *pkt, guint64 xoff, guint64 room)
      * headroom. */
     if (after > xoff && !pfc->xoff[prio]) {
         pfc->xoff[prio] = TRUE;
-        pfc->rx[prio].xoff_at = xoff;
+        rx->xoff_at = xoff;
         pause_upstream (in, prio);
     }
     return fits;
@@ -254,10 +255,11 @@ weft_pfc_on_depart (WeftPort *in, const WeftPacket *pkt)
 {
     WeftPfcPort *pfc = in->pfc;
     guint prio = pkt->prio & 7u;
-    g_assert (pfc->rx[prio].used >= pkt->size);
-    pfc->rx[prio].used -= pkt->size;
+    WeftPfcRx *rx = weft_pfc_rx (pfc, prio);
+    g_assert (rx->used >= pkt->size);
+    rx->used -= pkt->size;
     /* Static xoff: xon <= xoff, so this is xon. */
-    if (pfc->xoff[prio] && pfc->rx[prio].used <= MIN (pfc->cfg->xon, pfc->rx[prio].xoff_at)) {
+    if (pfc->xoff[prio] && rx->used <= MIN (pfc->cfg->xon, rx->xoff_at)) {
         pfc->xoff[prio] = FALSE;
         weft_timer_cancel (&pfc->refresh[prio]);
         send_pause (in, prio, 0);
@@ -302,9 +304,9 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
     weft_time_t now = sim->now;
     gboolean again = FALSE;
     for (guint p = 0; p < WEFT_PFC_PRIOS; p++) {
-        if (pfc->storm[p]) {
+        if (weft_port_pfc_stormed (port, p)) {
             if (now >= pfc->storm_until[p]) {
-                pfc->storm[p] = FALSE; /* restored */
+                port->pfc_storm &= (guint8) ~(1u << p); /* restored */
                 pfc->stuck[p] = 0;
             } else {
                 if (cfg->watchdog == WEFT_PFC_WD_DROP)
@@ -318,7 +320,7 @@ on_poll (WeftSim *sim, void *target, WeftArg arg)
         if (pfc->until[p] > now && waiting) {
             again = TRUE;
             if (++pfc->stuck[p] >= cfg->wd_detect) {
-                pfc->storm[p] = TRUE;
+                port->pfc_storm |= (guint8) (1u << p);
                 pfc->storm_until[p] = now + cfg->wd_restore;
                 pfc->storms++;
                 g_info ("%s port %u priority %u: PFC storm, %s for %" G_GUINT64_FORMAT " ps",
@@ -351,6 +353,11 @@ on_apply (WeftSim *sim, void *target, WeftArg arg)
         pfc->paused_ps[prio] += MIN (pfc->until[prio], now) - pfc->since[prio];
     pfc->since[prio] = now;
     pfc->until[prio] = now + (quanta ? weft_pfc_quanta_ps (quanta, pfc->rate_bps) : 0);
+    /* until[prio] lies ahead only after a PAUSE with a pause time; a resume sets it to now. */
+    if (quanta)
+        port->pfc_paused |= (guint8) (1u << prio);
+    else
+        port->pfc_paused &= (guint8) ~(1u << prio);
     /* One expiry event per PAUSE applied, not a WeftTimer: a refresh extends `until` and an
      * earlier expiry's kick is harmless, but a timer that kept one event would schedule fewer
      * and move the port's tie-break counter, and with it every later tie. */
@@ -406,6 +413,7 @@ pfc_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
             (env->node_latency[port->owner->node] + env->node_latency[port->link.peer->node]) / 2;
         port->pfc = weft_pfc_port_new (&port->owner->sim->arena);
         port->pfc->cfg = &fab->pfc;
+        port->pfc->hot_prio = (guint8) (fab->pfc.rdma_priority & 7u);
         port->pfc->rate_bps = l->rate_bps;
         port->pfc->headroom =
             weft_pfc_headroom (&fab->pfc, l->rate_bps, one_way, fab->mtu + fab->header);

@@ -85,16 +85,21 @@ typedef struct {
 } WeftPfcRx;
 
 /* Layout: a packet's admission at a switch's input and its departure read the first line
- * (cfg, headroom, xoff) and its priority's WeftPfcRx (two per line); a port's dequeue reads
- * storm and until.  Allocated aligned to a line (weft_pfc_port_new). */
+ * only (cfg, headroom, xoff, and the receiver state of the port's RDMA priority, which carries
+ * RoCE's data and ACKs: rx_hot).  The other priorities' receiver state (CNPs, traffic of other
+ * classes) and everything else follow.  The sender side's flags (which priorities a PAUSE has
+ * stopped, which the watchdog has stormed) are the port's own (WeftPort pfc_paused and
+ * pfc_storm, models/port.h), so an egress's dequeue reads none of this unless a PAUSE is in
+ * force.  Allocated aligned to a line (weft_pfc_port_new).  Read the receiver state through
+ * weft_pfc_rx. */
 typedef struct {
     _Alignas(64) const WeftPfcConfig *cfg;
+    guint64 headroom;             /* resolved for this port */
+    guint8 xoff[WEFT_PFC_PRIOS];  /* receiver side: a pause is in force upstream */
+    guint8 hot_prio;              /* the priority whose receiver state is rx_hot */
+    WeftPfcRx rx_hot;             /* receiver side: priority hot_prio, in the first line */
+    WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side: the other priorities (rx[hot_prio] unused) */
     guint64 rate_bps;
-    guint64 headroom;                          /* resolved for this port */
-    guint8 xoff[WEFT_PFC_PRIOS];               /* receiver side: a pause is in force upstream */
-    guint8 storm[WEFT_PFC_PRIOS];              /* sender side, watchdog: pauses ignored (forward) or
-                                                  queue dropped (drop) */
-    _Alignas(64) WeftPfcRx rx[WEFT_PFC_PRIOS]; /* receiver side, from the second line */
     /* sender side */
     weft_time_t until[WEFT_PFC_PRIOS], since[WEFT_PFC_PRIOS];
     guint64 paused_ps[WEFT_PFC_PRIOS]; /* closed pause intervals */
@@ -112,8 +117,8 @@ typedef struct {
     guint64 s_paused[WEFT_PFC_PRIOS];
 } WeftPfcPort;
 
-G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx) == 64);
 G_STATIC_ASSERT (sizeof (WeftPfcRx) == 32);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPfcPort, rx_hot) + sizeof (WeftPfcRx) <= 64);
 
 /* A zeroed port state aligned to a cache line, from @arena (sim/arena.h), freed with the run.
  * (transfer none) */
@@ -135,20 +140,21 @@ weft_pfc_quanta_ps (guint64 quanta, guint64 rate_bps)
     return weft_time_serialize (quanta * 64, rate_bps); /* 512 bits = 64 B */
 }
 
-static inline gboolean
-weft_pfc_paused (const WeftPfcPort *pfc, guint prio, weft_time_t now)
+/* The receiver state of @prio (0-7) at @pfc (transfer none). */
+static inline WeftPfcRx *
+weft_pfc_rx (const WeftPfcPort *pfc, guint prio)
 {
-    return pfc->until[prio] > now && !pfc->storm[prio];
+    return (WeftPfcRx *) (prio == pfc->hot_prio ? &pfc->rx_hot : &pfc->rx[prio]);
 }
+
 
 /* Bytes of @prio's group above the threshold its pause in force was sent at: its headroom in
  * use (0 when not paused). */
 static inline guint64
 weft_pfc_headroom_used (const WeftPfcPort *pfc, guint prio)
 {
-    return pfc->xoff[prio] && pfc->rx[prio].used > pfc->rx[prio].xoff_at
-               ? pfc->rx[prio].used - pfc->rx[prio].xoff_at
-               : 0;
+    const WeftPfcRx *rx = weft_pfc_rx (pfc, prio);
+    return pfc->xoff[prio] && rx->used > rx->xoff_at ? rx->used - rx->xoff_at : 0;
 }
 
 /* Paused time of @prio up to @now. */

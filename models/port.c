@@ -132,7 +132,7 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         port->tx_bytes += pkt->size;
         port->tx_packets++;
     }
-    if (G_UNLIKELY (port->llr_chain != NULL)) {
+    if (G_UNLIKELY (port->fault != NULL) && G_UNLIKELY (port->llr_chain != NULL)) {
         /* Go-back-N link-level retry under way: the receiver discards this frame, which stays
          * in the replay buffer and leaves again after the corrupted one. */
         port->llr_replays++;
@@ -224,10 +224,11 @@ dequeue_plain (WeftPort *port, weft_time_t now)
     /* The classes holding packets, lowest first: only their FIFOs are read. */
     for (guint32 m = port->q_mask & ((1u << classes) - 1); m != 0; m &= m - 1) {
         guint c = (guint) __builtin_ctz (m);
-        if (!(pfc && c > 0 && weft_pfc_paused (pfc, weft_port_pfc_prio (c), now)))
+        if (!(pfc && c > 0 && weft_port_pfc_paused (port, weft_port_pfc_prio (c), now)))
             return pop_class (port, c, now);
     }
-    if (pfc && weft_pfc_paused (pfc, (guint) pfc->cfg->rdma_priority, now))
+    if (pfc && port->pfc_paused &&
+        weft_port_pfc_paused (port, (guint) pfc->cfg->rdma_priority, now))
         return NULL;
     return port->pull ? port->pull (port->pull_source, port->index) : NULL;
 }
@@ -385,7 +386,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
     WeftSim *sim = port->owner->sim;
     weft_time_t now = sim->now;
-    if (G_UNLIKELY (port->pfc && port->pfc->storm[pkt->prio & 7u] &&
+    if (G_UNLIKELY (port->pfc && weft_port_pfc_stormed (port, pkt->prio & 7u) &&
                     port->pfc->cfg->watchdog == WEFT_PFC_WD_DROP && pkt->kind != WEFT_PKT_CREDIT)) {
         /* The PFC watchdog drops a stormed priority: the packet leaves the switch's buffer. */
         port->pfc->wd_dropped++;
@@ -400,7 +401,7 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
     if (!port->ib && idle (port, now) &&
         !(port->pfc &&
           ((port->q_mask & (1u << weft_port_class (port, pkt))) ||
-           (pkt->kind != WEFT_PKT_CREDIT && weft_pfc_paused (port->pfc, pkt->prio & 7u, now))))) {
+           (pkt->kind != WEFT_PKT_CREDIT && weft_port_pfc_paused (port, pkt->prio & 7u, now))))) {
         /* Idle transmitter and (necessarily) empty queues: send at once, no event. */
         start_tx (port, pkt, now);
         port->defer_key = 0;

@@ -48,25 +48,26 @@ typedef WeftPacket *(*WeftPortPull) (void *source, guint port);
 typedef gboolean (*WeftPortPullDefer) (void *source, guint port, weft_time_t at);
 
 /* Layout: the fields every packet's enqueue, dequeue and transmission read - the queue
- * state, the transmitter, the mechanism pointers (PFC, InfiniBand credits, faults, link-level
- * retry), the pull source and the scheduling state - lie in the first two cache lines, and
- * ports are aligned to a line (weft_port_array_new), so a port gone cold costs two misses to
- * decide what to do.  The per-packet counters follow in the next two, then the wire
- * (WeftLinkTx), then the queues themselves: q_mask says which classes hold packets, so a
- * dequeue reads only the FIFO it pops.  Everything read only by traces, reports and rare
- * mechanisms (credit wake-ups, link-level retry's chain, totals of rare events) comes last.
- * A field added to the hot part must keep it within WEFT_PORT_HOT_BYTES (asserted below);
- * anything else goes after it. */
+ * state, the transmitter, the mechanism pointers (PFC, InfiniBand credits, faults), the pull
+ * source and the scheduling state - lie in the first two cache lines, and ports are aligned
+ * to a line (weft_port_array_new), so a port gone cold costs two misses to decide what to do.
+ * A packet's arrival on the port (its input side) reads and writes the first line only: the
+ * mechanism pointers and the input's counters.  The per-packet counters follow in the next
+ * two, then the wire (WeftLinkTx), then the queues themselves: q_mask says which classes hold
+ * packets, so a dequeue reads only the FIFO it pops.  Everything read only by traces, reports and
+ * rare mechanisms (credit wake-ups, link-level retry's chain, totals of rare events) comes last. A
+ * field added to the hot part must keep it within WEFT_PORT_HOT_BYTES (asserted below); anything
+ * else goes after it. */
 typedef struct WeftPort {
     /* -- hot, line 1: what enqueue, dequeue and start of transmission test -- */
     _Alignas(64) WeftModel *owner;
-    WeftPfcPort *pfc;       /* owned; NULL unless the fabric is RoCE */
-    WeftIbPort *ib;         /* owned; NULL unless the fabric is InfiniBand */
-    WeftFaultPort *fault;   /* borrowed; NULL unless a [fault.NAME] acts on this link */
-    WeftPacket *llr_chain;  /* Ultra Ethernet go-back-N retry under way (below) */
-    weft_time_t busy_until; /* the transmitter is sending until then */
-    guint64 q_bytes;        /* waiting bytes, all classes */
-    guint64 cap_bytes;      /* buffer; G_MAXUINT64 for unbounded (host memory) */
+    WeftPfcPort *pfc;             /* owned; NULL unless the fabric is RoCE */
+    WeftIbPort *ib;               /* owned; NULL unless the fabric is InfiniBand */
+    WeftFaultPort *fault;         /* borrowed; NULL unless a [fault.NAME] acts on this link (set
+                                     once, as the fabric is built) */
+    weft_time_t busy_until;       /* the transmitter is sending until then */
+    guint64 q_bytes;              /* waiting bytes, all classes */
+    guint64 rx_bytes, rx_packets; /* the input: written by every packet that arrives */
     /* -- hot, line 2: the transmitter's event and the pull source -- */
     WeftTimer tx_free;            /* the "transmitter free" event, at busy_until */
     WeftSched sched;              /* the port schedules its own events, so simultaneous events
@@ -81,11 +82,17 @@ typedef struct WeftPort {
      * credits then); may be NULL. */
     void (*on_depart) (WeftModel *owner, struct WeftPort *port, WeftPacket *pkt);
     guint32 index;  /* port index on the owner's node */
-    guint32 q_mask; /* bit c set exactly when q[c] holds a packet */
+    guint16 q_mask; /* bit c set exactly when q[c] holds a packet */
+    /* RoCE (pfc set), the sender side's flags, bit p for 802.1p priority p (models/pfc.h): */
+    guint8 pfc_paused; /* the last PAUSE applied for p had a pause time: pfc->until[p] may lie
+                          ahead; clear: p is not paused, and pfc is not read to know it */
+    guint8 pfc_storm;  /* the watchdog ignores p's pauses (forward) or drops its queue (drop) */
     /* Totals for /ports and the current sample interval for /links, counted per packet. */
     guint64 tx_bytes, tx_packets, busy_ps, s_bytes, s_packets, max_q, s_max_q;
     double s_area; /* queue bytes x ps */
     weft_time_t s_last;
+    guint64 cap_bytes; /* buffer; G_MAXUINT64 for unbounded (host memory): read as a packet
+                          joins a queue, whose depth change (s_area) writes this line anyway */
 
     WeftLinkTx link;
     WeftPacketFifo q[WEFT_PORT_CLASSES];
@@ -107,8 +114,9 @@ typedef struct WeftPort {
      * (trimmed headers, ACKs, NACKs), which ride the control class: they are not tail-dropped
      * when data fills cap_bytes (UEC's htsim's CompositeQueue holds them apart). */
     gboolean header_room;
+    WeftPacket *llr_chain; /* Ultra Ethernet go-back-N retry under way (set only with fault) */
     WeftPacket *llr_chain_tail;
-    guint64 rx_bytes, rx_packets, drops;
+    guint64 drops;
     guint64 drops_data; /* the data packets among the drops */
     guint64 ecn_marks;  /* packets marked CE at this egress (RoCE switches) */
     guint64 trims;      /* Ultra Ethernet: data packets trimmed at this egress */
@@ -127,11 +135,15 @@ typedef struct WeftPort {
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, pull_source) + sizeof (void *) <= WEFT_PORT_HOT_BYTES);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, s_last) < 4 * 64); /* counters: lines 3 and 4 */
 G_STATIC_ASSERT (sizeof (WeftPort) % 64 == 0);
+G_STATIC_ASSERT (WEFT_PORT_CLASSES <= 16 && WEFT_PFC_PRIOS <= 8); /* q_mask, pfc_paused bits */
 /* The wire's per-packet fields (models/link.h, owner to wire) in lines 4 and 5. */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) >= 3 * 64);
-/* The input's counters, written by every packet that arrives, in one line. */
-G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, rx_bytes) / 64 ==
-                 (G_STRUCT_OFFSET (WeftPort, rx_packets) + sizeof (guint64) - 1) / 64);
+/* The input's counters, written by every packet that arrives, in the first line with the
+ * mechanism pointers its arrival reads. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, rx_packets) + sizeof (guint64) <= 64);
+/* The buffer's size in the line of the queue's depth integral (queue_changed). */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, cap_bytes) / 64 ==
+                 G_STRUCT_OFFSET (WeftPort, s_area) / 64);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPort, link) + G_STRUCT_OFFSET (WeftLinkTx, wire) +
                      sizeof (WeftPacketFifo) <=
                  5 * 64);
@@ -204,6 +216,23 @@ weft_port_class (const WeftPort *port, const WeftPacket *pkt)
     if (port->pfc)
         return pkt->kind == WEFT_PKT_CREDIT ? 0 : weft_port_pfc_class (pkt->prio);
     return pkt->prio < 2 ? pkt->prio : 1;
+}
+
+/* RoCE: whether priority @prio (0-7) is paused at @port's egress at @now (a PAUSE in force
+ * and not stormed by the watchdog).  @port->pfc must be set. */
+static inline gboolean
+weft_port_pfc_paused (const WeftPort *port, guint prio, weft_time_t now)
+{
+    /* pfc_paused first: a priority no PAUSE has stopped costs no read of pfc. */
+    return (port->pfc_paused >> prio & 1u) && port->pfc->until[prio] > now &&
+           !(port->pfc_storm >> prio & 1u);
+}
+
+/* RoCE: whether the watchdog has declared @prio stormed at @port. */
+static inline gboolean
+weft_port_pfc_stormed (const WeftPort *port, guint prio)
+{
+    return port->pfc_storm >> prio & 1u;
 }
 
 /* A link-level flow-control packet arrived on @port: InfiniBand credits or a PFC PAUSE.

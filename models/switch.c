@@ -301,7 +301,7 @@ buffer_admit (WeftSwitch *self, WeftPort *in, WeftPort *o, WeftPacket *pkt)
         /* Past the end of the shared part a packet needs the group's headroom: the group
          * pauses there at the latest. */
         guint prio = pkt->prio & 7u;
-        xoff = MIN (xoff, in->pfc->rx[prio].used + shared);
+        xoff = MIN (xoff, weft_pfc_rx (in->pfc, prio)->used + shared);
         /* Admitted or not, the group's headroom in use may change (a refused packet may still
          * pause the group): the pool follows it. */
         guint64 h0 = weft_pfc_headroom_used (in->pfc, prio);

@@ -193,7 +193,7 @@ paused_successor (const WeftNetwork *net, const WeftPort *p, guint prio, weft_ti
     const WeftSwitch *sw = (const WeftSwitch *) peer;
     for (guint o = 0; o < sw->n_ports; o++) {
         WeftPort *q = &sw->ports[o];
-        if (!q->owner || !q->pfc || !weft_pfc_paused (q->pfc, prio, now))
+        if (!q->owner || !q->pfc || !weft_port_pfc_paused (q, prio, now))
             continue;
         for (const WeftPacket *pkt = q->q[8 - prio].head; pkt; pkt = pkt->next)
             if (pkt->in_port == p->link.peer_port && pkt->hop > 0)
@@ -221,7 +221,7 @@ weft_network_pfc_deadlock (const WeftNetwork *net, GString *report)
                 mark[i] = 1;
                 const WeftPort *p = net->ports->pdata[i];
                 WeftPort *next =
-                    p->pfc && weft_pfc_paused (p->pfc, prio, now) && p->q[8 - prio].head
+                    p->pfc && weft_port_pfc_paused (p, prio, now) && p->q[8 - prio].head
                         ? paused_successor (net, p, prio, now)
                         : NULL;
                 i = next ? GPOINTER_TO_UINT (g_hash_table_lookup (index, next)) - 1 : G_MAXUINT;

@@ -161,7 +161,7 @@ check_books (WeftSim *sim, void *data)
         for (guint o = 0; sim->now <= early_until && o < MIN (sw->n_ports, MAX_PORTS); o++) {
             early_q[o] = MAX (early_q[o], sw->ports[o].q_bytes);
             if (sw->pfc_ingress)
-                early_group[o] = MAX (early_group[o], sw->ports[o].pfc->rx[3].used);
+                early_group[o] = MAX (early_group[o], weft_pfc_rx (sw->ports[o].pfc, 3)->used);
         }
         for (guint o = 0; o < sw->n_ports; o++)
             for (guint c = 0; sw->ports[o].owner && c < WEFT_PORT_CLASSES; c++) {
@@ -176,7 +176,7 @@ check_books (WeftSim *sim, void *data)
             queues += buf->queue_bytes[q];
         for (guint in = 0; sw->pfc_ingress && in < sw->n_ports; in++)
             for (guint prio = 0; sw->ports[in].owner && prio < WEFT_PFC_PRIOS; prio++) {
-                ingress += sw->ports[in].pfc->rx[prio].used;
+                ingress += weft_pfc_rx (sw->ports[in].pfc, prio)->used;
                 headroom += weft_pfc_headroom_used (sw->ports[in].pfc, prio);
             }
         book_errors += held != weft_buffer_used (buf) || queues != weft_buffer_used (buf);

@@ -133,7 +133,7 @@ probe (WeftSim *sim, void *data)
     for (guint i = 0; i < p->pfc_ports->len; i++) {
         const WeftPfcPort *pfc = ((const WeftPort *) p->pfc_ports->pdata[i])->pfc;
         pauses += weft_pfc_counts_total (pfc).pauses_sent;
-        ingress = MAX (ingress, pfc->rx[p->prio].used);
+        ingress = MAX (ingress, weft_pfc_rx (pfc, p->prio)->used);
     }
     p->pauses[p->n] = pauses;
     p->ingress[p->n] = ingress;
@@ -258,7 +258,7 @@ run_pair (const char *extra, gboolean pfc, const char *size, const char *second_
         for (guint i = 0; i < p->pfc_ports->len; i++) {
             const WeftPfcPort *q = ((const WeftPort *) p->pfc_ports->pdata[i])->pfc;
             r.headroom = MIN (r.headroom, q->headroom);
-            r.ingress_peak = MAX (r.ingress_peak, q->rx[p->prio].max_used);
+            r.ingress_peak = MAX (r.ingress_peak, weft_pfc_rx (q, p->prio)->max_used);
         }
     }
     ck_assert_uint_eq (r.st.bytes_delivered, r.st.bytes_offered);

@@ -73,7 +73,7 @@ START_TEST (test_pfc_incast_lossless_with_headroom)
         ck_assert_ptr_nonnull (p->pfc);
         ck_assert_uint_eq (p->pfc->headroom, headroom);
         for (guint prio = 0; prio < WEFT_PFC_PRIOS; prio++) {
-            ck_assert_uint_le (p->pfc->rx[prio].max_used, 62400 + headroom);
+            ck_assert_uint_le (weft_pfc_rx (p->pfc, prio)->max_used, 62400 + headroom);
             guint64 paused = weft_pfc_paused_ps (p->pfc, prio, s.sim->now);
             if (prio != 3)
                 ck_assert_uint_eq (paused, 0);
@@ -132,7 +132,7 @@ START_TEST (test_pfc_headroom_too_small_counts_violations)
     for (guint i = 0; i < s.net->ports->len; i++) {
         const WeftPort *p = s.net->ports->pdata[i];
         ck_assert_uint_eq (p->pfc->headroom, 0);
-        ck_assert_uint_le (p->pfc->rx[3].max_used, 62400);
+        ck_assert_uint_le (weft_pfc_rx (p->pfc, 3)->max_used, 62400);
     }
     weft_session_clear (&s);
 }
@@ -217,7 +217,7 @@ check_pfc_books (WeftSim *sim, void *data)
                         held[p->in_port * WEFT_PFC_PRIOS + p->prio] += p->size;
         for (guint in = 0; in < sw->n_ports; in++)
             for (guint prio = 0; sw->ports[in].owner && prio < WEFT_PFC_PRIOS; prio++)
-                if (held[in * WEFT_PFC_PRIOS + prio] != sw->ports[in].pfc->rx[prio].used)
+                if (held[in * WEFT_PFC_PRIOS + prio] != weft_pfc_rx (sw->ports[in].pfc, prio)->used)
                     pfc_violations++;
         g_free (held);
     }
