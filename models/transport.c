@@ -482,36 +482,53 @@ weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
     g_array_append_val (tp->active, f->spec.id);
 }
 
+/* Every flow's spec into its record, the last first: the specs' block shrinks behind the copy
+ * a mebibyte at a time (glibc returns the tail of a large block to the system), so the process
+ * never holds all specs and all records at once; @specs is left empty. */
+#define SPECS_SHRINK_STEP (1u << 14)
+static void
+take_specs (WeftTransport *tp, GArray *specs)
+{
+    gsize n = 0;
+    WeftFlowSpec *block = (WeftFlowSpec *) g_array_steal (specs, &n);
+    for (gsize i = n; i-- > 0;) {
+        tp->flows[i].spec = block[i];
+        if (i % SPECS_SHRINK_STEP == 0 && i > 0)
+            block = g_realloc (block, i * sizeof *block);
+    }
+    g_free (block);
+}
+
 gboolean
-weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
-                      const GArray *colls, const GArray *gates, const WeftPathEnv *env,
-                      const WeftExperiment *exp, GError **error)
+weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps, const GArray *colls,
+                      const GArray *gates, const WeftPathEnv *env, const WeftExperiment *exp,
+                      GError **error)
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
     tp->n_flows = specs->len;
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
-    tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
+    tp->flows = g_new0 (WeftFlow, MAX (tp->n_flows, 1));
+    take_specs (tp, specs);
     /* Per-fabric state only where it can be touched: IB CC's where it is on, DCQCN's where CNPs or
      * CE marks can arrive, Ultra Ethernet's (EVs, RUD, NSCC, RCCC) where packets are sprayed or UE
      * runs. */
     if (tp->fabric->ibcc.enabled)
-        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (specs->len, 1));
+        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (tp->n_flows, 1));
     if (tp->fabric->dcqcn.enabled || tp->fabric->ecn.enabled)
-        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (specs->len, 1));
+        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (tp->n_flows, 1));
     if (tp->uet || tp->spray)
-        tp->uet_flows = g_new0 (WeftUetFlow, MAX (specs->len, 1));
+        tp->uet_flows = g_new0 (WeftUetFlow, MAX (tp->n_flows, 1));
     /* Out-of-order placement where packets are placed out of order (adaptive routing, selective
      * repeat, spraying) and reordering counted (Ultra Ethernet's RUD). */
     if (tp->accept_ooo || tp->uet)
-        tp->ooo_flows = g_new0 (WeftOooFlow, MAX (specs->len, 1));
-    for (guint i = 0; i < specs->len; i++) {
+        tp->ooo_flows = g_new0 (WeftOooFlow, MAX (tp->n_flows, 1));
+    for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
         f->cc = tp->ibcc_flows ? &tp->ibcc_flows[i] : NULL;
         f->dcqcn = tp->dcqcn_flows ? &tp->dcqcn_flows[i] : NULL;
         f->uet = tp->uet_flows ? &tp->uet_flows[i] : NULL;
         f->ooo = tp->ooo_flows ? &tp->ooo_flows[i] : NULL;
-        f->spec = g_array_index (specs, WeftFlowSpec, i);
         g_assert (f->spec.id == i);
         f->src_ep = weft_graph_node (g, f->spec.src)->endpoint;
         f->dst_ep = weft_graph_node (g, f->spec.dst)->endpoint;

@@ -243,8 +243,10 @@ typedef struct {
  * the routing will choose, and windows; and the dependency tables from @deps (WeftFlowDep),
  * @colls (WeftCollInstance) and @gates (WeftCollGate), each may be NULL.  @tp's parameters,
  * fabric, graph and seed must be set.  Fails (WEFT_CONFIG_ERROR_NODE) when a flow's
- * destination is unreachable. */
-gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
+ * destination is unreachable.  Each flow takes its spec out of @specs, which is left empty
+ * (success or not): its memory is released while the records fill, so the two arrays never
+ * stand whole side by side (the specs are 64 bytes a flow, 135 MB of the flagship sweep). */
+gboolean weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps,
                                const GArray *colls, const GArray *gates, const WeftPathEnv *env,
                                const WeftExperiment *exp, GError **error);
 
