@@ -4,7 +4,8 @@
  * sim/routes.c's weft_graph_size_bytes for the graph and its routes, the routing engine's
  * overrides (topologies/topology.c), and here the models: a WeftPort per cabled port end, with
  * the fabric's per-port state (WeftPfcPort on RoCE, WeftIbPort on InfiniBand), a switch or NIC
- * model per node, and a WeftFlow with its fabric's per-flow state and its specs per flow.
+ * model per node, and a WeftFlow with its fabric's per-flow state (and its out-of-order
+ * placement where packets can arrive out of order) and its specs per flow.
  * doc/scale.md compares it with measured peaks.
  */
 #include "config.h"
@@ -81,6 +82,12 @@ weft_footprint_flow_state_bytes (const WeftExperiment *exp)
     GKeyFile *kf = weft_experiment_keyfile (exp);
     g_autofree char *kind = g_key_file_get_string (kf, "fabric", "kind", NULL);
     g_autofree char *spray = g_key_file_get_string (kf, "fabric", "spray", NULL);
+    g_autofree char *routing = g_key_file_get_string (kf, "fabric", "routing", NULL);
+    g_autofree char *recovery = g_key_file_get_string (kf, "transport", "recovery", NULL);
+    if (routing)
+        g_strstrip (routing);
+    if (recovery)
+        g_strstrip (recovery);
     if (kind)
         g_strstrip (kind);
     if (spray)
@@ -97,8 +104,14 @@ weft_footprint_flow_state_bytes (const WeftExperiment *exp)
     if ((roce && !(key_false (kf, "dcqcn", "enabled") && key_false (kf, "ecn", "enabled"))) ||
         (ue && !key_false (kf, "ecn", "enabled")))
         bytes += sizeof (WeftDcqcnFlow);
-    if (ue || (spray && strcmp (spray, "off") != 0))
+    gboolean sprayed = spray && strcmp (spray, "off") != 0;
+    if (ue || sprayed)
         bytes += sizeof (WeftUetFlow);
+    /* The receiver's out-of-order placement where packets can be placed out of order (adaptive
+     * routing, selective repeat, spraying) or are counted as reordered (Ultra Ethernet). */
+    if (ue || sprayed || (routing && strcmp (routing, "adaptive") == 0) ||
+        (recovery && strcmp (recovery, "selective-repeat") == 0))
+        bytes += sizeof (WeftOooFlow);
     return bytes;
 }
 

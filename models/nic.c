@@ -355,7 +355,7 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
         weft_uet_on_timeout (f->uet, f->snd_una, f->snd_nxt);
     } else if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
         f->resend = TRUE;
-        f->resend_seq = f->snd_una;
+        f->ooo->resend_seq = f->snd_una; /* selective repeat: tp->ooo_flows exists */
     } else {
         f->snd_nxt = f->snd_una;
     }
@@ -695,7 +695,7 @@ pull_next (WeftNicAgent *nic, guint port)
             f->uet->inflight++;
         } else if (f->resend) {
             f->resend = FALSE;
-            seq = f->resend_seq;
+            seq = f->ooo->resend_seq;
         } else {
             seq = f->snd_nxt++;
         }
@@ -872,7 +872,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
             /* Send the missing packet alone. */
             f->resend = TRUE;
-            f->resend_seq = ack->seq;
+            f->ooo->resend_seq = ack->seq;
         } else {
             /* Go back to the first packet the receiver is missing. */
             f->snd_nxt = ack->seq;
@@ -893,7 +893,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
 static inline gboolean
 ooo_test (const WeftFlow *f, guint64 seq)
 {
-    return f->ooo_bits[seq / 8] & (1u << (seq % 8));
+    return f->ooo && f->ooo->bits && (f->ooo->bits[seq / 8] & (1u << (seq % 8)));
 }
 
 /* ---- RCCC at the receiver (models/rccc.h) ---------------------------------------------- */
@@ -1000,9 +1000,9 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
             f->delivered += pkt->payload;
             if (pkt->seq > f->rcv_nxt) {
                 guint64 distance = pkt->seq - f->rcv_nxt;
-                f->reorder_count++;
-                f->reorder_sum += distance;
-                f->reorder_max = MAX (f->reorder_max, distance);
+                f->ooo->reorder_count++;
+                f->ooo->reorder_sum += distance;
+                f->ooo->reorder_max = MAX (f->ooo->reorder_max, distance);
             }
             while (f->rcv_nxt < f->n_pkts && weft_uet_bit (f->uet->rcvd, f->rcv_nxt))
                 f->rcv_nxt++;
@@ -1061,12 +1061,12 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
         f->rcv_nxt++;
         f->delivered += pkt->payload;
         /* Packets placed out of order earlier now join the in-order prefix. */
-        while (f->ooo_bits && f->rcv_nxt < f->n_pkts && ooo_test (f, f->rcv_nxt)) {
+        while (f->ooo && f->ooo->bits && f->rcv_nxt < f->n_pkts && ooo_test (f, f->rcv_nxt)) {
             f->delivered += f->rcv_nxt + 1 == f->n_pkts ? f->last_payload : tp->fabric->mtu;
             f->rcv_nxt++;
         }
         f->nak_sent = FALSE;
-        if (tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT && f->ooo_high > f->rcv_nxt &&
+        if (tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT && f->ooo->high > f->rcv_nxt &&
             !f->finished && f->rcv_nxt < f->n_pkts) {
             /* Healed up to another gap with placed packets beyond it: name the next one. */
             f->nak_sent = TRUE;
@@ -1074,24 +1074,26 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
         }
         weft_sim_progress (sim);
         if (f->rcv_nxt == f->n_pkts) {
-            g_clear_pointer (&f->ooo_bits, g_free);
+            if (f->ooo)
+                g_clear_pointer (&f->ooo->bits, g_free);
             weft_transport_flow_finished (tp, f, sim);
         }
         /* Coalescing: every Nth in-order packet and the message's last are acknowledged; a
          * FECN is never held back (its ACK carries the BECN). */
         now = ++f->unacked >= tp->ack_every || f->finished || pkt->fecn;
-    } else if (pkt->seq < f->rcv_nxt || (f->ooo_bits && ooo_test (f, pkt->seq))) {
+    } else if (pkt->seq < f->rcv_nxt || ooo_test (f, pkt->seq)) {
         f->dup_discards++;
     } else if (tp->accept_ooo) {
         /* Out-of-order placement (ConnectX with adaptive routing): keep it, count how far. */
-        if (!f->ooo_bits)
-            f->ooo_bits = g_new0 (guint8, (f->n_pkts + 7) / 8);
-        f->ooo_bits[pkt->seq / 8] |= (guint8) (1u << (pkt->seq % 8));
-        f->ooo_high = MAX (f->ooo_high, pkt->seq + 1);
+        WeftOooFlow *o = f->ooo; /* tp->ooo_flows exists with accept_ooo */
+        if (!o->bits)
+            o->bits = g_new0 (guint8, (f->n_pkts + 7) / 8);
+        o->bits[pkt->seq / 8] |= (guint8) (1u << (pkt->seq % 8));
+        o->high = MAX (o->high, pkt->seq + 1);
         guint64 distance = pkt->seq - f->rcv_nxt;
-        f->reorder_count++;
-        f->reorder_sum += distance;
-        f->reorder_max = MAX (f->reorder_max, distance);
+        o->reorder_count++;
+        o->reorder_sum += distance;
+        o->reorder_max = MAX (o->reorder_max, distance);
         if (tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
             /* A gap: NAK its first missing packet once; later arrivals beyond it are quiet. */
             if (f->nak_sent) {

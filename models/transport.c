@@ -487,31 +487,53 @@ weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
     g_array_append_val (tp->active, f->spec.id);
 }
 
+/* Every flow's spec into its record, the last first: the specs' block shrinks behind the copy
+ * a mebibyte at a time (glibc returns the tail of a large block to the system), so the process
+ * never holds all specs and all records at once; @specs is left empty. */
+#define SPECS_SHRINK_STEP (1u << 14)
+static void
+take_specs (WeftTransport *tp, GArray *specs)
+{
+    gsize n = 0;
+    WeftFlowSpec *block = (WeftFlowSpec *) g_array_steal (specs, &n);
+    for (gsize i = n; i-- > 0;) {
+        tp->flows[i].spec = block[i];
+        if (i % SPECS_SHRINK_STEP == 0 && i > 0)
+            block = g_realloc (block, i * sizeof *block);
+    }
+    g_free (block);
+}
+
 gboolean
-weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
-                      const GArray *colls, const GArray *gates, const WeftPathEnv *env,
-                      const WeftExperiment *exp, GError **error)
+weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps, const GArray *colls,
+                      const GArray *gates, const WeftPathEnv *env, const WeftExperiment *exp,
+                      GError **error)
 {
     const WeftGraph *g = tp->graph;
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
     tp->n_flows = specs->len;
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
-    tp->flows = g_new0 (WeftFlow, MAX (specs->len, 1));
+    tp->flows = g_new0 (WeftFlow, MAX (tp->n_flows, 1));
+    take_specs (tp, specs);
     /* Per-fabric state only where it can be touched: IB CC's where it is on, DCQCN's where CNPs or
      * CE marks can arrive, Ultra Ethernet's (EVs, RUD, NSCC, RCCC) where packets are sprayed or UE
      * runs. */
     if (tp->fabric->ibcc.enabled)
-        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (specs->len, 1));
+        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (tp->n_flows, 1));
     if (tp->fabric->dcqcn.enabled || tp->fabric->ecn.enabled)
-        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (specs->len, 1));
+        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (tp->n_flows, 1));
     if (tp->uet || tp->spray)
-        tp->uet_flows = g_new0 (WeftUetFlow, MAX (specs->len, 1));
-    for (guint i = 0; i < specs->len; i++) {
+        tp->uet_flows = g_new0 (WeftUetFlow, MAX (tp->n_flows, 1));
+    /* Out-of-order placement where packets are placed out of order (adaptive routing, selective
+     * repeat, spraying) and reordering counted (Ultra Ethernet's RUD). */
+    if (tp->accept_ooo || tp->uet)
+        tp->ooo_flows = g_new0 (WeftOooFlow, MAX (tp->n_flows, 1));
+    for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
         f->cc = tp->ibcc_flows ? &tp->ibcc_flows[i] : NULL;
         f->dcqcn = tp->dcqcn_flows ? &tp->dcqcn_flows[i] : NULL;
         f->uet = tp->uet_flows ? &tp->uet_flows[i] : NULL;
-        f->spec = g_array_index (specs, WeftFlowSpec, i);
+        f->ooo = tp->ooo_flows ? &tp->ooo_flows[i] : NULL;
         g_assert (f->spec.id == i);
         f->src_ep = weft_graph_node (g, f->spec.src)->endpoint;
         f->dst_ep = weft_graph_node (g, f->spec.dst)->endpoint;
@@ -528,8 +550,10 @@ weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps
 
         guint32 first_wire = (guint32) (MIN (mtu, f->spec.size_bytes) + hdr);
         guint64 min_rate = G_MAXUINT64;
+        gboolean nic_path = FALSE;
         weft_time_t fwd = path_latency (tp, env, f, f->spec.src, f->dst_ep, first_wire, &min_rate,
-                                        &f->feed_bps, &f->nic_path);
+                                        &f->feed_bps, &nic_path);
+        f->nic_path = (guint8) nic_path;
         weft_time_t back = path_latency (tp, env, f, f->spec.dst, f->src_ep,
                                          (guint32) tp->fabric->ack_bytes, NULL, NULL, NULL);
         if (fwd == WEFT_TIME_NEVER || back == WEFT_TIME_NEVER)
@@ -584,7 +608,8 @@ void
 weft_transport_clear (WeftTransport *tp)
 {
     for (guint i = 0; i < tp->n_flows; i++) {
-        g_free (tp->flows[i].ooo_bits);
+        if (tp->flows[i].ooo)
+            g_free (tp->flows[i].ooo->bits);
         if (tp->flows[i].uet)
             weft_uet_flow_clear (tp->flows[i].uet);
     }
@@ -592,6 +617,7 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->ibcc_flows, g_free);
     g_clear_pointer (&tp->dcqcn_flows, g_free);
     g_clear_pointer (&tp->uet_flows, g_free);
+    g_clear_pointer (&tp->ooo_flows, g_free);
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
@@ -608,7 +634,7 @@ weft_transport_flow_bytes (const WeftTransport *tp)
 {
     return sizeof (WeftFlow) + (tp->ibcc_flows ? sizeof (WeftIbccFlow) : 0) +
            (tp->dcqcn_flows ? sizeof (WeftDcqcnFlow) : 0) +
-           (tp->uet_flows ? sizeof (WeftUetFlow) : 0);
+           (tp->uet_flows ? sizeof (WeftUetFlow) : 0) + (tp->ooo_flows ? sizeof (WeftOooFlow) : 0);
 }
 
 typedef struct {
@@ -694,9 +720,13 @@ weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFl
         row.rate_cuts = f->dcqcn->cuts;
         row.min_rate_bps = tp->fabric->dcqcn.enabled ? f->dcqcn->min_rc_bps : 0;
     }
-    row.reorder_max = f->reorder_max;
-    row.reorder_count = f->reorder_count;
-    row.reorder_mean = f->reorder_count ? (double) f->reorder_sum / (double) f->reorder_count : 0;
+    if (f->ooo) {
+        const WeftOooFlow *o = f->ooo;
+        row.reorder_max = o->reorder_max;
+        row.reorder_count = o->reorder_count;
+        row.reorder_mean =
+            o->reorder_count ? (double) o->reorder_sum / (double) o->reorder_count : 0;
+    }
     row.timeouts = f->timeouts;
     if (tp->uet)
         weft_uet_trace_flow (f->uet, &row);
@@ -748,10 +778,10 @@ transport_configure (WeftMechEnv *env, const WeftExperiment *exp, GError **error
 static void
 transport_count (const WeftMechEnv *env, WeftNetworkStats *st)
 {
-    for (guint i = 0; i < env->tp->n_flows; i++) {
-        const WeftFlow *f = &env->tp->flows[i];
-        st->reorder_count += f->reorder_count;
-        st->reorder_max = MAX (st->reorder_max, f->reorder_max);
+    for (guint i = 0; env->tp->ooo_flows && i < env->tp->n_flows; i++) {
+        const WeftOooFlow *o = &env->tp->ooo_flows[i];
+        st->reorder_count += o->reorder_count;
+        st->reorder_max = MAX (st->reorder_max, o->reorder_max);
     }
 }
 

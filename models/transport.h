@@ -50,6 +50,18 @@ typedef struct WeftFlow WeftFlow;
 typedef enum { WEFT_RECOVERY_GO_BACK_N, WEFT_RECOVERY_SELECTIVE_REPEAT } WeftRecovery;
 typedef struct WeftNicAgent WeftNicAgent; /* models/nic.h: an endpoint's transport engine */
 
+/* A flow's receiver state for packets placed out of order, and how far out of order they came
+ * (the /flows reorder columns): a side array of WeftTransport (ooo_flows), present only where
+ * packets can be placed out of order - adaptive routing, selective repeat, [fabric] spray - or
+ * counted as reordered (Ultra Ethernet), so a run on static or ECMP paths with go-back-N pays
+ * nothing for it. */
+typedef struct {
+    guint8 *bits; /* packets beyond rcv_nxt already placed (owned; NULL without a gap) */
+    guint64 high; /* one past the highest packet placed out of order */
+    guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
+    guint64 resend_seq; /* the sender's, with selective repeat: the one packet to send again */
+} WeftOooFlow;
+
 /* A collective at run time.  Gating: it starts once every gate (its spec's `gate` and every
  * WeftCollGate naming it) has completed, at the latest of their finish times plus their gaps,
  * and never before spec.gap_ps when spec.gate is G_MAXUINT32 (a gate on a time: a training
@@ -74,12 +86,8 @@ struct WeftFlow {
     guint64 snd_una, snd_nxt, snd_max;
     guint32 n_pkts;
     guint32 window_pkts;
-    gboolean started, in_ring;
-    gboolean resend;
     guint32 last_payload; /* payload of the last packet */
     guint32 hash;         /* 5-tuple entropy (per-flow UDP source port) */
-    gboolean nic_path;    /* its path crosses a fabric link: the RDMA NICs' latencies and message
-                             rate apply at both ends ([nic]); not over NVLink or PCIe alone */
     WeftFlow *ring_next;
     /* Per-flow pacing (IB CC's inter-packet delay, DCQCN's rate): the next packet may start
      * no earlier than next_ps; a flow that must wait is off the NIC's ring while pace_timer
@@ -95,53 +103,56 @@ struct WeftFlow {
     guint8 unused;      /* of a layout its collective did not take (spec.layout): never runs */
     guint8 start_keyed; /* released by its collective's gate or by a flow another node receives:
                            its start is keyed WEFT_KEY_START (models/nic.h), not by a counter */
+    /* Flags, TRUE or FALSE (a byte each: the record is kept for every flow of the run). */
+    guint8 started, in_ring;
+    guint8 resend;
+    guint8 nic_path; /* its path crosses a fabric link: the RDMA NICs' latencies and message
+                        rate apply at both ends ([nic]); not over NVLink or PCIe alone */
     /* Per-fabric state, out of line (WeftTransport's side arrays): NULL on the fabrics that
      * never use it, so a flow record stays small (an InfiniBand run without [ibcc] has none). */
     WeftIbccFlow *cc;     /* [ibcc]: CCT index (models/ibcc.h) */
     WeftDcqcnFlow *dcqcn; /* [dcqcn] and [ecn]: rate, alpha, CNPs, CE marks (models/dcqcn.h) */
     WeftUetFlow *uet;     /* Ultra Ethernet, or [fabric] spray: EVs, RUD bitmaps, NSCC window,
                              RCCC credit (models/uet.h) */
+    WeftOooFlow *ooo;     /* out-of-order placement and reorder statistics, where packets can
+                             be placed out of order (WeftTransport.ooo_flows) */
 
     /* Receiver half, hot. */
     guint64 rcv_nxt, delivered;
-    guint32 unacked;   /* in-order packets since the last ACK (ack_every) */
-    gboolean nak_sent; /* a NAK for the current gap is out: stay silent until it heals */
-    gboolean finished;
+    guint32 unacked;     /* in-order packets since the last ACK (ack_every) */
     guint32 active_slot; /* its index in WeftTransport.active while under way */
+    guint8 nak_sent;     /* a NAK for the current gap is out: stay silent until it heals */
+    guint8 finished;
+    guint8 gated;       /* waits for its collective's gate */
+    guint8 failed;      /* RC: the connection gave up (retry counter exceeded) */
+    guint8 device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
+                           its connection is in error, and it fails as it starts */
 
     WeftFlowSpec spec;
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
-    guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
-    gboolean gated;  /* waits for its collective's gate */
+    guint32 waiting;    /* predecessors (flows, or its collective's gate) not yet met */
+    guint32 rc_retries; /* RC: timeouts since the last progress (the retry counter used up) */
 
     /* Sender half: timers, recovery and counters. */
     WeftNicAgent *sender;          /* the source's agent (set when the start is scheduled) */
-    guint64 resend_seq;            /* selective repeat: the one packet to send again next */
     weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
     WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
     WeftTimer pace_timer;
-    guint32 rc_retries;   /* RC: timeouts since the last progress (the retry counter used up) */
-    gboolean failed;      /* RC: the connection gave up (retry counter exceeded) */
-    gboolean device_lost; /* its path crosses a NIC removed mid-run (weft_transport_device_lost):
-                             its connection is in error, and it fails as it starts */
-    WeftFlow *conn_next;  /* the next message of its connection, waiting for this one */
+    WeftFlow *conn_next; /* the next message of its connection, waiting for this one */
     guint64 retransmits, timeouts, naks;
 
-    /* Receiver half: out-of-order placement and counters. */
+    /* Receiver half: counters. */
     guint64 ooo_discards, dup_discards;
-    guint8 *ooo_bits; /* accept_ooo: packets beyond rcv_nxt already placed */
-    guint64 ooo_high; /* one past the highest packet placed out of order */
-    guint64 reorder_count, reorder_sum, reorder_max; /* out-of-order arrivals, how far ahead */
-    guint64 acks_sent;                               /* ACKs and NAKs sent */
-    guint64 fecn_received;                           /* data packets that arrived marked FECN */
-    weft_time_t start_ps; /* when it actually started (its dependencies may delay it) */
+    guint64 acks_sent;     /* ACKs and NAKs sent */
+    guint64 fecn_received; /* data packets that arrived marked FECN */
+    weft_time_t start_ps;  /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
 };
-/* The hot sender and receiver fields in the first three cache lines; 472 bytes in all
+/* The hot sender and receiver fields in the first three cache lines; 400 bytes in all
  * (cli/footprint.c counts sizeof (WeftFlow) per flow; doc/scale.md). */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftFlow, spec) <= 192);
-G_STATIC_ASSERT (sizeof (WeftFlow) == 472);
+G_STATIC_ASSERT (sizeof (WeftFlow) == 400);
 
 typedef struct {
     guint64 window_bytes; /* [transport] window; 0: automatic */
@@ -166,13 +177,15 @@ typedef struct {
     guint64 seed;
     WeftFlow *flows;
     guint n_flows;
-    /* The flows' per-fabric state, one entry per flow (WeftFlow.cc, .dcqcn, .uet point into them),
-     * allocated by weft_transport_setup only where the fabric uses it (owned; NULL otherwise):
-     * InfiniBand CC's with [ibcc] enabled, DCQCN's with [dcqcn] or ECN marking, Ultra Ethernet's
-     * with [uet] or [fabric] spray. */
+    /* The flows' per-fabric state, one entry per flow (WeftFlow.cc, .dcqcn, .uet, .ooo point into
+     * them), allocated by weft_transport_setup only where the fabric uses it (owned; NULL
+     * otherwise): InfiniBand CC's with [ibcc] enabled, DCQCN's with [dcqcn] or ECN marking, Ultra
+     * Ethernet's with [uet] or [fabric] spray. */
     WeftIbccFlow *ibcc_flows;
     WeftDcqcnFlow *dcqcn_flows;
     WeftUetFlow *uet_flows;
+    WeftOooFlow *ooo_flows;    /* where packets can be placed out of order, or with Ultra Ethernet
+                                  (WeftFlow.ooo; owned, NULL otherwise) */
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;
@@ -232,8 +245,10 @@ typedef struct {
  * the routing will choose, and windows; and the dependency tables from @deps (WeftFlowDep),
  * @colls (WeftCollInstance) and @gates (WeftCollGate), each may be NULL.  @tp's parameters,
  * fabric, graph and seed must be set.  Fails (WEFT_CONFIG_ERROR_NODE) when a flow's
- * destination is unreachable. */
-gboolean weft_transport_setup (WeftTransport *tp, const GArray *specs, const GArray *deps,
+ * destination is unreachable.  Each flow takes its spec out of @specs, which is left empty
+ * (success or not): its memory is released while the records fill, so the two arrays never
+ * stand whole side by side (the specs are 64 bytes a flow, 135 MB of the flagship sweep). */
+gboolean weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps,
                                const GArray *colls, const GArray *gates, const WeftPathEnv *env,
                                const WeftExperiment *exp, GError **error);
 

@@ -271,7 +271,8 @@ START_TEST (test_footprint_superpod_64su)
 END_TEST
 
 /* The per-flow state the estimate counts is what the transport allocates: the flow record, and
- * each fabric's congestion-control or Ultra Ethernet state only where that fabric uses it. */
+ * each fabric's congestion-control or Ultra Ethernet state, and the out-of-order placement, only
+ * where that fabric uses it. */
 START_TEST (test_footprint_flow_state_matches_transport)
 {
     static const struct {
@@ -281,14 +282,21 @@ START_TEST (test_footprint_flow_state_matches_transport)
         { "[fabric]\nkind = infiniband\n", 0 },
         { "[fabric]\nkind = infiniband\n[ibcc]\nenabled = true\n", sizeof (WeftIbccFlow) },
         { "[fabric]\nkind = ethernet\n", 0 },
-        { "[fabric]\nkind = ethernet\nspray = oblivious\n", sizeof (WeftUetFlow) },
+        { "[fabric]\nkind = ethernet\nspray = oblivious\n",
+          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = ethernet\nrouting = adaptive\n", sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = infiniband\nrouting = adaptive\n", sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = roce\n[transport]\nrecovery = selective-repeat\n",
+          sizeof (WeftDcqcnFlow) + sizeof (WeftOooFlow) },
         { "[fabric]\nkind = roce\n", sizeof (WeftDcqcnFlow) },
         { "[fabric]\nkind = roce\n[dcqcn]\nenabled = false\n", sizeof (WeftDcqcnFlow) },
         { "[fabric]\nkind = roce\n[dcqcn]\nenabled = false\n[ecn]\nenabled = false\n", 0 },
         { "[fabric]\nkind = roce\nspray = round-robin\n",
-          sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) },
-        { "[fabric]\nkind = ultra-ethernet\n", sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) },
-        { "[fabric]\nkind = ultra-ethernet\n[ecn]\nenabled = false\n", sizeof (WeftUetFlow) },
+          sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = ultra-ethernet\n",
+          sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = ultra-ethernet\n[ecn]\nenabled = false\n",
+          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         g_autofree char *text =

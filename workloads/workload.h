@@ -46,20 +46,23 @@
 typedef struct {
     guint32 id;         /* dense: its index in the output array */
     guint32 src, dst;   /* node ids (endpoints) */
+    guint32 group;      /* index into the workload names array */
     guint64 size_bytes; /* application payload, >= 1 */
     weft_time_t start_ps;
-    guint32 group;        /* index into the workload names array */
-    guint8 sl;            /* InfiniBand service level (workload key `sl`) */
     weft_time_t delay_ps; /* after its dependencies are met (collective step latency) */
-    guint32 coll;         /* collective instance it belongs to, or G_MAXUINT32 */
     double efficiency;    /* 0, or the fraction of its path's bottleneck rate it is paced at */
+    guint32 coll;         /* collective instance it belongs to, or G_MAXUINT32 */
     guint32 conn;         /* 0, or a connection: flows of one connection and destination leave
                              their source one after another, in start order (a queue pair's
                              messages; NCCL's slices on a channel) */
     guint16 layout;       /* 0; or, in a collective laid out once per staging epoch (GPUDirect
                              off for a window of time, sim/graph.h), epoch + 1 of its layout:
                              the flow runs only if the collective starts in that epoch */
+    guint8 sl;            /* InfiniBand service level (workload key `sl`) */
 } WeftFlowSpec;
+/* Ordered by size, without padding holes: a spec is kept in every flow record (models/transport.h)
+ * and generated for every flow, 2.1 million in the flagship sweep. */
+G_STATIC_ASSERT (sizeof (WeftFlowSpec) == 64);
 
 /* Flow @after may start only once flow @before has been delivered (ids index the flows). */
 typedef struct {
