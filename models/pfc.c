@@ -7,8 +7,6 @@
 
 #include "sim/units.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 const WeftParamSpec weft_pfc_params[] = {
     WEFT_PARAM_BOOL ("enabled", WeftPfcConfig, enabled, "true",

@@ -2,8 +2,6 @@
 #define G_LOG_DOMAIN "weft-port"
 #include "models/port.h"
 
-#include <stdlib.h>
-#include <string.h>
 
 WeftPort *
 weft_port_array_new (WeftArena *arena, guint n)
