@@ -92,14 +92,32 @@ on_watchdog (WeftSim *sim, void *target, WeftArg arg)
         arm_watchdog (sim); /* progress since it was armed: look again later */
 }
 
+static void on_sample (WeftSim *sim, void *target, WeftArg arg);
+
+static void
+schedule_sample (WeftSim *sim)
+{
+    weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+    sim->sample_queued = TRUE;
+}
+
+/* A sample, then the next one while work is pending and something else can still happen: in
+ * one process, another event in the queue (with hang_timeout > 0, the watchdog is one).  When
+ * the queue holds nothing else, the loop finds it dry next and ends the run as a hang here, as
+ * it would without samples, rather than sampling a stopped fabric for ever.  Across ranks a
+ * rank's own queue says nothing of the others': the windowed loop looks at every rank's between
+ * windows and ends the run at one process's sample (network/window.c). */
 static void
 on_sample (WeftSim *sim, void *target, WeftArg arg)
 {
+    sim->sample_queued = FALSE;
     sim->shared_events++;
     sim->sample (sim, sim->sample_data);
+    sim->sample_mark = sim->events;
     guint64 pending = sim->rank_of ? sim->global_pending : sim->work_pending;
-    if (sim->status == WEFT_SIM_RUNNING && pending > 0)
-        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+    gboolean more = sim->rank_of || weft_evq_len (&sim->evq) > 0;
+    if (sim->status == WEFT_SIM_RUNNING && pending > 0 && more)
+        schedule_sample (sim);
 }
 
 void
@@ -179,7 +197,7 @@ void
 weft_sim_start_sampling (WeftSim *sim)
 {
     if (sim->sample && sim->sample_interval > 0)
-        weft_sim_schedule (sim, NULL, sim->sample_interval, on_sample, NULL, (WeftArg){ 0 });
+        schedule_sample (sim);
 }
 
 WeftSimStatus

@@ -63,10 +63,14 @@ struct _WeftSim {
     WeftSimStatus status;
     const volatile sig_atomic_t *interrupt; /* borrowed; may be NULL */
 
-    /* Called every `interval` of simulated time while the run goes on (trace sampling). */
+    /* Called every `interval` of simulated time while the run goes on (trace sampling): while
+     * work is pending and something else can still happen (another event is queued: with
+     * hang_timeout > 0, the watchdog), so samples never keep a run whose queue ran dry going. */
     weft_time_t sample_interval;
     void (*sample) (WeftSim *sim, void *data);
     void *sample_data;
+    gboolean sample_queued; /* a sample event is in the queue */
+    guint64 sample_mark;    /* `events` just after the last sample ran; 0 before the first */
 
     /* Across MPI ranks (doc/parallel.md): the rank of every node (borrowed; NULL for one
      * process) and this rank.  A rank executes the events of its own nodes' models only;

@@ -4,6 +4,8 @@
  * ties at one time break by the scheduling object's id, then by its own counter, whatever the
  * order of scheduling; the run loop stops at `duration`, on a dry queue with work pending
  * (hang), when the watchdog sees no progress for hang_timeout (and not while progress goes on),
+ * at the first sample after a dry queue's last event without the watchdog (samples alone never
+ * keep a run going),
  * and when the interrupt flag is set.
  * Leaves unchecked: speed (bench/evq_hold measures it).
  */
@@ -230,6 +232,49 @@ START_TEST (test_event_watchdog_counts_progress_not_events)
 }
 END_TEST
 
+static void
+noop (WeftSim *sim, void *target, WeftArg arg)
+{
+}
+
+static void
+count_sample (WeftSim *sim, void *data)
+{
+    (*(guint *) data)++;
+}
+
+/* Samples never keep a run whose queue ran dry going: with no watchdog, the first sample that
+ * finds nothing else queued is the last, and the run ends there as a hang (a sample at the
+ * time of the last event runs before it: the engine's id is 0, so one more follows); with the
+ * watchdog, it is in the queue, and the run ends at its deadline, the samples going on until
+ * then. */
+START_TEST (test_event_samples_end_with_a_dry_queue)
+{
+    for (int watchdog = 0; watchdog <= 1; watchdog++) {
+        WeftSim *sim = weft_sim_new (1);
+        WeftModel *m = weft_sim_add_model (sim, &dummy_class, "m", 0);
+        guint samples = 0;
+        sim->sample = count_sample;
+        sim->sample_data = &samples;
+        sim->sample_interval = WEFT_US (5);
+        sim->hang_timeout = watchdog ? WEFT_US (50) : 0;
+        weft_sim_work_add (sim, 1);
+        weft_sim_schedule_at (sim, &m->sched, WEFT_US (7), noop, NULL, (WeftArg){ 0 });
+        weft_sim_schedule_at (sim, &m->sched, WEFT_US (10), noop, NULL, (WeftArg){ 0 });
+        ck_assert_int_eq (weft_sim_run (sim), WEFT_SIM_HANG);
+        weft_time_t end = watchdog ? WEFT_US (50) : WEFT_US (15);
+        ck_assert_uint_eq (sim->now, end);
+        /* Every interval up to the end: the last sample at the end itself without the
+         * watchdog; with it, the deadline's sample runs or not by the two engine events'
+         * order, so at least the ones before it. */
+        guint want = (guint) (end / WEFT_US (5));
+        ck_assert_uint_ge (samples, watchdog ? want - 1 : want);
+        ck_assert_uint_le (samples, want);
+        weft_sim_free (sim);
+    }
+}
+END_TEST
+
 START_TEST (test_event_duration_stops_the_clock)
 {
     WeftSim *sim = weft_sim_new (1);
@@ -318,6 +363,7 @@ test_suite (void)
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
     tcase_add_test (tc, test_event_watchdog_counts_progress_not_events);
+    tcase_add_test (tc, test_event_samples_end_with_a_dry_queue);
     tcase_add_test (tc, test_event_duration_stops_the_clock);
     tcase_add_test (tc, test_event_schedule_after_duration_stop);
     tcase_add_test (tc, test_event_done_and_interrupt);
