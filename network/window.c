@@ -78,6 +78,8 @@ typedef struct {
     weft_time_t fail_at; /* the earliest time a flow of this rank may fail (earliest_failure) */
     guint64 pending, done_key;
     guint32 interrupted, failed, done;
+    guint32 idle;  /* nothing queued here but the next sample, if any */
+    guint32 moved; /* an event ran here since the last sample (or none has run yet) */
     guint32 pad;
     guint64 events, held; /* for flush_due */
 } RankState;
@@ -774,6 +776,8 @@ local_state (WeftWindow *win, const volatile sig_atomic_t *interrupt, gboolean f
                         .interrupted = interrupt && *interrupt,
                         .failed = sim->status == WEFT_SIM_WORKLOAD_FAILED,
                         .done = sim->status == WEFT_SIM_DONE,
+                        .idle = weft_evq_len (&sim->evq) == (sim->sample_queued ? 1u : 0u),
+                        .moved = sim->sample_mark == 0 || sim->events != sim->sample_mark,
                         .done_at = sim->now,
                         .done_key = sim->now_key };
 }
@@ -892,8 +896,10 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         weft_parallel_allgather (win->par, &mine, sizeof mine, all);
         guint64 pending = 0;
         weft_time_t t = WEFT_TIME_NEVER, progress = 0, latest = 0, fail_at = WEFT_TIME_NEVER;
-        gboolean interrupted = FALSE, failed = FALSE;
+        gboolean interrupted = FALSE, failed = FALSE, idle = TRUE, moved = FALSE;
         for (int r = 0; r < n; r++) {
+            idle &= all[r].idle != 0;
+            moved |= all[r].moved != 0;
             pending += all[r].pending;
             t = MIN (t, all[r].next_at);
             fail_at = MIN (fail_at, all[r].fail_at);
@@ -921,23 +927,38 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
                 break; /* the hang, stopped at this deadline below */
             watchdog_at = progress + sim->hang_timeout;
         }
-        if (t == WEFT_TIME_NEVER) {
+        /* Every queue dry with work pending and no watchdog: one process's queue ran dry, a
+         * hang at its last event. */
+        if (t == WEFT_TIME_NEVER && !sim->hang_timeout) {
             status = stop (win, WEFT_SIM_HANG, latest);
             break;
         }
         /* One process's watchdog fires at the last progress + hang_timeout, before every
          * model's event of that picosecond (the engine's id is 0), unless the duration ends
          * the run first: every window ends before that deadline, so the progress known at a
-         * window's start is the whole run's. */
+         * window's start is the whole run's.  It is still in one process's queue when every
+         * other event is gone, so a dry queue (t never) ends there too, or at the duration. */
         weft_time_t deadline = sim->hang_timeout ? progress + sim->hang_timeout : WEFT_TIME_NEVER;
         if (sim->duration && deadline > sim->duration)
             deadline = WEFT_TIME_NEVER;
-        if (t >= deadline) {
+        if (deadline != WEFT_TIME_NEVER && t >= deadline) {
             status = stop (win, WEFT_SIM_HANG, deadline);
             break;
         }
         if (sim->duration && t > sim->duration) {
             status = stop (win, WEFT_SIM_DURATION, sim->duration);
+            break;
+        }
+        /* No watchdog, and nothing queued on any rank but the next sample, at t: one process's
+         * queue held nothing but a sample when the first sample after the last event ran
+         * (sim/sim.c, on_sample), and the run ended there, as a hang.  That is the last sample
+         * if no event ran after it on any rank, else the one at t, which every rank runs now. */
+        if (idle && !sim->hang_timeout) {
+            if (moved) {
+                weft_sim_run_window (sim, t, G_MAXUINT64);
+                latest = t;
+            }
+            status = stop (win, WEFT_SIM_HANG, latest);
             break;
         }
         sim->global_pending = pending;

@@ -15,9 +15,12 @@
  * Nothing a rank does between its own end and E can reach another rank before T + L.
  *
  * A hang is found at the watchdog's deadline, the whole run's last progress + hang_timeout:
- * windows end there.  A failed workload is found exactly too: no window runs past the earliest
- * time a flow may run out of retries, and that picosecond runs in lockstep, one rank's run of
- * keys at a time.  An interrupt stops every rank at the start of one window.
+ * windows end there.  When every rank's queue runs dry (or holds nothing but the next sample)
+ * the run ends where one process's does: at that deadline, the duration, its last event or the
+ * next sample (doc/parallel.md, "How a hang ends").  A failed workload is found exactly too: no
+ * window runs past the earliest time a flow may run out of retries, and that picosecond runs in
+ * lockstep, one rank's run of keys at a time.  An interrupt stops every rank at the start of one
+ * window.
  *
  * Faults and a subnet manager: every rank runs every fault event and sweep (same keys) and keeps
  * every link's state and every route table; at the end the fault counters only a port's rank

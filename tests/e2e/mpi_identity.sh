@@ -310,6 +310,108 @@ assert one["sim_time_ps"] == many["sim_time_ps"], (one["sim_time_ps"], many["sim
 PY
 done
 
+# Hangs whose queue runs dry (doc/parallel.md, "How a hang ends"), where every rank's queue
+# empties with work pending: one process still holds its watchdog, or its next sample, and
+# ends there.  dry: InfiniBand on the k = 4 fat tree, a link Down at 10 us with no
+# retransmission timer (rc_timeout = 0): one flow stops at it, the others finish and the queue
+# runs dry.  cdl: the deadlock's ring on InfiniBand (credits run out around the cycle), no
+# timer either.  Each, with no samples, on 2 and 4 (cdl: 3) ranks: the hang at the last
+# progress + hang_timeout, and a duration that ends before that deadline; dry also without the
+# watchdog, at its last event, and with samples and no watchdog, at the first sample after its
+# last event (3 us and 5 us apart: the last event in the window of that sample, or before it);
+# the PFC deadlock (events still flowing) with a duration before its deadline, and with no
+# watchdog (to the duration).  The same exit status, status line, end, event count and data
+# sets as one process.
+{ fattree_k4; cat <<'INI'; } >"$TMP/dry.ini"
+[experiment]
+seed = 11
+hang_timeout = 200us
+[fabric]
+kind = infiniband
+routing = static
+[transport]
+rc_timeout = 0
+[workload.perm]
+kind = permutation
+pattern = random
+flow_size = 400000B
+[fault.up]
+kind = link-down
+link = pod0-agg0 core1
+at = 10us
+[trace]
+interval = 0s
+INI
+sed -e 's/^kind = roce$/kind = infiniband/' -e '/^\[ecn\]$/,/^enabled = false$/d' \
+    -e '/^\[dcqcn\]$/,/^enabled = false$/d' -e 's/^hang_timeout = .*/hang_timeout = 200us/' \
+    "$TMP/dl.ini" >"$TMP/cdl.ini"
+printf '[transport]\nrc_timeout = 0\n[trace]\ninterval = 0s\n' >>"$TMP/cdl.ini"
+# NAME INI CODE STATUS NPS SETTINGS: the one-process status the fixture is for, its exit
+# status, the ranks (joined by _) and --set options; stdin is the list, so no run reads it
+while read -r name ini code status nps settings; do
+    set -f
+    # shellcheck disable=SC2086
+    set -- $settings
+    set +f
+    nps=$(echo "$nps" | tr _ ' ')
+    expect_exit "$code" timeout 120 "$WEFT" run "$TMP/$ini.ini" -o "$TMP/$name.h5" --quiet "$@" </dev/null
+    cp "$TMP/out" "$TMP/$name.out"
+    "$PY" - "$TMP/$name.h5" "$name" "$status" <<'PY' || fail "$name: the one-process trace"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    a, name = f["/meta"].attrs, sys.argv[2]
+    status = a["status"].decode() if isinstance(a["status"], bytes) else a["status"]
+    assert status == sys.argv[3], status
+    end, fl = int(a["sim_time_ps"]), f["/flows"][:]
+    last = int(fl["finish_ps"][fl["finished"] != 0].max(initial=0))
+    us = 1000000
+    if name.startswith("dry"):
+        # one flow stopped at the Down link, the others finished (the last progress)
+        assert list(fl["finished"]).count(0) == 1, fl["finished"]
+    if name == "dry":
+        assert end == last + 200 * us, (end, last)  # the watchdog's deadline
+    if name == "cdl":
+        assert last == 0 and end > 200 * us, (end, last)  # a deadlock: no flow finished
+    if name in ("drydur", "cdldur", "dldur", "dl0"):
+        assert end == 100 * us, end
+    if name == "drynow":
+        assert last < end < last + 10 * us, (end, last)  # the last event, no watchdog
+    if name in ("drys3", "drys5"):
+        # the first sample after the last event: the last /links row, a whole interval
+        every = 3 * us if name == "drys3" else 5 * us
+        assert end % every == 0 and last < end < last + 10 * us, (end, last)
+        assert int(f["/links"]["time_ps"].max()) == end
+PY
+    for np in $nps; do
+        expect_exit "$code" timeout 120 $MPIRUN -np "$np" "$WEFT" run "$TMP/$ini.ini" \
+            -o "$TMP/$name-$np.h5" --quiet "$@" </dev/null
+        for ds in /flows /links /ports /paths /pfc; do
+            h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
+                || fail "$name: $np ranks: $ds differs from one process"
+        done
+        same_events "$TMP/$name.h5" "$TMP/$name-$np.h5" || fail "$name: $np ranks: another event count"
+        "$PY" - "$TMP/$name.h5" "$TMP/$name-$np.h5" <<'PY' || fail "$name: $np ranks: another end"
+import sys, h5py
+one, many = (h5py.File(p, "r")["/meta"].attrs for p in sys.argv[1:])
+assert one["status"] == many["status"], (one["status"], many["status"])
+assert one["sim_time_ps"] == many["sim_time_ps"], (one["sim_time_ps"], many["sim_time_ps"])
+PY
+        [ "$(head -n1 "$TMP/out" | sed 's/, across [0-9]* ranks$//')" = "$(head -n1 "$TMP/$name.out")" ] \
+            || fail "$name: $np ranks: status line '$(head -n1 "$TMP/out")'"
+    done
+    echo "$name: the same end on $nps ranks as one process ($status)"
+done <<'CASES'
+dry dry 3 hang 2_4
+drydur dry 0 duration 2_4 --set experiment:duration=100us
+drynow dry 3 hang 2 --set experiment:hang_timeout=0s
+drys3 dry 3 hang 2_4 --set experiment:hang_timeout=0s --set trace:interval=3us
+drys5 dry 3 hang 2 --set experiment:hang_timeout=0s --set trace:interval=5us
+cdl cdl 3 hang 2_3
+cdldur cdl 0 duration 2_3 --set experiment:duration=100us
+dldur dl 0 duration 2_3 --set experiment:duration=100us
+dl0 dl 0 duration 2 --set experiment:hang_timeout=0s --set experiment:duration=100us
+CASES
+
 # Faults and a subnet manager (doc/parallel.md, "Faults"), on the k = 4 fat tree, each fault on
 # a link between an aggregation switch and a core, cut between two ranks on 4 ranks (all but
 # the flapping one on 2): the same /flows, /links, /ports, /paths, /faults (and /pfc), exit
