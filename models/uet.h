@@ -50,9 +50,10 @@
  *    replay is selective (only that frame; frames sent in between go on), so a saturated
  *    link's goodput is rate x (1 - PER) x payload / wire.  Replays are counted per port.
  * Reorder statistics per flow (RUD): a packet's displacement is how many packets ahead of the
- * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, the flow's
- * reorder_count and reorder_sum (its WeftOooFlow, models/transport.h) the count and the sum
- * (the mean is not traced yet).
+ * first missing one it arrives (0 in order); /flows reorder_max keeps the largest, and the
+ * flow's reorder_count and reorder_sum (its WeftOooFlow, models/transport.h) the count and the
+ * sum, traced as /flows reorder_count and reorder_mean (the sum over the count, 0 when none:
+ * sim/trace_schema.h).
  * Invariant: every payload byte is delivered exactly once (bytes_delivered == size_bytes for
  * a finished flow); duplicates are counted and discarded.
  */
