@@ -62,7 +62,9 @@ typedef struct {
     const WeftGraph *graph;      /* borrowed */
     WeftRouteView routes;        /* this switch's flat route table into graph's (refilled when
                                     the tables change) */
-    const WeftFabric *fabric;    /* borrowed */
+    struct WeftSwitchRouteCache *route_cache; /* owned: static routing's recent answers
+                                                 (switch.c); NULL until the first lookup */
+    const WeftFabric *fabric;                 /* borrowed */
     guint64 hash_seed;
     guint n_ports;
     WeftPort *ports;            /* n_ports; unconnected ones have owner NULL */
