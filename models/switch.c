@@ -248,30 +248,20 @@ route_set (WeftSwitch *self, guint32 dst_ep, guint *n)
  * weft_graph_route_set_static bumps too), so a hit returns what weft_graph_route_static would.
  * A lookup walks the graph's tables (find_cell: about 110 instructions); a hit is a few.  A
  * fixed size, allocated at a switch's first static lookup: never switches x destinations. */
-#define ROUTE_CACHE_SLOTS 64
-
-struct WeftSwitchRouteCache {
-    guint64 gen;
-    struct {
-        guint32 ep1; /* the destination endpoint + 1; 0: empty */
-        guint32 port;
-    } slot[ROUTE_CACHE_SLOTS];
-};
-
 static inline guint32
 route_static (WeftSwitch *self, guint32 dst_ep)
 {
     if (G_UNLIKELY (self->routes.live_gen == NULL))
         weft_graph_route_view (self->graph, self->parent.node, &self->routes);
-    struct WeftSwitchRouteCache *c = self->route_cache;
+    WeftSwitchRouteCache *c = self->route_cache;
     guint64 gen = *self->routes.live_gen;
     if (G_UNLIKELY (c == NULL || c->gen != gen)) {
         if (c == NULL)
-            c = self->route_cache = g_new (struct WeftSwitchRouteCache, 1);
+            c = self->route_cache = g_new (WeftSwitchRouteCache, 1);
         memset (c, 0, sizeof *c);
         c->gen = gen;
     }
-    guint i = dst_ep % ROUTE_CACHE_SLOTS;
+    guint i = dst_ep % WEFT_SWITCH_ROUTE_CACHE_SLOTS;
     if (G_LIKELY (c->slot[i].ep1 == dst_ep + 1))
         return c->slot[i].port;
     guint32 out = weft_graph_route_static (self->graph, self->parent.node, dst_ep);
