@@ -33,7 +33,8 @@
 
 /* [fabric] kind and routing as written (the values are checked when the models are built). */
 static void
-fabric_of (const WeftExperiment *exp, gboolean *roce, gboolean *ib, gboolean *adaptive)
+fabric_of (const WeftExperiment *exp, gboolean *roce, gboolean *ib, gboolean *adaptive,
+           gboolean *fixed)
 {
     GKeyFile *kf = weft_experiment_keyfile (exp);
     g_autofree char *kind = g_key_file_get_string (kf, "fabric", "kind", NULL);
@@ -41,6 +42,7 @@ fabric_of (const WeftExperiment *exp, gboolean *roce, gboolean *ib, gboolean *ad
     *roce = kind && strcmp (g_strstrip (kind), "roce") == 0;
     *ib = kind && strcmp (g_strstrip (kind), "infiniband") == 0;
     *adaptive = routing && strcmp (g_strstrip (routing), "adaptive") == 0;
+    *fixed = routing && strcmp (g_strstrip (routing), "static") == 0;
 }
 
 /* The models of a graph of size @s: every node gets a model (hosts and GPUs a NIC, the rest a
@@ -49,8 +51,8 @@ fabric_of (const WeftExperiment *exp, gboolean *roce, gboolean *ib, gboolean *ad
 static guint64
 models_bytes (const WeftExperiment *exp, const WeftGraphSize *s)
 {
-    gboolean roce, ib, adaptive;
-    fabric_of (exp, &roce, &ib, &adaptive);
+    gboolean roce, ib, adaptive, fixed;
+    fabric_of (exp, &roce, &ib, &adaptive, &fixed);
     guint64 per_node = MAX (sizeof (WeftNic), sizeof (WeftSwitch)) + 48 + 3 * 8 + 2 * BLOCK;
     guint64 per_port = sizeof (WeftPort) + 8 + 40 + BLOCK;
     if (roce)
@@ -58,7 +60,11 @@ models_bytes (const WeftExperiment *exp, const WeftGraphSize *s)
     if (ib)
         per_port += sizeof (WeftIbPort) + BLOCK;
     guint64 per_switch = (roce ? RNG_BYTES : 0) + (adaptive ? RNG_BYTES : 0);
-    return s->nodes * per_node + 2 * s->links * per_port + s->switches * per_switch;
+    /* Static routing: every forwarding node (fabric switches, and a server's NVSwitches, PCIe
+     * switches and NICs) keeps its recent answers. */
+    guint64 per_forwarder = fixed ? sizeof (WeftSwitchRouteCache) + BLOCK : 0;
+    return s->nodes * per_node + 2 * s->links * per_port + s->switches * per_switch +
+           (s->nodes - MIN (s->nodes, s->hosts + s->gpus)) * per_forwarder;
 }
 
 /* Whether [group] key is written "false" (the parameter tables take only true and false). */

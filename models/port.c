@@ -60,9 +60,11 @@ weft_port_set_far (WeftPort *port, WeftPort *far)
 static inline void
 queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 {
-    /* An empty queue adds nothing (+0.0 leaves the sum as it is): skip the conversions. */
+    /* An empty queue adds nothing (+0.0 leaves the sum as it is): skip the conversions.  Both
+     * factors lie below 2^63, where converting them as signed integers gives the same double
+     * in one instruction (x86-64 has no unsigned conversion: GCC's takes a branch and more). */
     if (port->q_bytes)
-        port->s_area += (double) port->q_bytes * (double) (now - port->s_last);
+        port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
     port->s_last = now;
     port->q_bytes = new_bytes;
     if (new_bytes > port->s_max_q)
@@ -107,21 +109,10 @@ weft_port_credit_in (WeftPort *port, WeftPacket *pkt)
         arm_credit_wake (port);
 }
 
-static void
-start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
+/* A transmission starts: the counters of /ports and /links. */
+static inline void
+count_sent (WeftPort *port, const WeftPacket *pkt, weft_time_t ser)
 {
-    weft_time_t ser = weft_time_serialize (pkt->size, port->link.rate_bps);
-    /* Cut-through: a packet cannot finish leaving before its tail has arrived. */
-    weft_time_t end = MAX (now + ser, pkt->tail_at);
-    port->busy_until = end;
-    if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_discards (port->fault, pkt)) {
-        /* A Down port (models/fault.h): the packet leaves the queue at the link's pace and is
-         * gone; no credits are taken, nothing is counted as sent. */
-        if (port->on_depart)
-            port->on_depart (port->owner, port, pkt);
-        weft_packet_release (&port->owner->sim->pool, pkt);
-        return;
-    }
     port->busy_ps += ser;
     port->s_bytes += pkt->size;
     port->s_packets++;
@@ -130,16 +121,34 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
         port->tx_bytes += pkt->size;
         port->tx_packets++;
     }
-    if (G_UNLIKELY (port->fault != NULL) && G_UNLIKELY (port->llr_chain != NULL)) {
+}
+
+/* start_tx on a port with a fault acting on its link (models/fault.h): counts the
+ * transmission as count_sent does, unless the packet never leaves; TRUE when the fault
+ * takes the packet (discarded, or kept for link-level retry), so it does not go on the
+ * wire.  Apart, so the common case tests the fault pointer once. */
+G_NO_INLINE static gboolean
+fault_takes (WeftPort *port, WeftPacket *pkt, weft_time_t ser, weft_time_t end)
+{
+    if (weft_fault_port_discards (port->fault, pkt)) {
+        /* A Down port (models/fault.h): the packet leaves the queue at the link's pace and is
+         * gone; no credits are taken, nothing is counted as sent. */
+        if (port->on_depart)
+            port->on_depart (port->owner, port, pkt);
+        weft_packet_release (&port->owner->sim->pool, pkt);
+        return TRUE;
+    }
+    count_sent (port, pkt, ser);
+    if (G_UNLIKELY (port->llr_chain != NULL)) {
         /* Go-back-N link-level retry under way: the receiver discards this frame, which stays
          * in the replay buffer and leaves again after the corrupted one. */
         port->llr_replays++;
         port->llr_chain_tail->next = pkt;
         port->llr_chain_tail = pkt;
         pkt->next = NULL;
-        return;
+        return TRUE;
     }
-    if (G_UNLIKELY (port->fault != NULL) && weft_fault_port_corrupts (port->fault, pkt)) {
+    if (weft_fault_port_corrupts (port->fault, pkt)) {
         if (port->llr_delay_ps && port->llr_go_back_n) {
             /* Go-back-N: the replay starts from this frame, llr_delay after its end. */
             port->llr_replays++;
@@ -147,7 +156,7 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
             pkt->next = NULL;
             weft_sim_schedule_at (port->owner->sim, &port->sched, end + port->llr_delay_ps,
                                   on_llr_replay, port, (WeftArg){ .ptr = NULL });
-            return;
+            return TRUE;
         }
         if (port->llr_delay_ps) {
             /* Link-level retry: the receiver drops the frame and asks for it again; the frame
@@ -156,13 +165,29 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
             port->llr_replays++;
             weft_sim_schedule_at (port->owner->sim, &port->sched, end + port->llr_delay_ps,
                                   on_llr_replay, port, (WeftArg){ .ptr = pkt });
-            return;
+            return TRUE;
         }
         /* Sent, and discarded by the receiver as corrupted: no credits held (models/fault.h). */
         if (port->on_depart)
             port->on_depart (port->owner, port, pkt);
         weft_packet_release (&port->owner->sim->pool, pkt);
-        return;
+        return TRUE;
+    }
+    return FALSE;
+}
+
+static void
+start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
+{
+    weft_time_t ser = weft_time_serialize (pkt->size, port->link.rate_bps);
+    /* Cut-through: a packet cannot finish leaving before its tail has arrived. */
+    weft_time_t end = MAX (now + ser, pkt->tail_at);
+    port->busy_until = end;
+    if (G_UNLIKELY (port->fault != NULL)) {
+        if (fault_takes (port, pkt, ser, end))
+            return;
+    } else {
+        count_sent (port, pkt, ser);
     }
     if (port->ib)
         weft_ib_on_send (port->ib, pkt);

@@ -243,6 +243,33 @@ route_set (WeftSwitch *self, guint32 dst_ep, guint *n)
     return weft_graph_route_set (self->graph, self->parent.node, dst_ep, n);
 }
 
+/* Static routing's answers, remembered per switch: a direct-mapped table by destination
+ * endpoint, emptied whenever the graph's route tables change (their generation, which
+ * weft_graph_route_set_static bumps too), so a hit returns what weft_graph_route_static would.
+ * A lookup walks the graph's tables (find_cell: about 110 instructions); a hit is a few.  A
+ * fixed size, allocated at a switch's first static lookup: never switches x destinations. */
+static inline guint32
+route_static (WeftSwitch *self, guint32 dst_ep)
+{
+    if (G_UNLIKELY (self->routes.live_gen == NULL))
+        weft_graph_route_view (self->graph, self->parent.node, &self->routes);
+    WeftSwitchRouteCache *c = self->route_cache;
+    guint64 gen = *self->routes.live_gen;
+    if (G_UNLIKELY (c == NULL || c->gen != gen)) {
+        if (c == NULL)
+            c = self->route_cache = g_new (WeftSwitchRouteCache, 1);
+        memset (c, 0, sizeof *c);
+        c->gen = gen;
+    }
+    guint i = dst_ep % WEFT_SWITCH_ROUTE_CACHE_SLOTS;
+    if (G_LIKELY (c->slot[i].ep1 == dst_ep + 1))
+        return c->slot[i].port;
+    guint32 out = weft_graph_route_static (self->graph, self->parent.node, dst_ep);
+    c->slot[i].ep1 = dst_ep + 1;
+    c->slot[i].port = out;
+    return out;
+}
+
 /* ECMP (and spraying, whose entropy is the hash) when the hashed member @out is Down: the group
  * shrinks to its members that are up, and the packets hashed onto the Down one are spread
  * over those by the same hash; the flows on live members keep theirs, as resilient hashing
@@ -366,7 +393,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         out = n == 0 ? WEFT_GRAPH_NONE : n == 1 ? set[0] : choose_adaptive (self, set, n, pkt);
     } else {
         if (self->fabric->routing == WEFT_ROUTING_STATIC) {
-            out = weft_graph_route_static (self->graph, m->node, pkt->dst_ep);
+            out = route_static (self, pkt->dst_ep);
         } else {
             guint n;
             const guint32 *set = route_set (self, pkt->dst_ep, &n);
@@ -456,6 +483,7 @@ switch_clear (WeftModel *m)
     for (guint i = 0; i < self->n_ports; i++)
         weft_port_clear (&self->ports[i]);
     g_free (self->cc_markers);
+    g_free (self->route_cache);
     if (self->buffer) {
         weft_buffer_clear (self->buffer);
         g_free (self->buffer);

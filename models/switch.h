@@ -46,6 +46,17 @@
 #include "models/port.h"
 #include "sim/graph.h"
 
+/* Static routing's recent answers (models/switch.c): a direct-mapped table by destination
+ * endpoint, valid for one generation of the graph's route tables. */
+#define WEFT_SWITCH_ROUTE_CACHE_SLOTS 64
+typedef struct WeftSwitchRouteCache {
+    guint64 gen;
+    struct {
+        guint32 ep1; /* the destination endpoint + 1; 0: empty */
+        guint32 port;
+    } slot[WEFT_SWITCH_ROUTE_CACHE_SLOTS];
+} WeftSwitchRouteCache;
+
 typedef struct {
     WeftModel parent;
     guint64 buffer_bytes;        /* [switch] buffer: per egress port (no sharing) */
@@ -62,7 +73,9 @@ typedef struct {
     const WeftGraph *graph;      /* borrowed */
     WeftRouteView routes;        /* this switch's flat route table into graph's (refilled when
                                     the tables change) */
-    const WeftFabric *fabric;    /* borrowed */
+    WeftSwitchRouteCache *route_cache; /* owned: static routing's recent answers (switch.c);
+                                          NULL until the switch's first static lookup */
+    const WeftFabric *fabric;          /* borrowed */
     guint64 hash_seed;
     guint n_ports;
     WeftPort *ports;            /* n_ports; unconnected ones have owner NULL */

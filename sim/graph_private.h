@@ -82,7 +82,7 @@ struct _WeftGraph {
     guint8 *cut;        /* per link: 1 when routing leaves it out (a Down link); NULL: none is */
     guint8 *removed;    /* per link: 1 when it does not exist for routing (a NIC taken out of its
                          * server before the run); NULL: none is */
-    guint64 routes_gen; /* bumped whenever the route tables are computed or dropped */
+    guint64 routes_gen; /* bumped whenever the route tables are computed, changed or dropped */
 };
 
 /* Frees the route tables (NULL is fine). */

@@ -1096,6 +1096,7 @@ weft_graph_route_set_static (WeftGraph *g, guint32 node, guint32 dst_ep, guint32
     g_return_if_fail (g != NULL && g->routes != NULL);
     g_return_if_fail (node < g->nodes->len && dst_ep < g->endpoints->len);
     g_return_if_fail (port < node_at (g, node)->ports->len && port < NO_OVERRIDE);
+    g->routes_gen++; /* an answer changes: views and switches' remembered answers refill */
     Cell c;
     if (!find_cell (g, node, dst_ep, &c))
         return;
