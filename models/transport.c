@@ -7,6 +7,7 @@
 #include "models/nic.h"
 #include "models/registry.h"
 #include "models/routing.h"
+#include "sim/arena.h"
 #include "sim/rng.h"
 
 const WeftParamSpec weft_transport_params[] = {
@@ -487,6 +488,32 @@ weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
     g_array_append_val (tp->active, f->spec.id);
 }
 
+/* The flow records and their side arrays, zeroed, for @n flows of @size bytes.  From a huge
+ * page on they come from 2 MiB-aligned memory advised MADV_HUGEPAGE (sim/arena.h): the flagship
+ * sweep's 847 MB of records were first written as ~207,000 zero-filled 4 KiB pages, now a few
+ * hundred huge pages (the kernel zeroes the same memory either way; bench/README.md, "The
+ * flagship's flow records on huge pages").  Arrays smaller than a huge page (a test's handful
+ * of flows) stay on the heap.  No result depends on a record's address. */
+#define FLOW_ARRAY_HUGE_MIN WEFT_HUGE_PAGE
+static void *
+flow_array_new (guint n, gsize size)
+{
+    gsize bytes = (gsize) MAX (n, 1) * size;
+    return bytes >= FLOW_ARRAY_HUGE_MIN ? weft_huge_alloc (bytes) : g_malloc0 (bytes);
+}
+
+/* Frees an array of flow_array_new (@n and @size as given to it) and clears the pointer. */
+static void
+flow_array_free (void **array, guint n, gsize size)
+{
+    gsize bytes = (gsize) MAX (n, 1) * size;
+    if (bytes >= FLOW_ARRAY_HUGE_MIN)
+        weft_huge_free (*array, bytes);
+    else
+        g_free (*array);
+    *array = NULL;
+}
+
 /* Every flow's spec into its record, the last first: the specs' block shrinks behind the copy
  * a mebibyte at a time (glibc returns the tail of a large block to the system), so the process
  * never holds all specs and all records at once; @specs is left empty. */
@@ -513,21 +540,21 @@ weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps, cons
     guint64 mtu = tp->fabric->mtu, hdr = tp->fabric->header;
     tp->n_flows = specs->len;
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
-    tp->flows = g_new0 (WeftFlow, MAX (tp->n_flows, 1));
+    tp->flows = flow_array_new (tp->n_flows, sizeof (WeftFlow));
     take_specs (tp, specs);
     /* Per-fabric state only where it can be touched: IB CC's where it is on, DCQCN's where CNPs or
      * CE marks can arrive, Ultra Ethernet's (EVs, RUD, NSCC, RCCC) where packets are sprayed or UE
      * runs. */
     if (tp->fabric->ibcc.enabled)
-        tp->ibcc_flows = g_new0 (WeftIbccFlow, MAX (tp->n_flows, 1));
+        tp->ibcc_flows = flow_array_new (tp->n_flows, sizeof (WeftIbccFlow));
     if (tp->fabric->dcqcn.enabled || tp->fabric->ecn.enabled)
-        tp->dcqcn_flows = g_new0 (WeftDcqcnFlow, MAX (tp->n_flows, 1));
+        tp->dcqcn_flows = flow_array_new (tp->n_flows, sizeof (WeftDcqcnFlow));
     if (tp->uet || tp->spray)
-        tp->uet_flows = g_new0 (WeftUetFlow, MAX (tp->n_flows, 1));
+        tp->uet_flows = flow_array_new (tp->n_flows, sizeof (WeftUetFlow));
     /* Out-of-order placement where packets are placed out of order (adaptive routing, selective
      * repeat, spraying) and reordering counted (Ultra Ethernet's RUD). */
     if (tp->accept_ooo || tp->uet)
-        tp->ooo_flows = g_new0 (WeftOooFlow, MAX (tp->n_flows, 1));
+        tp->ooo_flows = flow_array_new (tp->n_flows, sizeof (WeftOooFlow));
     for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
         f->cc = tp->ibcc_flows ? &tp->ibcc_flows[i] : NULL;
@@ -613,11 +640,11 @@ weft_transport_clear (WeftTransport *tp)
         if (tp->flows[i].uet)
             weft_uet_flow_clear (tp->flows[i].uet);
     }
-    g_clear_pointer (&tp->flows, g_free);
-    g_clear_pointer (&tp->ibcc_flows, g_free);
-    g_clear_pointer (&tp->dcqcn_flows, g_free);
-    g_clear_pointer (&tp->uet_flows, g_free);
-    g_clear_pointer (&tp->ooo_flows, g_free);
+    flow_array_free ((void **) &tp->flows, tp->n_flows, sizeof (WeftFlow));
+    flow_array_free ((void **) &tp->ibcc_flows, tp->n_flows, sizeof (WeftIbccFlow));
+    flow_array_free ((void **) &tp->dcqcn_flows, tp->n_flows, sizeof (WeftDcqcnFlow));
+    flow_array_free ((void **) &tp->uet_flows, tp->n_flows, sizeof (WeftUetFlow));
+    flow_array_free ((void **) &tp->ooo_flows, tp->n_flows, sizeof (WeftOooFlow));
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
