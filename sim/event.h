@@ -33,7 +33,7 @@
  * nodes (one id with thousands of events, its key ranges interleaved) or an id beyond 2^24
  * gives the index up for the heap until bucket 0 runs dry.  Bucket 0 is the heap again
  * whenever it runs dry, so runs whose bucket 0 holds a few events (the flagship) never index.
- * Keys being unique, both pop the same order.  At k = 32, -19 % instructions and -11 % D1
+ * Keys being unique, both pop the same order.  At k = 32, -17 % instructions and -11 % D1
  * misses per event against the heap alone (bench/README.md, "Bucket 0 indexed by scheduling
  * id, issue 17").
  *
