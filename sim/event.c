@@ -2,6 +2,8 @@
 #define G_LOG_DOMAIN "weft-event"
 #include "sim/event.h"
 
+#include <string.h>
+
 static inline guint
 bucket_of (const WeftEventQueue *q, weft_time_t at)
 {
@@ -97,12 +99,280 @@ zero_pop (WeftEvqBucket *b, WeftEvent *out)
     h[i] = h[n];
 }
 
+/* Bucket 0 indexed by scheduling id.  Where thousands of events share a picosecond (k = 32's
+ * lockstep fabric) the heap's pop sifts through ~12 levels of 40-byte records; keys are
+ * (id << 32) | low with dense ids, so bucket 0 can instead be a bitmap of the ids holding
+ * events (64-bit words, one level summarising the next: find-first-set from the top word down)
+ * and, per id, a circular list of its events sorted by key (z->tail[id] is its last node,
+ * whose next is the first).  A pop takes the least key (kept: z->min), unlinks it and finds
+ * the next - its id's next event, or the next set bit; a push sets bits and links the node
+ * into its id's list, usually alone or at its end.  Nodes come from a free list that hands
+ * out the last freed first (a handler's pushes reuse the line its event was popped from), and
+ * in order from the first once the index runs dry (a refill's writes stream).  The heap is
+ * kept while bucket 0 is small (most runs: a heap of a few records is cheaper than any
+ * index), the index taken when it grows past z->threshold, and the heap again once it runs
+ * dry.  Both pop the least key, keys being unique: the order of pops is the same. */
+
+#define NONE G_MAXUINT32
+/* Nodes an insertion into an id's list walks before it gives the index up for the heap (until
+ * bucket 0 runs dry): insertions land at a list's end or front but for an id whose key ranges
+ * (models/link.h) interleave, which is short; this bounds the rare long one. */
+#define MAX_WALK 32u
+#define MAX_INDEXED_ID ((1u << 24) - 1)
+
+static inline guint32
+node_alloc (WeftEvqIndex *z)
+{
+    guint32 n = z->free;
+    if (n != NONE) {
+        z->free = z->node[n].next;
+        return n;
+    }
+    if (G_UNLIKELY (z->n_node == z->cap_node)) {
+        z->cap_node = z->cap_node ? z->cap_node * 2 : 1024;
+        z->node = g_renew (WeftEvqNode, z->node, z->cap_node);
+    }
+    return z->n_node++;
+}
+
+static inline void
+node_free (WeftEvqIndex *z, guint32 n)
+{
+    z->node[n].next = z->free;
+    z->free = n;
+}
+
+static inline void
+bit_set (WeftEvqIndex *z, guint32 id)
+{
+    for (guint32 l = 0; l < z->levels; l++) {
+        guint64 *w = &z->bits[l][id >> 6];
+        guint64 old = *w;
+        *w = old | G_GUINT64_CONSTANT (1) << (id & 63);
+        if (old)
+            return;
+        id >>= 6;
+    }
+}
+
+/* Clears the bit of @id, the least id holding events, and returns the next least (NONE when
+ * none is left).  Where a word keeps a bit set, every bit below the one cleared is clear (@id
+ * was the least): its first set bit is the next, and the way down from there is the first set
+ * bits of the levels below. */
+static inline guint32
+bit_clear_next (WeftEvqIndex *z, guint32 id)
+{
+    guint32 l = 0;
+    guint64 w;
+    for (;;) {
+        guint64 *p = &z->bits[l][id >> 6];
+        w = *p &= ~(G_GUINT64_CONSTANT (1) << (id & 63));
+        if (w)
+            break;
+        id >>= 6;
+        if (++l == z->levels)
+            return NONE;
+    }
+    id = (id & ~63u) | (guint32) __builtin_ctzll (w);
+    while (l-- > 0)
+        id = (id << 6) | (guint32) __builtin_ctzll (z->bits[l][id]);
+    return id;
+}
+
+/* Makes the index hold ids up to @id, keeping what it holds; FALSE if that is more than it
+ * indexes. */
+static gboolean
+index_grow (WeftEvqIndex *z, guint32 id)
+{
+    if (id > MAX_INDEXED_ID)
+        return FALSE;
+    guint32 cap = MAX (z->cap_ids, 64u); /* a power of two above id */
+    while (cap <= id)
+        cap *= 2;
+    guint32 levels = 1;
+    for (guint64 span = 64; span < cap; span *= 64)
+        levels++;
+    gsize old_words = z->cap_ids / 64, words = cap / 64, below = 0;
+    for (guint32 l = 0; l < levels; l++) {
+        if (l >= z->levels)
+            old_words = 0;
+        z->bits[l] = g_renew (guint64, z->bits[l], words);
+        memset (z->bits[l] + old_words, 0, (words - old_words) * sizeof (guint64));
+        if (l >= z->levels && l > 0) /* a new level: summarise the one below */
+            for (gsize i = 0; i < below; i++)
+                if (z->bits[l - 1][i])
+                    z->bits[l][i >> 6] |= G_GUINT64_CONSTANT (1) << (i & 63);
+        below = words;
+        old_words = (old_words + 63) / 64;
+        words = (words + 63) / 64;
+    }
+    z->levels = levels;
+    z->tail = g_renew (guint32, z->tail, cap);
+    z->cap_ids = cap;
+    return TRUE;
+}
+
+/* Links @ev into its id's list; FALSE (nothing changed) if its id is beyond what the index
+ * holds or the insertion would walk too far. */
+static inline gboolean
+index_insert (WeftEvqIndex *z, const WeftEvent *ev)
+{
+    const guint64 key = ev->key;
+    const guint32 id = (guint32) (key >> 32);
+    if (G_UNLIKELY (id >= z->cap_ids) && !index_grow (z, id))
+        return FALSE;
+    const guint32 n = node_alloc (z);
+    WeftEvqNode *nd = z->node;
+    guint32 *tail = &z->tail[id];
+    nd[n].ev = *ev;
+    if (!(z->bits[0][id >> 6] & G_GUINT64_CONSTANT (1) << (id & 63))) {
+        nd[n].next = n;
+        *tail = n;
+        bit_set (z, id);
+    } else {
+        /* a circular list: the tail's next is the head */
+        const guint32 t = *tail, h = nd[t].next;
+        if (key > nd[t].ev.key) {
+            nd[n].next = h;
+            nd[t].next = n;
+            *tail = n;
+        } else if (key < nd[h].ev.key) {
+            nd[n].next = h;
+            nd[t].next = n;
+        } else {
+            guint32 p = h;
+            for (guint32 steps = 0; nd[nd[p].next].ev.key < key; steps++) {
+                if (G_UNLIKELY (steps == MAX_WALK)) {
+                    node_free (z, n);
+                    return FALSE;
+                }
+                p = nd[p].next;
+            }
+            nd[n].next = nd[p].next;
+            nd[p].next = n;
+        }
+    }
+    z->count++;
+    if (key < z->min_key) {
+        z->min = n;
+        z->min_key = key;
+    }
+    return TRUE;
+}
+
+/* Removes the least event (count > 0) into *out. */
+static inline void
+index_pop (WeftEvqIndex *z, WeftEvent *out)
+{
+    WeftEvqNode *nd = z->node;
+    const guint32 n = z->min;
+    *out = nd[n].ev;
+    const guint32 id = (guint32) (out->key >> 32);
+    const guint32 t = z->tail[id];
+    guint32 next;
+    if (t == n) { /* it was its id's only event */
+        guint32 next_id = bit_clear_next (z, id);
+        next = next_id != NONE ? z->node[z->tail[next_id]].next : NONE;
+    } else
+        next = nd[t].next = nd[n].next;
+    z->min = next;
+    if (--z->count > 0) {
+        node_free (z, n);
+        z->min_key = nd[next].ev.key;
+    } else {
+        /* empty: the next index allocates its nodes in order from the first */
+        z->n_node = 0;
+        z->free = NONE;
+        z->min_key = G_MAXUINT64;
+    }
+}
+
+/* Moves every indexed event into b[0] (empty while the index holds events) in key order,
+ * which is a heap. */
+static void
+index_spill (WeftEventQueue *q)
+{
+    WeftEvent ev;
+    while (q->z.count) {
+        index_pop (&q->z, &ev);
+        bucket_append (&q->b[0], &ev);
+    }
+}
+
+/* Makes bucket @b a heap (Floyd: sifting down from the last parent up). */
+static void
+heapify (WeftEvqBucket *b)
+{
+    for (guint32 k = b->len / 2; k-- > 0;) {
+        WeftEvent ev = b->v[k];
+        sift_down (b->v, b->len, k, &ev);
+    }
+}
+
+/* The heap b[0] has grown past the threshold: moves its events into the index, unless an id
+ * is beyond what the index holds or an insertion would walk too far; then b[0] stays a heap
+ * until it runs dry. */
+static void
+index_fill (WeftEventQueue *q)
+{
+    WeftEvqBucket *b = &q->b[0];
+    guint32 k = 0;
+    while (k < b->len && index_insert (&q->z, &b->v[k]))
+        k++;
+    if (k == b->len) {
+        b->len = 0;
+        return;
+    }
+    memmove (b->v, b->v + k, (b->len - k) * sizeof *b->v);
+    b->len -= k;
+    index_spill (q);
+    heapify (b);
+    q->z.threshold = NONE;
+}
+
+/* Pushes @ev at the current picosecond while bucket 0 is indexed, or gives the index up for
+ * the heap until bucket 0 runs dry.  Out of line, as is index_pop_next: the heap's paths,
+ * which every run takes, keep their registers. */
+static G_GNUC_NO_INLINE void
+index_push (WeftEventQueue *q, const WeftEvent *ev)
+{
+    if (G_UNLIKELY (!index_insert (&q->z, ev))) {
+        /* an id beyond the index, or a long walk */
+        index_spill (q);
+        q->z.threshold = NONE;
+        zero_push (&q->b[0], ev);
+    }
+}
+
+/* weft_evq_pop while bucket 0 is indexed. */
+static G_GNUC_NO_INLINE void
+index_pop_next (WeftEventQueue *q, WeftEvent *out)
+{
+    index_pop (&q->z, out);
+    q->len--;
+    /* as in weft_evq_pop; the next record is the index's least, q->z.node[q->z.min] */
+    if (q->z.count > 0)
+        __builtin_prefetch (q->z.node[q->z.min].ev.target);
+}
+
 void
 weft_evq_init (WeftEventQueue *q)
 {
     *q = (WeftEventQueue){ 0 };
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
         q->b[i].min = WEFT_TIME_NEVER;
+    q->z.threshold = q->z.index_at = WEFT_EVQ_INDEX_THRESHOLD;
+    q->z.min = q->z.free = NONE;
+    q->z.min_key = G_MAXUINT64;
+}
+
+void
+weft_evq_set_index_threshold (WeftEventQueue *q, guint32 threshold)
+{
+    index_spill (q);
+    q->z.threshold = q->z.index_at = threshold;
+    if (q->b[0].len > threshold)
+        index_fill (q);
 }
 
 void
@@ -110,7 +380,13 @@ weft_evq_clear (WeftEventQueue *q)
 {
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
         g_free (q->b[i].v);
+    g_free (q->z.node);
+    g_free (q->z.tail);
+    for (guint l = 0; l < WEFT_EVQ_LEVELS; l++)
+        g_free (q->z.bits[l]);
+    guint32 index_at = q->z.index_at;
     weft_evq_init (q);
+    q->z.threshold = q->z.index_at = index_at;
 }
 
 void
@@ -119,21 +395,51 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
     g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
     guint i = bucket_of (q, ev->at);
     q->len++;
-    if (i == 0)
-        zero_push (&q->b[0], ev);
-    else
+    if (i != 0)
         upper_append (q, i, ev);
+    else if (q->z.count == 0) {
+        zero_push (&q->b[0], ev);
+        if (G_UNLIKELY (q->b[0].len > q->z.threshold))
+            index_fill (q);
+    } else
+        index_push (q, ev);
 }
 
 /* Bucket 0 is empty: move the time forward to the earliest pending event and spread the
  * lowest non-empty bucket below it.  FALSE when nothing is pending.  The events that land in
  * bucket 0 are appended and made a heap once (Floyd): the same pops as pushing each, keys
- * being unique, for fewer moves. */
-static gboolean
+ * being unique, for fewer moves; once more than the threshold have landed, they and the rest
+ * go into the index instead. */
+enum { REFILL_NONE, REFILL_HEAP, REFILL_INDEX };
+
+/* The rest of a refill once bucket 0 has been indexed (index_fill): events @k to @n - 1 of @v
+ * into the index (or b[0], if the index gave up). */
+static G_GNUC_NO_INLINE guint
+refill_indexed (WeftEventQueue *q, const WeftEvent *v, guint32 k, guint32 n)
+{
+    WeftEvqBucket *z = &q->b[0];
+    for (; k < n; k++) {
+        const WeftEvent *ev = &v[k];
+        guint j = bucket_of (q, ev->at);
+        if (j != 0)
+            upper_append (q, j, ev);
+        else if (q->z.count > 0)
+            index_push (q, ev);
+        else
+            bucket_append (z, ev);
+    }
+    if (q->z.count > 0)
+        return REFILL_INDEX;
+    heapify (z);
+    return REFILL_HEAP;
+}
+
+static guint
 refill (WeftEventQueue *q)
 {
     if (q->nonempty == 0)
-        return FALSE;
+        return REFILL_NONE;
+    q->z.threshold = q->z.index_at;
     guint i = (guint) __builtin_ctzll (q->nonempty) + 1;
     WeftEvqBucket *b = &q->b[i];
     q->last = b->min;
@@ -144,19 +450,24 @@ refill (WeftEventQueue *q)
     b->len = 0;
     b->min = WEFT_TIME_NEVER;
     WeftEvqBucket *z = &q->b[0];
+    const WeftEvent *v = b->v;
+    const weft_time_t last = q->last; /* a local: the appends' stores cannot change it */
     for (guint32 k = 0; k < n; k++) {
-        const WeftEvent *ev = &b->v[k];
-        guint j = bucket_of (q, ev->at);
-        if (j == 0)
-            bucket_append (z, ev);
-        else
+        const WeftEvent *ev = &v[k];
+        guint j = ev->at == last ? 0 : 64 - (guint) __builtin_clzll (ev->at ^ last);
+        if (j != 0)
             upper_append (q, j, ev);
+        else {
+            bucket_append (z, ev);
+            if (G_UNLIKELY (z->len > q->z.threshold)) {
+                index_fill (q);
+                return refill_indexed (q, v, k + 1, n);
+            }
+        }
     }
-    for (guint32 k = z->len / 2; k-- > 0;) {
-        WeftEvent ev = z->v[k];
-        sift_down (z->v, z->len, k, &ev);
-    }
-    return TRUE;
+    if (z->len > 1)
+        heapify (z);
+    return REFILL_HEAP;
 }
 
 void
@@ -164,6 +475,8 @@ weft_evq_rewind (WeftEventQueue *q, weft_time_t t)
 {
     if (t >= q->last)
         return;
+    index_spill (q);
+    q->z.threshold = q->z.index_at;
     GArray *all = g_array_sized_new (FALSE, FALSE, sizeof (WeftEvent), (guint) q->len);
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++) {
         g_array_append_vals (all, q->b[i].v, q->b[i].len);
@@ -181,8 +494,15 @@ weft_evq_rewind (WeftEventQueue *q, weft_time_t t)
 gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {
-    if (q->b[0].len == 0 && !refill (q))
-        return FALSE;
+    if (q->b[0].len == 0) {
+        guint got = q->z.count > 0 ? REFILL_INDEX : refill (q);
+        if (got != REFILL_HEAP) {
+            if (got == REFILL_NONE)
+                return FALSE;
+            index_pop_next (q, out);
+            return TRUE;
+        }
+    }
     zero_pop (&q->b[0], out);
     q->len--;
     /* The next event of this picosecond (many share one) is known now: start loading its
@@ -195,7 +515,7 @@ weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 gboolean
 weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, WeftEvent *out)
 {
-    if (q->b[0].len == 0) {
+    if (q->b[0].len == 0 && q->z.count == 0) {
         if (q->nonempty == 0)
             return FALSE;
         /* Look at the earliest time before moving the queue's time to it (refill). */
@@ -204,7 +524,7 @@ weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, Wef
             return FALSE;
         refill (q);
     }
-    const WeftEvent *head = &q->b[0].v[0];
+    const WeftEvent *head = q->z.count > 0 ? &q->z.node[q->z.min].ev : &q->b[0].v[0];
     if (head->at > end_at || (head->at == end_at && head->key >= end_key))
         return FALSE;
     return weft_evq_pop (q, out);
@@ -213,7 +533,7 @@ weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, Wef
 weft_time_t
 weft_evq_peek_at (const WeftEventQueue *q)
 {
-    if (q->b[0].len > 0)
+    if (q->b[0].len > 0 || q->z.count > 0)
         return q->last;
     if (q->nonempty == 0)
         return WEFT_TIME_NEVER;

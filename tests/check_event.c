@@ -1,6 +1,9 @@
 /* tests/check_event.c - the event queue and the run loop.
  *
- * Checks: events pop in (time, key) order against a sorted reference for many random events;
+ * Checks: events pop in (time, key) order against a sorted reference for many random events,
+ * with bucket 0 a heap and indexed by scheduling id (thresholds 0, 16, the default and never;
+ * changes of mode both ways; the index given up for the heap; the index grown while it holds
+ * events);
  * ties at one time break by the scheduling object's id, then by its own counter, whatever the
  * order of scheduling; the run loop stops at `duration`, on a dry queue with work pending
  * (hang), when the watchdog sees no progress for hang_timeout (and not while progress goes on),
@@ -170,6 +173,152 @@ START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
     ck_assert (!weft_evq_pop (&q, &ev));
     g_sequence_free (ref);
     gsl_rng_free (r);
+    weft_evq_clear (&q);
+}
+END_TEST
+
+/* A key under @id in one of the ranges of sim/event.h (an object's counter, WIRE, START, CTL,
+ * WAKE), never pushed before: mostly the range's next number, now and then a random one (a
+ * range that has wrapped, a flow started out of order), so that one id's keys interleave. */
+static guint64
+range_key (gsl_rng *r, GHashTable *used, guint64 *next, guint32 id)
+{
+    static const guint32 base[] = { 0, 0x80000000u, 0xa0000000u, 0xc0000000u, 0xe0000000u };
+    for (;;) {
+        guint which = (guint) gsl_rng_uniform_int (r, G_N_ELEMENTS (base));
+        guint32 low = gsl_rng_uniform_int (r, 10) < 7 ? (guint32) next[which]++
+                                                      : (guint32) gsl_rng_uniform_int (r, 1u << 29);
+        guint64 key = ((guint64) id << 32) | base[which] | (low & 0x1fffffffu);
+        if (!g_hash_table_contains (used, &key)) {
+            guint64 *k = g_new (guint64, 1);
+            *k = key;
+            g_hash_table_add (used, k);
+            return key;
+        }
+    }
+}
+
+/* Bucket 0 indexed by scheduling id (sim/event.c) pops exactly what the heap pops: random
+ * pushes and pops against a sorted reference, with thousands of events at one picosecond,
+ * keys in every range of sim/event.h under one id (so its list is inserted into at its end,
+ * its front and its middle), one id holding thousands at t = 0 (a NIC's flow starts) into
+ * which keys are inserted far from its ends (the index gives up for the heap), ids beyond what
+ * the index holds, pushes at the current picosecond below and above the last key popped, the
+ * threshold changed while bucket 0 is indexed, pop_before and rewind.  Each threshold run must
+ * have seen bucket 0 indexed and given up on the index; a wrong pop fails at once. */
+START_TEST (test_event_index_matches_sorted_reference)
+{
+    static const guint32 thresholds[] = { 0, 16, WEFT_EVQ_INDEX_THRESHOLD, G_MAXUINT32 };
+    for (guint ti = 0; ti < G_N_ELEMENTS (thresholds); ti++) {
+        const guint32 threshold = thresholds[ti];
+        WeftEventQueue q;
+        weft_evq_init (&q);
+        weft_evq_set_index_threshold (&q, threshold);
+        gsl_rng *r = weft_rng_new (17 + ti, 1);
+        GSequence *ref = g_sequence_new (g_free);
+        GHashTable *used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+        guint64 next[5] = { 0 };
+        /* Thousands at t = 0 under id 7 (in key order, as a NIC starts its flows), and thousands
+         * over three picoseconds under ids 0 to 3999. */
+        for (guint i = 0; i < 9000; i++) {
+            WeftEvent *ev = g_new (WeftEvent, 1);
+            gboolean hot = i < 3000;
+            guint32 id = hot ? 7 : (guint32) gsl_rng_uniform_int (r, 4000);
+            *ev = (WeftEvent){ .at = hot ? 0 : 1000 * gsl_rng_uniform_int (r, 3),
+                               .key = hot ? (7ull << 32 | 0xa0000000u | i)
+                                          : range_key (r, used, next, id) };
+            if (hot) {
+                guint64 *k = g_new (guint64, 1);
+                *k = ev->key;
+                g_hash_table_add (used, k);
+            }
+            weft_evq_push (&q, ev);
+            g_sequence_insert_sorted (ref, ev, cmp_event_seq, NULL);
+        }
+        guint max_len = 0, indexed = 0, gave_up = 0, heap_large = 0;
+        weft_time_t now = 0;
+        for (guint step = 0; step < 40000 && g_sequence_get_length (ref) > 0; step++) {
+            GSequenceIter *first = g_sequence_get_begin_iter (ref);
+            const WeftEvent *want = g_sequence_get (first);
+            ck_assert_uint_eq (weft_evq_peek_at (&q), want->at);
+            WeftEvent ev;
+            if (step % 7 == 0) {
+                ck_assert (!weft_evq_pop_before (&q, want->at, want->key, &ev));
+                ck_assert (weft_evq_pop_before (&q, want->at, want->key + 1, &ev));
+            } else
+                ck_assert (weft_evq_pop (&q, &ev));
+            ck_assert_uint_eq (ev.at, want->at);
+            ck_assert_uint_eq (ev.key, want->key);
+            g_sequence_remove (first);
+            now = ev.at;
+            indexed += q.z.count > 0;
+            gave_up += q.z.index_at != G_MAXUINT32 && q.z.threshold == G_MAXUINT32;
+            heap_large += q.b[0].len > 64;
+            guint pushes = (guint) gsl_rng_uniform_int (r, step < 15000 ? 3 : 2);
+            for (guint k = 0; k < pushes; k++) {
+                WeftEvent *add = g_new (WeftEvent, 1);
+                guint what = (guint) gsl_rng_uniform_int (r, 10);
+                weft_time_t at =
+                    what < 6 ? now : now + 1 + gsl_rng_uniform_int (r, 1u << (2 * what));
+                guint pick = (guint) gsl_rng_uniform_int (r, 1000);
+                /* now and then the hot id (early on, while it holds thousands), an id beyond
+                 * what the index holds (for a while), or one it must grow to hold */
+                guint32 id = pick < 5 && step < 3000 ? 7
+                             : pick == 5 && step >= 20000 && step < 22000
+                                 ? (1u << 24) + (guint32) gsl_rng_uniform_int (r, 1000)
+                             : pick < 16 ? (guint32) gsl_rng_uniform_int (r, 1u << 20)
+                                         : (guint32) gsl_rng_uniform_int (r, 4000);
+                *add = (WeftEvent){ .at = at, .key = range_key (r, used, next, id) };
+                weft_evq_push (&q, add);
+                g_sequence_insert_sorted (ref, add, cmp_event_seq, NULL);
+            }
+            max_len = MAX (max_len, (guint) weft_evq_len (&q));
+            ck_assert_uint_eq (weft_evq_len (&q), (guint) g_sequence_get_length (ref));
+            /* The threshold changed while bucket 0 may be indexed (both ways), and back. */
+            if (step % 3001 == 1000)
+                weft_evq_set_index_threshold (&q, step % 2 ? G_MAXUINT32 : 0);
+            if (step % 3001 == 1500)
+                weft_evq_set_index_threshold (&q, threshold);
+            if (step % 4999 == 0 && now > 0)
+                weft_evq_rewind (&q, now - 1);
+        }
+        ck_assert_uint_eq (g_sequence_get_length (ref), 0);
+        ck_assert_uint_ge (max_len, 9000);
+        if (threshold != G_MAXUINT32) {
+            ck_assert_uint_gt (indexed, 5000);
+            ck_assert_uint_gt (gave_up, 0);
+        } else
+            ck_assert_uint_gt (heap_large, 1000);
+        WeftEvent ev;
+        ck_assert (!weft_evq_pop (&q, &ev));
+        g_hash_table_destroy (used);
+        g_sequence_free (ref);
+        gsl_rng_free (r);
+        weft_evq_clear (&q);
+    }
+}
+END_TEST
+
+/* The index grows while it holds events (ids it has not seen, one more level of its bitmap):
+ * the events it held before come out in their place, not after the new one. */
+START_TEST (test_event_index_grows_while_holding_events)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    weft_evq_set_index_threshold (&q, 0);
+    static const guint32 ids[] = { 5000, 5, 70000, 3, (1u << 20) + 1, 4999 };
+    for (guint i = 0; i < G_N_ELEMENTS (ids); i++) {
+        WeftEvent ev = { .at = 0, .key = (guint64) ids[i] << 32 };
+        weft_evq_push (&q, &ev);
+        ck_assert_uint_eq (q.z.count, i + 1); /* indexed, not given up */
+    }
+    static const guint32 want[] = { 3, 5, 4999, 5000, 70000, (1u << 20) + 1 };
+    WeftEvent ev;
+    for (guint i = 0; i < G_N_ELEMENTS (want); i++) {
+        ck_assert (weft_evq_pop (&q, &ev));
+        ck_assert_uint_eq (ev.key >> 32, want[i]);
+    }
+    ck_assert (!weft_evq_pop (&q, &ev));
     weft_evq_clear (&q);
 }
 END_TEST
@@ -356,9 +505,12 @@ test_suite (void)
 {
     Suite *s = suite_create ("event");
     TCase *tc = tcase_create ("queue");
+    tcase_set_timeout (tc, 60); /* seconds: a loaded machine, sanitizers */
     tcase_add_test (tc, test_event_pops_in_time_then_key_order);
     tcase_add_test (tc, test_event_interleaved_matches_linear_scan);
     tcase_add_test (tc, test_event_many_ties_interleaved_match_sorted_reference);
+    tcase_add_test (tc, test_event_index_matches_sorted_reference);
+    tcase_add_test (tc, test_event_index_grows_while_holding_events);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
