@@ -7,13 +7,15 @@ on_arrival (WeftSim *sim, void *target, WeftArg arg)
 {
     WeftLinkTx *link = target;
     WeftPacket *pkt = weft_fifo_pop (&link->wire);
-    g_assert (pkt && pkt->arrive_at == sim->now);
+    g_assert (pkt && pkt == arg.ptr && pkt->arrive_at == sim->now);
     pkt->in_port = link->peer_port;
     pkt->hop++;
+    /* The event's argument is the packet it delivers, borrowed: the queue prefetches it beside
+     * the wire (sim/event.c) before this runs; the wire's FIFO stays the state. */
     if (link->wire.head)
         weft_sim_schedule_keyed (sim, pkt->next_at,
                                  WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
-                                 (WeftArg){ 0 });
+                                 (WeftArg){ .ptr = link->wire.head });
     link->peer->klass->receive (link->peer, link->peer_port, pkt);
 }
 
@@ -101,7 +103,7 @@ weft_link_put (WeftLinkTx *link, WeftPacket *pkt)
     if (was_empty)
         weft_sim_schedule_keyed (link->owner->sim, pkt->arrive_at,
                                  WEFT_KEY_WIRE (link->sched_id, link->arrivals++), on_arrival, link,
-                                 (WeftArg){ 0 });
+                                 (WeftArg){ .ptr = pkt });
 }
 
 void

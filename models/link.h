@@ -10,7 +10,8 @@
  * much later, as the NIC's own event; flow-control frames skip the pipeline on a FIFO of their
  * own (ctl).
  * Packets in flight are kept in the wire's own FIFO and only the head's arrival is scheduled
- * (htsim's pipe), so events never own packets and teardown finds every packet.
+ * (htsim's pipe), so events never own packets and teardown finds every packet.  The arrival
+ * event's argument names the packet it delivers (borrowed), for the event queue to prefetch.
  * InfiniBand flow-control packets (credits) are not on that FIFO and have no arrival event:
  * weft_link_send_credit() hands them to the far port at once, with their arrival time, and
  * that port applies them when due (models/ib_credit.h).

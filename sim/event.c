@@ -351,8 +351,10 @@ index_pop_next (WeftEventQueue *q, WeftEvent *out)
     index_pop (&q->z, out);
     q->len--;
     /* as in weft_evq_pop; the next record is the index's least, q->z.node[q->z.min] */
-    if (q->z.count > 0)
+    if (q->z.count > 0) {
         __builtin_prefetch (q->z.node[q->z.min].ev.target);
+        __builtin_prefetch (q->z.node[q->z.min].ev.arg.ptr);
+    }
 }
 
 void
@@ -506,9 +508,14 @@ weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
     zero_pop (&q->b[0], out);
     q->len--;
     /* The next event of this picosecond (many share one) is known now: start loading its
-     * target (a port, a wire, a NIC) while this one runs. */
-    if (q->b[0].len > 0)
+     * target (a port, a wire, a NIC) while this one runs, and what its argument points to: a
+     * wire's arrival carries the arriving packet (models/link.c), whose line has gone cold on
+     * the wire and which the target's line would otherwise have to name first.  Any other
+     * argument is a number; a prefetch never faults, so that one loads nothing useful. */
+    if (q->b[0].len > 0) {
         __builtin_prefetch (q->b[0].v[0].target);
+        __builtin_prefetch (q->b[0].v[0].arg.ptr);
+    }
     return TRUE;
 }
 
