@@ -11,6 +11,7 @@ weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
     ib->cfg = cfg;
     ib->limit = limit;
     ib->capacity = capacity;
+    ib->return_next = G_MAXUINT64;
     memcpy (ib->sl2vl, cfg->sl2vl, sizeof ib->sl2vl);
     for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
         ib->avail[v] = limit;
@@ -23,10 +24,7 @@ weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt)
 {
     if (pkt->kind == WEFT_PKT_CREDIT) {
         /* Everything freed so far for this VL rides on this FCP. */
-        pkt->seq = ib->pending[pkt->vl];
-        ib->pending[pkt->vl] = 0;
-        ib->fcp_queued &= ~(1u << pkt->vl);
-        ib->fcps_sent++;
+        pkt->seq = weft_ib_fcp_take (ib, pkt->vl);
         return;
     }
     guint32 c = weft_ib_pkt_credits (ib, pkt);
@@ -87,28 +85,51 @@ weft_ib_grant (WeftIbPort *ib, guint vl)
     return TRUE;
 }
 
-void
-weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp)
+static inline void
+add_credits (WeftIbPort *ib, guint vl, guint32 credits)
 {
-    ib->avail[fcp->vl] += (guint32) fcp->seq;
+    ib->avail[vl] += credits;
     /* With a shared pool downstream the sender may hold more than the private limit. */
-    g_assert (ib->avail[fcp->vl] <= ib->limit || ib->cfg->shared_credits > 0);
+    g_assert (ib->avail[vl] <= ib->limit || ib->cfg->shared_credits > 0);
 }
 
 void
-weft_ib_apply_due (WeftIbPort *ib, WeftPacketPool *pool, weft_time_t now, guint64 now_key)
+weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp)
+{
+    add_credits (ib, fcp->vl, (guint32) fcp->seq);
+}
+
+void
+weft_ib_return_grow (WeftIbPort *ib)
+{
+    /* Twice the records (from 8), the ring unwrapped into the new block's start. */
+    guint32 cap = ib->returning ? 2 * (ib->ret_mask + 1) : 8;
+    WeftIbReturn *ring = g_new (WeftIbReturn, cap);
+    for (guint32 i = 0; i < ib->ret_len; i++)
+        ring[i] = *weft_ib_return_at (ib, i);
+    g_free (ib->returning);
+    ib->returning = ring;
+    ib->ret_head = 0;
+    ib->ret_mask = cap - 1;
+}
+
+void
+weft_ib_apply_due (WeftIbPort *ib, weft_time_t now, guint64 now_key)
 {
     while (weft_ib_fcp_due (ib, now, now_key)) {
-        WeftPacket *fcp = weft_fifo_pop (&ib->returning);
-        weft_ib_on_fcp (ib, fcp);
-        weft_packet_release (pool, fcp);
+        const WeftIbReturn *r = &ib->returning[ib->ret_head];
+        add_credits (ib, r->vl, r->credits);
+        ib->ret_head = (ib->ret_head + 1) & ib->ret_mask;
+        ib->return_next = --ib->ret_len ? ib->returning[ib->ret_head].arrive_at : G_MAXUINT64;
     }
 }
 
 void
-weft_ib_port_clear (WeftIbPort *ib, WeftPacketPool *pool)
+weft_ib_port_clear (WeftIbPort *ib)
 {
-    weft_fifo_release_all (&ib->returning, pool);
+    g_clear_pointer (&ib->returning, g_free);
+    ib->ret_head = ib->ret_len = ib->ret_mask = 0;
+    ib->return_next = G_MAXUINT64;
 }
 
 void

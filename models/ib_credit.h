@@ -18,8 +18,9 @@
  * private buffer - the upstream sender sees more credits while the port is busy.
  *
  * Lazy credit application: an FCP is not an event.  When it is sent, the wire hands it at once
- * to the port whose credits it carries (weft_link_send_credit), whose `returning` FIFO holds
- * the FCPs on their way in arrival order, each with the arrive_at the wire gives it.  Before
+ * to the port whose credits it carries (weft_link_send_credit, or the port itself), whose
+ * `returning` ring holds the FCPs on their way in arrival order, each as a small record (VL,
+ * credits, the arrive_at the wire gives it), and `return_next` the first one's arrive_at.  Before
  * anything reads `avail` (the port choosing what to send, adaptive routing's load, IB CC's
  * marking), weft_ib_sync() applies every FCP whose arrival event would already have run: one
  * due before now, or at now with its wire's scheduling id (`return_key`) at or below the
@@ -30,7 +31,13 @@
  * event (models/port.h, credit_wake) for the first FCP still on its way, keyed by the wire's
  * identity as the arrival was; a port that is busy or has nothing waiting needs none.
  * Cost: one event per FCP that reaches a stalled port instead of one per FCP; a sync with
- * nothing on the way is one load and a branch, and applying an FCP is a pop and an add.
+ * nothing due is one load and a compare, and applying an FCP is a ring pop and an add.
+ *
+ * No packet object: an FCP waiting for its port's transmitter is a VL in `fcp_ring` (at most
+ * one per VL: fcp_queued), and one sent is a record in the far port's `returning`; neither
+ * takes a packet from the pool (models/port.c, weft_port_queue_fcp).  Only where the FCP must
+ * be a packet - a port with a fault acting on its link (link-level retry may hold it) or a cut
+ * link of a run across ranks (it is posted by value) - is one made, as it starts.
  *
  * Invariant (checked by weft_network_check_credits): for every link direction and VL,
  * sender avail + credits of its packets on the wire + credits of packets buffered at the
@@ -47,14 +54,23 @@
 #include "sim/packet.h"
 #include "sim/sim.h"
 
+/* An FCP on its way to the port whose credits it carries: applied at arrive_at. */
+typedef struct {
+    weft_time_t arrive_at;
+    guint32 credits;
+    guint32 vl;
+} WeftIbReturn;
+
 typedef struct {
     const WeftIbConfig *cfg;
     guint8 sl2vl[WEFT_IB_SLS]; /* the VL a packet of each SL leaves this port on */
     /* sender side */
     guint32 avail[WEFT_IB_MAX_VLS];
-    guint32 limit;            /* the peer's advertised buffer per VL, in credits */
-    WeftPacketFifo returning; /* FCPs from the peer on their way here, by arrival (owned) */
-    guint64 return_key;       /* the peer port's scheduling id << 32 (sim/event.h) */
+    guint32 limit;           /* the peer's advertised buffer per VL, in credits */
+    weft_time_t return_next; /* arrive_at of returning's first FCP; G_MAXUINT64: none */
+    guint64 return_key;      /* the peer port's scheduling id << 32 (sim/event.h) */
+    WeftIbReturn *returning; /* ring of FCPs from the peer on their way here, by arrival (owned) */
+    guint32 ret_head, ret_len, ret_mask; /* first record, records, capacity - 1 (a power of 2) */
     /* receiver side */
     guint32 used[WEFT_IB_MAX_VLS];
     guint32 pending[WEFT_IB_MAX_VLS];
@@ -64,6 +80,8 @@ typedef struct {
     guint32 grant_unit;               /* credits lent at a time: one largest packet */
     guint64 loans;                    /* times the pool lent to this port */
     guint32 fcp_queued;               /* bit per VL: an FCP waits in this port's egress */
+    guint8 fcp_ring[16];              /* the VLs whose FCP waits in class 0, in order */
+    guint8 fcp_head, fcp_n;           /* first of fcp_ring, and how many */
     guint64 lossless_drops;
     guint64 fcps_sent;
     WeftVlArb arb;
@@ -93,6 +111,35 @@ weft_ib_can_send (const WeftIbPort *ib, const WeftPacket *pkt)
  * filled in here). */
 void weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt);
 
+/* An FCP for @vl starts: everything freed so far for @vl rides on it.  Returns its credits. */
+static inline guint32
+weft_ib_fcp_take (WeftIbPort *ib, guint vl)
+{
+    guint32 c = ib->pending[vl];
+    ib->pending[vl] = 0;
+    ib->fcp_queued &= ~(1u << vl);
+    ib->fcps_sent++;
+    return c;
+}
+
+/* FCPs waiting for the transmitter, as VLs (class 0, in order). */
+static inline void
+weft_ib_fcp_ring_push (WeftIbPort *ib, guint vl)
+{
+    g_assert (ib->fcp_n < G_N_ELEMENTS (ib->fcp_ring));
+    ib->fcp_ring[(ib->fcp_head + ib->fcp_n++) & 15u] = (guint8) vl;
+}
+
+static inline guint
+weft_ib_fcp_ring_pop (WeftIbPort *ib)
+{
+    guint vl = ib->fcp_ring[ib->fcp_head];
+    ib->fcp_head = (guint8) ((ib->fcp_head + 1u) & 15u);
+    ib->fcp_n--;
+    return vl;
+}
+G_STATIC_ASSERT (WEFT_IB_MAX_VLS <= 16); /* fcp_ring: at most one FCP per VL waits */
+
 /* @pkt arrived on the port owning @ib and enters the node's buffer.  FALSE when the buffer
  * cannot hold it: the caller drops it (a lossless violation, counted here). */
 gboolean weft_ib_on_arrival (WeftIbPort *ib, WeftPacket *pkt);
@@ -113,16 +160,40 @@ gboolean weft_ib_grant (WeftIbPort *ib, guint vl);
 /* An FCP from the peer arrived: its credits become available again. */
 void weft_ib_on_fcp (WeftIbPort *ib, const WeftPacket *fcp);
 
-/* Applies (and releases) the FCPs of `returning` that are due at @now for an event of key
- * @now_key (see above). */
-void weft_ib_apply_due (WeftIbPort *ib, WeftPacketPool *pool, weft_time_t now, guint64 now_key);
+/* The @i-th FCP on its way to @ib (0: the first), i < ret_len. */
+static inline const WeftIbReturn *
+weft_ib_return_at (const WeftIbPort *ib, guint32 i)
+{
+    return &ib->returning[(ib->ret_head + i) & ib->ret_mask];
+}
 
-/* Whether the first FCP on its way is due for the running event. */
+/* Makes room for one more FCP on its way (the ring is full or not yet allocated). */
+void weft_ib_return_grow (WeftIbPort *ib);
+
+/* An FCP for @vl carrying @credits is on its way to @ib, to be applied at @arrive_at (no
+ * earlier than the last one pushed). */
+static inline void
+weft_ib_return_push (WeftIbPort *ib, weft_time_t arrive_at, guint vl, guint32 credits)
+{
+    if (G_UNLIKELY (ib->returning == NULL || ib->ret_len > ib->ret_mask))
+        weft_ib_return_grow (ib);
+    g_assert (ib->ret_len == 0 || arrive_at >= weft_ib_return_at (ib, ib->ret_len - 1)->arrive_at);
+    ib->returning[(ib->ret_head + ib->ret_len) & ib->ret_mask] =
+        (WeftIbReturn){ .arrive_at = arrive_at, .credits = credits, .vl = vl };
+    if (ib->ret_len++ == 0)
+        ib->return_next = arrive_at;
+}
+
+/* Applies the FCPs of `returning` that are due at @now for an event of key @now_key (see
+ * above). */
+void weft_ib_apply_due (WeftIbPort *ib, weft_time_t now, guint64 now_key);
+
+/* Whether the first FCP on its way is due for the running event (none: return_next is
+ * G_MAXUINT64, never at or before a running event's time). */
 static inline gboolean
 weft_ib_fcp_due (const WeftIbPort *ib, weft_time_t now, guint64 now_key)
 {
-    const WeftPacket *head = ib->returning.head;
-    return head && (head->arrive_at < now || (head->arrive_at == now && ib->return_key <= now_key));
+    return ib->return_next < now || (ib->return_next == now && ib->return_key <= now_key);
 }
 
 /* Brings `avail` up to date for the running event of @sim: call before reading it. */
@@ -130,11 +201,11 @@ static inline void
 weft_ib_sync (WeftIbPort *ib, WeftSim *sim)
 {
     if (G_UNLIKELY (weft_ib_fcp_due (ib, sim->now, sim->now_key)))
-        weft_ib_apply_due (ib, &sim->pool, sim->now, sim->now_key);
+        weft_ib_apply_due (ib, sim->now, sim->now_key);
 }
 
-/* Releases the FCPs still on their way (teardown). */
-void weft_ib_port_clear (WeftIbPort *ib, WeftPacketPool *pool);
+/* Frees the FCPs still on their way (teardown). */
+void weft_ib_port_clear (WeftIbPort *ib);
 
 /* Stall bookkeeping (PortXmitWait), called by the port. */
 void weft_ib_stall_begin (WeftIbPort *ib, weft_time_t now);

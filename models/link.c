@@ -56,15 +56,16 @@ set_arrival (const WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft
 
 gboolean
 weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end,
-                       WeftPacketFifo *inbox)
+                       WeftIbPort *far)
 {
     set_arrival (link, pkt, tx_start, tx_end);
     if (G_UNLIKELY (link->post != NULL)) {
         link->post (link->post_data, link, pkt);
         return FALSE;
     }
-    g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
-    weft_fifo_push (inbox, pkt);
+    g_assert (pkt->arrive_at == weft_link_fcp_arrival (link, pkt->size, tx_start, tx_end));
+    weft_ib_return_push (far, pkt->arrive_at, pkt->vl, (guint32) pkt->seq);
+    weft_packet_release (&link->owner->sim->pool, pkt);
     return TRUE;
 }
 

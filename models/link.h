@@ -13,8 +13,9 @@
  * (htsim's pipe), so events never own packets and teardown finds every packet.  The arrival
  * event's argument names the packet it delivers (borrowed), for the event queue to prefetch.
  * InfiniBand flow-control packets (credits) are not on that FIFO and have no arrival event:
- * weft_link_send_credit() hands them to the far port at once, with their arrival time, and
- * that port applies them when due (models/ib_credit.h).
+ * weft_link_send_fcp() (or weft_link_send_credit(), for one that is a packet) hands them to
+ * the far port at once, as a record with their arrival time, and that port applies them when
+ * due (models/ib_credit.h).
  * Ignores: bit errors and link failures (a later issue adds them here).
  *
  * A packet crosses a link only through weft_link_send(): no model reaches into the far end's
@@ -23,6 +24,7 @@
 #ifndef WEFT_MODELS_LINK_H
 #define WEFT_MODELS_LINK_H
 
+#include "models/ib_credit.h"
 #include "sim/model.h"
 #include "sim/sim.h"
 
@@ -64,12 +66,36 @@ typedef struct WeftLinkTxS {
 void weft_link_send (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start, weft_time_t tx_end);
 
 /* Puts the InfiniBand flow-control packet @pkt on the wire without an event of its own: it
- * is pushed, with the arrive_at the wire would give it, onto @inbox, the far port's FIFO of
- * credits on their way (models/ib_credit.h), which applies it when it next needs credits.
- * On a cut link it is posted to the far rank instead, and FALSE is returned (@inbox is that
+ * is pushed, as a record with the arrive_at the wire would give it, onto @far's credits on
+ * their way (models/ib_credit.h), which applies it when it next needs credits, and released.
+ * On a cut link it is posted to the far rank instead, and FALSE is returned (@far is that
  * rank's).  (transfer full) */
 gboolean weft_link_send_credit (WeftLinkTx *link, WeftPacket *pkt, weft_time_t tx_start,
-                                weft_time_t tx_end, WeftPacketFifo *inbox);
+                                weft_time_t tx_end, WeftIbPort *far);
+
+/* When an InfiniBand FCP of @size bytes sent over [@tx_start, @tx_end] is handed to the far
+ * port: the arrive_at weft_link_send_credit gives an FCP packet (whose dst is 0).  It skips
+ * a NIC's receive pipeline (rx_ps), as the ctl FIFO's frames do. */
+static inline weft_time_t
+weft_link_fcp_arrival (const WeftLinkTx *link, guint32 size, weft_time_t tx_start,
+                       weft_time_t tx_end)
+{
+    if (G_UNLIKELY (link->cut_bytes && size > link->cut_bytes && !link->rx_ps &&
+                    link->peer->node != 0))
+        return tx_start + weft_time_serialize (link->cut_bytes, link->rate_bps) + link->delay_ps;
+    return tx_end + link->delay_ps;
+}
+
+/* An InfiniBand FCP for @vl carrying @credits, @size bytes sent over [@tx_start, @tx_end],
+ * that is no packet: its record joins @far's credits on their way, as weft_link_send_credit
+ * does.  Not on a cut link (post set: an FCP crosses ranks as a packet). */
+static inline void
+weft_link_send_fcp (const WeftLinkTx *link, WeftIbPort *far, guint vl, guint32 credits,
+                    guint32 size, weft_time_t tx_start, weft_time_t tx_end)
+{
+    g_assert (link->post == NULL);
+    weft_ib_return_push (far, weft_link_fcp_arrival (link, size, tx_start, tx_end), vl, credits);
+}
 
 /* The far side of a cut link: puts @pkt, sent by another rank with its arrival times set, on
  * this rank's copy of the wire (or its ctl FIFO) and schedules its arrival as weft_link_send

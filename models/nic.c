@@ -1175,7 +1175,7 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
     WeftModel *m = nic->owner;
     /* The HCA moves what arrives to memory at once: its buffer space is free again. */
     if (in->ib && weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
+        weft_port_queue_fcp (in, pkt->in_vl);
     if (G_UNLIKELY (pkt->dst != m->node)) {
         nic->misdelivered++;
         weft_packet_release (&m->sim->pool, pkt);

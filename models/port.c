@@ -42,7 +42,7 @@ weft_port_clear (WeftPort *port)
     port->staged = NULL;
     weft_link_clear (&port->link);
     if (port->ib)
-        weft_ib_port_clear (port->ib, pool);
+        weft_ib_port_clear (port->ib);
     g_clear_pointer (&port->ib, g_free);
     port->pfc = NULL; /* the run's arena owns it */
 }
@@ -93,18 +93,16 @@ on_credit_wake (WeftSim *sim, void *target, WeftArg arg)
 static inline void
 arm_credit_wake (WeftPort *port)
 {
-    const WeftPacket *head = port->ib->returning.head;
-    if (head && port->far && !weft_timer_pending (&port->credit_wake))
-        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->wake_sched, head->arrive_at,
-                           on_credit_wake, port, 0);
+    if (port->ib->ret_len && port->far && !weft_timer_pending (&port->credit_wake))
+        weft_timer_arm_at (port->owner->sim, &port->credit_wake, &port->wake_sched,
+                           port->ib->return_next, on_credit_wake, port, 0);
 }
 
 void
 weft_port_credit_in (WeftPort *port, WeftPacket *pkt)
 {
-    WeftPacketFifo *inbox = &port->ib->returning;
-    g_assert (!inbox->tail || pkt->arrive_at >= inbox->tail->arrive_at);
-    weft_fifo_push (inbox, pkt);
+    weft_ib_return_push (port->ib, pkt->arrive_at, pkt->vl, (guint32) pkt->seq);
+    weft_packet_release (&port->owner->sim->pool, pkt);
     if (port->ib->stalled)
         arm_credit_wake (port);
 }
@@ -196,12 +194,35 @@ start_tx (WeftPort *port, WeftPacket *pkt, weft_time_t now)
     if (pkt->kind == WEFT_PKT_CREDIT && port->far) {
         /* No arrival event: the far port applies it when due, or wakes for it if stalled. */
         WeftPort *far = port->far;
-        if (weft_link_send_credit (&port->link, pkt, now, end, &far->ib->returning) &&
-            far->ib->stalled)
+        if (weft_link_send_credit (&port->link, pkt, now, end, far->ib) && far->ib->stalled)
             arm_credit_wake (far);
         return;
     }
     weft_link_send (&port->link, pkt, now, end);
+}
+
+/* An InfiniBand FCP for @vl starts: start_tx without a packet where none is needed (see
+ * models/ib_credit.h): what it counts, spends and hands to the far port is the same.  No
+ * departure hook runs: switch_depart ignores flow-control packets. */
+static void
+start_fcp (WeftPort *port, guint vl, weft_time_t now)
+{
+    WeftIbPort *ib = port->ib;
+    if (G_UNLIKELY (port->fault != NULL || port->link.post != NULL || port->far == NULL)) {
+        start_tx (port, weft_ib_fcp_new (&port->owner->sim->pool, ib, vl), now);
+        return;
+    }
+    guint32 size = (guint32) ib->cfg->fc_bytes;
+    weft_time_t ser = weft_time_serialize (size, port->link.rate_bps);
+    weft_time_t end = now + ser; /* an FCP's tail_at is 0: it is no cut-through packet */
+    port->busy_until = end;
+    port->busy_ps += ser;
+    port->s_bytes += size;
+    port->s_packets++;
+    WeftIbPort *far = port->far->ib;
+    weft_link_send_fcp (&port->link, far, vl, weft_ib_fcp_take (ib, vl), size, now, end);
+    if (far->stalled)
+        arm_credit_wake (port->far);
 }
 
 /* At most one "transmitter free" event per port: arming a pending timer does nothing.  After a
@@ -319,20 +340,42 @@ pull_needs_look (WeftPort *port)
     return FALSE;
 }
 
-/* @pkt, just dequeued, starts; the transmitter looks again when it frees if anything may
- * be waiting then. */
+/* After a dequeued packet started: the transmitter looks again when it frees if anything
+ * may be waiting then. */
 static inline void
-send_dequeued (WeftPort *port, WeftPacket *pkt, weft_time_t now)
+after_dequeued (WeftPort *port)
 {
-    start_tx (port, pkt, now);
     port->defer_key = 0;
     if (port->q_bytes > 0 || (port->ib && port->staged) || pull_needs_look (port))
         ensure_free_event (port);
 }
 
+/* @pkt, just dequeued, starts. */
+static inline void
+send_dequeued (WeftPort *port, WeftPacket *pkt, weft_time_t now)
+{
+    start_tx (port, pkt, now);
+    after_dequeued (port);
+}
+
+/* InfiniBand: the FCP for @vl, just dequeued (or never queued), starts. */
+static inline void
+send_fcp_dequeued (WeftPort *port, guint vl, weft_time_t now)
+{
+    start_fcp (port, vl, now);
+    after_dequeued (port);
+}
+
 static gboolean
 try_send (WeftPort *port, weft_time_t now)
 {
+    if (port->ib && G_UNLIKELY (port->ib->fcp_n != 0) && !port->q[0].head) {
+        /* Class 0's FCPs (after any replayed into q[0]: requeue_head puts them first). */
+        guint vl = weft_ib_fcp_ring_pop (port->ib);
+        queue_changed (port, now, port->q_bytes - port->ib->cfg->fc_bytes);
+        send_fcp_dequeued (port, vl, now);
+        return TRUE;
+    }
     WeftPacket *pkt = port->ib ? dequeue_ib (port, now) : dequeue_plain (port, now);
     if (!pkt)
         return FALSE;
@@ -442,7 +485,8 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         weft_packet_release (&sim->pool, pkt);
         return FALSE;
     }
-    if (port->ib && pkt->kind == WEFT_PKT_CREDIT && !port->q[0].head && idle (port, now)) {
+    if (port->ib && pkt->kind == WEFT_PKT_CREDIT && !port->q[0].head && !port->ib->fcp_n &&
+        idle (port, now)) {
         /* An InfiniBand FCP at an idle port leaves at once (dequeue_ib serves class 0 first):
          * the queue's depth rises and falls at this picosecond as if it had joined class 0,
          * without the FIFO's round trip. */
@@ -460,6 +504,35 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
     else
         ensure_free_event (port);
     return TRUE;
+}
+
+void
+weft_port_queue_fcp (WeftPort *port, guint vl)
+{
+    WeftIbPort *ib = port->ib;
+    weft_time_t now = port->owner->sim->now;
+    guint64 size = ib->cfg->fc_bytes;
+    /* As weft_port_enqueue of an FCP packet, which the buffer could refuse (the bit of
+     * fcp_queued then stays set, as it did). */
+    if (G_UNLIKELY (port->q_bytes + size > port->cap_bytes && !port->header_room)) {
+        port->drops++;
+        port->s_drops++;
+        return;
+    }
+    if (!port->q[0].head && !ib->fcp_n && idle (port, now)) {
+        /* At an idle port it leaves at once: the queue's depth rises and falls at this
+         * picosecond as if it had joined class 0. */
+        queue_changed (port, now, port->q_bytes + size);
+        queue_changed (port, now, port->q_bytes - size);
+        send_fcp_dequeued (port, vl, now);
+        return;
+    }
+    weft_ib_fcp_ring_push (ib, vl);
+    queue_changed (port, now, port->q_bytes + size);
+    if (idle (port, now))
+        try_send (port, now);
+    else
+        ensure_free_event (port);
 }
 
 void

@@ -168,6 +168,11 @@ void weft_port_set_far (WeftPort *port, WeftPort *far);
  * (transfer full) */
 gboolean weft_port_enqueue (WeftPort *port, WeftPacket *pkt);
 
+/* InfiniBand: an FCP for @vl joins class 0 of @port, or leaves at once if the port is idle;
+ * as weft_port_enqueue of weft_ib_fcp_new()'s packet, without the packet (models/ib_credit.h).
+ * Call when weft_ib_release() or weft_ib_grant() says one must be queued. */
+void weft_port_queue_fcp (WeftPort *port, guint vl);
+
 /* Something may be sendable now (the pull source has data, credits came back): start the
  * transmitter if it is idle. */
 void weft_port_kick (WeftPort *port);

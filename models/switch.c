@@ -141,7 +141,7 @@ switch_depart (WeftModel *m, WeftPort *port, WeftPacket *pkt)
         return;
     WeftPort *in = &self->ports[pkt->in_port];
     if (in->ib && weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
+        weft_port_queue_fcp (in, pkt->in_vl);
     if (self->buffer) {
         WeftBuffer *buf = self->buffer;
         if (self->pfc_ingress) {
@@ -295,7 +295,7 @@ drop_at_input (WeftSwitch *self, guint in_port, WeftPacket *pkt)
 {
     WeftPort *in = &self->ports[in_port];
     if (in->ib && weft_ib_release (in->ib, pkt))
-        weft_port_enqueue (in, weft_ib_fcp_new (&self->parent.sim->pool, in->ib, pkt->in_vl));
+        weft_port_queue_fcp (in, pkt->in_vl);
     weft_packet_release (&self->parent.sim->pool, pkt);
 }
 
@@ -381,7 +381,7 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         return;
     }
     if (in->ib && in->ib->pool_free && weft_ib_grant (in->ib, pkt->in_vl))
-        weft_port_enqueue (in, weft_ib_fcp_new (&m->sim->pool, in->ib, pkt->in_vl));
+        weft_port_queue_fcp (in, pkt->in_vl);
     if (self->agent && pkt->dst == m->node) {
         weft_nic_agent_receive (self->agent, in, pkt);
         return;

@@ -290,9 +290,9 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                                 buffered += weft_ib_credits (cfg, p->size);
             }
             /* FCPs on their way back, not yet applied (models/ib_credit.h). */
-            for (const WeftPacket *p = tx->ib->returning.head; p; p = p->next)
-                if (p->vl == v)
-                    returning += p->seq;
+            for (guint32 r = 0; r < tx->ib->ret_len; r++)
+                if (weft_ib_return_at (tx->ib, r)->vl == v)
+                    returning += weft_ib_return_at (tx->ib, r)->credits;
             guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
             guint64 advertised = (guint64) rx->ib->capacity + rx->ib->granted[v];
             if (sum != advertised || buffered != rx->ib->used[v]) {

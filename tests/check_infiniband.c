@@ -431,29 +431,76 @@ START_TEST (test_infiniband_lazy_credits_follow_the_event_order)
     ib->avail[0] = start - 8;
     const guint32 seq[2] = { 3, 5 };
     const weft_time_t at[2] = { 100, 200 };
-    for (guint i = 0; i < 2; i++) {
-        WeftPacket *fcp = weft_ib_fcp_new (&s.sim->pool, ib, 0);
-        fcp->seq = seq[i];
-        fcp->arrive_at = at[i];
-        weft_fifo_push (&ib->returning, fcp);
-    }
+    for (guint i = 0; i < 2; i++)
+        weft_ib_return_push (ib, at[i], 0, seq[i]);
     /* Its 8 credits are on their way: the books balance before any is applied. */
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
     guint64 id = ib->return_key >> 32;
     /* At 100 ps, an event of a lower id runs before the arrival: nothing yet. */
-    weft_ib_apply_due (ib, &s.sim->pool, 100, ((id - 1) << 32) | 0xffff);
+    weft_ib_apply_due (ib, 100, ((id - 1) << 32) | 0xffff);
     ck_assert_uint_eq (ib->avail[0], start - 8);
     /* The same picosecond from an event of a higher id: the first arrival has run. */
-    weft_ib_apply_due (ib, &s.sim->pool, 100, (id + 1) << 32);
+    weft_ib_apply_due (ib, 100, (id + 1) << 32);
     ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
     /* Later, whatever the key, until the second one is due. */
-    weft_ib_apply_due (ib, &s.sim->pool, 199, 0);
+    weft_ib_apply_due (ib, 199, 0);
     ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
-    weft_ib_apply_due (ib, &s.sim->pool, 201, 0);
+    weft_ib_apply_due (ib, 201, 0);
     ck_assert_uint_eq (ib->avail[0], start);
-    ck_assert_ptr_null (ib->returning.head);
+    ck_assert_uint_eq (ib->ret_len, 0);
+    ck_assert_uint_eq (ib->return_next, G_MAXUINT64);
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    weft_session_clear (&s);
+}
+END_TEST
+
+/* The credits on their way are a ring of records: it grows while wrapped (more FCPs on the
+ * way than it held) and still applies them in arrival order, each with its own VL and count;
+ * the conservation check counts every one until it is applied. */
+START_TEST (test_infiniband_fcp_ring_grows_in_arrival_order)
+{
+    WeftSession s;
+    harness_prepare (&s, "[topology]\ngenerator = single_switch\nhosts = 2\n"
+                         "[fabric]\nkind = infiniband\n[workload.w]\nkind = flows\n"
+                         "flows = host0>host1 4KiB\n");
+    WeftPort *port = s.net->ports->pdata[0];
+    WeftIbPort *ib = port->ib;
+    guint64 id = ib->return_key >> 32;
+    guint32 start = ib->avail[0];
+    /* Wrap the ring first: 6 FCPs of 1 credit each, 5 applied. */
+    ib->avail[0] = start - 6;
+    for (guint i = 0; i < 6; i++)
+        weft_ib_return_push (ib, 10 + i, 0, 1);
+    weft_ib_apply_due (ib, 14, (id + 1) << 32);
+    ck_assert_uint_eq (ib->avail[0], start - 1);
+    ck_assert_uint_eq (ib->ret_len, 1);
+    /* Then 20 more, arriving every 10 ps from 100 ps, of i + 1 credits: past the 8 records
+     * held, so it grows with its first record behind the block's end. */
+    guint32 sum = 0;
+    for (guint i = 0; i < 20; i++)
+        sum += i + 1;
+    ib->avail[0] -= sum;
+    for (guint i = 0; i < 20; i++)
+        weft_ib_return_push (ib, 100 + 10 * i, 0, i + 1);
+    ck_assert_uint_eq (ib->ret_len, 21);
+    ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    /* Applied one by one, each exactly when due. */
+    guint32 expect = ib->avail[0];
+    weft_ib_apply_due (ib, 15, (id + 1) << 32);
+    expect += 1;
+    ck_assert_uint_eq (ib->avail[0], expect);
+    for (guint i = 0; i < 20; i++) {
+        weft_ib_apply_due (ib, 100 + 10 * i, (id - 1) << 32); /* a lower id: not yet */
+        ck_assert_uint_eq (ib->avail[0], expect);
+        weft_ib_apply_due (ib, 100 + 10 * i, id << 32); /* the wire's own id: due */
+        expect += i + 1;
+        ck_assert_uint_eq (ib->avail[0], expect);
+        ck_assert_uint_eq (ib->ret_len, 19 - i);
+        ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
+    }
+    ck_assert_uint_eq (ib->avail[0], start);
+    ck_assert_uint_eq (ib->return_next, G_MAXUINT64);
     weft_session_clear (&s);
 }
 END_TEST
@@ -476,6 +523,7 @@ test_suite (void)
     tcase_add_test (tc, test_infiniband_railopt_shift_permutation_at_line_rate);
     tcase_add_test (tc, test_infiniband_railopt_random_permutation_static_vs_adaptive);
     tcase_add_test (tc, test_infiniband_lazy_credits_follow_the_event_order);
+    tcase_add_test (tc, test_infiniband_fcp_ring_grows_in_arrival_order);
     suite_add_tcase (s, tc);
     return s;
 }
