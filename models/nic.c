@@ -612,7 +612,7 @@ on_becn (WeftNicAgent *nic, WeftFlow *f)
                         0);
 }
 
-G_NO_INLINE static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
+static WeftPacket *pull_next (WeftNicAgent *nic, guint port);
 
 /* A port's pacing gap has passed: let its transmitter pull again. */
 static void
@@ -643,8 +643,7 @@ nic_pull (void *source, guint port)
                            on_port_pace, &nic->ports[port], 0);
         return NULL;
     }
-    /* No flow ready: pull_next would return at once (a third of the flagship's pulls), and
-     * apart, its long body's registers are not saved for these and the gap's returns. */
+    /* No flow ready: pull_next would return at once (a third of the flagship's pulls). */
     if (nic->ring_head[port] == NULL)
         return NULL;
     nic->pulling = (gint) port;
@@ -669,7 +668,7 @@ nic_pull_defer (void *source, guint port, weft_time_t at)
     return nic->ring_head[port] == NULL;
 }
 
-G_NO_INLINE static WeftPacket *
+static WeftPacket *
 pull_next (WeftNicAgent *nic, guint port)
 {
     WeftSim *sim = nic->owner->sim;
