@@ -643,6 +643,9 @@ nic_pull (void *source, guint port)
                            on_port_pace, &nic->ports[port], 0);
         return NULL;
     }
+    /* No flow ready: pull_next would return at once (a third of the flagship's pulls). */
+    if (nic->ring_head[port] == NULL)
+        return NULL;
     nic->pulling = (gint) port;
     WeftPacket *pkt = pull_next (nic, port);
     nic->pulling = -1;

@@ -313,7 +313,8 @@ dequeue_ib (WeftPort *port, weft_time_t now)
         }
         return NULL;
     }
-    weft_ib_stall_end (ib, now, port->s_start);
+    if (G_UNLIKELY (ib->stalled)) /* a call only to end a stall */
+        weft_ib_stall_end (ib, now, port->s_start);
     WeftPacket *pkt;
     if (port->q[1 + v].head) {
         pkt = pop_class (port, 1 + v, now);
@@ -447,6 +448,30 @@ on_llr_replay (WeftSim *sim, void *target, WeftArg arg)
         ensure_free_event (port);
 }
 
+/* InfiniBand: data packet @pkt (its VL set) at an idle port with empty queues and no pull
+ * source, where dequeue_ib would find it alone: when its credits are in hand it starts at
+ * once, as joining its VL's FIFO and leaving it at this picosecond would (the queue's depth
+ * rises and falls, the arbitration takes its turn), without the FIFO's round trip; FALSE
+ * (nothing changed but the credits brought up to date) when it must wait. */
+static gboolean
+send_alone_ib (WeftPort *port, WeftPacket *pkt, weft_time_t now)
+{
+    WeftIbPort *ib = port->ib;
+    weft_ib_sync (ib, port->owner->sim);
+    if (!weft_ib_can_send (ib, pkt))
+        return FALSE;
+    gboolean high;
+    if (weft_vlarb_pick (&ib->arb, 1u << pkt->vl, &high) < 0)
+        return FALSE;
+    queue_changed (port, now, port->q_bytes + pkt->size);
+    if (G_UNLIKELY (ib->stalled)) /* a call only to end a stall */
+        weft_ib_stall_end (ib, now, port->s_start);
+    queue_changed (port, now, port->q_bytes - pkt->size);
+    weft_vlarb_sent (&ib->arb, high, pkt->size);
+    send_dequeued (port, pkt, now);
+    return TRUE;
+}
+
 gboolean
 weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
 {
@@ -495,8 +520,11 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         send_dequeued (port, pkt, now);
         return TRUE;
     }
-    if (port->ib && pkt->kind != WEFT_PKT_CREDIT)
+    if (port->ib && pkt->kind != WEFT_PKT_CREDIT) {
         pkt->vl = port->ib->sl2vl[pkt->sl]; /* this port's SL-to-VL table */
+        if (port->q_mask == 0 && !port->pull && idle (port, now) && send_alone_ib (port, pkt, now))
+            return TRUE;
+    }
     push_class (port, weft_port_class (port, pkt), pkt);
     queue_changed (port, now, port->q_bytes + pkt->size);
     if (idle (port, now))

@@ -60,7 +60,7 @@ scan (const WeftIbArbEntry *t, guint n, guint *idx, gint64 *left, guint32 eligib
 }
 
 int
-weft_vlarb_pick (WeftVlArb *a, guint32 eligible, gboolean *high)
+weft_vlarb_pick_scan (WeftVlArb *a, guint32 eligible, gboolean *high)
 {
     const WeftIbConfig *c = a->cfg;
     if (!eligible)
@@ -83,21 +83,13 @@ weft_vlarb_pick (WeftVlArb *a, guint32 eligible, gboolean *high)
 }
 
 void
-weft_vlarb_sent (WeftVlArb *a, gboolean high, guint32 bytes)
+weft_vlarb_sent_high (WeftVlArb *a, guint32 bytes)
 {
     const WeftIbConfig *c = a->cfg;
     gint64 units = (bytes + 63) / 64;
-    if (high) {
-        a->hi_sent += bytes;
-        if ((a->hi_left -= units) <= 0 && c->n_high) {
-            a->hi_idx = (a->hi_idx + 1) % c->n_high;
-            a->hi_left = c->high[a->hi_idx].weight;
-        }
-    } else {
-        a->hi_sent = 0;
-        if ((a->lo_left -= units) <= 0 && c->n_low) {
-            a->lo_idx = (a->lo_idx + 1) % c->n_low;
-            a->lo_left = c->low[a->lo_idx].weight;
-        }
+    a->hi_sent += bytes;
+    if ((a->hi_left -= units) <= 0 && c->n_high) {
+        a->hi_idx = (a->hi_idx + 1) % c->n_high;
+        a->hi_left = c->high[a->hi_idx].weight;
     }
 }
