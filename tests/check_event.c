@@ -109,6 +109,27 @@ cmp_event_seq (gconstpointer a, gconstpointer b, gpointer unused)
     return cmp_event (a, b);
 }
 
+/* Pops the queue's next event and checks it is the first of the sorted reference @ref, which
+ * peek_at must agree with; every 7th @step by pop_before, which must refuse the bound just at
+ * that event and pop it with the bound just above.  Removes it from @ref; returns its time. */
+static weft_time_t
+pop_check_first (WeftEventQueue *q, GSequence *ref, guint step)
+{
+    GSequenceIter *first = g_sequence_get_begin_iter (ref);
+    const WeftEvent *want = g_sequence_get (first);
+    ck_assert_uint_eq (weft_evq_peek_at (q), want->at);
+    WeftEvent ev;
+    if (step % 7 == 0) {
+        ck_assert (!weft_evq_pop_before (q, want->at, want->key, &ev));
+        ck_assert (weft_evq_pop_before (q, want->at, want->key + 1, &ev));
+    } else
+        ck_assert (weft_evq_pop (q, &ev));
+    ck_assert_uint_eq (ev.at, want->at);
+    ck_assert_uint_eq (ev.key, want->key);
+    g_sequence_remove (first);
+    return ev.at;
+}
+
 /* Thousands of events at one picosecond, as a k = 32 fat tree's synchronous arrivals give,
  * popped while more are pushed at that very picosecond (keys below and above the one just
  * popped) and later, and the queue's time now and then rewound below the pending events: each
@@ -133,19 +154,7 @@ START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
     }
     guint max_len = 0, rewinds = 0;
     for (guint step = 0; step < 100000 && g_sequence_get_length (ref) > 0; step++) {
-        GSequenceIter *first = g_sequence_get_begin_iter (ref);
-        const WeftEvent *want = g_sequence_get (first);
-        ck_assert_uint_eq (weft_evq_peek_at (&q), want->at);
-        WeftEvent ev;
-        if (step % 7 == 0) {
-            ck_assert (!weft_evq_pop_before (&q, want->at, want->key, &ev));
-            ck_assert (weft_evq_pop_before (&q, want->at, want->key + 1, &ev));
-        } else
-            ck_assert (weft_evq_pop (&q, &ev));
-        ck_assert_uint_eq (ev.at, want->at);
-        ck_assert_uint_eq (ev.key, want->key);
-        g_sequence_remove (first);
-        now = ev.at;
+        now = pop_check_first (&q, ref, step);
         /* While the reference is large, 0 to 2 pushes per pop, most at this picosecond. */
         guint pushes = (guint) gsl_rng_uniform_int (r, step < 30000 ? 3 : 2);
         for (guint k = 0; k < pushes; k++) {
@@ -238,19 +247,7 @@ START_TEST (test_event_index_matches_sorted_reference)
         guint max_len = 0, indexed = 0, gave_up = 0, heap_large = 0;
         weft_time_t now = 0;
         for (guint step = 0; step < 40000 && g_sequence_get_length (ref) > 0; step++) {
-            GSequenceIter *first = g_sequence_get_begin_iter (ref);
-            const WeftEvent *want = g_sequence_get (first);
-            ck_assert_uint_eq (weft_evq_peek_at (&q), want->at);
-            WeftEvent ev;
-            if (step % 7 == 0) {
-                ck_assert (!weft_evq_pop_before (&q, want->at, want->key, &ev));
-                ck_assert (weft_evq_pop_before (&q, want->at, want->key + 1, &ev));
-            } else
-                ck_assert (weft_evq_pop (&q, &ev));
-            ck_assert_uint_eq (ev.at, want->at);
-            ck_assert_uint_eq (ev.key, want->key);
-            g_sequence_remove (first);
-            now = ev.at;
+            now = pop_check_first (&q, ref, step);
             indexed += q.z.count > 0;
             gave_up += q.z.index_at != G_MAXUINT32 && q.z.threshold == G_MAXUINT32;
             heap_large += q.b[0].len > 64;
