@@ -6,11 +6,11 @@ fuzz_targets = trace_reader experiment
 EXTRA_PROGRAMS += fuzz/trace_reader_fuzz fuzz/experiment_fuzz fuzz/mkseeds
 fuzz_trace_reader_fuzz_SOURCES = fuzz/trace_reader_fuzz.c fuzz/trace_reader_fuzz.h
 fuzz_trace_reader_fuzz_LDADD = $(WEFT_LIBS)
-fuzz_trace_reader_fuzz_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_trace_reader_fuzz_LDFLAGS = $(NO_LTO_LDFLAGS) $(FUZZ_LINKFLAGS)
 fuzz_experiment_fuzz_SOURCES = fuzz/experiment_fuzz.c fuzz/experiment_fuzz.h
 fuzz_experiment_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DWEFT_FUZZ_SRCDIR='"$(abs_top_srcdir)"'
 fuzz_experiment_fuzz_LDADD = $(WEFT_LIBS)
-fuzz_experiment_fuzz_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_experiment_fuzz_LDFLAGS = $(NO_LTO_LDFLAGS) $(FUZZ_LINKFLAGS)
 fuzz_mkseeds_SOURCES = fuzz/mkseeds.c
 fuzz_mkseeds_LDADD = $(WEFT_LIBS)
 check_PROGRAMS += tests/check_fuzz
@@ -21,7 +21,7 @@ tests_check_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DWEFT_FUZZ_NO_ENTRY
 EXTRA_DIST += fuzz/README.md fuzz/mkseeds.sh fuzz/corpus fuzz/crashers
 
 # The fuzzing build, like check-sanitize's: a `make distdir` copy of the sources
-# (fuzz-build/src) configured with this build's options, clang and the fuzzing flags
+# (fuzz-build/src) configured with this build's options, clang and the fuzzing flags, no LTO
 # (fuzz-build/build), with the sanitizers of FUZZ_SANITIZE: AddressSanitizer and
 # UndefinedBehaviorSanitizer by default; FUZZ_SANITIZE=undefined runs about twenty times as
 # many inputs a second (AddressSanitizer's allocator maps and faults in every large buffer
@@ -58,10 +58,10 @@ fuzz-build-targets:
 	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
 	 for a; do \
 	   shift; \
-	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-werror|CC=*|CFLAGS=*) ;; \
+	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-werror|CC=*|CFLAGS=*|--enable-lto*|--disable-lto) ;; \
 	     *) set x "$$@" "$$a"; shift;; esac; \
 	 done; \
-	 set x "$$@" "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
+	 set x "$$@" --disable-lto "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
 	 printf '%s\n' "$$@" > configure-args.new; \
 	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
 	   rm -f configure-args.new; \

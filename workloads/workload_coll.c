@@ -349,7 +349,7 @@ weft_workload_coll_spec (Ctx *x, const NcclParams *p, const GArray *ranks, CollC
                                .graph = x->g };
     /* NCCL's graphs may use up to 16 channels; an explicit `channels` caps them, as
      * NCCL_MAX_NCHANNELS would. */
-    WeftNcclComm comm;
+    WeftNcclComm comm = { 0 };
     weft_nccl_comm_from_graph (&comm, x->g, r, n, p->efficiency, p->channels ? cc->channels : 16);
     /* The in-switch algorithms where the ranks can run them: GPUs of one server on NVLink SHARP
      * switches, every rank behind an InfiniBand SHARP switch. */
@@ -426,7 +426,7 @@ weft_workload_coll_plan (const NcclParams *p, CollComm *cc, guint64 bytes, WeftN
     spec->channels = p->channels
                          ? cc->channels
                          : weft_nccl_tune_channels (&cc->tune, algo, *proto, bytes, cc->channels);
-    WeftNcclExec e;
+    WeftNcclExec e = { 0 };
     weft_nccl_tune_exec (&cc->tune, algo, *proto, bytes, spec->channels, &e);
     spec->chunk_bytes = p->chunk_bytes ? p->chunk_bytes : e.chunk_bytes;
     spec->step_latency_ps = p->step_latency_set ? p->step_latency_ps : e.intra_step_ps;

@@ -153,7 +153,7 @@ static gboolean
 list_flow (Ctx *x, const char *key, const char *where, const char *src, const char *dst,
            const char *size, const char *start, GError **error)
 {
-    guint32 s, d;
+    guint32 s = 0, d = 0;
     guint64 bytes;
     weft_time_t t = 0;
     GError *local = NULL;
