@@ -75,7 +75,8 @@ void weft_trace_flush (WeftTrace *trace);
  * every chunk of every transfer (2.1 million flows in the flagship sweep), and at level 4
  * deflate was over a fifth of the flagship's instructions at 1 MB.  Level 1 cuts the whole run's
  * instructions by 12 % there, for files 9 % (the sweep) to 21 % (1 MB) larger
- * (bench/README.md); the data sets are the same values either way. */
+ * (bench/README.md); the data sets are the same values either way.  The writer deflates with
+ * libdeflate at this level (sim/trace.c), and it is what the data sets' deflate filter declares. */
 #define WEFT_TRACE_DEFLATE_LEVEL 1
 #define WEFT_TRACE_FLUSH_BYTES (G_GUINT64_CONSTANT (16) << 20)
 void weft_trace_flush_due (WeftTrace *trace, guint64 events);
