@@ -3,7 +3,7 @@
  * Layout (doc/hdf5-schema.md): /meta (attributes), and a data set per record of
  * sim/trace_schema.h (WEFT_TRACE_RECORDS): /topology/nodes, /topology/links, /flows, /links,
  * /ports, /collectives, /paths, /pfc, /dcqcn, /buffers.  Data sets are compound, chunked,
- * deflate-compressed and extendable; rows are buffered and appended in blocks, and
+ * deflate-compressed and extendable; rows are appended a chunk at a time, and
  * weft_trace_flush() pushes them to disk (H5Fflush), so a killed run leaves a readable file
  * whose /meta status still says "running" - readers report it as incomplete.  That file is
  * PATH.partial: only a complete close renames it to PATH (weft_trace_create()).
@@ -46,7 +46,8 @@ void weft_trace_write_links (WeftTrace *trace, const WeftTraceLink *rows, gsize 
  *     void weft_trace_append_<one> (WeftTrace *trace, const <Struct> *row);
  * weft_trace_append_flow, _link_sample, _buffer_sample, _collective, _path_hop, _pfc_sample,
  * _dcqcn_sample, _uet_sample, and _node, _link, _port (which are usually written whole, with
- * the functions above and below).  Cheap: a memcpy into a GArray. */
+ * the functions above and below).  Cheap: the row's bytes go into the data set's open chunk,
+ * already in its file form (sim/trace.c); a full chunk is deflated and written. */
 #define WEFT_TRACE_DECLARE_APPEND(one, many, Struct, ...)                                          \
     void weft_trace_append_##one (WeftTrace *trace, const Struct *row);
 WEFT_TRACE_RECORDS (WEFT_TRACE_DECLARE_APPEND)
@@ -61,8 +62,8 @@ void weft_trace_flush (WeftTrace *trace);
 /* weft_trace_flush() if the run has executed WEFT_TRACE_FLUSH_EVENTS events since the last
  * flush made here, or WEFT_TRACE_FLUSH_BYTES of rows have been appended since the last flush:
  * what the run loop calls at every sample, with the run's events executed so far.  A flush
- * costs milliseconds (HDF5 rewrites its metadata, and each data set's partly filled chunk
- * whole: read back, inflate, append, deflate), so flushing every 10 us sample took most of a
+ * costs milliseconds (HDF5 rewrites its metadata, and each data set's partly filled chunk is
+ * deflated and written again whole), so flushing every 10 us sample took most of a
  * short run's time (45 % of the instructions of bench/scenarios/roce-fattree-k8.ini).  The
  * criteria are the run's own work, never the wall clock, so the work a run does is the same
  * on any machine and under valgrind; at the 3 to 10 million events a second weft executes on
@@ -74,7 +75,8 @@ void weft_trace_flush (WeftTrace *trace);
  * every chunk of every transfer (2.1 million flows in the flagship sweep), and at level 4
  * deflate was over a fifth of the flagship's instructions at 1 MB.  Level 1 cuts the whole run's
  * instructions by 12 % there, for files 9 % (the sweep) to 21 % (1 MB) larger
- * (bench/README.md); the data sets are the same values either way. */
+ * (bench/README.md); the data sets are the same values either way.  The writer deflates with
+ * libdeflate at this level (sim/trace.c), and it is what the data sets' deflate filter declares. */
 #define WEFT_TRACE_DEFLATE_LEVEL 1
 #define WEFT_TRACE_FLUSH_BYTES (G_GUINT64_CONSTANT (16) << 20)
 void weft_trace_flush_due (WeftTrace *trace, guint64 events);
