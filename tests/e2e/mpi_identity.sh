@@ -37,6 +37,9 @@
 [ "${WEFT_MPI:-no}" = yes ] || { echo "weft built without MPI: skipped"; exit 77; }
 need mpirun
 need h5diff
+# Every run's bound: it catches a rank left hanging, not slowness.  Each run takes a few seconds
+# alone; 4 oversubscribed ranks on a 2-core machine already busy took over 120 s.
+LIMIT=400
 { fattree_k4; cat <<'INI'; } >"$TMP/roce.ini"
 [experiment]
 seed = 3
@@ -200,7 +203,7 @@ INI
 ranks() {
     gather=
     [ "$2" = 4 ] && gather="--set parallel:gather_bytes=1B"
-    timeout 120 $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet $gather \
+    timeout $LIMIT $MPIRUN -np "$2" "$WEFT" run "$TMP/$1.ini" -o "$TMP/$1-$2.h5" --quiet $gather \
         >"$TMP/$1-$2.out" 2>"$TMP/$1-$2.err" || { cat "$TMP/$1-$2.err" >&2; fail "$1: $2 ranks"; }
 }
 
@@ -273,7 +276,7 @@ done
 # same on 2 ranks, and --summary-json is written by rank 0.
 "$WEFT" run "$TMP/roce.ini" -o "$TMP/dur.h5" --quiet --set experiment:duration=30us >/dev/null \
     || fail "duration: one process"
-timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/roce.ini" -o "$TMP/dur-2.h5" --quiet \
+timeout $LIMIT $MPIRUN -np 2 "$WEFT" run "$TMP/roce.ini" -o "$TMP/dur-2.h5" --quiet \
     --set experiment:duration=30us --summary-json "$TMP/dur-2.json" >/dev/null 2>"$TMP/dur-2.err" \
     || { cat "$TMP/dur-2.err" >&2; fail "duration: 2 ranks"; }
 for ds in /flows /links /ports /paths /pfc; do
@@ -296,7 +299,7 @@ cp "$WEFT_SRCDIR/experiments/topo/ring3-clockwise.lft" "$TMP/"
 sed 's|topo/||' "$WEFT_SRCDIR/experiments/roce-pfc-deadlock.ini" >"$TMP/dl.ini"
 expect_exit 3 "$WEFT" run "$TMP/dl.ini" -o "$TMP/dl.h5" --quiet
 for np in 2 3; do
-    expect_exit 3 timeout 120 $MPIRUN -np "$np" "$WEFT" run "$TMP/dl.ini" -o "$TMP/dl-$np.h5" --quiet
+    expect_exit 3 timeout $LIMIT $MPIRUN -np "$np" "$WEFT" run "$TMP/dl.ini" -o "$TMP/dl-$np.h5" --quiet
     grep -q "^weft: hang at " "$TMP/err" || { cat "$TMP/err" >&2; fail "deadlock: $np ranks: no hang reported"; }
     for ds in /flows /links /ports /paths /pfc; do
         h5diff "$TMP/dl.h5" "$TMP/dl-$np.h5" "$ds" >/dev/null || fail "deadlock: $np ranks: $ds differs"
@@ -354,7 +357,7 @@ while read -r name ini code status nps settings; do
     set -- $settings
     set +f
     nps=$(echo "$nps" | tr _ ' ')
-    expect_exit "$code" timeout 120 "$WEFT" run "$TMP/$ini.ini" -o "$TMP/$name.h5" --quiet "$@" </dev/null
+    expect_exit "$code" timeout $LIMIT "$WEFT" run "$TMP/$ini.ini" -o "$TMP/$name.h5" --quiet "$@" </dev/null
     cp "$TMP/out" "$TMP/$name.out"
     "$PY" - "$TMP/$name.h5" "$name" "$status" <<'PY' || fail "$name: the one-process trace"
 import sys, h5py
@@ -383,7 +386,7 @@ with h5py.File(sys.argv[1], "r") as f:
         assert int(f["/links"]["time_ps"].max()) == end
 PY
     for np in $nps; do
-        expect_exit "$code" timeout 120 $MPIRUN -np "$np" "$WEFT" run "$TMP/$ini.ini" \
+        expect_exit "$code" timeout $LIMIT $MPIRUN -np "$np" "$WEFT" run "$TMP/$ini.ini" \
             -o "$TMP/$name-$np.h5" --quiet "$@" </dev/null
         for ds in /flows /links /ports /paths /pfc; do
             h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
@@ -555,7 +558,7 @@ with h5py.File(sys.argv[1], "r") as f:
         assert set(f["/faults"]["action"]) >= {b"down", b"up", b"rate", b"ber"}
 PY
     for np in 1 2 4; do
-        expect_exit "$code" timeout 120 $MPIRUN -np "$np" "$WEFT" run "$TMP/$name.ini" \
+        expect_exit "$code" timeout $LIMIT $MPIRUN -np "$np" "$WEFT" run "$TMP/$name.ini" \
             -o "$TMP/$name-$np.h5" --quiet
         for ds in /flows /links /ports /paths /faults /pfc; do
             h5diff "$TMP/$name.h5" "$TMP/$name-$np.h5" "$ds" >/dev/null \
@@ -585,7 +588,7 @@ done
 # A fault that begins in the very event that starts its collective (the second all-reduce,
 # gated on the first with no gap): refused on 2 ranks, group and key named.
 sed 's/^after = collective.2 + 1us$/after = collective.2/' "$TMP/arf.ini" >"$TMP/zero.ini"
-expect_exit 2 timeout 120 $MPIRUN -np 2 "$WEFT" run "$TMP/zero.ini" -o "$TMP/zero.h5" --quiet
+expect_exit 2 timeout $LIMIT $MPIRUN -np 2 "$WEFT" run "$TMP/zero.ini" -o "$TMP/zero.h5" --quiet
 grep -q "zero.ini: \[fault.slow\] after: begins as collective.2 starts" "$TMP/err" \
     || { cat "$TMP/err" >&2; fail "a fault in zero time after a collective: not refused"; }
 
