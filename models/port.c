@@ -538,15 +538,10 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         weft_packet_release (&sim->pool, pkt);
         return FALSE;
     }
-    if (port->ib && pkt->kind == WEFT_PKT_CREDIT && !port->q[0].head && !port->ib->fcp_n &&
-        idle (port, now)) {
-        /* An InfiniBand FCP at an idle port leaves at once (dequeue_ib serves class 0 first):
-         * the queue's depth rises and falls at this picosecond as if it had joined class 0,
-         * without the FIFO's round trip. */
-        queue_passed (port, now, pkt->size);
-        send_dequeued (port, pkt, now);
-        return TRUE;
-    }
+    /* InfiniBand FCPs come through weft_port_queue_fcp, without a packet; the packet start_fcp
+     * still makes on a faulted link or a link cut between ranks goes to start_tx directly, and
+     * a replayed one back to class 0 (requeue_head), so none reaches this function.  One that
+     * did would join class 0, which dequeue_ib serves first. */
     if (port->ib && pkt->kind != WEFT_PKT_CREDIT) {
         pkt->vl = port->ib->sl2vl[pkt->sl]; /* this port's SL-to-VL table */
         if (port->q_mask == 0 && !port->pull && idle (port, now) && send_alone_ib (port, pkt, now))
