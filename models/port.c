@@ -330,7 +330,7 @@ dequeue_ib (WeftPort *port, weft_time_t now)
         if (!head)
             continue;
         waiting = TRUE;
-        if (weft_ib_can_send (ib, head))
+        if (weft_ib_can_send_data (ib, head)) /* FCPs wait in class 0 alone */
             eligible |= 1u << v;
     }
     gboolean high;
@@ -487,7 +487,7 @@ send_alone_ib (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
     WeftIbPort *ib = port->ib;
     weft_ib_sync (ib, port->owner->sim);
-    if (!weft_ib_can_send (ib, pkt))
+    if (!weft_ib_can_send_data (ib, pkt))
         return FALSE;
     gboolean high;
     if (weft_vlarb_pick (&ib->arb, 1u << pkt->vl, &high) < 0)
