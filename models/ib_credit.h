@@ -107,6 +107,13 @@ weft_ib_can_send (const WeftIbPort *ib, const WeftPacket *pkt)
     return pkt->kind == WEFT_PKT_CREDIT || ib->avail[pkt->vl] >= weft_ib_pkt_credits (ib, pkt);
 }
 
+/* weft_ib_can_send of a packet known not to be an FCP (a VL's queue or the staged packet). */
+static inline gboolean
+weft_ib_can_send_data (const WeftIbPort *ib, const WeftPacket *pkt)
+{
+    return ib->avail[pkt->vl] >= weft_ib_pkt_credits (ib, pkt);
+}
+
 /* The transmitter starts sending @pkt: spend its credits (FCPs need none: their count is
  * filled in here). */
 void weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt);

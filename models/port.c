@@ -73,6 +73,35 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
         port->max_q = new_bytes;
 }
 
+/* The depth falls to @new_bytes: queue_changed without the peaks, which a fall never reaches
+ * (q_bytes <= s_max_q <= max_q holds: every rise passes queue_changed's tests, and a sample
+ * resets s_max_q to the depth at its end). */
+static inline void
+queue_fell (WeftPort *port, weft_time_t now, guint64 new_bytes)
+{
+    if (port->q_bytes)
+        port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
+    port->s_last = now;
+    port->q_bytes = new_bytes;
+}
+
+/* @bytes join the queue and leave it at this picosecond (a packet or FCP at an idle port,
+ * sent at once as joining its FIFO and leaving it would be): queue_changed's rise and fall in
+ * one.  The fall's own integral term, the risen depth over no time, is +0.0, which leaves
+ * s_area as it is; so the integral, the peaks and the depth end as the pair left them. */
+static inline void
+queue_passed (WeftPort *port, weft_time_t now, guint64 bytes)
+{
+    if (port->q_bytes)
+        port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
+    port->s_last = now;
+    guint64 peak = port->q_bytes + bytes;
+    if (peak > port->s_max_q)
+        port->s_max_q = peak;
+    if (peak > port->max_q)
+        port->max_q = peak;
+}
+
 static void on_tx_free (WeftSim *sim, void *target, WeftArg arg);
 static void on_llr_replay (WeftSim *sim, void *target, WeftArg arg);
 
@@ -247,7 +276,7 @@ pop_class (WeftPort *port, guint c, weft_time_t now)
     WeftPacket *pkt = weft_fifo_pop (&port->q[c]);
     if (!port->q[c].head)
         port->q_mask &= ~(1u << c);
-    queue_changed (port, now, port->q_bytes - pkt->size);
+    queue_fell (port, now, port->q_bytes - pkt->size);
     return pkt;
 }
 
@@ -301,7 +330,7 @@ dequeue_ib (WeftPort *port, weft_time_t now)
         if (!head)
             continue;
         waiting = TRUE;
-        if (weft_ib_can_send (ib, head))
+        if (weft_ib_can_send_data (ib, head)) /* FCPs wait in class 0 alone */
             eligible |= 1u << v;
     }
     gboolean high;
@@ -373,7 +402,7 @@ try_send (WeftPort *port, weft_time_t now)
     if (port->ib && G_UNLIKELY (port->ib->fcp_n != 0) && !port->q[0].head) {
         /* Class 0's FCPs (after any replayed into q[0]: requeue_head puts them first). */
         guint vl = weft_ib_fcp_ring_pop (port->ib);
-        queue_changed (port, now, port->q_bytes - port->ib->cfg->fc_bytes);
+        queue_fell (port, now, port->q_bytes - port->ib->cfg->fc_bytes);
         send_fcp_dequeued (port, vl, now);
         return TRUE;
     }
@@ -458,15 +487,14 @@ send_alone_ib (WeftPort *port, WeftPacket *pkt, weft_time_t now)
 {
     WeftIbPort *ib = port->ib;
     weft_ib_sync (ib, port->owner->sim);
-    if (!weft_ib_can_send (ib, pkt))
+    if (!weft_ib_can_send_data (ib, pkt))
         return FALSE;
     gboolean high;
     if (weft_vlarb_pick (&ib->arb, 1u << pkt->vl, &high) < 0)
         return FALSE;
-    queue_changed (port, now, port->q_bytes + pkt->size);
+    queue_passed (port, now, pkt->size);
     if (G_UNLIKELY (ib->stalled)) /* a call only to end a stall */
         weft_ib_stall_end (ib, now, port->s_start);
-    queue_changed (port, now, port->q_bytes - pkt->size);
     weft_vlarb_sent (&ib->arb, high, pkt->size);
     send_dequeued (port, pkt, now);
     return TRUE;
@@ -510,16 +538,10 @@ weft_port_enqueue (WeftPort *port, WeftPacket *pkt)
         weft_packet_release (&sim->pool, pkt);
         return FALSE;
     }
-    if (port->ib && pkt->kind == WEFT_PKT_CREDIT && !port->q[0].head && !port->ib->fcp_n &&
-        idle (port, now)) {
-        /* An InfiniBand FCP at an idle port leaves at once (dequeue_ib serves class 0 first):
-         * the queue's depth rises and falls at this picosecond as if it had joined class 0,
-         * without the FIFO's round trip. */
-        queue_changed (port, now, port->q_bytes + pkt->size);
-        queue_changed (port, now, port->q_bytes - pkt->size);
-        send_dequeued (port, pkt, now);
-        return TRUE;
-    }
+    /* InfiniBand FCPs come through weft_port_queue_fcp, without a packet; the packet start_fcp
+     * still makes on a faulted link or a link cut between ranks goes to start_tx directly, and
+     * a replayed one back to class 0 (requeue_head), so none reaches this function.  One that
+     * did would join class 0, which dequeue_ib serves first. */
     if (port->ib && pkt->kind != WEFT_PKT_CREDIT) {
         pkt->vl = port->ib->sl2vl[pkt->sl]; /* this port's SL-to-VL table */
         if (port->q_mask == 0 && !port->pull && idle (port, now) && send_alone_ib (port, pkt, now))
@@ -550,8 +572,7 @@ weft_port_queue_fcp (WeftPort *port, guint vl)
     if (!port->q[0].head && !ib->fcp_n && idle (port, now)) {
         /* At an idle port it leaves at once: the queue's depth rises and falls at this
          * picosecond as if it had joined class 0. */
-        queue_changed (port, now, port->q_bytes + size);
-        queue_changed (port, now, port->q_bytes - size);
+        queue_passed (port, now, size);
         send_fcp_dequeued (port, vl, now);
         return;
     }

@@ -408,6 +408,15 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
         drop_at_input (self, in_port, pkt);
         return;
     }
+    if (G_LIKELY (!self->enqueue_extras)) {
+        /* The common case: at most PFC's ingress count. */
+        if (self->pfc_ingress && !weft_pfc_on_arrival (in, pkt)) {
+            weft_packet_release (&m->sim->pool, pkt); /* counted by PFC: a lossless violation */
+            return;
+        }
+        weft_port_enqueue (&self->ports[out], pkt);
+        return;
+    }
     if (self->cc_markers) {
         /* IB congestion control: FECN by this output's queue for the VL it leaves on (the
          * output's SL-to-VL table; weft_port_enqueue sets it anyway for every packet). */
@@ -434,6 +443,18 @@ switch_receive (WeftModel *m, guint in_port, WeftPacket *pkt)
     weft_port_enqueue (&self->ports[out], pkt);
 }
 
+
+/* After every mechanism's setup (network/build.c): whether a packet's forwarding has more to do
+ * than PFC's ingress count, so that switch_receive tests the rare mechanisms once. */
+static gboolean
+switch_init (WeftModel *m, GError **error)
+{
+    WeftSwitch *self = (WeftSwitch *) m;
+    self->enqueue_extras = self->cc_markers || self->buffer ||
+                           (self->ecn_rng && self->fabric->ecn.mark_on == WEFT_ECN_ON_ENQUEUE) ||
+                           self->trim_bytes;
+    return TRUE;
+}
 
 void
 weft_switch_enable_credits (WeftSwitch *self)
@@ -513,6 +534,7 @@ const WeftModelClass weft_switch_class = {
             "or per-input, per-VL credit buffers (InfiniBand)",
     .instance_size = sizeof (WeftSwitch),
     .params = switch_params,
+    .init = switch_init,
     .receive = switch_receive,
     .clear = switch_clear,
 };

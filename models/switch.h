@@ -90,6 +90,10 @@ typedef struct {
     gsl_rng *ecn_rng;           /* RoCE with [ecn] on (fabric switches only): marking draws */
     guint32 trim_bytes;         /* Ultra Ethernet trimming ([uet] trimming, fabric switches):
                                    a trimmed packet's size; 0: no trimming */
+    gboolean enqueue_extras;    /* any of cc_markers, buffer, ECN marked on enqueue, trim_bytes:
+                                   a forwarded packet's steps before its queue beyond PFC's
+                                   ingress count (set by the model's init, after every
+                                   mechanism's setup) */
     WeftNicAgent *agent;        /* owned: the transport of flows starting or ending here; NULL
                                    unless a workload addresses this node */
 } WeftSwitch;
