@@ -38,7 +38,10 @@
  * id, issue 17").
  *
  * Records (40 bytes) are stored by value in the buckets: no malloc per event once the buckets
- * have grown to the run's working set.
+ * have grown to the run's working set.  A bucket keeps its capacity, but the run loop trims
+ * the queue every 2^20 events (weft_evq_trim): the pages of each array past its records and
+ * its first MiB go back to the system, so the memory follows the events pending rather than
+ * the sum of each bucket's most (bench/README.md, "k = 32's peak memory").
  *
  * Cancellation is lazy (ns-3 style): a timer bumps its generation and the stale event, when it
  * fires, sees a different generation in its argument and returns.
@@ -132,6 +135,9 @@ typedef struct {
     WeftEvqIndex z; /* bucket 0 when it holds many events (then b[0] is empty) */
 } WeftEventQueue;
 
+/* Bytes of each bucket's array that weft_evq_trim keeps resident. */
+#define WEFT_EVQ_KEEP_BYTES ((gsize) 1 << 20)
+
 /* Bucket 0's size beyond which it is indexed by id (weft_evq_init's default). */
 #define WEFT_EVQ_INDEX_THRESHOLD 256u
 
@@ -157,6 +163,13 @@ weft_time_t weft_evq_peek_at (const WeftEventQueue *q);
  * while the next event, popped to see its time and pushed back, lies beyond.  Every pending
  * event is spread again (O(pending)); once per stop, never on the hot path. */
 void weft_evq_rewind (WeftEventQueue *q, weft_time_t t);
+/* Gives back to the system the pages of each bucket's array past its records and past its
+ * first WEFT_EVQ_KEEP_BYTES, keeping every capacity: the run's memory then follows the events
+ * pending rather than the sum of each bucket's most.  O(buckets) plus the system calls: for
+ * the run loop's periodic calls, never per event.  Defined in sim/sim.c beside its caller:
+ * in sim/event.c it changed how LTO inlined the queue's push into its callers (+0.03 % of the
+ * flagship's instructions; bench/README.md, "k = 32's peak memory"). */
+void weft_evq_trim (WeftEventQueue *q);
 
 static inline gsize
 weft_evq_len (const WeftEventQueue *q)

@@ -2,9 +2,46 @@
 #define G_LOG_DOMAIN "weft-sim"
 #include "sim/sim.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 /* How often (in events) the loop looks at the interrupt flag: a volatile read per event would
  * cost little, but this keeps the hot loop free of it. */
 #define INTERRUPT_POLL_EVENTS 4096
+/* Polls between trims of the event queue's memory (sim/event.h, weft_evq_trim): every 2^20
+ * events, by the events executed and not by simulated or wall time, so the same at any
+ * trace interval and on any machine. */
+#define TRIM_POLLS 256
+
+/* Each bucket's array grows by doubling to the most it ever held and keeps that capacity (no
+ * copy and no malloc once the buckets have grown to the run's working set), but the buckets
+ * never hold their most at once: at k = 32 they reach 1.54 M records (59 MiB, all of it
+ * touched) where at most 219,384 (8.4 MiB) are pending at any time, the whole population
+ * passing through each high bucket as the clock crosses a power of two.  A trim gives back
+ * the whole pages of each array past its records and past its first WEFT_EVQ_KEEP_BYTES; the
+ * capacity and the array stay, and the pages come back zeroed as the bucket grows into them
+ * again (page faults, no instructions of weft's own).  Nothing is read beyond a bucket's
+ * length, so the order of pops is unchanged. */
+void
+weft_evq_trim (WeftEventQueue *q)
+{
+#ifdef MADV_DONTNEED
+    const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+    for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++) {
+        const WeftEvqBucket *b = &q->b[i];
+        gsize used = MAX ((gsize) b->len * sizeof *b->v, WEFT_EVQ_KEEP_BYTES);
+        gsize held = (gsize) b->cap * sizeof *b->v;
+        if (held <= used)
+            continue;
+        guintptr from = ((guintptr) b->v + used + page - 1) & ~(guintptr) (page - 1);
+        guintptr to = ((guintptr) b->v + held) & ~(guintptr) (page - 1);
+        if (to > from)
+            (void) madvise ((void *) from, to - from, MADV_DONTNEED);
+    }
+#else
+    (void) q;
+#endif
+}
 
 static void
 model_free (gpointer data)
@@ -135,6 +172,10 @@ static inline gboolean
 poll_interrupt (WeftSim *sim, guint *poll)
 {
     *poll = INTERRUPT_POLL_EVENTS;
+    if (G_UNLIKELY (++sim->trim_polls == TRIM_POLLS)) {
+        sim->trim_polls = 0;
+        weft_evq_trim (&sim->evq); /* its memory follows what is pending */
+    }
     if (sim->poll)
         sim->poll (sim, sim->poll_data);
     if (sim->interrupt && *sim->interrupt) {

@@ -87,6 +87,7 @@ struct _WeftSim {
     /* Called every few thousand events (progress display); may be NULL. */
     void (*poll) (WeftSim *sim, void *data);
     void *poll_data;
+    guint trim_polls; /* polls since the event queue's memory was last trimmed (sim/sim.c) */
 };
 
 WeftSim *weft_sim_new (guint64 seed);

@@ -16,6 +16,8 @@
 #include <check.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sim/event.h"
 #include "sim/rng.h"
@@ -320,6 +322,74 @@ START_TEST (test_event_index_grows_while_holding_events)
 }
 END_TEST
 
+/* Pages of [@from, @to) resident, by mincore (whole pages inside the range). */
+static gsize
+resident_pages (const void *from, const void *to)
+{
+    const guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+    guintptr a = ((guintptr) from + page - 1) & ~(page - 1), b = (guintptr) to & ~(page - 1);
+    if (b <= a)
+        return 0;
+    gsize n = (b - a) / page, got = 0;
+    unsigned char *vec = g_new (unsigned char, n);
+    ck_assert_int_eq (mincore ((void *) a, b - a, vec), 0);
+    for (gsize i = 0; i < n; i++)
+        got += vec[i] & 1;
+    g_free (vec);
+    return got;
+}
+
+/* A trim after a refill has drained a bucket keeps the bucket's capacity but gives back its
+ * pages beyond WEFT_EVQ_KEEP_BYTES (none of those stays resident), keeps the first part, and
+ * the bucket grows into the released pages again with the right records: 4 MiB of events at
+ * one far time, twice. */
+START_TEST (test_event_drained_bucket_releases_its_pages)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    const guint32 n = (guint32) (4 * WEFT_EVQ_KEEP_BYTES / sizeof (WeftEvent));
+    for (guint round = 0; round < 2; round++) {
+        /* bucket 31, then 32: the time differs from the queue's in bit 30, then bit 31 */
+        const weft_time_t at = round == 0 ? (weft_time_t) 1 << 30 : (weft_time_t) 3 << 30;
+        const guint bucket = round == 0 ? 31 : 32;
+        for (guint32 k = 0; k < n; k++) {
+            WeftEvent ev = { .at = at, .key = ((guint64) (k % 1000) << 32) | k, .arg.u = k };
+            weft_evq_push (&q, &ev);
+        }
+        WeftEvqBucket *b = &q.b[bucket];
+        ck_assert_uint_eq (b->len, n);
+        const guint32 cap = b->cap;
+        const char *v = (const char *) b->v, *end = v + (gsize) n * sizeof (WeftEvent);
+        const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+        ck_assert_uint_ge (resident_pages (v, end), (end - v) / page - 2); /* all written */
+        WeftEvent ev;
+        ck_assert (weft_evq_pop (&q, &ev)); /* the refill drains the bucket */
+        ck_assert_uint_eq (b->len, 0);
+        weft_evq_trim (&q);
+        ck_assert_uint_eq (b->cap, cap);
+        ck_assert_ptr_eq (b->v, v);
+#ifdef MADV_DONTNEED
+        ck_assert_uint_eq (resident_pages (v + WEFT_EVQ_KEEP_BYTES + page, end), 0);
+#endif
+        ck_assert_uint_ge (resident_pages (v, v + WEFT_EVQ_KEEP_BYTES),
+                           WEFT_EVQ_KEEP_BYTES / page - 2);
+        /* every record out in key order: (k mod 1000, k) */
+        guint32 popped = 1;
+        guint64 prev = ev.key;
+        ck_assert_uint_eq (ev.at, at);
+        while (weft_evq_pop (&q, &ev)) {
+            ck_assert_uint_eq (ev.at, at);
+            ck_assert_uint_gt (ev.key, prev);
+            ck_assert_uint_eq (ev.arg.u, (guint32) ev.key);
+            prev = ev.key;
+            popped++;
+        }
+        ck_assert_uint_eq (popped, n);
+    }
+    weft_evq_clear (&q);
+}
+END_TEST
+
 static GString *order;
 
 static void
@@ -508,6 +578,7 @@ test_suite (void)
     tcase_add_test (tc, test_event_many_ties_interleaved_match_sorted_reference);
     tcase_add_test (tc, test_event_index_matches_sorted_reference);
     tcase_add_test (tc, test_event_index_grows_while_holding_events);
+    tcase_add_test (tc, test_event_drained_bucket_releases_its_pages);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
