@@ -40,30 +40,26 @@ weft_path_cache_bytes (const WeftPathCache *pc)
 
 /* The first slot of the key's set. */
 static WeftPathEntry *
-set_of (WeftPathCache *pc, guint32 from, guint32 to_ep, WeftPathMode mode, gboolean keyed,
-        guint32 hash)
+set_of (WeftPathCache *pc, guint32 from, guint32 to_ep, WeftPathMode mode)
 {
-    guint64 k = ((guint64) from << 32 | to_ep) ^ (guint64) mode << 62;
-    guint64 h = weft_mix64 (keyed ? k ^ weft_mix64 ((guint64) hash + 1) : k);
+    guint64 h = weft_mix64 (((guint64) from << 32 | to_ep) ^ (guint64) mode << 62);
     return &pc->slots[(h & pc->set_mask) * WEFT_PATH_CACHE_WAYS];
 }
 
 static gboolean
-entry_is (const WeftPathEntry *e, guint64 gen, guint32 from, guint32 to_ep, WeftPathMode mode,
-          gboolean keyed, guint32 hash)
+entry_is (const WeftPathEntry *e, guint64 gen, guint32 from, guint32 to_ep, WeftPathMode mode)
 {
     return e->used && e->gen == gen && e->from == from && e->to_ep == to_ep &&
-           e->mode == (guint8) mode && e->keyed == (guint8) !!keyed &&
-           (!keyed || e->hash == hash);
+           e->mode == (guint8) mode;
 }
 
 WeftPathEntry *
 weft_path_cache_find (WeftPathCache *pc, guint64 gen, guint32 from, guint32 to_ep,
-                      WeftPathMode mode, gboolean keyed, guint32 hash)
+                      WeftPathMode mode)
 {
-    WeftPathEntry *set = set_of (pc, from, to_ep, mode, keyed, hash);
+    WeftPathEntry *set = set_of (pc, from, to_ep, mode);
     for (guint w = 0; w < WEFT_PATH_CACHE_WAYS; w++)
-        if (entry_is (&set[w], gen, from, to_ep, mode, keyed, hash)) {
+        if (entry_is (&set[w], gen, from, to_ep, mode)) {
             set[w].stamp = ++pc->clock;
             return &set[w];
         }
@@ -72,9 +68,9 @@ weft_path_cache_find (WeftPathCache *pc, guint64 gen, guint32 from, guint32 to_e
 
 WeftPathEntry *
 weft_path_cache_claim (WeftPathCache *pc, guint64 gen, guint32 from, guint32 to_ep,
-                       WeftPathMode mode, gboolean keyed, guint32 hash)
+                       WeftPathMode mode)
 {
-    WeftPathEntry *set = set_of (pc, from, to_ep, mode, keyed, hash);
+    WeftPathEntry *set = set_of (pc, from, to_ep, mode);
     WeftPathEntry *e = NULL;
     for (guint w = 0; w < WEFT_PATH_CACHE_WAYS && e == NULL; w++)
         if (!set[w].used || set[w].gen != gen)
@@ -91,11 +87,9 @@ weft_path_cache_claim (WeftPathCache *pc, guint64 gen, guint32 from, guint32 to_
     e->gen = gen;
     e->from = from;
     e->to_ep = to_ep;
-    e->hash = keyed ? hash : 0;
     e->stamp = ++pc->clock;
     e->used = 1;
     e->mode = (guint8) mode;
-    e->keyed = (guint8) !!keyed;
     e->by_hash = 0;
     e->n_hops = 0;
     e->sum_next = 0;

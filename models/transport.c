@@ -160,8 +160,8 @@ collect_hop (guint32 node, guint32 port, void *data)
         (WeftPathHop){ node, port, g_array_index (n->ports, guint32, port) };
 }
 
-/* The entry for (@from, @to_ep, @mode) and, where the walk picks by hash, @hash: remembered, or
- * walked now and remembered; NULL for a walk the cache does not hold (see models/pathcache.h). */
+/* The entry for (@from, @to_ep, @mode), remembered or walked now for a flow of hash @hash; NULL
+ * for a walk the cache does not answer (see models/pathcache.h): the caller walks. */
 static WeftPathEntry *
 cached (const WeftTransport *tp, guint32 hash, guint32 from, guint32 to_ep, WeftPathMode mode)
 {
@@ -169,23 +169,17 @@ cached (const WeftTransport *tp, guint32 hash, guint32 from, guint32 to_ep, Weft
     if (pc == NULL)
         return NULL;
     guint64 gen = weft_graph_routes_generation (tp->graph);
-    WeftPathEntry *e = weft_path_cache_find (pc, gen, from, to_ep, mode, FALSE, 0);
-    gboolean keyed = FALSE;
+    WeftPathEntry *e = weft_path_cache_find (pc, gen, from, to_ep, mode);
     if (e != NULL) {
-        if (!e->by_hash) {
-            pc->hits++;
-            return e;
+        if (e->by_hash) {
+            pc->by_hash++;
+            return NULL; /* the pair's walk picks by hash: walk it */
         }
-        /* This pair's walk picks by hash: its answer is under the key with the hash. */
-        keyed = TRUE;
-        e = weft_path_cache_find (pc, gen, from, to_ep, mode, TRUE, hash);
-        if (e != NULL) {
-            pc->hits++;
-            return e;
-        }
+        pc->hits++;
+        return e;
     }
     pc->misses++;
-    e = weft_path_cache_claim (pc, gen, from, to_ep, mode, keyed, hash);
+    e = weft_path_cache_claim (pc, gen, from, to_ep, mode);
     gboolean by_hash = FALSE;
     if (mode == WEFT_PATH_FIRST_HOP) {
         guint32 port = first_hop (tp, hash, from, to_ep, &by_hash);
@@ -205,21 +199,8 @@ cached (const WeftTransport *tp, guint32 hash, guint32 from, guint32 to_ep, Weft
             return NULL;
         }
     }
-    if (by_hash && !keyed) {
-        /* The hash-free entry becomes the marker; the hops go under the key with the hash, in
-         * another slot (the marker is the most recently used of its set). */
-        WeftPathEntry *k = weft_path_cache_claim (pc, gen, from, to_ep, mode, TRUE, hash);
-        if (k != e) {
-            guint32 stamp = k->stamp;
-            *k = *e;
-            k->stamp = stamp;
-            e->by_hash = 1;
-            e->n_hops = 0;
-        }
-        k->keyed = 1;
-        k->hash = hash;
-        return k;
-    }
+    /* A walk that picked by hash is this flow's alone: handed over this once, then a marker. */
+    e->by_hash = (guint8) by_hash;
     return e;
 }
 
@@ -818,9 +799,10 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->gated, g_free);
     if (tp->paths)
         g_debug ("path cache: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
-                 " walks, %u slots of %" G_GSIZE_FORMAT " bytes",
-                 tp->paths->hits, tp->paths->misses, weft_path_cache_slots (tp->paths),
-                 sizeof (WeftPathEntry));
+                 " walks, %" G_GUINT64_FORMAT
+                 " left to the caller (by hash), %u slots of %" G_GSIZE_FORMAT " bytes",
+                 tp->paths->hits, tp->paths->misses, tp->paths->by_hash,
+                 weft_path_cache_slots (tp->paths), sizeof (WeftPathEntry));
     g_clear_pointer (&tp->paths, weft_path_cache_free);
     tp->n_colls = 0;
     tp->n_flows = 0;
