@@ -1,7 +1,8 @@
 # models/: one file pair per mechanism, instantiated from the graph by the assembly step (network/)
 libweft_a_SOURCES += models/link.c models/link.h models/port.c models/port.h
 libweft_a_SOURCES += models/fabric.c models/fabric.h models/routing.h
-libweft_a_SOURCES += models/switch.c models/switch.h models/buffer.c models/buffer.h models/transport.c models/transport.h
+libweft_a_SOURCES += models/switch.c models/switch.h models/buffer.c models/buffer.h models/transport.c models/transport.h \
+	models/pathcache.c models/pathcache.h
 libweft_a_SOURCES += models/nic.c models/nic.h models/registry.c models/registry.h
 libweft_a_SOURCES += models/infiniband.c models/infiniband.h models/ib_credit.c models/ib_credit.h \
 	models/vlarb.c models/vlarb.h models/ibcc.c models/ibcc.h \

@@ -61,13 +61,173 @@ typedef struct {
     gboolean fabric;   /* a fabric link on the way (not NVLink or PCIe only) */
 } PathAcc;
 
-static void
-acc_visit (guint32 node, guint32 port, void *data)
+static guint32
+choose_at (const WeftGraph *g, int routing, guint64 run_seed, guint32 node, guint32 to_ep,
+           guint32 hash, gboolean *by_hash)
 {
-    PathAcc *acc = data;
+    if (routing == WEFT_ROUTING_STATIC)
+        return weft_graph_route_static (g, node, to_ep);
+    guint n;
+    const guint32 *set = weft_graph_route_set (g, node, to_ep, &n);
+    if (n > 1)
+        *by_hash = TRUE;
+    return weft_routing_pick (set, n, n > 1 ? weft_routing_seed (run_seed, node) : 0, hash);
+}
+
+static guint32
+first_hop (const WeftTransport *tp, guint32 hash, guint32 node, guint32 to_ep, gboolean *by_hash)
+{
+    const WeftGraph *g = tp->graph;
+    guint n;
+    weft_graph_route_set (g, node, to_ep, &n);
+    if (n > 0) {
+        /* Static routing follows the table; otherwise the flow's hash picks among equal
+         * first hops (adaptive routing is a switch's decision, per packet). */
+        int routing =
+            tp->fabric->routing == WEFT_ROUTING_STATIC ? WEFT_ROUTING_STATIC : WEFT_ROUTING_ECMP;
+        guint32 p = choose_at (g, routing, tp->seed, node, to_ep, hash, by_hash);
+        if (p != WEFT_GRAPH_NONE)
+            return p;
+    }
+    /* No table for this endpoint (a plain host): its one connected port. */
+    const WeftNode *nd = weft_graph_node (g, node);
+    for (guint p = 0; p < nd->ports->len; p++)
+        if (g_array_index (nd->ports, guint32, p) != WEFT_GRAPH_NONE)
+            return p;
+    return WEFT_GRAPH_NONE;
+}
+
+
+/* weft_transport_walk for flow hash @hash; *@by_hash is set when a node on the way picked its
+ * port by the hash. */
+static guint
+walk (const WeftTransport *tp, guint32 hash, guint32 from_node, guint32 to_ep, gboolean minimal,
+      void (*visit) (guint32 node, guint32 port, void *data), void *data, gboolean *by_hash)
+{
+    const WeftGraph *g = tp->graph;
+    guint32 node = from_node;
+    guint32 to_node = weft_graph_endpoint_node (g, to_ep);
+    guint hops = 0;
+    while (node != to_node) {
+        const WeftNode *n = weft_graph_node (g, node);
+        guint32 port;
+        if (n->forwards) {
+            int routing = minimal ? WEFT_ROUTING_ECMP : tp->fabric->routing;
+            port = choose_at (g, routing, tp->seed, node, to_ep, hash, by_hash);
+        } else {
+            if (hops > 0)
+                return G_MAXUINT; /* an endpoint never carries transit traffic */
+            port = first_hop (tp, hash, node, to_ep, by_hash);
+        }
+        guint32 peer, peer_port;
+        if (port == WEFT_GRAPH_NONE || !weft_graph_peer (g, node, port, &peer, &peer_port) ||
+            hops > weft_graph_n_nodes (g))
+            return G_MAXUINT;
+        if (visit)
+            visit (node, port, data);
+        node = peer;
+        hops++;
+    }
+    return hops;
+}
+
+guint
+weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node, guint32 to_ep,
+                     gboolean minimal, void (*visit) (guint32 node, guint32 port, void *data),
+                     void *data)
+{
+    gboolean by_hash = FALSE;
+    return walk (tp, f->hash, from_node, to_ep, minimal, visit, data, &by_hash);
+}
+
+/* Collects a walk's hops into a cache entry; more than it holds: overflow. */
+typedef struct {
+    const WeftGraph *g;
+    WeftPathEntry *e;
+    gboolean overflow;
+} HopCollect;
+
+static void
+collect_hop (guint32 node, guint32 port, void *data)
+{
+    HopCollect *hc = data;
+    if (hc->e->n_hops == WEFT_PATH_CACHE_HOPS) {
+        hc->overflow = TRUE;
+        return;
+    }
+    const WeftNode *n = weft_graph_node (hc->g, node);
+    hc->e->hops[hc->e->n_hops++] =
+        (WeftPathHop){ node, port, g_array_index (n->ports, guint32, port) };
+}
+
+/* The entry for (@from, @to_ep, @mode), remembered or walked now for a flow of hash @hash; NULL
+ * for a walk the cache does not answer (see models/pathcache.h): the caller walks. */
+static WeftPathEntry *
+cached (const WeftTransport *tp, guint32 hash, guint32 from, guint32 to_ep, WeftPathMode mode)
+{
+    WeftPathCache *pc = tp->paths;
+    if (pc == NULL)
+        return NULL;
+    guint64 gen = weft_graph_routes_generation (tp->graph);
+    WeftPathEntry *e = weft_path_cache_find (pc, gen, from, to_ep, mode);
+    if (e != NULL) {
+        if (e->by_hash) {
+            pc->by_hash++;
+            return NULL; /* the pair's walk picks by hash: walk it */
+        }
+        pc->hits++;
+        return e;
+    }
+    pc->misses++;
+    e = weft_path_cache_claim (pc, gen, from, to_ep, mode);
+    gboolean by_hash = FALSE;
+    if (mode == WEFT_PATH_FIRST_HOP) {
+        guint32 port = first_hop (tp, hash, from, to_ep, &by_hash);
+        if (port == WEFT_GRAPH_NONE) {
+            e->used = 0;
+            return NULL;
+        }
+        const WeftNode *n = weft_graph_node (tp->graph, from);
+        e->hops[0] = (WeftPathHop){ from, port, g_array_index (n->ports, guint32, port) };
+        e->n_hops = 1;
+    } else {
+        HopCollect hc = { tp->graph, e, FALSE };
+        guint hops =
+            walk (tp, hash, from, to_ep, mode == WEFT_PATH_MINIMAL, collect_hop, &hc, &by_hash);
+        if (hops == G_MAXUINT || hc.overflow) {
+            e->used = 0; /* not cached: the caller walks */
+            return NULL;
+        }
+    }
+    /* A walk that picked by hash is this flow's alone: handed over this once, then a marker. */
+    e->by_hash = (guint8) by_hash;
+    return e;
+}
+
+const WeftPathEntry *
+weft_transport_cached_walk (const WeftTransport *tp, guint32 hash, guint32 from, guint32 to_ep,
+                            gboolean minimal)
+{
+    return cached (tp, hash, from, to_ep, minimal ? WEFT_PATH_MINIMAL : WEFT_PATH_ROUTED);
+}
+
+guint32
+weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node, guint32 to_ep)
+{
+    const WeftPathEntry *e = cached (tp, f->hash, node, to_ep, WEFT_PATH_FIRST_HOP);
+    if (e != NULL)
+        return e->hops[0].port;
+    gboolean by_hash = FALSE;
+    return first_hop (tp, f->hash, node, to_ep, &by_hash);
+}
+
+/* Adds hop (@node, @port) to @acc. */
+static void
+acc_hop (PathAcc *acc, guint32 node, guint32 port, guint32 link)
+{
     const WeftGraph *g = acc->tp->graph;
     const WeftNode *n = weft_graph_node (g, node);
-    const WeftLink *l = weft_graph_link (g, g_array_index (n->ports, guint32, port));
+    const WeftLink *l = weft_graph_link (g, link);
     guint32 peer, peer_port;
     weft_graph_peer (g, node, port, &peer, &peer_port);
     /* As the wire hands it over (models/link.c, set_arrival): a cut-through switch forwards
@@ -85,66 +245,18 @@ acc_visit (guint32 node, guint32 port, void *data)
     acc->fabric |= l->kind == WEFT_LINK_FABRIC;
 }
 
-guint32
-weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, guint32 node, guint32 to_ep)
+static void
+acc_visit (guint32 node, guint32 port, void *data)
 {
-    const WeftGraph *g = tp->graph;
-    guint n;
-    weft_graph_route_set (g, node, to_ep, &n);
-    if (n > 0) {
-        /* Static routing follows the table; otherwise the flow's hash picks among equal
-         * first hops (adaptive routing is a switch's decision, per packet). */
-        int routing =
-            tp->fabric->routing == WEFT_ROUTING_STATIC ? WEFT_ROUTING_STATIC : WEFT_ROUTING_ECMP;
-        guint32 p = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node,
-                                         to_ep, f->hash);
-        if (p != WEFT_GRAPH_NONE)
-            return p;
-    }
-    /* No table for this endpoint (a plain host): its one connected port. */
-    const WeftNode *nd = weft_graph_node (g, node);
-    for (guint p = 0; p < nd->ports->len; p++)
-        if (g_array_index (nd->ports, guint32, p) != WEFT_GRAPH_NONE)
-            return p;
-    return WEFT_GRAPH_NONE;
-}
-
-guint
-weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node, guint32 to_ep,
-                     gboolean minimal, void (*visit) (guint32 node, guint32 port, void *data),
-                     void *data)
-{
-    const WeftGraph *g = tp->graph;
-    guint32 node = from_node;
-    guint32 to_node = weft_graph_endpoint_node (g, to_ep);
-    guint hops = 0;
-    while (node != to_node) {
-        const WeftNode *n = weft_graph_node (g, node);
-        guint32 port;
-        if (n->forwards) {
-            int routing = minimal ? WEFT_ROUTING_ECMP : tp->fabric->routing;
-            port = weft_routing_choose (g, routing, weft_routing_seed (tp->seed, node), node, to_ep,
-                                        f->hash);
-        } else {
-            if (hops > 0)
-                return G_MAXUINT; /* an endpoint never carries transit traffic */
-            port = weft_transport_first_hop (tp, f, node, to_ep);
-        }
-        guint32 peer, peer_port;
-        if (port == WEFT_GRAPH_NONE || !weft_graph_peer (g, node, port, &peer, &peer_port) ||
-            hops > weft_graph_n_nodes (g))
-            return G_MAXUINT;
-        if (visit)
-            visit (node, port, data);
-        node = peer;
-        hops++;
-    }
-    return hops;
+    PathAcc *acc = data;
+    const WeftNode *n = weft_graph_node (acc->tp->graph, node);
+    acc_hop (acc, node, port, g_array_index (n->ports, guint32, port));
 }
 
 /* The first packet's latency from @from to @to_ep; the path's slowest link into @min_rate, the
  * slowest up to the first NIC's egress (the whole path when there is none) into @feed_rate,
- * and whether it crosses a fabric link into @fabric; each may be NULL. */
+ * and whether it crosses a fabric link into @fabric; each may be NULL.  From the path cache's
+ * hops when it has them, summed once per packet size there. */
 static weft_time_t
 path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f, guint32 from,
               guint32 to_ep, guint32 wire, guint64 *min_rate, guint64 *feed_rate, gboolean *fabric)
@@ -155,8 +267,35 @@ path_latency (const WeftTransport *tp, const WeftPathEnv *env, const WeftFlow *f
                     .to_node = weft_graph_endpoint_node (tp->graph, to_ep),
                     .min_rate = G_MAXUINT64,
                     .feed_rate = G_MAXUINT64 };
-    if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT)
+    WeftPathEntry *e = cached (tp, f->hash, from, to_ep, WEFT_PATH_MINIMAL);
+    if (e != NULL) {
+        WeftPathSum *s = NULL;
+        for (guint k = 0; k < G_N_ELEMENTS (e->sum) && s == NULL; k++)
+            if (e->sum[k].valid && e->sum[k].wire == wire &&
+                e->sum[k].env_a == (const void *) env->node_latency_ps &&
+                e->sum[k].env_b == (const void *) env->cut_bytes)
+                s = &e->sum[k];
+        if (s == NULL) {
+            for (guint i = 0; i < e->n_hops; i++)
+                acc_hop (&acc, e->hops[i].node, e->hops[i].port, e->hops[i].link);
+            s = &e->sum[e->sum_next];
+            e->sum_next = (e->sum_next + 1) % G_N_ELEMENTS (e->sum);
+            *s = (WeftPathSum){ .env_a = env->node_latency_ps,
+                                .env_b = env->cut_bytes,
+                                .wire = wire,
+                                .valid = TRUE,
+                                .fabric = acc.fabric,
+                                .latency = acc.latency,
+                                .min_rate = acc.min_rate,
+                                .feed_rate = acc.feed_rate };
+        }
+        acc.latency = s->latency;
+        acc.min_rate = s->min_rate;
+        acc.feed_rate = s->feed_rate;
+        acc.fabric = s->fabric;
+    } else if (weft_transport_walk (tp, f, from, to_ep, TRUE, acc_visit, &acc) == G_MAXUINT) {
         return WEFT_TIME_NEVER;
+    }
     if (min_rate)
         *min_rate = acc.min_rate;
     if (feed_rate)
@@ -542,6 +681,12 @@ weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps, cons
     tp->active = g_array_new (FALSE, FALSE, sizeof (guint32));
     tp->flows = flow_array_new (tp->n_flows, sizeof (WeftFlow));
     take_specs (tp, specs);
+    /* The walks' answers, remembered per pair (models/pathcache.h); not where routing is
+     * adaptive or packets are sprayed, where no walk is the packets' path. */
+    weft_path_cache_free (tp->paths);
+    tp->paths = tp->fabric->routing != WEFT_ROUTING_ADAPTIVE && tp->spray == NULL
+                    ? weft_path_cache_new (tp->n_flows)
+                    : NULL;
     /* Per-fabric state only where it can be touched: IB CC's where it is on, DCQCN's where CNPs or
      * CE marks can arrive, Ultra Ethernet's (EVs, RUD, NSCC, RCCC) where packets are sprayed or UE
      * runs. */
@@ -652,6 +797,13 @@ weft_transport_clear (WeftTransport *tp)
     g_clear_pointer (&tp->colls, g_free);
     g_clear_pointer (&tp->gated_first, g_free);
     g_clear_pointer (&tp->gated, g_free);
+    if (tp->paths)
+        g_debug ("path cache: %" G_GUINT64_FORMAT " hits, %" G_GUINT64_FORMAT
+                 " walks, %" G_GUINT64_FORMAT
+                 " left to the caller (by hash), %u slots of %" G_GSIZE_FORMAT " bytes",
+                 tp->paths->hits, tp->paths->misses, tp->paths->by_hash,
+                 weft_path_cache_slots (tp->paths), sizeof (WeftPathEntry));
+    g_clear_pointer (&tp->paths, weft_path_cache_free);
     tp->n_colls = 0;
     tp->n_flows = 0;
 }
@@ -693,8 +845,21 @@ weft_transport_trace_flow (WeftTransport *tp, const WeftFlow *f)
     /* Its path, when the flow has one: ECMP and static tables pick per flow. */
     if (tp->fabric->routing != WEFT_ROUTING_ADAPTIVE &&
         !(tp->spray && tp->spray->load_balance != WEFT_UET_LB_ECMP)) {
-        TraceHop th = { tp, f->spec.id, 0 };
-        weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
+        const WeftPathEntry *e =
+            weft_transport_cached_walk (tp, f->hash, f->spec.src, f->dst_ep, FALSE);
+        if (e == NULL) {
+            TraceHop th = { tp, f->spec.id, 0 };
+            weft_transport_walk (tp, f, f->spec.src, f->dst_ep, FALSE, trace_hop, &th);
+            return;
+        }
+        for (guint i = 0; i < e->n_hops; i++) {
+            WeftTracePathHop hop = { .flow = f->spec.id,
+                                     .hop = i,
+                                     .node = e->hops[i].node,
+                                     .port = e->hops[i].port + 1,
+                                     .link = e->hops[i].link };
+            weft_trace_append_path_hop (tp->trace, &hop);
+        }
     }
 }
 

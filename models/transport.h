@@ -38,6 +38,7 @@
 #define WEFT_MODELS_TRANSPORT_H
 
 #include "models/fabric.h"
+#include "models/pathcache.h"
 #include "workloads/workload.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
@@ -229,6 +230,9 @@ typedef struct {
     void *cross_data;
     weft_time_t *ready_ps;
     gboolean coll_quiet; /* completing collectives another rank records */
+    /* The flows' route walks per (source, destination), made by weft_transport_setup (owned;
+     * NULL where routing is adaptive or packets are sprayed; models/pathcache.h). */
+    WeftPathCache *paths;
 } WeftTransport;
 
 extern const WeftParamSpec weft_transport_params[];
@@ -330,5 +334,12 @@ guint32 weft_transport_first_hop (const WeftTransport *tp, const WeftFlow *f, gu
 guint weft_transport_walk (const WeftTransport *tp, const WeftFlow *f, guint32 from_node,
                            guint32 to_ep, gboolean minimal,
                            void (*visit) (guint32 node, guint32 port, void *data), void *data);
+
+/* The hops weft_transport_walk visits for a flow of hash @hash from @from toward @to_ep, from
+ * tp->paths, walked and remembered there on a miss (models/pathcache.h); NULL without a cache,
+ * or for a walk it does not hold (no route, more than WEFT_PATH_CACHE_HOPS hops): walk then.
+ * The entry is valid until the next call. */
+const WeftPathEntry *weft_transport_cached_walk (const WeftTransport *tp, guint32 hash,
+                                                 guint32 from, guint32 to_ep, gboolean minimal);
 
 #endif /* WEFT_MODELS_TRANSPORT_H */

@@ -216,6 +216,10 @@ guint weft_graph_route_hops (const WeftGraph *g, guint32 src, guint32 dst);
 
 /* TRUE once weft_graph_routes_compute has run (and no node or link was added since). */
 gboolean weft_graph_routes_ready (const WeftGraph *g);
+/* The route tables' generation: it moves on whenever they are computed, changed (a static
+ * choice overridden) or dropped, so an answer remembered with it is still the graph's answer
+ * while the two are equal (models/pathcache.h). */
+guint64 weft_graph_routes_generation (const WeftGraph *g);
 
 /* Walks the static routes from @src to endpoint node @dst, appending every node visited
  * (@src first, @dst last) to @nodes_out (a GArray of guint32; may be NULL).  Returns the number

@@ -1126,6 +1126,13 @@ weft_graph_routes_ready (const WeftGraph *g)
     return g != NULL && g->routes != NULL;
 }
 
+guint64
+weft_graph_routes_generation (const WeftGraph *g)
+{
+    g_return_val_if_fail (g != NULL, 0);
+    return g->routes_gen;
+}
+
 guint
 weft_graph_route_path (const WeftGraph *g, guint32 src, guint32 dst, GArray *nodes_out)
 {
