@@ -520,11 +520,15 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
     g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
     guint i = bucket_of (q, ev->at);
     q->len++;
-    if (i < q->run.i && run_push (q, ev))
-        return;
-    if (i != 0)
+    /* A push into a held run's range (below its bucket) joins it; none while bucket 0 is
+     * indexed, so that path, k = 32's, does not look. */
+    if (i != 0) {
+        if (i < q->run.i && run_push (q, ev))
+            return;
         upper_append (q, i, ev);
-    else if (q->z.count == 0) {
+    } else if (q->z.count == 0) {
+        if (q->run.i && run_push (q, ev))
+            return;
         zero_push (&q->b[0], ev);
         if (G_UNLIKELY (q->b[0].len > q->z.threshold))
             index_fill (q);
@@ -638,7 +642,7 @@ gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {
     if (q->b[0].len == 0) {
-        guint got = q->run.i ? REFILL_RUN : q->z.count > 0 ? REFILL_INDEX : refill (q);
+        guint got = q->z.count > 0 ? REFILL_INDEX : q->run.i ? REFILL_RUN : refill (q);
         if (got != REFILL_HEAP) {
             if (got == REFILL_NONE)
                 return FALSE;
