@@ -44,9 +44,11 @@
  * moves more than 16 records.  All of bucket i's records come before every record of the
  * buckets above it, so the order of pops is the same.  On the flagship most refills are small
  * (7.7 records on average, each record moved ~2.9 times after its push): there the refills fell
- * from 5.6 M to 1.15 M and the queue's instructions by 11 %, -3.5 % of the whole 16 MB run
- * (bench/README.md, "The event queue's refills taken whole, issue 17"); 8 or 32 records paid
- * less.
+ * from 5.6 M to 1.15 M and the queue's instructions by 10 %, -3.3 % of the whole 16 MB run
+ * (bench/README.md, "The event queue's refills taken whole, issue 17"); 8, 24 or 32 records
+ * paid less.  k = 32 holds no runs (its refills are large) yet pays +1.2 % instructions and
+ * +0.7 % D1 misses per event, the pushes' compare with the run's bucket and presumably code
+ * layout.
  *
  * Records (40 bytes) are stored by value in the buckets: no malloc per event once the buckets
  * have grown to the run's working set.
