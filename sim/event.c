@@ -357,6 +357,128 @@ index_pop_next (WeftEventQueue *q, WeftEvent *out)
     }
 }
 
+/* A small refill taken whole.  Where the lowest non-empty bucket i holds a few records, the
+ * refill spreads them over buckets below i, each of which is refilled in turn: on the flagship
+ * 7.7 records a refill, each moved ~2.9 times after its push (bench/README.md).  Every record
+ * of bucket i comes before every record of the buckets above it (the radix heap's invariant),
+ * so bucket i's records sorted by (time, key) can be popped in that order instead, while the
+ * queue's time follows the run's head: the buckets above i stay right, their records differing
+ * from every time of bucket i's range in the same bit.  A push whose bucket is below i lies in
+ * that range and joins the run where it sorts; one that would move more than RUN_MAX_SHIFT
+ * records spreads the run into the buckets as a refill would have (its records at the current
+ * time, in key order, are a heap).  The run takes bucket i's array, which it sorts in place,
+ * and gives bucket i its own (empty): no record is copied. */
+
+/* Refills of at most this many records are taken whole. */
+#define RUN_TAKE 16u
+/* Records a push into the run moves before it spreads the run instead. */
+#define RUN_MAX_SHIFT 16u
+
+static inline gboolean
+ev_before (const WeftEvent *a, const WeftEvent *b)
+{
+    return a->at < b->at || (a->at == b->at && a->key < b->key);
+}
+
+/* Sorts @v (@n long) by (time, key): by insertion, the records mostly in order already. */
+static void
+run_sort (WeftEvent *v, guint32 n)
+{
+    for (guint32 k = 1; k < n; k++) {
+        if (!ev_before (&v[k], &v[k - 1]))
+            continue;
+        const WeftEvent ev = v[k];
+        guint32 j = k;
+        do {
+            v[j] = v[j - 1];
+            j--;
+        } while (j > 0 && ev_before (&ev, &v[j - 1]));
+        v[j] = ev;
+    }
+}
+
+/* Removes the run's head (the run not empty) into *out; the queue's time moves to it. */
+static inline void
+run_pop (WeftEventQueue *q, WeftEvent *out)
+{
+    WeftEvqRun *r = &q->run;
+    *out = r->v[r->head++];
+    q->last = out->at;
+    q->len--;
+    if (r->head == r->len)
+        r->head = r->len = r->i = 0;
+    else { /* as in weft_evq_pop */
+        __builtin_prefetch (r->v[r->head].target);
+        __builtin_prefetch (r->v[r->head].arg.ptr);
+    }
+}
+
+/* Moves the run's records into the buckets (relative to the queue's time, at or before all of
+ * them) and ends it. */
+static void
+run_spread (WeftEventQueue *q)
+{
+    WeftEvqRun *r = &q->run;
+    for (guint32 k = r->head; k < r->len; k++) {
+        guint j = bucket_of (q, r->v[k].at);
+        if (j != 0)
+            upper_append (q, j, &r->v[k]);
+        else
+            bucket_append (&q->b[0], &r->v[k]); /* in key order: a heap */
+    }
+    r->head = r->len = r->i = 0;
+}
+
+/* Makes room for one more record at the run's end: moves the records down once half the
+ * array has been popped, else doubles it. */
+static G_GNUC_NO_INLINE void
+run_room (WeftEvqRun *r)
+{
+    if (r->head * 2 >= r->cap) {
+        memmove (r->v, r->v + r->head, (r->len - r->head) * sizeof *r->v);
+        r->len -= r->head;
+        r->head = 0;
+    } else {
+        r->cap = r->cap ? r->cap * 2 : 64;
+        r->v = g_renew (WeftEvent, r->v, r->cap);
+    }
+}
+
+/* Puts @ev, which lies in the run's range, into the run where it sorts; FALSE (the run spread
+ * into the buckets, @ev not pushed) if that would move too many records. */
+static G_GNUC_NO_INLINE gboolean
+run_push (WeftEventQueue *q, const WeftEvent *ev)
+{
+    WeftEvqRun *r = &q->run;
+    if (G_UNLIKELY (r->len == r->cap))
+        run_room (r);
+    WeftEvent *v = r->v;
+    const guint32 len = r->len, head = r->head;
+    if (G_LIKELY (!ev_before (ev, &v[len - 1]))) { /* at the end, most pushes */
+        v[len] = *ev;
+        r->len = len + 1;
+        return TRUE;
+    }
+    guint32 k = len - 1;
+    const guint32 stop = len - head > RUN_MAX_SHIFT ? len - RUN_MAX_SHIFT : head;
+    while (k > stop && ev_before (ev, &v[k - 1]))
+        k--;
+    if (G_UNLIKELY (k > head && ev_before (ev, &v[k - 1]))) {
+        run_spread (q);
+        return FALSE;
+    }
+    if (k == head && head > 0) { /* before the head, where a pop left room */
+        v[head - 1] = *ev;
+        r->head = head - 1;
+        return TRUE;
+    }
+    for (guint32 j = len; j > k; j--)
+        v[j] = v[j - 1];
+    v[k] = *ev;
+    r->len = len + 1;
+    return TRUE;
+}
+
 void
 weft_evq_init (WeftEventQueue *q)
 {
@@ -382,6 +504,7 @@ weft_evq_clear (WeftEventQueue *q)
 {
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++)
         g_free (q->b[i].v);
+    g_free (q->run.v);
     g_free (q->z.node);
     g_free (q->z.tail);
     for (guint l = 0; l < WEFT_EVQ_LEVELS; l++)
@@ -397,9 +520,15 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
     g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
     guint i = bucket_of (q, ev->at);
     q->len++;
-    if (i != 0)
+    /* A push into a held run's range (below its bucket) joins it; none while bucket 0 is
+     * indexed, so that path, k = 32's, does not look. */
+    if (i != 0) {
+        if (i < q->run.i && run_push (q, ev))
+            return;
         upper_append (q, i, ev);
-    else if (q->z.count == 0) {
+    } else if (q->z.count == 0) {
+        if (q->run.i && run_push (q, ev))
+            return;
         zero_push (&q->b[0], ev);
         if (G_UNLIKELY (q->b[0].len > q->z.threshold))
             index_fill (q);
@@ -412,7 +541,7 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
  * bucket 0 are appended and made a heap once (Floyd): the same pops as pushing each, keys
  * being unique, for fewer moves; once more than the threshold have landed, they and the rest
  * go into the index instead. */
-enum { REFILL_NONE, REFILL_HEAP, REFILL_INDEX };
+enum { REFILL_NONE, REFILL_HEAP, REFILL_INDEX, REFILL_RUN };
 
 /* The rest of a refill once bucket 0 has been indexed (index_fill): events @k to @n - 1 of @v
  * into the index (or b[0], if the index gave up). */
@@ -451,6 +580,20 @@ refill (WeftEventQueue *q)
     guint32 n = b->len;
     b->len = 0;
     b->min = WEFT_TIME_NEVER;
+    if (n <= RUN_TAKE) { /* taken whole: the run and bucket i swap arrays */
+        WeftEvqRun *r = &q->run;
+        WeftEvent *v = b->v;
+        guint32 cap = b->cap;
+        b->v = r->v;
+        b->cap = r->cap;
+        r->v = v;
+        r->cap = cap;
+        r->head = 0;
+        r->len = n;
+        r->i = i;
+        run_sort (v, n);
+        return REFILL_RUN;
+    }
     WeftEvqBucket *z = &q->b[0];
     const WeftEvent *v = b->v;
     const weft_time_t last = q->last; /* a local: the appends' stores cannot change it */
@@ -480,6 +623,8 @@ weft_evq_rewind (WeftEventQueue *q, weft_time_t t)
     index_spill (q);
     q->z.threshold = q->z.index_at;
     GArray *all = g_array_sized_new (FALSE, FALSE, sizeof (WeftEvent), (guint) q->len);
+    g_array_append_vals (all, q->run.v + q->run.head, q->run.len - q->run.head);
+    q->run.head = q->run.len = q->run.i = 0;
     for (guint i = 0; i < WEFT_EVQ_BUCKETS; i++) {
         g_array_append_vals (all, q->b[i].v, q->b[i].len);
         q->b[i].len = 0;
@@ -497,11 +642,14 @@ gboolean
 weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 {
     if (q->b[0].len == 0) {
-        guint got = q->z.count > 0 ? REFILL_INDEX : refill (q);
+        guint got = q->z.count > 0 ? REFILL_INDEX : q->run.i ? REFILL_RUN : refill (q);
         if (got != REFILL_HEAP) {
             if (got == REFILL_NONE)
                 return FALSE;
-            index_pop_next (q, out);
+            if (got == REFILL_RUN)
+                run_pop (q, out);
+            else
+                index_pop_next (q, out);
             return TRUE;
         }
     }
@@ -522,7 +670,7 @@ weft_evq_pop (WeftEventQueue *q, WeftEvent *out)
 gboolean
 weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, WeftEvent *out)
 {
-    if (q->b[0].len == 0 && q->z.count == 0) {
+    if (q->b[0].len == 0 && q->z.count == 0 && q->run.i == 0) {
         if (q->nonempty == 0)
             return FALSE;
         /* Look at the earliest time before moving the queue's time to it (refill). */
@@ -531,7 +679,9 @@ weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, Wef
             return FALSE;
         refill (q);
     }
-    const WeftEvent *head = q->z.count > 0 ? &q->z.node[q->z.min].ev : &q->b[0].v[0];
+    const WeftEvent *head = q->run.i         ? &q->run.v[q->run.head]
+                            : q->z.count > 0 ? &q->z.node[q->z.min].ev
+                                             : &q->b[0].v[0];
     if (head->at > end_at || (head->at == end_at && head->key >= end_key))
         return FALSE;
     return weft_evq_pop (q, out);
@@ -540,6 +690,8 @@ weft_evq_pop_before (WeftEventQueue *q, weft_time_t end_at, guint64 end_key, Wef
 weft_time_t
 weft_evq_peek_at (const WeftEventQueue *q)
 {
+    if (q->run.i)
+        return q->run.v[q->run.head].at;
     if (q->b[0].len > 0 || q->z.count > 0)
         return q->last;
     if (q->nonempty == 0)

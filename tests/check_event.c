@@ -3,7 +3,8 @@
  * Checks: events pop in (time, key) order against a sorted reference for many random events,
  * with bucket 0 a heap and indexed by scheduling id (thresholds 0, 16, the default and never;
  * changes of mode both ways; the index given up for the heap; the index grown while it holds
- * events);
+ * events; small refills taken whole as sorted runs, pushed into at their end, middle and head
+ * and spread again, with pop_before and rewind while a run is held);
  * ties at one time break by the scheduling object's id, then by its own counter, whatever the
  * order of scheduling; the run loop stops at `duration`, on a dry queue with work pending
  * (hang), when the watchdog sees no progress for hang_timeout (and not while progress goes on),
@@ -185,6 +186,95 @@ START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
     g_sequence_free (ref);
     gsl_rng_free (r);
     weft_evq_clear (&q);
+}
+END_TEST
+
+/* Small refills taken whole (sim/event.c): the flagship's pattern of pushes at a few fixed
+ * delays (a sorted FIFO each, nearly), some far ahead and some at the current picosecond with
+ * keys below and above the last popped, against a sorted reference; with few records pending
+ * (most refills become runs) and many (most spread).  Pushes land in a held run at its end, in
+ * its middle, before its head and at its head's picosecond, and far enough back that the run
+ * is spread into the buckets; pop_before (every 7th pop) and rewind find a run held.  Each of
+ * these must have happened; a wrong pop fails at once. */
+START_TEST (test_event_small_refills_match_sorted_reference)
+{
+    static const weft_time_t delays[] = { 14, 120, 2276, 2290, 9160, 11450, 82000 };
+    static const guint targets[] = { 12, 60, 400, 3000 };
+    guint held = 0, inside = 0, at_end = 0, front = 0, spread = 0, rewinds_held = 0;
+    guint before_held = 0;
+    for (guint ti = 0; ti < G_N_ELEMENTS (targets); ti++) {
+        WeftEventQueue q;
+        weft_evq_init (&q);
+        gsl_rng *r = weft_rng_new (29 + ti, 1);
+        GSequence *ref = g_sequence_new (g_free);
+        guint64 counter = 0;
+        weft_time_t now = 0;
+        for (guint step = 0; step < 60000; step++) {
+            guint pend = (guint) g_sequence_get_length (ref);
+            guint pushes = pend < targets[ti] ? 2 + (guint) gsl_rng_uniform_int (r, 3)
+                                              : (guint) gsl_rng_uniform_int (r, 2);
+            for (guint k = 0; k < pushes; k++) {
+                WeftEvent *add = g_new (WeftEvent, 1);
+                guint what = (guint) gsl_rng_uniform_int (r, 20);
+                weft_time_t at = what < 13   ? now + delays[what % G_N_ELEMENTS (delays)]
+                                 : what < 16 ? now
+                                 : what < 19 ? now + gsl_rng_uniform_int (r, 1u << 14)
+                                             : now + gsl_rng_uniform_int (r, 1u << 30);
+                /* ids 0..63, counters rising; now and then a key below the rest (a wire's) */
+                guint64 low =
+                    gsl_rng_uniform_int (r, 8) == 0
+                        ? (guint64) gsl_rng_uniform_int (r, 1u << 20) << 8 | (counter & 0xff)
+                        : 0x80000000u | counter;
+                counter++;
+                *add = (WeftEvent){ .at = at,
+                                    .key = ((guint64) gsl_rng_uniform_int (r, 64) << 32) | low };
+                if (g_sequence_lookup (ref, add, cmp_event_seq, NULL)) { /* keys are unique */
+                    g_free (add);
+                    continue;
+                }
+                guint32 was = q.run.i, before = q.run.len - q.run.head;
+                weft_evq_push (&q, add);
+                g_sequence_insert_sorted (ref, add, cmp_event_seq, NULL);
+                if (was && !q.run.i)
+                    spread++;
+                else if (was && q.run.len - q.run.head == before + 1) {
+                    const WeftEvent *tail = &q.run.v[q.run.len - 1];
+                    const WeftEvent *head = &q.run.v[q.run.head];
+                    if (tail->key == add->key && tail->at == add->at)
+                        at_end++;
+                    else if (head->key == add->key && head->at == add->at)
+                        front++;
+                    else
+                        inside++;
+                }
+            }
+            if (g_sequence_get_length (ref) == 0)
+                continue;
+            held += q.run.i != 0;
+            before_held += q.run.i != 0 && step % 7 == 0;
+            now = pop_check_first (&q, ref, step);
+            ck_assert_uint_eq (weft_evq_len (&q), (guint) g_sequence_get_length (ref));
+            if (step % 997 == 0 && now > 0) {
+                rewinds_held += q.run.i != 0;
+                weft_evq_rewind (&q, now - 1 - gsl_rng_uniform_int (r, MIN (now, 100)));
+            }
+        }
+        while (g_sequence_get_length (ref) > 0)
+            pop_check_first (&q, ref, 1);
+        WeftEvent ev;
+        ck_assert (!weft_evq_pop (&q, &ev));
+        ck_assert_uint_eq (weft_evq_peek_at (&q), WEFT_TIME_NEVER);
+        g_sequence_free (ref);
+        gsl_rng_free (r);
+        weft_evq_clear (&q);
+    }
+    ck_assert_uint_gt (held, 10000);
+    ck_assert_uint_gt (inside, 1000);
+    ck_assert_uint_gt (at_end, 1000);
+    ck_assert_uint_gt (front, 100);
+    ck_assert_uint_gt (spread, 10);
+    ck_assert_uint_gt (rewinds_held, 5);
+    ck_assert_uint_gt (before_held, 1000);
 }
 END_TEST
 
@@ -579,6 +669,7 @@ test_suite (void)
     tcase_add_test (tc, test_event_index_matches_sorted_reference);
     tcase_add_test (tc, test_event_index_grows_while_holding_events);
     tcase_add_test (tc, test_event_drained_bucket_releases_its_pages);
+    tcase_add_test (tc, test_event_small_refills_match_sorted_reference);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");
