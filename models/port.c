@@ -56,9 +56,10 @@ weft_port_set_far (WeftPort *port, WeftPort *far)
     port->wake_sched = (WeftSched){ far->sched.id, (guint32) WEFT_KEY_WAKE (0, 0) };
 }
 
-/* Queue depth changes: integrate the old depth over the time it held. */
+/* Queue depth changes: integrate the old depth over the time it held, and keep the peaks. */
+/* The depth integral brought up to @now at the current depth. */
 static inline void
-queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
+depth_integrate (WeftPort *port, weft_time_t now)
 {
     /* An empty queue adds nothing (+0.0 leaves the sum as it is): skip the conversions.  Both
      * factors lie below 2^63, where converting them as signed integers gives the same double
@@ -66,11 +67,24 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
     if (port->q_bytes)
         port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
     port->s_last = now;
+}
+
+/* A depth of @bytes reached: the sample's and the run's peaks. */
+static inline void
+depth_peak (WeftPort *port, guint64 bytes)
+{
+    if (bytes > port->s_max_q)
+        port->s_max_q = bytes;
+    if (bytes > port->max_q)
+        port->max_q = bytes;
+}
+
+static inline void
+queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
+{
+    depth_integrate (port, now);
     port->q_bytes = new_bytes;
-    if (new_bytes > port->s_max_q)
-        port->s_max_q = new_bytes;
-    if (new_bytes > port->max_q)
-        port->max_q = new_bytes;
+    depth_peak (port, new_bytes);
 }
 
 /* The depth falls to @new_bytes: queue_changed without the peaks, which a fall never reaches
@@ -79,9 +93,7 @@ queue_changed (WeftPort *port, weft_time_t now, guint64 new_bytes)
 static inline void
 queue_fell (WeftPort *port, weft_time_t now, guint64 new_bytes)
 {
-    if (port->q_bytes)
-        port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
-    port->s_last = now;
+    depth_integrate (port, now);
     port->q_bytes = new_bytes;
 }
 
@@ -92,14 +104,8 @@ queue_fell (WeftPort *port, weft_time_t now, guint64 new_bytes)
 static inline void
 queue_passed (WeftPort *port, weft_time_t now, guint64 bytes)
 {
-    if (port->q_bytes)
-        port->s_area += (double) (gint64) port->q_bytes * (double) (gint64) (now - port->s_last);
-    port->s_last = now;
-    guint64 peak = port->q_bytes + bytes;
-    if (peak > port->s_max_q)
-        port->s_max_q = peak;
-    if (peak > port->max_q)
-        port->max_q = peak;
+    depth_integrate (port, now);
+    depth_peak (port, port->q_bytes + bytes);
 }
 
 static void on_tx_free (WeftSim *sim, void *target, WeftArg arg);
