@@ -5,16 +5,16 @@
 #include <string.h>
 
 WeftIbPort *
-weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
+weft_ib_port_new (WeftArena *arena, const WeftIbConfig *cfg, guint32 limit, guint32 capacity)
 {
-    WeftIbPort *ib = g_new0 (WeftIbPort, 1);
+    WeftIbPort *ib = weft_arena_alloc0 (arena, sizeof (WeftIbPort), _Alignof(WeftIbPort));
     ib->cfg = cfg;
     ib->limit = limit;
     ib->capacity = capacity;
     ib->return_next = G_MAXUINT64;
     memcpy (ib->sl2vl, cfg->sl2vl, sizeof ib->sl2vl);
     for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
-        ib->avail[v] = limit;
+        ib->vl[v].avail = limit;
     weft_vlarb_init (&ib->arb, cfg);
     return ib;
 }
@@ -28,8 +28,8 @@ weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt)
         return;
     }
     guint32 c = weft_ib_pkt_credits (ib, pkt);
-    g_assert (ib->avail[pkt->vl] >= c);
-    ib->avail[pkt->vl] -= c;
+    g_assert (ib->vl[pkt->vl].avail >= c);
+    ib->vl[pkt->vl].avail -= c;
 }
 
 gboolean
@@ -37,11 +37,11 @@ weft_ib_on_arrival (WeftIbPort *ib, WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
     pkt->in_vl = pkt->vl; /* its buffer here is this VL's, whatever VL it leaves on */
-    if (G_UNLIKELY (ib->used[pkt->in_vl] + c > ib->capacity + ib->granted[pkt->in_vl])) {
+    if (G_UNLIKELY (ib->vl[pkt->in_vl].used + c > ib->capacity + ib->vl[pkt->in_vl].granted)) {
         ib->lossless_drops++;
         return FALSE;
     }
-    ib->used[pkt->in_vl] += c;
+    ib->vl[pkt->in_vl].used += c;
     return TRUE;
 }
 
@@ -50,18 +50,18 @@ weft_ib_release (WeftIbPort *ib, const WeftPacket *pkt)
 {
     guint32 c = weft_ib_pkt_credits (ib, pkt);
     guint vl = pkt->in_vl;
-    g_assert (ib->used[vl] >= c);
-    ib->used[vl] -= c;
+    g_assert (ib->vl[vl].used >= c);
+    ib->vl[vl].used -= c;
     guint32 back = 0;
-    if (ib->granted[vl] > 0 && ib->used[vl] <= ib->capacity / 2) {
+    if (ib->vl[vl].granted > 0 && ib->vl[vl].used <= ib->capacity / 2) {
         /* Drained: the loan goes back to the pool instead of upstream. */
-        back = MIN (c, ib->granted[vl]);
-        ib->granted[vl] -= back;
+        back = MIN (c, ib->vl[vl].granted);
+        ib->vl[vl].granted -= back;
         *ib->pool_free += back;
     }
     if (c == back)
         return FALSE;
-    ib->pending[vl] += c - back;
+    ib->vl[vl].pending += c - back;
     if (ib->fcp_queued & (1u << vl))
         return FALSE;
     ib->fcp_queued |= 1u << vl;
@@ -72,13 +72,13 @@ gboolean
 weft_ib_grant (WeftIbPort *ib, guint vl)
 {
     /* Lend when the VL's buffer is more than half full and one more packet would not fit. */
-    if (!ib->pool_free || *ib->pool_free < ib->grant_unit || ib->used[vl] <= ib->capacity / 2 ||
-        ib->used[vl] + ib->grant_unit <= ib->capacity + ib->granted[vl])
+    if (!ib->pool_free || *ib->pool_free < ib->grant_unit || ib->vl[vl].used <= ib->capacity / 2 ||
+        ib->vl[vl].used + ib->grant_unit <= ib->capacity + ib->vl[vl].granted)
         return FALSE;
-    ib->granted[vl] += ib->grant_unit;
+    ib->vl[vl].granted += ib->grant_unit;
     *ib->pool_free -= ib->grant_unit;
     ib->loans++;
-    ib->pending[vl] += ib->grant_unit;
+    ib->vl[vl].pending += ib->grant_unit;
     if (ib->fcp_queued & (1u << vl))
         return FALSE;
     ib->fcp_queued |= 1u << vl;
@@ -88,9 +88,9 @@ weft_ib_grant (WeftIbPort *ib, guint vl)
 static inline void
 add_credits (WeftIbPort *ib, guint vl, guint32 credits)
 {
-    ib->avail[vl] += credits;
+    ib->vl[vl].avail += credits;
     /* With a shared pool downstream the sender may hold more than the private limit. */
-    g_assert (ib->avail[vl] <= ib->limit || ib->cfg->shared_credits > 0);
+    g_assert (ib->vl[vl].avail <= ib->limit || ib->cfg->shared_credits > 0);
 }
 
 void

@@ -2,7 +2,7 @@
  * (IBA Vol 1 7.9).
  *
  * Every port of an InfiniBand fabric has one WeftIbPort, and credits are counted here only.
- * Sender side: `avail[vl]` credits it may still spend toward the peer's input buffer; a packet
+ * Sender side: `vl[v].avail` credits it may still spend toward the peer's input buffer; a packet
  * of w wire bytes leaves only with ceil(w / credit_unit) credits in hand, spent when its
  * transmission starts.  Receiver side: `used[vl]` credits held by packets that arrived on this
  * port and still sit in this node's buffer (a switch keeps them until they start leaving
@@ -61,39 +61,58 @@ typedef struct {
     guint32 vl;
 } WeftIbReturn;
 
+/* One VL's credits, both sides of the port (see above): a send, an arrival and a release of a
+ * packet each read one of these, so a VL's four counts share 16 bytes. */
 typedef struct {
-    const WeftIbConfig *cfg;
-    guint8 sl2vl[WEFT_IB_SLS]; /* the VL a packet of each SL leaves this port on */
-    /* sender side */
-    guint32 avail[WEFT_IB_MAX_VLS];
-    guint32 limit;           /* the peer's advertised buffer per VL, in credits */
-    weft_time_t return_next; /* arrive_at of returning's first FCP; G_MAXUINT64: none */
-    guint64 return_key;      /* the peer port's scheduling id << 32 (sim/event.h) */
+    guint32 avail;   /* sender: credits it may still spend toward the peer */
+    guint32 used;    /* receiver: credits held by packets in this node's buffer */
+    guint32 pending; /* receiver: freed, to go back upstream in the next FCP */
+    guint32 granted; /* receiver: credits lent from the switch's shared pool */
+} WeftIbVl;
+
+/* Layout: what every send, arrival, release and FCP of the port reads - the config, the
+ * `returning` ring and its ends, the FCP state and the limits - fills the first cache line; the
+ * FCPs waiting, the SL-to-VL map and VL 0's counts (the only VL of most runs) the second.  The
+ * state is aligned to a line, from the run's arena (weft_ib_port_new).  The layout before, each
+ * count an array over the VLs, put one packet's counts in four lines and the FCP state in a
+ * sixth, and the order check of a push read the ring's last record, in the peer's memory
+ * (bench/README.md, "Where the flagship's CPU time goes"). */
+typedef struct {
+    /* first line */
+    _Alignas(64) const WeftIbConfig *cfg;
     WeftIbReturn *returning; /* ring of FCPs from the peer on their way here, by arrival (owned) */
+    weft_time_t return_next; /* arrive_at of returning's first FCP; G_MAXUINT64: none */
+    weft_time_t return_last; /* arrive_at of returning's last FCP (pushes keep the order) */
     guint32 ret_head, ret_len, ret_mask; /* first record, records, capacity - 1 (a power of 2) */
-    /* receiver side */
-    guint32 used[WEFT_IB_MAX_VLS];
-    guint32 pending[WEFT_IB_MAX_VLS];
-    guint32 capacity;                 /* this port's private buffer per VL, in credits */
-    guint32 granted[WEFT_IB_MAX_VLS]; /* credits lent from the switch's shared pool */
-    guint32 *pool_free;               /* the switch's shared pool, in credits; NULL: none */
-    guint32 grant_unit;               /* credits lent at a time: one largest packet */
-    guint64 loans;                    /* times the pool lent to this port */
-    guint32 fcp_queued;               /* bit per VL: an FCP waits in this port's egress */
-    guint8 fcp_ring[16];              /* the VLs whose FCP waits in class 0, in order */
-    guint8 fcp_head, fcp_n;           /* first of fcp_ring, and how many */
-    guint64 lossless_drops;
+    guint32 limit;                       /* the peer's advertised buffer per VL, in credits */
+    guint32 capacity;                    /* this port's private buffer per VL, in credits */
+    guint32 fcp_queued;                  /* bit per VL: an FCP waits in this port's egress */
+    guint8 fcp_head, fcp_n;              /* first of fcp_ring, and how many */
+    guint8 stalled;                      /* PortXmitWait: data waiting and no credits to send it */
+    /* second line */
+    _Alignas(64) guint8 fcp_ring[16]; /* the VLs whose FCP waits in class 0, in order */
+    guint8 sl2vl[WEFT_IB_SLS];        /* the VL a packet of each SL leaves this port on */
+    guint64 return_key; /* the peer port's scheduling id << 32 (sim/event.h); read on ties */
     guint64 fcps_sent;
+    WeftIbVl vl[WEFT_IB_MAX_VLS];
+    /* rare */
+    guint32 *pool_free; /* the switch's shared pool, in credits; NULL: none */
+    guint32 grant_unit; /* credits lent at a time: one largest packet */
+    guint64 loans;      /* times the pool lent to this port */
+    guint64 lossless_drops;
     WeftVlArb arb;
-    /* PortXmitWait: data waiting and no credits to send it */
-    gboolean stalled;
     weft_time_t stall_since;
     guint64 xmit_wait_ps, s_stall_ps;
 } WeftIbPort;
 
-/** A port's state: @limit credits per VL toward the peer, @capacity of its own buffer.
- * (transfer full: g_free) */
-WeftIbPort *weft_ib_port_new (const WeftIbConfig *cfg, guint32 limit, guint32 capacity);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftIbPort, fcp_ring) == 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftIbPort, vl) + sizeof (WeftIbVl) <= 128);
+
+/** A port's state: @limit credits per VL toward the peer, @capacity of its own buffer, zeroed
+ * and aligned to a line, from @arena (sim/arena.h): freed with the run, after
+ * weft_ib_port_clear.  (transfer none) */
+WeftIbPort *weft_ib_port_new (WeftArena *arena, const WeftIbConfig *cfg, guint32 limit,
+                              guint32 capacity);
 
 static inline guint32
 weft_ib_pkt_credits (const WeftIbPort *ib, const WeftPacket *pkt)
@@ -104,14 +123,14 @@ weft_ib_pkt_credits (const WeftIbPort *ib, const WeftPacket *pkt)
 static inline gboolean
 weft_ib_can_send (const WeftIbPort *ib, const WeftPacket *pkt)
 {
-    return pkt->kind == WEFT_PKT_CREDIT || ib->avail[pkt->vl] >= weft_ib_pkt_credits (ib, pkt);
+    return pkt->kind == WEFT_PKT_CREDIT || ib->vl[pkt->vl].avail >= weft_ib_pkt_credits (ib, pkt);
 }
 
 /* weft_ib_can_send of a packet known not to be an FCP (a VL's queue or the staged packet). */
 static inline gboolean
 weft_ib_can_send_data (const WeftIbPort *ib, const WeftPacket *pkt)
 {
-    return ib->avail[pkt->vl] >= weft_ib_pkt_credits (ib, pkt);
+    return ib->vl[pkt->vl].avail >= weft_ib_pkt_credits (ib, pkt);
 }
 
 /* The transmitter starts sending @pkt: spend its credits (FCPs need none: their count is
@@ -122,8 +141,8 @@ void weft_ib_on_send (WeftIbPort *ib, WeftPacket *pkt);
 static inline guint32
 weft_ib_fcp_take (WeftIbPort *ib, guint vl)
 {
-    guint32 c = ib->pending[vl];
-    ib->pending[vl] = 0;
+    guint32 c = ib->vl[vl].pending;
+    ib->vl[vl].pending = 0;
     ib->fcp_queued &= ~(1u << vl);
     ib->fcps_sent++;
     return c;
@@ -184,9 +203,12 @@ weft_ib_return_push (WeftIbPort *ib, weft_time_t arrive_at, guint vl, guint32 cr
 {
     if (G_UNLIKELY (ib->returning == NULL || ib->ret_len > ib->ret_mask))
         weft_ib_return_grow (ib);
-    g_assert (ib->ret_len == 0 || arrive_at >= weft_ib_return_at (ib, ib->ret_len - 1)->arrive_at);
+    /* The order is checked against a field of the first line, not the ring's last record: that
+     * load missed the cache at most pushes. */
+    g_assert (ib->ret_len == 0 || arrive_at >= ib->return_last);
     ib->returning[(ib->ret_head + ib->ret_len) & ib->ret_mask] =
         (WeftIbReturn){ .arrive_at = arrive_at, .credits = credits, .vl = vl };
+    ib->return_last = arrive_at;
     if (ib->ret_len++ == 0)
         ib->return_next = arrive_at;
 }

@@ -311,9 +311,9 @@ infiniband_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
 {
     for (guint i = 0; i < env->ports->len; i++) {
         WeftPort *p = env->ports->pdata[i];
-        p->ib =
-            weft_ib_port_new (&env->fabric->ib, buffer_credits (env, p->link.peer, p->link.link_id),
-                              buffer_credits (env, p->owner, p->link.link_id));
+        p->ib = weft_ib_port_new (&p->owner->sim->arena, &env->fabric->ib,
+                                  buffer_credits (env, p->link.peer, p->link.link_id),
+                                  buffer_credits (env, p->owner, p->link.link_id));
     }
     weft_ports_pair_credits (env->ports);
     for (guint i = 0; i < env->switches->len; i++)

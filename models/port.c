@@ -43,7 +43,7 @@ weft_port_clear (WeftPort *port)
     weft_link_clear (&port->link);
     if (port->ib)
         weft_ib_port_clear (port->ib);
-    g_clear_pointer (&port->ib, g_free);
+    port->ib = NULL;  /* the run's arena owns it */
     port->pfc = NULL; /* the run's arena owns it */
 }
 

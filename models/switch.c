@@ -213,7 +213,7 @@ choose_adaptive (WeftSwitch *self, const guint32 *set, guint n, const WeftPacket
         guint64 load = p->q_bytes;
         if (p->ib) {
             weft_ib_sync (p->ib, self->parent.sim);
-            load += (guint64) (p->ib->limit - p->ib->avail[p->ib->sl2vl[pkt->sl]]) *
+            load += (guint64) (p->ib->limit - p->ib->vl[p->ib->sl2vl[pkt->sl]].avail) *
                     p->ib->cfg->credit_unit;
         }
         if (load < best_load) {

@@ -424,8 +424,8 @@ uet_setup (WeftMechEnv *env, const WeftExperiment *exp, GError **error)
         /* Every port spends its peer's credits and advertises its own buffer. */
         for (guint i = 0; i < env->ports->len; i++) {
             WeftPort *p = env->ports->pdata[i];
-            p->ib = weft_ib_port_new (&uet->credits, uet->credits.buffer_credits,
-                                      uet->credits.buffer_credits);
+            p->ib = weft_ib_port_new (&p->owner->sim->arena, &uet->credits,
+                                      uet->credits.buffer_credits, uet->credits.buffer_credits);
         }
         weft_ports_pair_credits (env->ports);
         /* As on InfiniBand, the buffer is the input port's: an output queue holds at most what

@@ -293,9 +293,9 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
             for (guint32 r = 0; r < tx->ib->ret_len; r++)
                 if (weft_ib_return_at (tx->ib, r)->vl == v)
                     returning += weft_ib_return_at (tx->ib, r)->credits;
-            guint64 sum = tx->ib->avail[v] + wire + buffered + rx->ib->pending[v] + returning;
-            guint64 advertised = (guint64) rx->ib->capacity + rx->ib->granted[v];
-            if (sum != advertised || buffered != rx->ib->used[v]) {
+            guint64 sum = tx->ib->vl[v].avail + wire + buffered + rx->ib->vl[v].pending + returning;
+            guint64 advertised = (guint64) rx->ib->capacity + rx->ib->vl[v].granted;
+            if (sum != advertised || buffered != rx->ib->vl[v].used) {
                 bad++;
                 if (report)
                     g_string_append_printf (
@@ -304,8 +304,8 @@ weft_network_check_credits (const WeftNetwork *net, GString *report)
                         " + buffered %" G_GUINT64_FORMAT
                         " (counted %u) + pending %u + returning %" G_GUINT64_FORMAT
                         " != %" G_GUINT64_FORMAT "\n",
-                        tx->owner->name, tx->index + 1, v, tx->ib->avail[v], wire, buffered,
-                        rx->ib->used[v], rx->ib->pending[v], returning, advertised);
+                        tx->owner->name, tx->index + 1, v, tx->ib->vl[v].avail, wire, buffered,
+                        rx->ib->vl[v].used, rx->ib->vl[v].pending, returning, advertised);
             }
         }
     }

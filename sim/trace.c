@@ -215,8 +215,8 @@ chunk_write (WeftTrace *trace, Table *t)
         trace->deflated = g_malloc (bound);
         trace->deflated_size = bound;
     }
-    gsize size = libdeflate_zlib_compress (trace->deflate, trace->shuffled, bytes,
-                                           trace->deflated, trace->deflated_size);
+    gsize size = libdeflate_zlib_compress (trace->deflate, trace->shuffled, bytes, trace->deflated,
+                                           trace->deflated_size);
     hsize_t end = t->chunk_start + t->fill;
     hsize_t extent[1] = { end }, offset[1] = { t->chunk_start };
     gboolean ok = size > 0 && H5Dset_extent (t->dset, extent) >= 0 &&

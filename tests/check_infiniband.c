@@ -249,7 +249,7 @@ check_credits_and_pool (WeftSim *sim, void *data)
         for (guint p = 0; p < sw->n_ports; p++)
             if (sw->ports[p].ib && sw->ports[p].ib->pool_free)
                 for (guint v = 0; v < WEFT_IB_MAX_VLS; v++)
-                    lent += sw->ports[p].ib->granted[v];
+                    lent += sw->ports[p].ib->vl[v].granted;
         pool_violations += lent + sw->pool_free != net->fabric.ib.shared_credits;
     }
 }
@@ -427,8 +427,8 @@ START_TEST (test_infiniband_lazy_credits_follow_the_event_order)
     ck_assert_ptr_nonnull (port->far);
     WeftIbPort *ib = port->ib;
     ck_assert_uint_eq (ib->return_key, (guint64) port->far->sched.id << 32);
-    guint32 start = ib->avail[0];
-    ib->avail[0] = start - 8;
+    guint32 start = ib->vl[0].avail;
+    ib->vl[0].avail = start - 8;
     const guint32 seq[2] = { 3, 5 };
     const weft_time_t at[2] = { 100, 200 };
     for (guint i = 0; i < 2; i++)
@@ -438,16 +438,16 @@ START_TEST (test_infiniband_lazy_credits_follow_the_event_order)
     guint64 id = ib->return_key >> 32;
     /* At 100 ps, an event of a lower id runs before the arrival: nothing yet. */
     weft_ib_apply_due (ib, 100, ((id - 1) << 32) | 0xffff);
-    ck_assert_uint_eq (ib->avail[0], start - 8);
+    ck_assert_uint_eq (ib->vl[0].avail, start - 8);
     /* The same picosecond from an event of a higher id: the first arrival has run. */
     weft_ib_apply_due (ib, 100, (id + 1) << 32);
-    ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
+    ck_assert_uint_eq (ib->vl[0].avail, start - 8 + 3);
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
     /* Later, whatever the key, until the second one is due. */
     weft_ib_apply_due (ib, 199, 0);
-    ck_assert_uint_eq (ib->avail[0], start - 8 + 3);
+    ck_assert_uint_eq (ib->vl[0].avail, start - 8 + 3);
     weft_ib_apply_due (ib, 201, 0);
-    ck_assert_uint_eq (ib->avail[0], start);
+    ck_assert_uint_eq (ib->vl[0].avail, start);
     ck_assert_uint_eq (ib->ret_len, 0);
     ck_assert_uint_eq (ib->return_next, G_MAXUINT64);
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
@@ -467,39 +467,39 @@ START_TEST (test_infiniband_fcp_ring_grows_in_arrival_order)
     WeftPort *port = s.net->ports->pdata[0];
     WeftIbPort *ib = port->ib;
     guint64 id = ib->return_key >> 32;
-    guint32 start = ib->avail[0];
+    guint32 start = ib->vl[0].avail;
     /* Wrap the ring first: 6 FCPs of 1 credit each, 5 applied. */
-    ib->avail[0] = start - 6;
+    ib->vl[0].avail = start - 6;
     for (guint i = 0; i < 6; i++)
         weft_ib_return_push (ib, 10 + i, 0, 1);
     weft_ib_apply_due (ib, 14, (id + 1) << 32);
-    ck_assert_uint_eq (ib->avail[0], start - 1);
+    ck_assert_uint_eq (ib->vl[0].avail, start - 1);
     ck_assert_uint_eq (ib->ret_len, 1);
     /* Then 20 more, arriving every 10 ps from 100 ps, of i + 1 credits: past the 8 records
      * held, so it grows with its first record behind the block's end. */
     guint32 sum = 0;
     for (guint i = 0; i < 20; i++)
         sum += i + 1;
-    ib->avail[0] -= sum;
+    ib->vl[0].avail -= sum;
     for (guint i = 0; i < 20; i++)
         weft_ib_return_push (ib, 100 + 10 * i, 0, i + 1);
     ck_assert_uint_eq (ib->ret_len, 21);
     ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
     /* Applied one by one, each exactly when due. */
-    guint32 expect = ib->avail[0];
+    guint32 expect = ib->vl[0].avail;
     weft_ib_apply_due (ib, 15, (id + 1) << 32);
     expect += 1;
-    ck_assert_uint_eq (ib->avail[0], expect);
+    ck_assert_uint_eq (ib->vl[0].avail, expect);
     for (guint i = 0; i < 20; i++) {
         weft_ib_apply_due (ib, 100 + 10 * i, (id - 1) << 32); /* a lower id: not yet */
-        ck_assert_uint_eq (ib->avail[0], expect);
+        ck_assert_uint_eq (ib->vl[0].avail, expect);
         weft_ib_apply_due (ib, 100 + 10 * i, id << 32); /* the wire's own id: due */
         expect += i + 1;
-        ck_assert_uint_eq (ib->avail[0], expect);
+        ck_assert_uint_eq (ib->vl[0].avail, expect);
         ck_assert_uint_eq (ib->ret_len, 19 - i);
         ck_assert_uint_eq (weft_network_check_credits (s.net, NULL), 0);
     }
-    ck_assert_uint_eq (ib->avail[0], start);
+    ck_assert_uint_eq (ib->vl[0].avail, start);
     ck_assert_uint_eq (ib->return_next, G_MAXUINT64);
     weft_session_clear (&s);
 }
