@@ -302,6 +302,21 @@ START_TEST (test_workload_inline_list)
     ck_assert_uint_eq (FLOW (flows, 1)->src, host[0]);
     ck_assert_uint_eq (FLOW (flows, 1)->size_bytes, 1 << 20);
     ck_assert_uint_eq (FLOW (flows, 1)->start_ps, WEFT_US (10));
+    /* Out of order only at its last pair (the sort must not be skipped), and in order with a
+     * tie (kept in generation order, as the sort would). */
+    g_autoptr (GArray) late = gen ("[workload.l]\nkind = flows\n"
+                                   "flows = host0>host1 1KiB 0us; host1>host2 2KiB 5us; "
+                                   "host2>host3 3KiB 3us\n",
+                                   1);
+    ck_assert_uint_eq (late->len, 3);
+    ck_assert_uint_eq (FLOW (late, 1)->size_bytes, 3072);
+    ck_assert_uint_eq (FLOW (late, 2)->size_bytes, 2048);
+    g_autoptr (GArray) tie = gen ("[workload.l]\nkind = flows\n"
+                                  "flows = host0>host1 1KiB 1us; host1>host2 2KiB 1us; "
+                                  "host2>host3 3KiB 2us\n",
+                                  1);
+    for (guint i = 0; i < 3; i++)
+        ck_assert_uint_eq (FLOW (tie, i)->size_bytes, 1024 * (i + 1));
     assert_fails ("[workload.l]\nkind = flows\nflows = host0>host1\n", WEFT_CONFIG_ERROR_VALUE,
                   "SRC>DST SIZE");
     assert_fails ("[workload.l]\nkind = flows\nflows = host0>hots9 1MiB\n", WEFT_CONFIG_ERROR_NODE,

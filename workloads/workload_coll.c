@@ -203,7 +203,7 @@ weft_workload_emit_collective (Ctx *x, const WeftCollSpec *spec, WeftCollInstanc
                 ok = weft_workload_emit (x, hops[k], hops[k + 1], t->bytes, x->c.start, error);
                 if (!ok)
                     break;
-                WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
+                WeftFlowSpec *f = &g_array_index (x->out, WeftFlowSpec, x->out->len - 1);
                 f->delay_ps = k == 0 ? t->delay_ps : 0;
                 /* One connection per workload and channel (and peer): slices go in order. */
                 f->conn = ((x->group_index + 1) << 8) | (t->channel & 0xff);

@@ -156,7 +156,7 @@ weft_workload_gen_perf (Ctx *x, const PerfParams *p, gboolean latency, GError **
             guint32 src = pong ? spec.peer : spec.device, dst = pong ? spec.device : spec.peer;
             if (!weft_workload_emit (x, src, dst, spec.sizes[s], x->c.start, error))
                 return FALSE;
-            WeftFlowSpec *f = &g_array_index (x->out, Gen, x->out->len - 1).spec;
+            WeftFlowSpec *f = &g_array_index (x->out, WeftFlowSpec, x->out->len - 1);
             if (latency) {
                 if (i > 0)
                     dep (x, base + i - 1, base + i); /* ping after pong, pong after ping */

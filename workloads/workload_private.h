@@ -153,11 +153,6 @@ typedef struct {
     guint64 tp_size, tp_bytes;
 } TrainParams;
 
-typedef struct {
-    WeftFlowSpec spec;
-    guint64 seq; /* generation order across groups */
-} Gen;
-
 /* One group being generated. */
 typedef struct {
     const WeftExperiment *exp;
@@ -165,12 +160,13 @@ typedef struct {
     const char *group; /* "workload.NAME" */
     guint32 group_index;
     gsl_rng *rng;
-    GArray *out; /* Gen */
-    guint64 *seq;
+    GArray *out;        /* WeftFlowSpec: the caller's flows, this run's after the ones it held */
+    guint64 *seq;       /* flows generated so far, across groups: the next one's generation index */
+    gboolean *unsorted; /* set when a flow starts before the one generated before it */
     GPtrArray *endpoint_names; /* NULL-terminated, for suggestions */
     Common c;
     WeftFlowsize *size;
-    GArray *deps;  /* WeftFlowDep in generation order (Gen.seq), remapped to ids at the end */
+    GArray *deps;  /* WeftFlowDep by generation index, remapped to ids at the end */
     GArray *colls; /* WeftCollInstance, first_flow in generation order likewise */
     GArray *gates; /* WeftCollGate between this run's instances (indices into colls) */
     GArray *ranks; /* guint32 node ids the instances' rank_first index */
