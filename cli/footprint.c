@@ -121,7 +121,8 @@ weft_footprint_flow_state_bytes (const WeftExperiment *exp)
     return bytes;
 }
 
-/* A flow: its state, its spec as generated and as kept, and the generator's order. */
+/* A flow: its state, its spec twice (the generators fill an array that doubles as it grows:
+ * up to twice the specs' size), and 8 bytes of the ordering's id map and of slack. */
 static guint64
 flow_bytes (const WeftExperiment *exp)
 {
