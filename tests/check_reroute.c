@@ -47,20 +47,6 @@ base (const char *routing)
                         routing, "\n[workload.w]\nkind = flows\nflows = host0>host1 4MiB\n", NULL);
 }
 
-static guint32
-node (const WeftSession *s, const char *name)
-{
-    guint32 id = weft_graph_lookup (s->graph, name);
-    ck_assert_uint_ne (id, WEFT_GRAPH_NONE);
-    return id;
-}
-
-static guint32
-dst_ep (const WeftSession *s, const char *name)
-{
-    return weft_graph_node (s->graph, node (s, name))->endpoint;
-}
-
 /* The uplink port (from 0) leaf0's static route toward host1 takes on a healthy fabric. */
 static guint32
 static_uplink (const char *routing)
@@ -68,7 +54,8 @@ static_uplink (const char *routing)
     g_autofree char *text = base (routing);
     WeftSession s;
     harness_prepare (&s, text);
-    guint32 p = weft_graph_route_static (s.graph, node (&s, "leaf0"), dst_ep (&s, "host1"));
+    guint32 p = weft_graph_route_static (s.graph, harness_node (&s, "leaf0"),
+                                         harness_endpoint (&s, "host1"));
     ck_assert_uint_ne (p, WEFT_GRAPH_NONE);
     weft_session_clear (&s);
     return p;
@@ -94,7 +81,8 @@ START_TEST (test_reroute_static_hangs_without_sweep)
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_HANG);
     ck_assert (!s.net->tp.flows[0].finished);
     /* The route still leads into the dead port. */
-    ck_assert_uint_eq (weft_graph_route_static (s.graph, node (&s, "leaf0"), dst_ep (&s, "host1")),
+    ck_assert_uint_eq (weft_graph_route_static (s.graph, harness_node (&s, "leaf0"),
+                                                harness_endpoint (&s, "host1")),
                        up);
     weft_session_clear (&s);
 }
@@ -117,15 +105,16 @@ sweep_resumes (const char *engine)
     ck_assert (send_us > FAIL_AT_US);
     ck_assert_uint_ge (f->finish_ps, WEFT_US (FAIL_AT_US + DELAY_US));
     /* The sweep's route from leaf0 leaves through the other uplink. */
-    guint32 now = weft_graph_route_static (s.graph, node (&s, "leaf0"), dst_ep (&s, "host1"));
+    guint32 now = weft_graph_route_static (s.graph, harness_node (&s, "leaf0"),
+                                           harness_endpoint (&s, "host1"));
     ck_assert_uint_ne (now, WEFT_GRAPH_NONE);
     ck_assert_uint_ne (now, up);
     guint32 peer;
-    ck_assert (weft_graph_peer (s.graph, node (&s, "leaf0"), now, &peer, NULL));
+    ck_assert (weft_graph_peer (s.graph, harness_node (&s, "leaf0"), now, &peer, NULL));
     ck_assert_int_eq (weft_graph_node (s.graph, peer)->kind, WEFT_NODE_SWITCH);
     ck_assert (weft_graph_link_cut (
         s.graph,
-        g_array_index (weft_graph_node (s.graph, node (&s, "leaf0"))->ports, guint32, up)));
+        g_array_index (weft_graph_node (s.graph, harness_node (&s, "leaf0"))->ports, guint32, up)));
     weft_session_clear (&s);
 }
 
@@ -153,26 +142,29 @@ START_TEST (test_reroute_cut_host_unreachable)
     g_autofree char *text = base ("static");
     WeftSession s;
     harness_prepare (&s, text);
-    guint32 h1 = node (&s, "host1");
+    guint32 h1 = harness_node (&s, "host1");
     guint32 lid = g_array_index (weft_graph_node (s.graph, h1)->ports, guint32, 0);
     weft_graph_set_link_cut (s.graph, lid, TRUE);
     ck_assert (weft_topology_reroute (s.graph, s.exp, NULL));
     guint n;
-    weft_graph_route_set (s.graph, node (&s, "leaf1"), dst_ep (&s, "host1"), &n);
+    weft_graph_route_set (s.graph, harness_node (&s, "leaf1"), harness_endpoint (&s, "host1"), &n);
     ck_assert_uint_eq (n, 0);
-    ck_assert_uint_eq (weft_graph_route_static (s.graph, node (&s, "leaf1"), dst_ep (&s, "host1")),
+    ck_assert_uint_eq (weft_graph_route_static (s.graph, harness_node (&s, "leaf1"),
+                                                harness_endpoint (&s, "host1")),
                        WEFT_GRAPH_NONE);
     /* Other switches route toward its leaf (tables per leaf, not per host: sim/graph.h), which
      * has no way on: the path ends there. */
-    ck_assert_uint_eq (weft_graph_route_path (s.graph, node (&s, "host0"), h1, NULL), G_MAXUINT);
+    ck_assert_uint_eq (weft_graph_route_path (s.graph, harness_node (&s, "host0"), h1, NULL),
+                       G_MAXUINT);
     /* host0 stays reachable from everywhere, and back with the cable. */
-    ck_assert_uint_ne (weft_graph_route_static (s.graph, node (&s, "leaf1"), dst_ep (&s, "host0")),
+    ck_assert_uint_ne (weft_graph_route_static (s.graph, harness_node (&s, "leaf1"),
+                                                harness_endpoint (&s, "host0")),
                        WEFT_GRAPH_NONE);
     weft_graph_set_link_cut (s.graph, lid, FALSE);
     ck_assert (weft_topology_reroute (s.graph, s.exp, NULL));
-    weft_graph_route_set (s.graph, node (&s, "leaf1"), dst_ep (&s, "host1"), &n);
+    weft_graph_route_set (s.graph, harness_node (&s, "leaf1"), harness_endpoint (&s, "host1"), &n);
     ck_assert_uint_eq (n, 1);
-    ck_assert_uint_eq (weft_graph_route_path (s.graph, node (&s, "host0"), h1, NULL), 4);
+    ck_assert_uint_eq (weft_graph_route_path (s.graph, harness_node (&s, "host0"), h1, NULL), 4);
     weft_session_clear (&s);
 }
 END_TEST
@@ -200,7 +192,7 @@ lost_at_dead_uplink (const char *routing, guint32 up, guint64 *queued, gboolean 
     g_autofree char *text = faulty (routing, up, FALSE, "dmodk");
     WeftSession s;
     harness_prepare (&s, text);
-    Snapshot snap = { weft_model_port (s.net->node_model[node (&s, "leaf0")], up), 0 };
+    Snapshot snap = { weft_model_port (s.net->node_model[harness_node (&s, "leaf0")], up), 0 };
     WeftSched sched = weft_sim_sched_new (s.sim);
     weft_sim_schedule_at (s.sim, &sched, WEFT_US (FAIL_AT_US), snapshot, &snap, (WeftArg){ 0 });
     WeftSimStatus st = weft_sim_run (s.sim);
@@ -237,9 +229,9 @@ START_TEST (test_reroute_ecmp_shrinks_group)
     harness_prepare (&s, healthy);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     guint32 up = WEFT_GRAPH_NONE;
-    guint32 leaf0 = node (&s, "leaf0");
+    guint32 leaf0 = harness_node (&s, "leaf0");
     guint n;
-    const guint32 *set = weft_graph_route_set (s.graph, leaf0, dst_ep (&s, "host1"), &n);
+    const guint32 *set = weft_graph_route_set (s.graph, leaf0, harness_endpoint (&s, "host1"), &n);
     ck_assert_uint_eq (n, 2);
     for (guint i = 0; i < n; i++)
         if (weft_model_port (s.net->node_model[leaf0], set[i])->tx_packets > 0)
@@ -271,7 +263,7 @@ railopt (const char *fault)
 static char *
 down_ports (const WeftSession *s, const char *name)
 {
-    guint32 id = node (s, name);
+    guint32 id = harness_node (s, name);
     const WeftNode *n = weft_graph_node (s->graph, id);
     GString *out = g_string_new ("");
     for (guint32 p = 0; p < n->ports->len; p++) {
@@ -310,8 +302,8 @@ START_TEST (test_reroute_uplinks_lost_fraction)
     harness_prepare (&s, text);
     /* The flow's static route leaves su0-rail3-leaf through an uplink; D-mod-k here takes one
      * of the lost half (checked, so that the hang below means what it says). */
-    guint32 leaf = node (&s, "su0-rail3-leaf");
-    guint32 out = weft_graph_route_static (s.graph, leaf, dst_ep (&s, "dgx-5/mlx5_5"));
+    guint32 leaf = harness_node (&s, "su0-rail3-leaf");
+    guint32 out = weft_graph_route_static (s.graph, leaf, harness_endpoint (&s, "dgx-5/mlx5_5"));
     ck_assert (out == 4 || out == 5);
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_HANG);
     g_autofree char *down = down_ports (&s, "su0-rail3-leaf");
@@ -326,7 +318,7 @@ START_TEST (test_reroute_uplinks_lost_fraction)
     ck_assert_int_eq (weft_sim_run (s.sim), WEFT_SIM_DONE);
     ck_assert (s.net->tp.flows[0].finished);
     ck_assert_uint_ge (s.net->tp.flows[0].finish_ps, WEFT_US (10 + 50));
-    guint32 now = weft_graph_route_static (s.graph, leaf, dst_ep (&s, "dgx-5/mlx5_5"));
+    guint32 now = weft_graph_route_static (s.graph, leaf, harness_endpoint (&s, "dgx-5/mlx5_5"));
     ck_assert (now == 6 || now == 7);
     weft_session_clear (&s);
 }

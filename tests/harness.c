@@ -51,6 +51,20 @@ harness_prepare (WeftSession *session, const char *text)
         ck_abort_msg ("prepare failed: %s", error->message);
 }
 
+guint32
+harness_node (const WeftSession *session, const char *name)
+{
+    guint32 id = weft_graph_lookup (session->graph, name);
+    ck_assert_msg (id != WEFT_GRAPH_NONE, "no node named %s", name);
+    return id;
+}
+
+guint32
+harness_endpoint (const WeftSession *session, const char *name)
+{
+    return weft_graph_node (session->graph, harness_node (session, name))->endpoint;
+}
+
 int
 main (void)
 {

@@ -30,4 +30,9 @@ gboolean harness_try_prepare (WeftSession *session, const char *text, GError **e
 /* The same, failing the test on bad input. */
 void harness_prepare (WeftSession *session, const char *text);
 
+/* The id of the node named @name in @session's graph, and its endpoint (a host or GPU); fails
+ * the test when there is no such node. */
+guint32 harness_node (const WeftSession *session, const char *name);
+guint32 harness_endpoint (const WeftSession *session, const char *name);
+
 #endif /* WEFT_TESTS_HARNESS_H */
