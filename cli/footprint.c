@@ -102,7 +102,8 @@ weft_footprint_flow_state_bytes (const WeftExperiment *exp)
     gboolean ib = kind && strcmp (kind, "infiniband") == 0;
     gboolean ue = kind && strcmp (kind, "ultra-ethernet") == 0;
     gsize bytes = sizeof (WeftFlow);
-    /* What weft_transport_setup allocates (models/transport.h): IB CC's state where [ibcc] is
+    /* What weft_transport_setup allocates (models/transport.h), not a flow's loss counters,
+     * made at its first loss (WeftFlowLoss): IB CC's state where [ibcc] is
      * on (off by default); DCQCN's where DCQCN or ECN marking is (both on by default on RoCE,
      * ECN on Ultra Ethernet); Ultra Ethernet's on its fabric and wherever packets are sprayed. */
     if (ib && key_true (kf, "ibcc", "enabled"))

@@ -194,8 +194,8 @@ ibcc_count (const WeftMechEnv *env, WeftNetworkStats *st)
         st->fecn_marked += ((const WeftSwitch *) env->switches->pdata[i])->fecn_marked;
     for (guint i = 0; i < env->tp->n_flows; i++) {
         const WeftFlow *f = &env->tp->flows[i];
-        st->fecn_received += f->fecn_received;
         if (f->cc) {
+            st->fecn_received += f->cc->fecn_received;
             st->becn_received += f->cc->becns;
             st->ccti_peak = MAX (st->ccti_peak, f->cc->ccti_peak);
         }

@@ -61,9 +61,10 @@ typedef struct {
 /* A flow's (queue pair's) source state. */
 typedef struct {
     guint32 ccti;
-    guint32 ccti_peak; /* highest CCTI reached */
-    WeftTimer timer;   /* the CCTI timer: the caller (models/nic.c) arms it */
-    guint64 becns;     /* BECNs received */
+    guint32 ccti_peak;     /* highest CCTI reached */
+    WeftTimer timer;       /* the CCTI timer: the caller (models/nic.c) arms it */
+    guint64 becns;         /* BECNs received */
+    guint64 fecn_received; /* at its destination: data packets that arrived marked FECN */
 } WeftIbccFlow;
 
 extern const WeftParamSpec weft_ibcc_params[];

@@ -246,12 +246,13 @@ rc_may_retry (WeftNicAgent *nic, WeftFlow *f, WeftSim *sim)
         timer_restart (nic, f);
         return FALSE;
     }
-    f->timeouts++;
-    if (f->rc_retries == nic->tp->rc_retry_cnt) {
+    WeftFlowLoss *loss = weft_flow_loss (f);
+    loss->timeouts++;
+    if (loss->rc_retries == nic->tp->rc_retry_cnt) {
         weft_transport_flow_failed (nic->tp, f, sim);
         return FALSE;
     }
-    f->rc_retries++;
+    loss->rc_retries++;
     return TRUE;
 }
 
@@ -301,7 +302,7 @@ uet_rud_expire (WeftNicAgent *nic, WeftFlow *f)
         n++;
     }
     if (n > 0 || (weft_uet_oldest_out (f->uet) == WEFT_TIME_NEVER && !sendable (f))) {
-        f->timeouts++;
+        weft_flow_loss (f)->timeouts++;
         if (now >= f->uet->backoff_at) {
             f->rto = MIN (f->rto * 2, nic->tp->rto_max);
             f->uet->backoff_at = now + rud_rto (f);
@@ -342,7 +343,7 @@ on_rto (WeftSim *sim, void *target, WeftArg arg)
             return;
     } else {
         /* RFC 6298: back off. */
-        f->timeouts++;
+        weft_flow_loss (f)->timeouts++;
         f->rto = MIN (f->rto * 2, nic->tp->rto_max);
     }
     if (nic->tp->uet) {
@@ -754,7 +755,7 @@ pull_next (WeftNicAgent *nic, guint port)
         }
         if (seq < f->snd_max) {
             pkt->retransmit = 1;
-            f->retransmits++;
+            weft_flow_loss (f)->retransmits++;
         } else {
             f->snd_max = seq + 1;
             if (f->snd_max == f->n_pkts && f->spec.conn)
@@ -797,7 +798,7 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
         weft_rccc_stop_speculating (&f->uet->rccc); /* the receiver has answered */
     if (nack) {
         f->uet->nacks++;
-        f->naks++;
+        weft_flow_loss (f)->naks++;
         /* A NACK shows the path alive: it restarts the timer as an ACK would. */
         fresh = weft_uet_on_nack (f->uet, ack->sack);
         /* Once the receiver has it all (the flow's /flows row is written) the window has
@@ -820,7 +821,8 @@ on_uet_ack (WeftNicAgent *nic, WeftFlow *f, WeftPacket *ack)
     guint64 una = weft_uet_advance (f->uet, f->snd_una, f->n_pkts);
     if (una > f->snd_una) {
         f->snd_una = una;
-        f->rc_retries = 0;
+        if (f->loss)
+            f->loss->rc_retries = 0;
     }
     nscc_window (f, uet);
     if (f->uet->sent_at)
@@ -863,7 +865,8 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
         uet_rod_ack (nic, f, ack, progressed ? ack->seq - f->snd_una : 0,
                      progressed && !ack->retransmit ? sim->now - ack->sent_at : 0);
     if (progressed) {
-        f->rc_retries = 0;                    /* RC: progress gives the QP its retries back */
+        if (f->loss) /* RC: progress gives the QP its retries back */
+            f->loss->rc_retries = 0;
         if (!nic->tp->rc && !ack->retransmit) /* Karn: no samples from retransmitted packets */
             rtt_sample (nic, f, sim->now - ack->sent_at);
         f->snd_una = ack->seq;
@@ -871,7 +874,7 @@ on_ack (WeftNicAgent *nic, WeftPacket *ack)
             f->snd_nxt = f->snd_una;
     }
     if (ack->kind == WEFT_PKT_NACK && ack->seq < f->snd_nxt) {
-        f->naks++;
+        weft_flow_loss (f)->naks++;
         if (nic->tp->recovery == WEFT_RECOVERY_SELECTIVE_REPEAT) {
             /* Send the missing packet alone. */
             f->resend = TRUE;
@@ -996,7 +999,7 @@ uet_on_data (WeftNicAgent *nic, WeftFlow *f, WeftPacket *pkt)
         if (!f->finished && !f->uet->rcvd)
             f->uet->rcvd = g_new0 (guint8, (f->n_pkts + 7) / 8);
         if (f->finished || weft_uet_bit (f->uet->rcvd, pkt->seq)) {
-            f->dup_discards++;
+            weft_flow_loss (f)->dup_discards++;
         } else {
             weft_uet_bit_set (f->uet->rcvd, pkt->seq);
             f->uet->rcvd_n++;
@@ -1048,7 +1051,8 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
     guint8 reply = WEFT_PKT_ACK;
     gboolean now = TRUE; /* answer at once; in-order arrivals may wait for ack_every */
     gboolean echo_ce = tp->uet && pkt->ce; /* Ultra Ethernet ROD: NSCC's and the EVs' signal */
-    f->fecn_received += pkt->fecn;
+    if (G_UNLIKELY (pkt->fecn))            /* marked only with [ibcc] on, where every flow has cc */
+        f->cc->fecn_received++;
     if (pkt->ce)
         np_on_ce (nic, f);
     if (G_UNLIKELY (pkt->trimmed)) {
@@ -1085,7 +1089,7 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
          * FECN is never held back (its ACK carries the BECN). */
         now = ++f->unacked >= tp->ack_every || f->finished || pkt->fecn;
     } else if (pkt->seq < f->rcv_nxt || ooo_test (f, pkt->seq)) {
-        f->dup_discards++;
+        weft_flow_loss (f)->dup_discards++;
     } else if (tp->accept_ooo) {
         /* Out-of-order placement (ConnectX with adaptive routing): keep it, count how far. */
         WeftOooFlow *o = f->ooo; /* tp->ooo_flows exists with accept_ooo */
@@ -1107,7 +1111,7 @@ on_data (WeftNicAgent *nic, WeftPacket *pkt)
             reply = WEFT_PKT_NACK;
         }
     } else {
-        f->ooo_discards++;
+        weft_flow_loss (f)->ooo_discards++;
         if (f->nak_sent) {
             weft_packet_release (&sim->pool, pkt);
             return;

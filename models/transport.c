@@ -780,6 +780,7 @@ void
 weft_transport_clear (WeftTransport *tp)
 {
     for (guint i = 0; i < tp->n_flows; i++) {
+        g_free (tp->flows[i].loss);
         if (tp->flows[i].ooo)
             g_free (tp->flows[i].ooo->bits);
         if (tp->flows[i].uet)
@@ -895,7 +896,7 @@ weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFl
     row.start_ps = f->started ? f->start_ps : f->spec.start_ps;
     row.ideal_fct_ps = f->ideal_fct_ps;
     row.packets = f->n_pkts;
-    row.retransmits = f->retransmits;
+    row.retransmits = weft_flow_loss_of (f)->retransmits;
     row.bytes_delivered = f->delivered;
     row.finished = f->finished;
     if (f->finished) {
@@ -919,7 +920,7 @@ weft_transport_flow_row (const WeftTransport *tp, const WeftFlow *f, WeftTraceFl
         row.reorder_mean =
             o->reorder_count ? (double) o->reorder_sum / (double) o->reorder_count : 0;
     }
-    row.timeouts = f->timeouts;
+    row.timeouts = weft_flow_loss_of (f)->timeouts;
     if (tp->uet)
         weft_uet_trace_flow (f->uet, &row);
     *out = row;

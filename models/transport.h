@@ -63,6 +63,16 @@ typedef struct {
     guint64 resend_seq; /* the sender's, with selective repeat: the one packet to send again */
 } WeftOooFlow;
 
+/* A flow's loss and recovery counters: made the first time it has one to count (a timeout, a
+ * packet sent again, a NAK, a discarded arrival), so a lossless run's flows have none and their
+ * records stay small.  Read through weft_flow_loss_of, which gives zeros for a flow without. */
+typedef struct {
+    guint64 retransmits, timeouts;
+    guint64 naks;                       /* NAKs received */
+    guint64 ooo_discards, dup_discards; /* at the receiver */
+    guint32 rc_retries; /* RC: timeouts since the last progress (the retry counter used up) */
+} WeftFlowLoss;
+
 /* A collective at run time.  Gating: it starts once every gate (its spec's `gate` and every
  * WeftCollGate naming it) has completed, at the latest of their finish times plus their gaps,
  * and never before spec.gap_ps when spec.gate is G_MAXUINT32 (a gate on a time: a training
@@ -132,8 +142,7 @@ struct WeftFlow {
     WeftFlowSpec spec;
     weft_time_t ideal_fct_ps;
     weft_time_t base_rtt_ps;
-    guint32 waiting;    /* predecessors (flows, or its collective's gate) not yet met */
-    guint32 rc_retries; /* RC: timeouts since the last progress (the retry counter used up) */
+    guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
 
     /* Sender half: timers, recovery and counters. */
     WeftNicAgent *sender;          /* the source's agent (set when the start is scheduled) */
@@ -141,19 +150,34 @@ struct WeftFlow {
     WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
     WeftTimer pace_timer;
     WeftFlow *conn_next; /* the next message of its connection, waiting for this one */
-    guint64 retransmits, timeouts, naks;
+    WeftFlowLoss *loss;  /* owned; NULL until it has a loss to count (weft_flow_loss) */
 
     /* Receiver half: counters. */
-    guint64 ooo_discards, dup_discards;
-    guint64 acks_sent;     /* ACKs and NAKs sent */
-    guint64 fecn_received; /* data packets that arrived marked FECN */
-    weft_time_t start_ps;  /* when it actually started (its dependencies may delay it) */
+    guint64 acks_sent;    /* ACKs and NAKs sent */
+    weft_time_t start_ps; /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
 };
-/* The hot sender and receiver fields in the first three cache lines; 400 bytes in all
+/* The hot sender and receiver fields in the first three cache lines; 360 bytes in all
  * (cli/footprint.c counts sizeof (WeftFlow) per flow; doc/scale.md). */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftFlow, spec) <= 192);
-G_STATIC_ASSERT (sizeof (WeftFlow) == 400);
+G_STATIC_ASSERT (sizeof (WeftFlow) == 360);
+
+/* @f's loss counters, made at the first count. */
+static inline WeftFlowLoss *
+weft_flow_loss (WeftFlow *f)
+{
+    if (G_UNLIKELY (!f->loss))
+        f->loss = g_new0 (WeftFlowLoss, 1);
+    return f->loss;
+}
+
+/* @f's loss counters to read: zeros for a flow that never had any. */
+static inline const WeftFlowLoss *
+weft_flow_loss_of (const WeftFlow *f)
+{
+    static const WeftFlowLoss none = { 0 };
+    return f->loss ? f->loss : &none;
+}
 
 typedef struct {
     guint64 window_bytes; /* [transport] window; 0: automatic */

@@ -489,7 +489,7 @@ uet_sample (const WeftMechEnv *env, weft_time_t now)
                                                    (env->fabric->mtu + env->fabric->header),
                                    .inflight = uf->rud ? uf->inflight : f->snd_nxt - f->snd_una,
                                    .acked = acked,
-                                   .retransmits = f->retransmits,
+                                   .retransmits = weft_flow_loss_of (f)->retransmits,
                                    .nacks = uf->nacks,
                                    .evs_used = uf->evs_used };
         /* Across ranks the sender's rank samples it; rows merge by flow id (sim/trace.h). */

@@ -172,8 +172,8 @@ weft_network_describe_failure (const WeftNetwork *net)
         "an acknowledgement (rc_timeout = %" G_GUINT64_FORMAT ", rc_retry_cnt = %" G_GUINT64_FORMAT
         "); %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes delivered",
         f->spec.id, weft_graph_node (net->graph, f->spec.src)->name,
-        weft_graph_node (net->graph, f->spec.dst)->name, f->rc_retries + 1, timeout, tp->rc_timeout,
-        tp->rc_retry_cnt, f->delivered, f->spec.size_bytes);
+        weft_graph_node (net->graph, f->spec.dst)->name, weft_flow_loss_of (f)->rc_retries + 1,
+        timeout, tp->rc_timeout, tp->rc_retry_cnt, f->delivered, f->spec.size_bytes);
     append_path (net, f, out);
     g_string_append_c (out, '\n');
     return g_string_free (out, FALSE);

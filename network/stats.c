@@ -25,10 +25,11 @@ weft_network_stats (const WeftNetwork *net, WeftNetworkStats *st)
         const WeftFlow *f = &tp->flows[i];
         if (f->unused)
             continue;
-        st->retransmits += f->retransmits;
-        st->timeouts += f->timeouts;
-        st->ooo_discards += f->ooo_discards;
-        st->dup_discards += f->dup_discards;
+        const WeftFlowLoss *loss = weft_flow_loss_of (f);
+        st->retransmits += loss->retransmits;
+        st->timeouts += loss->timeouts;
+        st->ooo_discards += loss->ooo_discards;
+        st->dup_discards += loss->dup_discards;
         st->bytes_delivered += f->delivered;
         st->bytes_offered += f->spec.size_bytes;
         st->acks_sent += f->acks_sent;

@@ -645,7 +645,9 @@ earliest_failure (const WeftWindow *win)
          * ACKs were lost.) */
         if (f->failed || f->unused || !weft_timer_pending (&f->rto_timer))
             continue;
-        guint64 left = tp->rc_retry_cnt > f->rc_retries ? tp->rc_retry_cnt - f->rc_retries : 0;
+        guint64 left = tp->rc_retry_cnt > weft_flow_loss_of (f)->rc_retries
+                           ? tp->rc_retry_cnt - weft_flow_loss_of (f)->rc_retries
+                           : 0;
         weft_time_t d = weft_timer_deadline (&f->rto_timer);
         if (left > 0 && (WEFT_TIME_NEVER - d) / left <= tp->rc_timeout_ps)
             continue; /* past the end of time */
@@ -858,7 +860,7 @@ weft_window_share_failure (WeftWindow *win)
     if (own.has && own.flow != note.flow)
         tp->flows[own.flow].failed = FALSE; /* not the failure one process stops at */
     WeftFlow *f = &tp->flows[note.flow];
-    own.retries = mine (win, f->sender->owner->node) ? f->rc_retries : 0;
+    own.retries = mine (win, f->sender->owner->node) ? weft_flow_loss_of (f)->rc_retries : 0;
     own.delivered = mine (win, f->spec.dst) ? f->delivered : 0;
     weft_parallel_allgather (win->par, &own, sizeof own, all);
     note.retries = note.delivered = 0;
@@ -869,7 +871,8 @@ weft_window_share_failure (WeftWindow *win)
     tp->failed = f;
     tp->failed_ps = note.at;
     f->failed = TRUE;
-    f->rc_retries = note.retries;
+    if (note.retries || f->loss)
+        weft_flow_loss (f)->rc_retries = note.retries;
     f->delivered = note.delivered;
     g_free (all);
 }

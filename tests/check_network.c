@@ -59,7 +59,8 @@ START_TEST (test_network_single_flow_fct_matches_analytic)
     ck_assert_double_eq_tol (fct_s, expect_s, 100e-9);
     double goodput = size * 8 / fct_s, expect_goodput = rate * mtu / (mtu + hdr);
     ck_assert_double_eq_tol (goodput, expect_goodput, expect_goodput * 0.005);
-    ck_assert_uint_eq (f->retransmits, 0);
+    ck_assert_uint_eq (weft_flow_loss_of (f)->retransmits, 0);
+    ck_assert_ptr_null (f->loss); /* a lossless flow makes none */
     ck_assert_uint_eq (f->delivered, 64u * 1024 * 1024);
     weft_session_clear (&s);
 }
