@@ -313,6 +313,14 @@ uet_rud_expire (WeftNicAgent *nic, WeftFlow *f)
     make_ready (nic, f);
 }
 
+/* A flow's retransmission timeout cancelled, seconds ahead as its flow finished: dropped by
+ * the run loop's trims (sim/sim.h, weft_sim_add_stale_test). */
+static gboolean
+rto_stale (void *target, WeftArg arg)
+{
+    return weft_timer_stale (&((const WeftFlow *) target)->rto_timer, arg);
+}
+
 static void
 on_rto (WeftSim *sim, void *target, WeftArg arg)
 {
@@ -1232,6 +1240,7 @@ weft_nic_agent_init (WeftNicAgent *nic, WeftModel *owner, WeftTransport *tp, Wef
     nic->pace_wake = g_new0 (WeftTimer, MAX (n_ports, 1));
     nic->msg_next = g_new0 (weft_time_t, MAX (n_ports, 1));
     nic->pulling = -1;
+    weft_sim_add_stale_test (owner->sim, on_rto, rto_stale);
     for (guint p = 0; p < n_ports; p++)
         if (ports[p].owner) {
             ports[p].pull = nic_pull;

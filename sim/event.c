@@ -698,3 +698,41 @@ weft_evq_peek_at (const WeftEventQueue *q)
         return WEFT_TIME_NEVER;
     return q->b[__builtin_ctzll (q->nonempty) + 1].min;
 }
+
+gsize
+weft_evq_drop_stale (WeftEventQueue *q, weft_time_t after, WeftEvqStale stale, void *data)
+{
+    gsize dropped = 0;
+    gboolean kept = FALSE;
+    /* Top down: a higher bucket's records all come after a lower one's, so the latest stale
+     * record is in the first bucket that holds one. */
+    for (guint i = WEFT_EVQ_BUCKETS; i-- > 1;) {
+        WeftEvqBucket *b = &q->b[i];
+        if (b->len == 0 || b->min <= after || i == q->run.i)
+            continue;
+        WeftEvent *v = b->v;
+        guint32 keep = G_MAXUINT32;
+        if (!kept) {
+            for (guint32 k = 0; k < b->len; k++)
+                if (stale (&v[k], data) && (keep == G_MAXUINT32 || ev_before (&v[keep], &v[k])))
+                    keep = k;
+            kept = keep != G_MAXUINT32;
+        }
+        guint32 out = 0;
+        weft_time_t min = WEFT_TIME_NEVER;
+        for (guint32 k = 0; k < b->len; k++) {
+            if (k != keep && stale (&v[k], data)) {
+                dropped++;
+                continue;
+            }
+            min = MIN (min, v[k].at);
+            v[out++] = v[k];
+        }
+        b->len = out;
+        b->min = min;
+        if (out == 0)
+            q->nonempty &= ~(G_GUINT64_CONSTANT (1) << (i - 1));
+    }
+    q->len -= dropped;
+    return dropped;
+}

@@ -193,6 +193,16 @@ void weft_evq_rewind (WeftEventQueue *q, weft_time_t t);
  * in sim/event.c it changed how LTO inlined the queue's push into its callers (+0.03 % of the
  * flagship's instructions; bench/README.md, "k = 32's peak memory"). */
 void weft_evq_trim (WeftEventQueue *q);
+/* Whether record @ev can do nothing when it is popped (a cancelled timer's event, sim/timer.h). */
+typedef gboolean (*WeftEvqStale) (const WeftEvent *ev, void *data);
+/* Drops from the buckets whose every record lies after @after the records @stale says can do
+ * nothing, but the latest of them in (time, key) order, and returns how many went.  The one
+ * kept holds the queue as long as they all would have: its length stays non-zero and a dry
+ * queue's last time is the same, which is all that popping the others would have shown (a run
+ * that hangs samples, and ends, until its queue runs dry).  The order of the other pops is
+ * unchanged.  For the run loop's periodic trims (a record of each such bucket is read once per
+ * trim; the buckets read are those of events far ahead, whose records were pushed since). */
+gsize weft_evq_drop_stale (WeftEventQueue *q, weft_time_t after, WeftEvqStale stale, void *data);
 
 static inline gsize
 weft_evq_len (const WeftEventQueue *q)

@@ -166,6 +166,38 @@ weft_sim_work_done (WeftSim *sim)
         sim->status = WEFT_SIM_DONE;
 }
 
+void
+weft_sim_add_stale_test (WeftSim *sim, WeftHandler fn,
+                         gboolean (*stale) (void *target, WeftArg arg))
+{
+    for (guint i = 0; i < sim->n_stale_tests; i++)
+        if (sim->stale_tests[i].fn == fn)
+            return;
+    g_assert (sim->n_stale_tests < WEFT_SIM_STALE_TESTS);
+    sim->stale_tests[sim->n_stale_tests].fn = fn;
+    sim->stale_tests[sim->n_stale_tests++].stale = stale;
+}
+
+static gboolean
+event_stale (const WeftEvent *ev, void *data)
+{
+    const WeftSim *sim = data;
+    for (guint i = 0; i < sim->n_stale_tests; i++)
+        if (ev->fn == sim->stale_tests[i].fn)
+            return sim->stale_tests[i].stale (ev->target, ev->arg);
+    return FALSE;
+}
+
+gsize
+weft_sim_drop_stale (WeftSim *sim)
+{
+    if (sim->n_stale_tests == 0)
+        return 0;
+    gsize n = weft_evq_drop_stale (&sim->evq, sim->now + WEFT_SIM_STALE_AHEAD, event_stale, sim);
+    sim->stale_dropped += n;
+    return n;
+}
+
 /* Every INTERRUPT_POLL_EVENTS events: the caller's poll, then the interrupt flag.  FALSE
  * (status INTERRUPTED) when the run must stop. */
 static inline gboolean
@@ -174,6 +206,7 @@ poll_interrupt (WeftSim *sim, guint *poll)
     *poll = INTERRUPT_POLL_EVENTS;
     if (G_UNLIKELY (++sim->trim_polls == TRIM_POLLS)) {
         sim->trim_polls = 0;
+        weft_sim_drop_stale (sim);
         weft_evq_trim (&sim->evq); /* its memory follows what is pending */
     }
     if (sim->poll)

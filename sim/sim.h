@@ -40,6 +40,8 @@ typedef enum {
     WEFT_SIM_WORKLOAD_FAILED, /* a model reported the workload failed (weft_sim_workload_failed) */
 } WeftSimStatus;
 
+#define WEFT_SIM_STALE_TESTS 4
+
 struct _WeftSim {
     weft_time_t now;
     guint64 now_key; /* the key (sim/event.h) of the event being executed: a model that applies
@@ -88,6 +90,14 @@ struct _WeftSim {
     void (*poll) (WeftSim *sim, void *data);
     void *poll_data;
     guint trim_polls; /* polls since the event queue's memory was last trimmed (sim/sim.c) */
+    /* Handlers whose events a test can find stale (a cancelled timer's), far ahead in the
+     * queue: dropped at each trim (weft_sim_add_stale_test, weft_evq_drop_stale). */
+    struct {
+        WeftHandler fn;
+        gboolean (*stale) (void *target, WeftArg arg);
+    } stale_tests[WEFT_SIM_STALE_TESTS];
+    guint n_stale_tests;
+    guint64 stale_dropped; /* events dropped so, over the run */
 };
 
 WeftSim *weft_sim_new (guint64 seed);
@@ -162,6 +172,17 @@ weft_sim_progress (WeftSim *sim)
 }
 
 void weft_sim_work_done (WeftSim *sim);
+
+/* Events of handler @fn for which @stale is TRUE can do nothing when popped (they fail their
+ * timer's weft_timer_fire(): weft_timer_stale): the run loop's periodic trim drops those that
+ * lie more than WEFT_SIM_STALE_AHEAD after the clock (sim/event.h, weft_evq_drop_stale), so a
+ * lazily cancelled timer far ahead - a retransmission timeout seconds away, cancelled as its
+ * flow finishes - holds no memory once its flow is done.  Registering @fn again does nothing. */
+void weft_sim_add_stale_test (WeftSim *sim, WeftHandler fn,
+                              gboolean (*stale) (void *target, WeftArg arg));
+#define WEFT_SIM_STALE_AHEAD WEFT_MS (1)
+/* Drops them now (the run loop does every 2^20 events); returns how many went. */
+gsize weft_sim_drop_stale (WeftSim *sim);
 
 /* The workload has failed as its application would see it (a connection gave up): the run
  * stops after the current event, with status WEFT_SIM_WORKLOAD_FAILED.  The model that calls

@@ -140,6 +140,15 @@ weft_timer_cancel (WeftTimer *t)
     t->pending = FALSE;
 }
 
+/** Whether the event of @t with argument @arg is stale: popped, it would fail
+ * weft_timer_fire() and do nothing (not the live event, nor the live one of a deadline moved
+ * later).  Reads @t only. */
+static inline gboolean
+weft_timer_stale (const WeftTimer *t, WeftArg arg)
+{
+    return (guint32) arg.u != t->gen && ((guint32) arg.u | WEFT_TIMER_MOVED) != t->gen;
+}
+
 /** weft_timer_fire()'s path for an event that is not @t's live one as it stands: a stale event
  * (nothing to do), or the live event of a deadline that moved later (scheduled again for it).
  * The handler's own arguments come first, in its order, so its fast path moves nothing. */

@@ -4,7 +4,8 @@
  * with bucket 0 a heap and indexed by scheduling id (thresholds 0, 16, the default and never;
  * changes of mode both ways; the index given up for the heap; the index grown while it holds
  * events; small refills taken whole as sorted runs, pushed into at their end, middle and head
- * and spread again, with pop_before and rewind while a run is held);
+ * and spread again, with pop_before and rewind while a run is held); stale records far ahead
+ * dropped, but the latest of them, the rest popping in order;
  * ties at one time break by the scheduling object's id, then by its own counter, whatever the
  * order of scheduling; the run loop stops at `duration`, on a dry queue with work pending
  * (hang), when the watchdog sees no progress for hang_timeout (and not while progress goes on),
@@ -181,6 +182,77 @@ START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
     ck_assert_uint_eq (g_sequence_get_length (ref), 0);
     ck_assert_uint_ge (max_len, 12000);
     ck_assert_uint_ge (rewinds, 5);
+    WeftEvent ev;
+    ck_assert (!weft_evq_pop (&q, &ev));
+    g_sequence_free (ref);
+    gsl_rng_free (r);
+    weft_evq_clear (&q);
+}
+END_TEST
+
+/* weft_evq_drop_stale: a test marking odd arguments stale; events near (within the first
+ * microsecond) and far (a second and more ahead), stale and live, pushed in random order.  The
+ * far stale ones go but the latest of them; nothing else does, and the rest pop in the order of
+ * the sorted reference with them taken out, while more are pushed near and far. */
+static gboolean
+odd_is_stale (const WeftEvent *ev, void *data)
+{
+    (void) data;
+    return ev->arg.u & 1;
+}
+
+START_TEST (test_event_drop_stale_keeps_the_latest_and_the_order)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    gsl_rng *r = weft_rng_new (17, 1);
+    GSequence *ref = g_sequence_new (g_free);
+    guint64 counter = 0;
+    guint far_stale = 0;
+    const WeftEvent *latest = NULL; /* the latest far stale event */
+    for (guint i = 0; i < 6000; i++) {
+        WeftEvent *ev = g_new (WeftEvent, 1);
+        gboolean far = gsl_rng_uniform_int (r, 2);
+        *ev = (WeftEvent){ .at = far ? WEFT_MS (1000) + gsl_rng_uniform_int (r, 1u << 30)
+                                     : gsl_rng_uniform_int (r, 1000000),
+                           .key = ((guint64) gsl_rng_uniform_int (r, 64) << 32) | counter++,
+                           .arg.u = gsl_rng_uniform_int (r, 2) };
+        weft_evq_push (&q, ev);
+        g_sequence_insert_sorted (ref, ev, cmp_event_seq, NULL);
+        if (far && (ev->arg.u & 1)) {
+            far_stale++;
+            if (!latest || cmp_event (latest, ev) < 0)
+                latest = ev;
+        }
+    }
+    weft_time_t now = 0;
+    for (guint step = 0; step < 100; step++)
+        now = pop_check_first (&q, ref, step);
+    /* Every far stale event but the latest goes, out of the reference too. */
+    ck_assert_uint_gt (far_stale, 1000);
+    ck_assert_uint_eq (weft_evq_drop_stale (&q, now + WEFT_MS (1), odd_is_stale, NULL),
+                       far_stale - 1);
+    for (GSequenceIter *it = g_sequence_get_begin_iter (ref); !g_sequence_iter_is_end (it);) {
+        const WeftEvent *ev = g_sequence_get (it);
+        GSequenceIter *next = g_sequence_iter_next (it);
+        if (ev->at > now + WEFT_MS (1) && (ev->arg.u & 1) && ev != latest)
+            g_sequence_remove (it);
+        it = next;
+    }
+    ck_assert_uint_eq (weft_evq_len (&q), (guint) g_sequence_get_length (ref));
+    /* Again: only the latest is stale and far, and it stays. */
+    ck_assert_uint_eq (weft_evq_drop_stale (&q, now + WEFT_MS (1), odd_is_stale, NULL), 0);
+    /* The rest pops in order, with near and far live events pushed meanwhile. */
+    for (guint step = 0; g_sequence_get_length (ref) > 0; step++) {
+        now = pop_check_first (&q, ref, step);
+        if (step % 3 == 0) {
+            WeftEvent *add = g_new (WeftEvent, 1);
+            *add = (WeftEvent){ .at = now + gsl_rng_uniform_int (r, step % 2 ? 1000 : 1u << 30),
+                                .key = ((guint64) gsl_rng_uniform_int (r, 64) << 32) | counter++ };
+            weft_evq_push (&q, add);
+            g_sequence_insert_sorted (ref, add, cmp_event_seq, NULL);
+        }
+    }
     WeftEvent ev;
     ck_assert (!weft_evq_pop (&q, &ev));
     g_sequence_free (ref);
@@ -670,6 +742,7 @@ test_suite (void)
     tcase_add_test (tc, test_event_index_grows_while_holding_events);
     tcase_add_test (tc, test_event_drained_bucket_releases_its_pages);
     tcase_add_test (tc, test_event_small_refills_match_sorted_reference);
+    tcase_add_test (tc, test_event_drop_stale_keeps_the_latest_and_the_order);
     tcase_add_test (tc, test_event_ties_break_by_object_then_counter);
     suite_add_tcase (s, tc);
     tc = tcase_create ("run");

@@ -17,6 +17,8 @@
  *    WEFT_SIM_WORKLOAD_FAILED) (rc_retry_cnt + 1) x 4.096 us x 2^rc_timeout after its first
  *    packet is lost, within 1 %, after exactly rc_retry_cnt go-back-N resends of its packets;
  *    with the default hang_timeout (10 ms) the hang watchdog stops the run first;
+ *  - a finished flow's cancelled timeout, seconds ahead, leaves the queue at the run loop's
+ *    trims (weft_sim_drop_stale): all but the latest, the rest popping as they would have;
  *  - a NIC removed during the run (weft_transport_device_lost): the flow under way through it
  *    fails at that instant, the flow beside it on another NIC does not, a later flow through
  *    it is marked and not started; its link is Down, LinkDowned counted at the switch's end.
@@ -248,6 +250,53 @@ START_TEST (test_transport_rc_blackhole_fails_after_the_retries)
 }
 END_TEST
 
+/* A finished flow's retransmission timeout, cancelled seconds ahead (NCCL's 4.29 s), can do
+ * nothing: weft_sim_drop_stale takes all but the latest of them out of the queue, and the rest
+ * pops as a copy of the run whose queue still holds them pops it, less those. */
+START_TEST (test_transport_finished_flows_timeouts_dropped)
+{
+    const char *text = "[topology]\ngenerator = single_switch\nhosts = 17\nlink_rate = 400Gbps\n"
+                       "[fabric]\nkind = infiniband\n"
+                       "[workload.in]\nkind = incast\nsenders = 16\nreceiver = host0\n"
+                       "flow_size = 256KiB\n";
+    WeftSession a, b;
+    harness_prepare (&a, text);
+    harness_prepare (&b, text);
+    ck_assert_int_eq (weft_sim_run (a.sim), WEFT_SIM_DONE);
+    ck_assert_int_eq (weft_sim_run (b.sim), WEFT_SIM_DONE);
+    ck_assert_uint_eq (a.sim->now, b.sim->now);
+    /* Each flow whose sender had every packet acknowledged when the run ended (the last ACKs
+     * of the others are still on their way) cancelled its timeout; the latest stays. */
+    guint cancelled = 0;
+    for (guint i = 0; i < b.net->tp.n_flows; i++)
+        cancelled += !weft_timer_pending (&b.net->tp.flows[i].rto_timer);
+    ck_assert_uint_ge (cancelled, 2);
+    ck_assert_uint_eq (weft_sim_drop_stale (b.sim), cancelled - 1);
+    ck_assert_uint_eq (weft_sim_drop_stale (b.sim), 0);
+    ck_assert_uint_eq (weft_evq_len (&a.sim->evq), weft_evq_len (&b.sim->evq) + cancelled - 1);
+    WeftEvent ea, eb;
+    gboolean more_b = weft_evq_pop (&b.sim->evq, &eb);
+    guint skipped = 0;
+    WeftHandler rto = NULL;
+    while (weft_evq_pop (&a.sim->evq, &ea)) {
+        if (more_b && ea.at == eb.at && ea.key == eb.key) {
+            ck_assert (ea.fn == eb.fn); /* targets and pointer arguments: each run its own */
+            more_b = weft_evq_pop (&b.sim->evq, &eb);
+            continue;
+        }
+        /* One of those dropped: all of one handler, far ahead. */
+        skipped++;
+        rto = rto ? rto : ea.fn;
+        ck_assert (ea.fn == rto);
+        ck_assert_uint_gt (ea.at, a.sim->now + WEFT_MS (1000));
+    }
+    ck_assert (!more_b);
+    ck_assert_uint_eq (skipped, cancelled - 1);
+    weft_session_clear (&a);
+    weft_session_clear (&b);
+}
+END_TEST
+
 START_TEST (test_transport_rc_timeout_zero_never_fires)
 {
     /* The QP waits forever: no timeout, no failure; the hang watchdog ends the run after
@@ -321,6 +370,7 @@ test_suite (void)
     tcase_add_test (tc, test_transport_rc_progress_resets_the_retry_counter);
     tcase_add_test (tc, test_transport_rc_blackhole_fails_after_the_retries);
     tcase_add_test (tc, test_transport_rc_timeout_zero_never_fires);
+    tcase_add_test (tc, test_transport_finished_flows_timeouts_dropped);
     tcase_add_test (tc, test_transport_device_lost_fails_the_flows_through_it);
     suite_add_tcase (s, tc);
     return s;
