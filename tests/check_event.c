@@ -201,30 +201,41 @@ odd_is_stale (const WeftEvent *ev, void *data)
     return ev->arg.u & 1;
 }
 
-START_TEST (test_event_drop_stale_keeps_the_latest_and_the_order)
+/* Pushes @n events, half of them a second and more ahead, half of those stale (odd
+ * arguments), into @q and the sorted reference @ref, keys numbered from *@counter; returns the
+ * latest far stale one (owned by @ref) and counts the far stale ones in *@far_stale. */
+static const WeftEvent *
+push_near_and_far (WeftEventQueue *q, GSequence *ref, gsl_rng *r, guint n, guint64 *counter,
+                   guint *far_stale)
 {
-    WeftEventQueue q;
-    weft_evq_init (&q);
-    gsl_rng *r = weft_rng_new (17, 1);
-    GSequence *ref = g_sequence_new (g_free);
-    guint64 counter = 0;
-    guint far_stale = 0;
-    const WeftEvent *latest = NULL; /* the latest far stale event */
-    for (guint i = 0; i < 6000; i++) {
+    const WeftEvent *latest = NULL;
+    for (guint i = 0; i < n; i++) {
         WeftEvent *ev = g_new (WeftEvent, 1);
         gboolean far = gsl_rng_uniform_int (r, 2);
         *ev = (WeftEvent){ .at = far ? WEFT_MS (1000) + gsl_rng_uniform_int (r, 1u << 30)
                                      : gsl_rng_uniform_int (r, 1000000),
-                           .key = ((guint64) gsl_rng_uniform_int (r, 64) << 32) | counter++,
+                           .key = ((guint64) gsl_rng_uniform_int (r, 64) << 32) | (*counter)++,
                            .arg.u = gsl_rng_uniform_int (r, 2) };
-        weft_evq_push (&q, ev);
+        weft_evq_push (q, ev);
         g_sequence_insert_sorted (ref, ev, cmp_event_seq, NULL);
         if (far && (ev->arg.u & 1)) {
-            far_stale++;
+            (*far_stale)++;
             if (!latest || cmp_event (latest, ev) < 0)
                 latest = ev;
         }
     }
+    return latest;
+}
+
+START_TEST (test_event_drop_stale_keeps_the_latest_and_the_order)
+{
+    WeftEventQueue q;
+    weft_evq_init (&q);
+    GSequence *ref = g_sequence_new (g_free);
+    gsl_rng *r = weft_rng_new (17, 1);
+    guint64 counter = 0;
+    guint far_stale = 0;
+    const WeftEvent *latest = push_near_and_far (&q, ref, r, 6000, &counter, &far_stale);
     weft_time_t now = 0;
     for (guint step = 0; step < 100; step++)
         now = pop_check_first (&q, ref, step);
