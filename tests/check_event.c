@@ -134,6 +134,18 @@ pop_check_first (WeftEventQueue *q, GSequence *ref, guint step)
     return ev.at;
 }
 
+/* The queue and its reference both drained: frees them and the random stream. */
+static void
+end_drained (WeftEventQueue *q, GSequence *ref, gsl_rng *r)
+{
+    ck_assert_uint_eq (g_sequence_get_length (ref), 0);
+    WeftEvent ev;
+    ck_assert (!weft_evq_pop (q, &ev));
+    g_sequence_free (ref);
+    gsl_rng_free (r);
+    weft_evq_clear (q);
+}
+
 /* Thousands of events at one picosecond, as a k = 32 fat tree's synchronous arrivals give,
  * popped while more are pushed at that very picosecond (keys below and above the one just
  * popped) and later, and the queue's time now and then rewound below the pending events: each
@@ -179,14 +191,9 @@ START_TEST (test_event_many_ties_interleaved_match_sorted_reference)
             rewinds++;
         }
     }
-    ck_assert_uint_eq (g_sequence_get_length (ref), 0);
     ck_assert_uint_ge (max_len, 12000);
     ck_assert_uint_ge (rewinds, 5);
-    WeftEvent ev;
-    ck_assert (!weft_evq_pop (&q, &ev));
-    g_sequence_free (ref);
-    gsl_rng_free (r);
-    weft_evq_clear (&q);
+    end_drained (&q, ref, r);
 }
 END_TEST
 
@@ -264,11 +271,7 @@ START_TEST (test_event_drop_stale_keeps_the_latest_and_the_order)
             g_sequence_insert_sorted (ref, add, cmp_event_seq, NULL);
         }
     }
-    WeftEvent ev;
-    ck_assert (!weft_evq_pop (&q, &ev));
-    g_sequence_free (ref);
-    gsl_rng_free (r);
-    weft_evq_clear (&q);
+    end_drained (&q, ref, r);
 }
 END_TEST
 
