@@ -119,6 +119,9 @@ weft_footprint_flow_state_bytes (const WeftExperiment *exp)
     if (ue || sprayed || (routing && strcmp (routing, "adaptive") == 0) ||
         (recovery && strcmp (recovery, "selective-repeat") == 0))
         bytes += sizeof (WeftOooFlow);
+    /* RFC 6298's estimates where the transport is not RC (RC's timeout is fixed). */
+    if (!ib && !roce)
+        bytes += sizeof (WeftRttFlow);
     return bytes;
 }
 

@@ -776,20 +776,22 @@ pull_next (WeftNicAgent *nic, guint port)
     return NULL;
 }
 
-/* Ethernet only: an RC timeout is fixed, whatever the round trips. */
+/* Ethernet and Ultra Ethernet only (rtt_flows exists where the transport is not RC): an RC
+ * timeout is fixed, whatever the round trips. */
 static void
 rtt_sample (WeftNicAgent *nic, WeftFlow *f, weft_time_t rtt)
 {
     /* RFC 6298 with alpha = 1/8, beta = 1/4, in integer picoseconds. */
-    if (f->srtt == 0) {
-        f->srtt = rtt;
-        f->rttvar = rtt / 2;
+    WeftRttFlow *e = &nic->tp->rtt_flows[f->spec.id];
+    if (e->srtt == 0) {
+        e->srtt = rtt;
+        e->rttvar = rtt / 2;
     } else {
-        weft_time_t err = f->srtt > rtt ? f->srtt - rtt : rtt - f->srtt;
-        f->rttvar = (3 * f->rttvar + err) / 4;
-        f->srtt = (7 * f->srtt + rtt) / 8;
+        weft_time_t err = e->srtt > rtt ? e->srtt - rtt : rtt - e->srtt;
+        e->rttvar = (3 * e->rttvar + err) / 4;
+        e->srtt = (7 * e->srtt + rtt) / 8;
     }
-    f->rto = CLAMP (f->srtt + 4 * f->rttvar, nic->tp->rto_min, nic->tp->rto_max);
+    f->rto = CLAMP (e->srtt + 4 * e->rttvar, nic->tp->rto_min, nic->tp->rto_max);
 }
 
 /* Ultra Ethernet RUD: a selective ACK or a trim NACK for packet ack->sack, with the

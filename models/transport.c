@@ -700,6 +700,8 @@ weft_transport_setup (WeftTransport *tp, GArray *specs, const GArray *deps, cons
      * repeat, spraying) and reordering counted (Ultra Ethernet's RUD). */
     if (tp->accept_ooo || tp->uet)
         tp->ooo_flows = flow_array_new (tp->n_flows, sizeof (WeftOooFlow));
+    if (!tp->rc) /* RFC 6298's timeout (models/nic.c, rtt_sample) */
+        tp->rtt_flows = flow_array_new (tp->n_flows, sizeof (WeftRttFlow));
     for (guint i = 0; i < tp->n_flows; i++) {
         WeftFlow *f = &tp->flows[i];
         f->cc = tp->ibcc_flows ? &tp->ibcc_flows[i] : NULL;
@@ -791,6 +793,7 @@ weft_transport_clear (WeftTransport *tp)
     flow_array_free ((void **) &tp->dcqcn_flows, tp->n_flows, sizeof (WeftDcqcnFlow));
     flow_array_free ((void **) &tp->uet_flows, tp->n_flows, sizeof (WeftUetFlow));
     flow_array_free ((void **) &tp->ooo_flows, tp->n_flows, sizeof (WeftOooFlow));
+    flow_array_free ((void **) &tp->rtt_flows, tp->n_flows, sizeof (WeftRttFlow));
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
@@ -814,7 +817,8 @@ weft_transport_flow_bytes (const WeftTransport *tp)
 {
     return sizeof (WeftFlow) + (tp->ibcc_flows ? sizeof (WeftIbccFlow) : 0) +
            (tp->dcqcn_flows ? sizeof (WeftDcqcnFlow) : 0) +
-           (tp->uet_flows ? sizeof (WeftUetFlow) : 0) + (tp->ooo_flows ? sizeof (WeftOooFlow) : 0);
+           (tp->uet_flows ? sizeof (WeftUetFlow) : 0) + (tp->ooo_flows ? sizeof (WeftOooFlow) : 0) +
+           (tp->rtt_flows ? sizeof (WeftRttFlow) : 0);
 }
 
 typedef struct {

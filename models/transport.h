@@ -63,6 +63,13 @@ typedef struct {
     guint64 resend_seq; /* the sender's, with selective repeat: the one packet to send again */
 } WeftOooFlow;
 
+/* A flow's round-trip estimates (RFC 6298), where its timeout follows them: a side array of
+ * WeftTransport by flow id (rtt_flows), absent where the transport is RC (InfiniBand, RoCE),
+ * whose timeout is fixed. */
+typedef struct {
+    weft_time_t srtt, rttvar;
+} WeftRttFlow;
+
 /* A flow's loss and recovery counters: made the first time it has one to count (a timeout, a
  * packet sent again, a NAK, a discarded arrival), so a lossless run's flows have none and their
  * records stay small.  Read through weft_flow_loss_of, which gives zeros for a flow without. */
@@ -145,9 +152,10 @@ struct WeftFlow {
     guint32 waiting; /* predecessors (flows, or its collective's gate) not yet met */
 
     /* Sender half: timers, recovery and counters. */
-    WeftNicAgent *sender;          /* the source's agent (set when the start is scheduled) */
-    weft_time_t srtt, rttvar, rto; /* RC: rto is the fixed local ACK timeout (or NEVER) */
-    WeftTimer rto_timer;           /* retransmission deadline: pending while data is outstanding */
+    WeftNicAgent *sender; /* the source's agent (set when the start is scheduled) */
+    weft_time_t rto;      /* RC: the fixed local ACK timeout (or NEVER); else RFC 6298's, from the
+                             estimates in WeftTransport.rtt_flows */
+    WeftTimer rto_timer;  /* retransmission deadline: pending while data is outstanding */
     WeftTimer pace_timer;
     WeftFlow *conn_next; /* the next message of its connection, waiting for this one */
     WeftFlowLoss *loss;  /* owned; NULL until it has a loss to count (weft_flow_loss) */
@@ -157,10 +165,10 @@ struct WeftFlow {
     weft_time_t start_ps; /* when it actually started (its dependencies may delay it) */
     weft_time_t finish_ps;
 };
-/* The hot sender and receiver fields in the first three cache lines; 360 bytes in all
+/* The hot sender and receiver fields in the first three cache lines; 344 bytes in all
  * (cli/footprint.c counts sizeof (WeftFlow) per flow; doc/scale.md). */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftFlow, spec) <= 192);
-G_STATIC_ASSERT (sizeof (WeftFlow) == 360);
+G_STATIC_ASSERT (sizeof (WeftFlow) == 344);
 
 /* @f's loss counters, made at the first count. */
 static inline WeftFlowLoss *
@@ -211,6 +219,8 @@ typedef struct {
     WeftUetFlow *uet_flows;
     WeftOooFlow *ooo_flows;    /* where packets can be placed out of order, or with Ultra Ethernet
                                   (WeftFlow.ooo; owned, NULL otherwise) */
+    WeftRttFlow *rtt_flows;    /* RFC 6298's estimates by flow id where the transport is not RC
+                                  (owned; NULL on InfiniBand and RoCE) */
     GPtrArray *workload_names; /* borrowed */
     WeftTrace *trace;          /* borrowed; may be NULL */
     guint64 flows_done;

@@ -281,10 +281,11 @@ START_TEST (test_footprint_flow_state_matches_transport)
     } cases[] = {
         { "[fabric]\nkind = infiniband\n", 0 },
         { "[fabric]\nkind = infiniband\n[ibcc]\nenabled = true\n", sizeof (WeftIbccFlow) },
-        { "[fabric]\nkind = ethernet\n", 0 },
+        { "[fabric]\nkind = ethernet\n", sizeof (WeftRttFlow) },
         { "[fabric]\nkind = ethernet\nspray = oblivious\n",
-          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
-        { "[fabric]\nkind = ethernet\nrouting = adaptive\n", sizeof (WeftOooFlow) },
+          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) + sizeof (WeftRttFlow) },
+        { "[fabric]\nkind = ethernet\nrouting = adaptive\n",
+          sizeof (WeftOooFlow) + sizeof (WeftRttFlow) },
         { "[fabric]\nkind = infiniband\nrouting = adaptive\n", sizeof (WeftOooFlow) },
         { "[fabric]\nkind = roce\n[transport]\nrecovery = selective-repeat\n",
           sizeof (WeftDcqcnFlow) + sizeof (WeftOooFlow) },
@@ -293,10 +294,10 @@ START_TEST (test_footprint_flow_state_matches_transport)
         { "[fabric]\nkind = roce\n[dcqcn]\nenabled = false\n[ecn]\nenabled = false\n", 0 },
         { "[fabric]\nkind = roce\nspray = round-robin\n",
           sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
-        { "[fabric]\nkind = ultra-ethernet\n",
-          sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
+        { "[fabric]\nkind = ultra-ethernet\n", sizeof (WeftDcqcnFlow) + sizeof (WeftUetFlow) +
+                                                   sizeof (WeftOooFlow) + sizeof (WeftRttFlow) },
         { "[fabric]\nkind = ultra-ethernet\n[ecn]\nenabled = false\n",
-          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) },
+          sizeof (WeftUetFlow) + sizeof (WeftOooFlow) + sizeof (WeftRttFlow) },
     };
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
         g_autofree char *text =
