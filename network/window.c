@@ -645,9 +645,8 @@ earliest_failure (const WeftWindow *win)
          * ACKs were lost.) */
         if (f->failed || f->unused || !weft_timer_pending (&f->rto_timer))
             continue;
-        guint64 left = tp->rc_retry_cnt > weft_flow_loss_of (f)->rc_retries
-                           ? tp->rc_retry_cnt - weft_flow_loss_of (f)->rc_retries
-                           : 0;
+        guint32 used = weft_flow_loss_of (f)->rc_retries;
+        guint64 left = tp->rc_retry_cnt > used ? tp->rc_retry_cnt - used : 0;
         weft_time_t d = weft_timer_deadline (&f->rto_timer);
         if (left > 0 && (WEFT_TIME_NEVER - d) / left <= tp->rc_timeout_ps)
             continue; /* past the end of time */

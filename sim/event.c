@@ -705,29 +705,36 @@ weft_evq_drop_stale (WeftEventQueue *q, weft_time_t after, WeftEvqStale stale, v
     gsize dropped = 0;
     gboolean kept = FALSE;
     /* Top down: a higher bucket's records all come after a lower one's, so the latest stale
-     * record is in the first bucket that holds one. */
+     * record is in the first bucket that holds one.  A bucket's records are in no order: the
+     * one kept so far is overwritten in place by a later one.  @stale reads each record's
+     * target (a flow gone cold), so it runs once a record. */
     for (guint i = WEFT_EVQ_BUCKETS; i-- > 1;) {
         WeftEvqBucket *b = &q->b[i];
         if (b->len == 0 || b->min <= after || i == q->run.i)
             continue;
         WeftEvent *v = b->v;
-        guint32 keep = G_MAXUINT32;
-        if (!kept) {
-            for (guint32 k = 0; k < b->len; k++)
-                if (stale (&v[k], data) && (keep == G_MAXUINT32 || ev_before (&v[keep], &v[k])))
-                    keep = k;
-            kept = keep != G_MAXUINT32;
-        }
-        guint32 out = 0;
-        weft_time_t min = WEFT_TIME_NEVER;
+        guint32 out = 0, keep = G_MAXUINT32; /* keep: where this bucket's kept one is */
         for (guint32 k = 0; k < b->len; k++) {
-            if (k != keep && stale (&v[k], data)) {
-                dropped++;
-                continue;
+            if (stale (&v[k], data)) {
+                if (kept && keep == G_MAXUINT32) { /* a later one was kept above */
+                    dropped++;
+                    continue;
+                }
+                kept = TRUE;
+                if (keep != G_MAXUINT32) {
+                    dropped++;
+                    if (ev_before (&v[k], &v[keep]))
+                        continue;
+                    v[keep] = v[k];
+                    continue;
+                }
+                keep = out;
             }
-            min = MIN (min, v[k].at);
             v[out++] = v[k];
         }
+        weft_time_t min = WEFT_TIME_NEVER;
+        for (guint32 k = 0; k < out; k++)
+            min = MIN (min, v[k].at);
         b->len = out;
         b->min = min;
         if (out == 0)

@@ -193,9 +193,7 @@ weft_sim_drop_stale (WeftSim *sim)
 {
     if (sim->n_stale_tests == 0)
         return 0;
-    gsize n = weft_evq_drop_stale (&sim->evq, sim->now + WEFT_SIM_STALE_AHEAD, event_stale, sim);
-    sim->stale_dropped += n;
-    return n;
+    return weft_evq_drop_stale (&sim->evq, sim->now + WEFT_SIM_STALE_AHEAD, event_stale, sim);
 }
 
 /* Every INTERRUPT_POLL_EVENTS events: the caller's poll, then the interrupt flag.  FALSE

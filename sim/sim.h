@@ -97,7 +97,6 @@ struct _WeftSim {
         gboolean (*stale) (void *target, WeftArg arg);
     } stale_tests[WEFT_SIM_STALE_TESTS];
     guint n_stale_tests;
-    guint64 stale_dropped; /* events dropped so, over the run */
 };
 
 WeftSim *weft_sim_new (guint64 seed);

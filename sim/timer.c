@@ -31,8 +31,8 @@ void
 weft_timer_fire_other (WeftSim *sim, void *target, WeftArg arg, WeftTimer *t, WeftSched *from,
                        WeftHandler fn)
 {
-    if (((guint32) arg.u | WEFT_TIMER_MOVED) != t->gen)
-        return; /* stale */
+    if (weft_timer_stale (t, arg))
+        return;
     /* The live event, early: on to the deadline, in the same generation (this event is gone). */
     t->gen &= ~WEFT_TIMER_MOVED;
     t->pending = FALSE;
