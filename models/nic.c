@@ -57,6 +57,8 @@ ring_pop (WeftNicAgent *nic, guint p)
         nic->ring_head[p] = f->ring_next;
         if (!nic->ring_head[p])
             nic->ring_tail[p] = NULL;
+        else /* the next pull's flow, gone cold on the ring since its last packet */
+            __builtin_prefetch (nic->ring_head[p]);
         f->in_ring = FALSE;
     }
     return f;
@@ -94,16 +96,27 @@ rccc_window_cap (const WeftNicAgent *nic, const WeftFlow *f)
     return nic->tp->uet->nscc.enabled ? (guint64) f->window_pkts + 1 : 0;
 }
 
+/* A zeroed packet of flow @f: every packet a flow's ends make comes from here, carrying its
+ * flow's id and what the receiving NIC needs of the flow (WeftPacket.nic_path), so that no
+ * packet can arrive without them. */
+static inline WeftPacket *
+flow_packet (WeftSim *sim, const WeftFlow *f)
+{
+    WeftPacket *pkt = weft_packet_alloc (&sim->pool);
+    pkt->flow = f->spec.id;
+    pkt->nic_path = f->nic_path;
+    return pkt;
+}
+
 /* A header-only control packet of flow @f, sent now: toward its receiver (an RCCC credit
  * request) or back toward its sender (an RCCC pull, a CNP). */
 static WeftPacket *
 control_packet (WeftSim *sim, const WeftFlow *f, guint8 kind, guint8 prio, gboolean to_receiver,
                 guint32 hash, guint32 size)
 {
-    WeftPacket *pkt = weft_packet_alloc (&sim->pool);
+    WeftPacket *pkt = flow_packet (sim, f);
     pkt->kind = kind;
     pkt->prio = prio;
-    pkt->flow = f->spec.id;
     pkt->src = to_receiver ? f->spec.src : f->spec.dst;
     pkt->dst = to_receiver ? f->spec.dst : f->spec.src;
     pkt->dst_ep = to_receiver ? f->dst_ep : f->src_ep;
@@ -711,12 +724,11 @@ pull_next (WeftNicAgent *nic, guint port)
         } else {
             seq = f->snd_nxt++;
         }
-        WeftPacket *pkt = weft_packet_alloc (&sim->pool);
+        WeftPacket *pkt = flow_packet (sim, f);
         pkt->kind = WEFT_PKT_DATA;
         pkt->prio = weft_fabric_data_prio (fab);
         pkt->vl = f->vl;
         pkt->sl = f->spec.sl;
-        pkt->flow = f->spec.id;
         pkt->src = f->spec.src;
         pkt->dst = f->spec.dst;
         pkt->dst_ep = f->dst_ep;
@@ -1199,7 +1211,7 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
         return;
     }
     weft_time_t rx = nic->tp->fabric->nic.rx_latency_ps;
-    if (rx == 0 || !nic->tp->flows[pkt->flow].nic_path) {
+    if (rx == 0 || !pkt->nic_path) {
         consume (nic, pkt);
         return;
     }
@@ -1209,7 +1221,9 @@ weft_nic_agent_receive (WeftNicAgent *nic, WeftPort *in, WeftPacket *pkt)
         return;
     }
     /* Receive processing: one constant latency keeps the pipeline in arrival order, so only
-     * its head needs an event. */
+     * its head needs an event.  The flow's record, which the transport reads then, has gone
+     * cold since its last packet: its load starts now. */
+    __builtin_prefetch (&nic->tp->flows[pkt->flow]);
     pkt->arrive_at = m->sim->now + rx;
     gboolean was_empty = nic->rx.head == NULL;
     g_assert (was_empty || pkt->arrive_at >= nic->rx.tail->arrive_at);

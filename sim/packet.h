@@ -49,15 +49,18 @@ typedef struct WeftPacket {
     guint8 ce : 1;         /* DATA: ECN Congestion Experienced (models/ecn.h); an Ultra
                               Ethernet ACK: the echo of its data packet's mark */
     guint8 trimmed : 1;    /* Ultra Ethernet DATA: cut to its header by a switch (models/uet.h) */
+    guint8 nic_path : 1;   /* its flow's WeftFlow.nic_path: the receiving NIC's pipeline applies
+                              (models/nic.c) - known without loading the flow's record */
     guint8 hop;            /* links crossed so far */
     guint8 vl;             /* InfiniBand virtual lane it travels on now (0 elsewhere) */
     guint8 in_vl;          /* the VL it arrived on at the node holding it (its buffer) */
     guint8 sl;             /* InfiniBand service level of its flow */
+    guint32 flow;          /* flow index in the run's flow table: in this line, so that the
+                              receiving NIC can start loading the flow's record at once */
     weft_time_t next_at;   /* on a wire: the arrive_at of the packet behind it, set as that one
                               joins the wire, so that this one's arrival schedules the next
                               without loading a packet that has gone cold (models/link.c) */
     /* -- read at the endpoints -- */
-    guint32 flow;        /* flow index in the run's flow table */
     guint32 src;         /* node id of the source */
     guint32 payload;     /* application bytes carried */
     guint64 seq;         /* DATA: packet sequence number; ACK: cumulative next expected */
@@ -69,6 +72,7 @@ typedef struct WeftPacket {
 } WeftPacket;
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, next_at) + sizeof (weft_time_t) <= 64);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (WeftPacket, flow) + sizeof (guint32) <= 64);
 G_STATIC_ASSERT (sizeof (WeftPacket) == 128); /* two cache lines, the endpoints' in the second */
 
 typedef struct {
