@@ -222,7 +222,10 @@ void weft_ib_apply_due (WeftIbPort *ib, weft_time_t now, guint64 now_key);
 static inline gboolean
 weft_ib_fcp_due (const WeftIbPort *ib, weft_time_t now, guint64 now_key)
 {
-    return ib->return_next < now || (ib->return_next == now && ib->return_key <= now_key);
+    /* (time, key) compared as one 128-bit number, without a branch: whether an FCP is due is
+     * a test of every credit check, and its outcome follows the traffic, not a pattern */
+    unsigned __int128 due = (unsigned __int128) ib->return_next << 64 | ib->return_key;
+    return due <= ((unsigned __int128) now << 64 | now_key);
 }
 
 /* Brings `avail` up to date for the running event of @sim: call before reading it. */

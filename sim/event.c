@@ -26,8 +26,7 @@ upper_append (WeftEventQueue *q, guint i, const WeftEvent *ev)
 {
     WeftEvqBucket *b = &q->b[i];
     bucket_append (b, ev);
-    if (ev->at < b->min)
-        b->min = ev->at;
+    b->min = MIN (b->min, ev->at); /* a store either way: a conditional move, not a branch */
     q->nonempty |= G_GUINT64_CONSTANT (1) << (i - 1);
 }
 
@@ -48,16 +47,28 @@ zero_push (WeftEvqBucket *b, const WeftEvent *ev)
     h[i] = *ev;
 }
 
+/* The child of heap position @i of @h (@n long) with the lesser key (n or more: none).  Which
+ * child that is, is a coin toss that no branch predictor learns: it is chosen by conditional
+ * moves, where a branch mispredicted on about every second level (bench/README.md, "The event
+ * queue's branches"). */
+static inline guint32
+lesser_child (const WeftEvent *h, guint32 n, guint32 i)
+{
+    guint32 c = 2 * i + 1;
+    if (c + 1 >= n)
+        return c;
+    guint64 left = h[c].key, right = h[c + 1].key;
+    return c + (guint32) (right < left);
+}
+
 /* Puts @ev at heap position @i of @h (@n long), moving it down past smaller keys. */
 static inline void
 sift_down (WeftEvent *h, guint32 n, guint32 i, const WeftEvent *ev)
 {
     for (;;) {
-        guint32 c = 2 * i + 1;
+        guint32 c = lesser_child (h, n, i);
         if (c >= n)
             break;
-        if (c + 1 < n && h[c + 1].key < h[c].key)
-            c++;
         if (h[c].key >= ev->key)
             break;
         h[i] = h[c];
@@ -80,11 +91,9 @@ zero_pop (WeftEvqBucket *b, WeftEvent *out)
         return;
     guint32 i = 0;
     for (;;) {
-        guint32 c = 2 * i + 1;
+        guint32 c = lesser_child (h, n, i);
         if (c >= n)
             break;
-        if (c + 1 < n && h[c + 1].key < h[c].key)
-            c++;
         h[i] = h[c];
         i = c;
     }
@@ -377,7 +386,11 @@ index_pop_next (WeftEventQueue *q, WeftEvent *out)
 static inline gboolean
 ev_before (const WeftEvent *a, const WeftEvent *b)
 {
-    return a->at < b->at || (a->at == b->at && a->key < b->key);
+    /* (time, key) as one 128-bit number: a compare and a subtract with borrow, where the
+     * two-step test took a branch that mispredicted on most ties */
+    unsigned __int128 x = (unsigned __int128) a->at << 64 | a->key;
+    unsigned __int128 y = (unsigned __int128) b->at << 64 | b->key;
+    return x < y;
 }
 
 /* Sorts @v (@n long) by (time, key): by insertion, the records mostly in order already. */
