@@ -527,8 +527,8 @@ weft_evq_clear (WeftEventQueue *q)
     q->z.threshold = q->z.index_at = index_at;
 }
 
-void
-weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
+static inline void
+push (WeftEventQueue *q, const WeftEvent *ev)
 {
     g_assert (ev->at >= q->last); /* nothing is scheduled in the past */
     guint i = bucket_of (q, ev->at);
@@ -547,6 +547,20 @@ weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
             index_fill (q);
     } else
         index_push (q, ev);
+}
+
+void
+weft_evq_push (WeftEventQueue *q, const WeftEvent *ev)
+{
+    push (q, ev);
+}
+
+void
+weft_evq_schedule (WeftEventQueue *q, weft_time_t at, guint64 key, WeftHandler fn, void *target,
+                   WeftArg arg)
+{
+    const WeftEvent ev = { at, key, fn, target, arg };
+    push (q, &ev);
 }
 
 /* Bucket 0 is empty: move the time forward to the earliest pending event and spread the

@@ -170,6 +170,14 @@ void weft_evq_init (WeftEventQueue *q);
 void weft_evq_set_index_threshold (WeftEventQueue *q, guint32 threshold);
 void weft_evq_clear (WeftEventQueue *q);
 void weft_evq_push (WeftEventQueue *q, const WeftEvent *ev);
+/* weft_evq_push of the record (@at, @key, @fn, @target, @arg), its fields passed as values:
+ * what the engine's schedule calls use (sim/sim.h).  Link-time optimisation inlines it into
+ * them, so each call writes the record into its bucket from registers.  weft_evq_push, out of
+ * line, read back with 16-byte loads a record its caller had just written on the stack with
+ * 8-byte stores, which the processor cannot forward to such loads: they wait for the stores
+ * to reach the cache (bench/README.md, "The event queue's push inlined"). */
+void weft_evq_schedule (WeftEventQueue *q, weft_time_t at, guint64 key, WeftHandler fn,
+                        void *target, WeftArg arg);
 /* Pushing an event earlier than the last one popped is a broken engine invariant (asserted). */
 /* Removes the earliest event into *out; FALSE when empty. */
 gboolean weft_evq_pop (WeftEventQueue *q, WeftEvent *out);

@@ -129,8 +129,8 @@ weft_sim_schedule_at (WeftSim *sim, WeftSched *from, weft_time_t at, WeftHandler
 {
     if (!from)
         from = &sim->engine;
-    WeftEvent ev = { at, ((guint64) from->id << 32) | from->counter++, fn, target, arg };
-    weft_evq_push (&sim->evq, &ev);
+    weft_evq_schedule (&sim->evq, at, ((guint64) from->id << 32) | from->counter++, fn, target,
+                       arg);
 }
 
 /* Schedules fn(sim, target, arg) at @at with the tie key @key given whole: for the events whose
@@ -139,8 +139,7 @@ static inline void
 weft_sim_schedule_keyed (WeftSim *sim, weft_time_t at, guint64 key, WeftHandler fn, void *target,
                          WeftArg arg)
 {
-    WeftEvent ev = { at, key, fn, target, arg };
-    weft_evq_push (&sim->evq, &ev);
+    weft_evq_schedule (&sim->evq, at, key, fn, target, arg);
 }
 
 static inline void
