@@ -7,7 +7,6 @@
 #include "models/nic.h"
 #include "models/registry.h"
 #include "models/routing.h"
-#include "sim/arena.h"
 #include "sim/rng.h"
 
 const WeftParamSpec weft_transport_params[] = {
@@ -627,29 +626,26 @@ weft_transport_flow_started (WeftTransport *tp, WeftFlow *f, weft_time_t now)
     g_array_append_val (tp->active, f->spec.id);
 }
 
-/* The flow records and their side arrays, zeroed, for @n flows of @size bytes.  From a huge
- * page on they come from 2 MiB-aligned memory advised MADV_HUGEPAGE (sim/arena.h): the flagship
- * sweep's 847 MB of records were first written as ~207,000 zero-filled 4 KiB pages, now a few
- * hundred huge pages (the kernel zeroes the same memory either way; bench/README.md, "The
- * flagship's flow records on huge pages").  Arrays smaller than a huge page (a test's handful
- * of flows) stay on the heap.  No result depends on a record's address. */
-#define FLOW_ARRAY_HUGE_MIN WEFT_HUGE_PAGE
+/* The flow records and their side arrays, zeroed, for @n flows of @size bytes: ordinary pages
+ * from the heap (glibc maps a large block fresh and does not clear it again).  Not huge pages:
+ * each record is written at setup and read for a few microseconds of the run, so 2 MiB pages
+ * spare no measurable TLB misses, and on virtual machines that hand free memory back to the host
+ * (free page reporting, which works on the large free blocks huge pages are cut from) a fresh
+ * huge page is backed again page by page as the kernel zeroes it: the flagship sweep spent
+ * 1.3 s more system time on its 728 MB of records, and its setup's system time varied from 0.3
+ * to 2.1 s (bench/README.md, "The flow records back on ordinary pages").  No result depends on
+ * a record's address. */
 static void *
 flow_array_new (guint n, gsize size)
 {
-    gsize bytes = (gsize) MAX (n, 1) * size;
-    return bytes >= FLOW_ARRAY_HUGE_MIN ? weft_huge_alloc (bytes) : g_malloc0 (bytes);
+    return g_malloc0_n (MAX (n, 1), size);
 }
 
-/* Frees an array of flow_array_new (@n and @size as given to it) and clears the pointer. */
+/* Frees an array of flow_array_new and clears the pointer. */
 static void
-flow_array_free (void **array, guint n, gsize size)
+flow_array_free (void **array)
 {
-    gsize bytes = (gsize) MAX (n, 1) * size;
-    if (bytes >= FLOW_ARRAY_HUGE_MIN)
-        weft_huge_free (*array, bytes);
-    else
-        g_free (*array);
+    g_free (*array);
     *array = NULL;
 }
 
@@ -788,12 +784,12 @@ weft_transport_clear (WeftTransport *tp)
         if (tp->flows[i].uet)
             weft_uet_flow_clear (tp->flows[i].uet);
     }
-    flow_array_free ((void **) &tp->flows, tp->n_flows, sizeof (WeftFlow));
-    flow_array_free ((void **) &tp->ibcc_flows, tp->n_flows, sizeof (WeftIbccFlow));
-    flow_array_free ((void **) &tp->dcqcn_flows, tp->n_flows, sizeof (WeftDcqcnFlow));
-    flow_array_free ((void **) &tp->uet_flows, tp->n_flows, sizeof (WeftUetFlow));
-    flow_array_free ((void **) &tp->ooo_flows, tp->n_flows, sizeof (WeftOooFlow));
-    flow_array_free ((void **) &tp->rtt_flows, tp->n_flows, sizeof (WeftRttFlow));
+    flow_array_free ((void **) &tp->flows);
+    flow_array_free ((void **) &tp->ibcc_flows);
+    flow_array_free ((void **) &tp->dcqcn_flows);
+    flow_array_free ((void **) &tp->uet_flows);
+    flow_array_free ((void **) &tp->ooo_flows);
+    flow_array_free ((void **) &tp->rtt_flows);
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
