@@ -16,7 +16,10 @@
  *   at most the largest request, a switch's port array, per region).
  *
  * Cost: one mmap per 2 MiB; memory rounded up to 2 MiB per region.  Measured in bench/README.md
- * ("Huge pages for ports, PFC state and packets").
+ * ("Huge pages for ports, PFC state and packets").  Not for memory written once and read briefly
+ * (the flow records): on a virtual machine that reports free memory to its host, a fresh huge
+ * page is backed again as the kernel zeroes it, which costs more system time than the TLB saves
+ * ("The flow records back on ordinary pages").
  */
 #ifndef WEFT_SIM_ARENA_H
 #define WEFT_SIM_ARENA_H
