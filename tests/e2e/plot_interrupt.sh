@@ -19,8 +19,8 @@ fi
 # machine, see the handler only after the plot had finished, and a SIGINT after that is no
 # interrupt).  SIGINT is ignored in the child until weft_plot.py installs its own handler (as
 # for a shell's background job), so the bit is that handler's and not Python's default one.
-# A run whose figure path is already printed when the handler is seen proves nothing and is
-# tried again (at most 5 times).
+# A run whose figure is already being written, or its path printed, when the handler is seen
+# proves nothing and is tried again (at most 5 times).
 rc=$("$PYPLOT" - "$WEFT" "$TMP" <<'PYEOF'
 import os, signal, subprocess, sys, time
 weft, tmp = sys.argv[1], sys.argv[2]
@@ -46,12 +46,17 @@ for attempt in range(5):
         p.wait()
         print("never-caught" if p.returncode is not None and p.returncode < 0 else "ended-early")
         sys.exit(0)
-    finished = os.path.getsize(os.path.join(tmp, "out")) > 0
+    finished = (os.path.getsize(os.path.join(tmp, "out")) > 0 or
+                os.path.exists(os.path.join(tmp, "fig", "link-util.png")))
     p.send_signal(signal.SIGINT)
     rc = p.wait()
     if not finished:
         print(rc)
         sys.exit(0)
+    try:  # the figure of a plot that finished first is not the one checked below
+        os.unlink(os.path.join(tmp, "fig", "link-util.png"))
+    except FileNotFoundError:
+        pass
 print("always-finished")
 PYEOF
 )
