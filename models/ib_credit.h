@@ -222,10 +222,8 @@ void weft_ib_apply_due (WeftIbPort *ib, weft_time_t now, guint64 now_key);
 static inline gboolean
 weft_ib_fcp_due (const WeftIbPort *ib, weft_time_t now, guint64 now_key)
 {
-    /* (time, key) compared as one 128-bit number, without a branch: whether an FCP is due is
-     * a test of every credit check, and its outcome follows the traffic, not a pattern */
-    unsigned __int128 due = (unsigned __int128) ib->return_next << 64 | ib->return_key;
-    return due <= ((unsigned __int128) now << 64 | now_key);
+    /* without a branch: whether an FCP is due is a test of every credit check */
+    return weft_event_place (ib->return_next, ib->return_key) <= weft_event_place (now, now_key);
 }
 
 /* Brings `avail` up to date for the running event of @sim: call before reading it. */

@@ -108,6 +108,16 @@ typedef struct {
     WeftArg arg;  /* events never own packets: queues and wires do */
 } WeftEvent;
 
+/* The place of an event at @at with key @key in the engine's (time, key) order, as one number:
+ * two places compare with one 128-bit compare (a compare and a subtract with borrow), without
+ * the two-step test's branches, whose outcome follows the traffic and mispredicts
+ * (bench/README.md, "The event queue's branches"). */
+static inline unsigned __int128
+weft_event_place (weft_time_t at, guint64 key)
+{
+    return (unsigned __int128) at << 64 | key;
+}
+
 typedef struct {
     WeftEvent *v;
     guint32 len, cap;
