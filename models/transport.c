@@ -641,14 +641,6 @@ flow_array_new (guint n, gsize size)
     return g_malloc0_n (MAX (n, 1), size);
 }
 
-/* Frees an array of flow_array_new and clears the pointer. */
-static void
-flow_array_free (void **array)
-{
-    g_free (*array);
-    *array = NULL;
-}
-
 /* Every flow's spec into its record, the last first: the specs' block shrinks behind the copy
  * a mebibyte at a time (glibc returns the tail of a large block to the system), so the process
  * never holds all specs and all records at once; @specs is left empty. */
@@ -784,12 +776,12 @@ weft_transport_clear (WeftTransport *tp)
         if (tp->flows[i].uet)
             weft_uet_flow_clear (tp->flows[i].uet);
     }
-    flow_array_free ((void **) &tp->flows);
-    flow_array_free ((void **) &tp->ibcc_flows);
-    flow_array_free ((void **) &tp->dcqcn_flows);
-    flow_array_free ((void **) &tp->uet_flows);
-    flow_array_free ((void **) &tp->ooo_flows);
-    flow_array_free ((void **) &tp->rtt_flows);
+    g_clear_pointer (&tp->flows, g_free);
+    g_clear_pointer (&tp->ibcc_flows, g_free);
+    g_clear_pointer (&tp->dcqcn_flows, g_free);
+    g_clear_pointer (&tp->uet_flows, g_free);
+    g_clear_pointer (&tp->ooo_flows, g_free);
+    g_clear_pointer (&tp->rtt_flows, g_free);
     g_clear_pointer (&tp->active, g_array_unref);
     g_clear_pointer (&tp->dep_first, g_free);
     g_clear_pointer (&tp->dep_list, g_free);
