@@ -58,10 +58,10 @@ fuzz-build-targets:
 	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
 	 for a; do \
 	   shift; \
-	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-werror|CC=*|CFLAGS=*|--enable-lto*|--disable-lto) ;; \
+	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-werror|CC=*|CFLAGS=*|--enable-lto*|--disable-lto|--enable-pgo*|--disable-pgo) ;; \
 	     *) set x "$$@" "$$a"; shift;; esac; \
 	 done; \
-	 set x "$$@" --disable-lto "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
+	 set x "$$@" --disable-lto --disable-pgo "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
 	 printf '%s\n' "$$@" > configure-args.new; \
 	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
 	   rm -f configure-args.new; \

@@ -92,10 +92,10 @@ check-sanitize:
 	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
 	 for a; do \
 	   shift; \
-	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-lto*|--disable-lto) ;; \
+	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-lto*|--disable-lto|--enable-pgo*|--disable-pgo) ;; \
 	     *) set x "$$@" "$$a"; shift;; esac; \
 	 done; \
-	 set x "$$@" --disable-lto "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"; \
+	 set x "$$@" --disable-lto --disable-pgo "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"; \
 	 shift; \
 	 printf '%s\n' "$$@" > configure-args.new; \
 	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
