@@ -22,7 +22,7 @@ EXTRA_DIST += fuzz/README.md fuzz/mkseeds.sh fuzz/corpus fuzz/crashers
 
 # The fuzzing build, like check-sanitize's: a `make distdir` copy of the sources
 # (fuzz-build/src) configured with this build's options, clang and the fuzzing flags, no LTO
-# (fuzz-build/build), with the sanitizers of FUZZ_SANITIZE: AddressSanitizer and
+# or PGO (fuzz-build/build), with the sanitizers of FUZZ_SANITIZE: AddressSanitizer and
 # UndefinedBehaviorSanitizer by default; FUZZ_SANITIZE=undefined runs about twenty times as
 # many inputs a second (AddressSanitizer's allocator maps and faults in every large buffer
 # libhdf5 allocates per open), and `make check-sanitize` then replays what it found under
@@ -58,10 +58,10 @@ fuzz-build-targets:
 	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
 	 for a; do \
 	   shift; \
-	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-werror|CC=*|CFLAGS=*|--enable-lto*|--disable-lto|--enable-pgo*|--disable-pgo) ;; \
+	   case $$a in $(subbuild_config_drop)|--enable-werror|CC=*|CFLAGS=*) ;; \
 	     *) set x "$$@" "$$a"; shift;; esac; \
 	 done; \
-	 set x "$$@" --disable-lto --disable-pgo "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
+	 set x "$$@" $(subbuild_config_add) "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
 	 printf '%s\n' "$$@" > configure-args.new; \
 	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
 	   rm -f configure-args.new; \

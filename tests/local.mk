@@ -74,7 +74,8 @@ e2e_tests += tests/e2e/gpudirect_at.sh
 # a VPATH build of a source folder that is itself configured in place, as the README's commands
 # and CI have it.  The copy keeps the files' times, so a second run recompiles only what changed.
 # The build is configured with this build's own options (config.status --config) plus the
-# sanitizer flags and --disable-lto (no link-time optimisation), again only when those change.
+# sanitizer flags and subbuild_config_add (no link-time or profile-guided optimisation;
+# Makefile.am), again only when those change.
 # (LeakSanitizer is off: GLib and HDF5 keep one-time allocations until exit; valgrind covers
 # leaks instead.  allocator_may_return_null: a request beyond what can be had - libhdf5 asks for
 # what a damaged trace declares - fails as a plain malloc's does, for the caller to handle,
@@ -92,10 +93,10 @@ check-sanitize:
 	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
 	 for a; do \
 	   shift; \
-	   case $$a in --srcdir=*|--cache-file=*|-C|--config-cache|--enable-lto*|--disable-lto|--enable-pgo*|--disable-pgo) ;; \
+	   case $$a in $(subbuild_config_drop)) ;; \
 	     *) set x "$$@" "$$a"; shift;; esac; \
 	 done; \
-	 set x "$$@" --disable-lto --disable-pgo "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"; \
+	 set x "$$@" $(subbuild_config_add) "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"; \
 	 shift; \
 	 printf '%s\n' "$$@" > configure-args.new; \
 	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
