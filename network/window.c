@@ -6,6 +6,7 @@
 
 #include "models/fault.h"
 #include "models/nic.h"
+#include "sim/event.h"
 #include "sim/units.h"
 
 /* A packet crossing to another rank: the slot of its wire (graph link * 2 + direction), then
@@ -158,7 +159,7 @@ coll_merge (WeftWindow *win, guint32 id, const CollCount *k)
     if (a->count == 0)
         g_array_append_val (win->coll_seen, id);
     a->count += k->count;
-    if (k->last_at > a->last_at || (k->last_at == a->last_at && k->last_key > a->last_key)) {
+    if (weft_event_place (k->last_at, k->last_key) > weft_event_place (a->last_at, a->last_key)) {
         a->last_at = k->last_at;
         a->last_key = k->last_key;
     }
@@ -1002,8 +1003,8 @@ weft_window_run (WeftWindow *win, const volatile sig_atomic_t *interrupt)
         for (int r = 0; r < n; r++) {
             left += all[r].pending;
             failed |= all[r].failed;
-            if (all[r].done &&
-                (all[r].done_at > e_at || (all[r].done_at == e_at && all[r].done_key > e_key))) {
+            if (all[r].done && weft_event_place (all[r].done_at, all[r].done_key) >
+                                   weft_event_place (e_at, e_key)) {
                 e_at = all[r].done_at;
                 e_key = all[r].done_key;
             }

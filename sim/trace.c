@@ -27,6 +27,7 @@
 #include "config.h"
 #define G_LOG_DOMAIN "weft-trace"
 #include "sim/trace.h"
+#include "sim/event.h"
 #include "sim/parallel.h"
 #include "sim/trace_types.h"
 
@@ -754,7 +755,7 @@ sampled_after_finish (const guint8 *row, const RowTag *tag, gssize flow_col, GHa
     guint32 flow;
     memcpy (&flow, row + flow_col, sizeof flow);
     const RowTag *done = g_hash_table_lookup (finished, GUINT_TO_POINTER (flow));
-    return done && (done->at < tag->at || (done->at == tag->at && done->key < tag->key));
+    return done && weft_event_place (done->at, done->key) < weft_event_place (tag->at, tag->key);
 }
 
 /* Merges the runs of every rank into @out (@out_tags: their tags, if not NULL) in (time, key,
