@@ -274,6 +274,16 @@ gib (guint64 bytes)
     return (double) bytes / (double) (G_GUINT64_CONSTANT (1) << 30);
 }
 
+/* @fp's total as the limit @what counts it: an address-space limit counts the process's virtual
+ * size, not what it has touched. */
+static guint64
+need_against (const WeftFootprint *fp, const char *what)
+{
+    if (g_str_has_prefix (what, "the address-space"))
+        return fp->total - fp->base + MAX (fp->base, self_bytes (FALSE));
+    return fp->total;
+}
+
 gboolean
 weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *fp, guint64 max_memory,
                       GError **error)
@@ -282,10 +292,7 @@ weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *fp, guint6
         return TRUE;
     g_autofree char *what = NULL;
     guint64 limit = weft_footprint_limit (max_memory, &what);
-    /* An address-space limit counts the process's virtual size, not what it has touched. */
-    guint64 need = fp->total;
-    if (g_str_has_prefix (what, "the address-space"))
-        need = need - fp->base + MAX (fp->base, self_bytes (FALSE));
+    guint64 need = need_against (fp, what);
     g_debug ("memory estimate: %.3f GiB (base %.3f, graph %.3f, routes %.3f, models %.3f, flows "
              "%.3f for %" G_GUINT64_FORMAT " flows); limit %.3f GiB (%s)",
              gib (need), gib (fp->base), gib (fp->graph), gib (fp->routes), gib (fp->models),
@@ -309,6 +316,24 @@ weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *fp, guint6
         "expected a smaller fabric or workload, or more memory",
         gen ? g_strstrip (gen) : "?", fp->size.nodes, fp->size.links, gib (need), parts->str,
         gib (limit), what);
+}
+
+void
+weft_footprint_flow_budget (const WeftExperiment *exp, const WeftGraph *g, guint64 max_memory,
+                            WeftFlowBudget *budget)
+{
+    guint64 limit = weft_footprint_limit (max_memory, &budget->limit);
+    budget->flow_bytes = flow_bytes (exp);
+    budget->bytes = limit;
+    budget->max_flows = G_MAXUINT64;
+    WeftFootprint fp;
+    if (!weft_footprint_estimate (exp, g, TRUE, &fp, NULL) || !fp.known)
+        return;
+    /* The graph and its routes are built: the process as it stands holds them already. */
+    guint64 others = need_against (&fp, budget->limit) - fp.flows - fp.graph - fp.routes;
+    budget->bytes = limit > others ? limit - others : 0;
+    /* The flows the estimate counted fitted (weft_footprint_check): never fewer. */
+    budget->max_flows = MAX (budget->bytes / budget->flow_bytes, fp.n_flows);
 }
 
 /* Estimates @exp's memory (from the parameters, or from @g) and refuses it when it cannot fit. */

@@ -9,6 +9,9 @@
  * exceeds the smallest of: --max-memory, the address-space limit (RLIMIT_AS, `ulimit -v`), the
  * memory.max of the cgroup it runs in (cgroup v2) and the machine's physical memory.  A topology
  * file's size is only known once read: it is checked then, before its routes are computed.
+ * Flows the estimate cannot count before generating (collectives, perftest, CSV files) are
+ * bounded as they are generated instead: the memory left once everything else is estimated
+ * holds so many (weft_footprint_flow_budget), and more are refused, naming the workload group.
  * The terms of the estimate and how close it comes to measured peaks: doc/scale.md.
  * Not estimated: what grows while the run goes (packets in flight, events, trace buffers).
  */
@@ -17,6 +20,7 @@
 
 #include "sim/experiment.h"
 #include "sim/graph.h"
+#include "workloads/workload.h"
 
 typedef struct {
     WeftGraphSize size;
@@ -68,6 +72,18 @@ gboolean weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *f
 WeftGraph *weft_footprint_build_topology (const WeftExperiment *exp, gboolean models,
                                           guint64 max_memory, GError **error);
 
+/**
+ * weft_footprint_flow_budget:
+ * The flows @exp's workloads may make on @g (built, with its routes), in *@budget: the memory
+ * weft_footprint_limit allows less the process as it stands and the models' estimate
+ * (weft_footprint_estimate), over one flow's estimated memory; never fewer than the estimate
+ * counted.  It bounds what the estimate cannot count before generating (the collectives' and
+ * perftest's flows, CSV files): generation refuses more (weft_workload_generate).  budget->limit is
+ * owned by the caller.
+ */
+void weft_footprint_flow_budget (const WeftExperiment *exp, const WeftGraph *g, guint64 max_memory,
+                                 WeftFlowBudget *budget);
+
 /* The bytes of one flow's state a run of @exp allocates: its WeftFlow and the per-fabric
  * congestion-control and Ultra Ethernet state its fabric uses (weft_transport_flow_bytes once
  * built), from the experiment's [fabric], [ibcc], [dcqcn] and [ecn] keys as written. */
@@ -79,8 +95,8 @@ gboolean weft_footprint_parse_max (const char *text, guint64 *bytes, GError **er
 
 /* The --max-memory option entry's help. */
 #define WEFT_FOOTPRINT_MAX_HELP                                                                    \
-    "refuse the run if its memory estimate exceeds SIZE (e.g. 8GiB; the process's own limits "     \
-    "and physical memory apply anyway; doc/scale.md)"
+    "refuse the run if its memory estimate exceeds SIZE, or its flows outgrow what is left "       \
+    "(e.g. 8GiB; the process's own limits and physical memory apply anyway; doc/scale.md)"
 
 /* The limit of cgroup v2: @self_cgroup is /proc/self/cgroup's text, @root where the cgroup
  * file system is mounted (/sys/fs/cgroup); the smallest memory.max of the process's cgroup and

@@ -23,7 +23,7 @@ releases_below_floor (const WeftSession *s, GArray **out, GError **error)
     g_autoptr (GArray) coll_gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
     g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
     if (!weft_workload_generate (s->exp, s->graph, s->ec.seed, specs, deps, colls, coll_gates,
-                                 coll_ranks, names, error))
+                                 coll_ranks, names, &s->budget, error))
         return FALSE;
     *out = g_array_new (FALSE, FALSE, sizeof (guint32));
     for (guint i = 0; i < deps->len; i++) {
@@ -83,6 +83,7 @@ weft_session_prepare_ranks (WeftSession *s, const char *path, char **overrides,
      * fabric's routing engine computes them again, as a subnet manager would. */
     if (!weft_graph_routes_ready (s->graph) && !weft_topology_reroute (s->graph, s->exp, error))
         return FALSE;
+    weft_footprint_flow_budget (s->exp, s->graph, max_memory, &s->budget);
     if (n_ranks > 1) {
         g_autoptr (GArray) releases = NULL;
         if (!releases_below_floor (s, &releases, error) ||
@@ -97,7 +98,7 @@ weft_session_prepare_ranks (WeftSession *s, const char *path, char **overrides,
         s->sim->rank_of = s->part.rank_of;
         s->sim->rank = rank;
     }
-    s->net = weft_network_build (s->exp, s->graph, s->sim, error);
+    s->net = weft_network_build (s->exp, s->graph, s->sim, &s->budget, error);
     if (s->net == NULL)
         return FALSE;
     guint64 fastest = 0;
@@ -120,5 +121,6 @@ weft_session_clear (WeftSession *s)
     weft_runcfg_clear (&s->ec, &s->tc);
     weft_params_clear (weft_partition_params, &s->pc);
     weft_partition_clear (&s->part);
+    g_free (s->budget.limit);
     *s = (WeftSession){ 0 };
 }

@@ -22,8 +22,9 @@ typedef struct {
     WeftGraph *graph;
     WeftSim *sim;
     WeftNetwork *net;
-    guint sweep_points; /* a sweep file's points ([sweep], left out of this run); else 0 */
-    WeftPartition part; /* across ranks: the split (n_ranks 0 for one process) */
+    guint sweep_points;    /* a sweep file's points ([sweep], left out of this run); else 0 */
+    WeftPartition part;    /* across ranks: the split (n_ranks 0 for one process) */
+    WeftFlowBudget budget; /* the flows the memory left holds (cli/footprint.h) */
 } WeftSession;
 
 /* Everything up to (not including) opening the trace.  @overrides: NULL-terminated

@@ -125,7 +125,8 @@ endpoint_agent (WeftNetwork *net, guint32 node)
 }
 
 WeftNetwork *
-weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim, GError **error)
+weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
+                    const WeftFlowBudget *budget, GError **error)
 {
     WeftNetwork *net = g_new0 (WeftNetwork, 1);
     net->sim = sim;
@@ -156,7 +157,8 @@ weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *
     if (!weft_network_check_groups (exp, error) || !weft_fabric_read (&net->fabric, exp, error) ||
         !weft_mechanisms_configure (&net->env, exp, error) || !build_models (net, exp, error) ||
         !weft_workload_generate (exp, graph, sim->seed, net->specs, net->deps, net->colls,
-                                 net->coll_gates, net->coll_ranks, net->workload_names, error))
+                                 net->coll_gates, net->coll_ranks, net->workload_names, budget,
+                                 error))
         goto fail;
     /* The subnet manager's sweeps rewrite the run's route tables (the graph is the run's own;
      * const to every model, which only reads it between events). */

@@ -19,6 +19,7 @@
 #include "sim/graph.h"
 #include "sim/sim.h"
 #include "sim/trace.h"
+#include "workloads/workload.h"
 
 typedef struct {
     WeftSim *sim;           /* borrowed */
@@ -43,10 +44,11 @@ typedef struct {
     WeftTrace *trace;        /* borrowed, may be NULL */
 } WeftNetwork;
 
-/** Instantiates models for @graph in @sim and schedules the workload.  Errors name the file,
- * group and key (WEFT_CONFIG_ERROR).  (transfer full) */
+/** Instantiates models for @graph in @sim and schedules the workload, whose flows @budget
+ * bounds (may be NULL: weft_workload_generate).  Errors name the file, group and key
+ * (WEFT_CONFIG_ERROR).  (transfer full) */
 WeftNetwork *weft_network_build (const WeftExperiment *exp, const WeftGraph *graph, WeftSim *sim,
-                                 GError **error);
+                                 const WeftFlowBudget *budget, GError **error);
 void weft_network_free (WeftNetwork *net);
 
 /* Checks the experiment's groups against everything weft knows: the engine's own groups and

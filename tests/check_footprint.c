@@ -196,8 +196,8 @@ START_TEST (test_footprint_flows_match_generated)
         g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
         g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
         ck_assert_msg (
-            weft_workload_generate (exp, g, 1, flows, deps, colls, gates, ranks, names, &err), "%s",
-            err ? err->message : "");
+            weft_workload_generate (exp, g, 1, flows, deps, colls, gates, ranks, names, NULL, &err),
+            "%s", err ? err->message : "");
         ck_assert_uint_eq (flows->len, cases[i].expected);
         ck_assert_uint_eq (weft_workload_estimate_flows (exp, 16, 16), flows->len);
     }

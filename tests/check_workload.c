@@ -67,7 +67,7 @@ try_exp (WeftExperiment *exp, guint64 seed, GError **error)
 {
     GArray *flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
     g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    if (!weft_workload_generate (exp, g, seed, flows, NULL, NULL, NULL, NULL, names, error)) {
+    if (!weft_workload_generate (exp, g, seed, flows, NULL, NULL, NULL, NULL, names, NULL, error)) {
         ck_assert_uint_eq (flows->len, 0);
         ck_assert_uint_eq (names->len, 0);
         g_array_unref (flows);
@@ -159,6 +159,56 @@ START_TEST (test_workload_permutation_derangement)
         ck_assert_uint_eq (FLOW (flows, i)->start_ps, 0);
         ck_assert_uint_eq (FLOW (flows, i)->group, 0);
     }
+}
+END_TEST
+
+/* Generates @exp under a budget of @max flows into @flows and @names: the error, or NULL. */
+static GError *
+gen_budget (WeftExperiment *exp, guint64 max, GArray *flows, GPtrArray *names)
+{
+    WeftFlowBudget b = {
+        .max_flows = max, .flow_bytes = 496, .bytes = 1 << 20, .limit = (char *) "--max-memory"
+    };
+    GError *error = NULL;
+    ck_assert (weft_workload_generate (exp, g, 1, flows, NULL, NULL, NULL, NULL, names, &b,
+                                       &error) == (error == NULL));
+    return error;
+}
+
+/* A flow budget (cli/footprint.h) bounds the flows of every group together, the caller's
+ * included: exactly its flows fit, one more is refused naming the file and the group that made
+ * it, and the caller's arrays are left as they were. */
+START_TEST (test_workload_flow_budget)
+{
+    const char *text = "[workload.perm]\nkind = permutation\nflow_size = 1MiB\n"
+                       "[workload.two]\nkind = permutation\nflow_size = 1KiB\n";
+    g_autoptr (WeftExperiment) exp = weft_experiment_new_from_data (text, "test.ini", NULL);
+    ck_assert_ptr_nonnull (exp);
+    g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+    g_autoptr (GError) over = gen_budget (exp, 2 * N_HOSTS - 1, flows, names);
+    ck_assert_ptr_nonnull (over);
+    ck_assert_msg (g_str_has_prefix (over->message, "test.ini: [workload.two]: more than 15 flows, "
+                                                    "whose state (an estimated 496 bytes a flow) "
+                                                    "needs more than the 0.00 GiB that "
+                                                    "--max-memory leaves"),
+                   "%s", over->message);
+    ck_assert_uint_eq (flows->len, 0);
+    ck_assert_uint_eq (names->len, 0);
+
+    ck_assert_ptr_null (gen_budget (exp, 2 * N_HOSTS, flows, names));
+    ck_assert_uint_eq (flows->len, 2 * N_HOSTS);
+
+    /* With those 16 held, 31 leave room for 15 more, not the 16 the groups make. */
+    g_autoptr (GError) held = gen_budget (exp, 4 * N_HOSTS - 1, flows, names);
+    ck_assert_ptr_nonnull (held);
+    ck_assert_msg (strstr (held->message, "[workload.two]: more than 31 flows") != NULL, "%s",
+                   held->message);
+    ck_assert_uint_eq (flows->len, 2 * N_HOSTS);
+    ck_assert_uint_eq (names->len, 2);
+    ck_assert_ptr_null (gen_budget (exp, 4 * N_HOSTS, flows, names));
+    ck_assert_uint_eq (flows->len, 4 * N_HOSTS);
 }
 END_TEST
 
@@ -275,7 +325,8 @@ START_TEST (test_workload_groups_merge)
     ck_assert_ptr_nonnull (exp);
     GArray *flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
     g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    ck_assert (weft_workload_generate (exp, g, 1, flows, NULL, NULL, NULL, NULL, names, NULL));
+    ck_assert (
+        weft_workload_generate (exp, g, 1, flows, NULL, NULL, NULL, NULL, names, NULL, NULL));
     ck_assert_uint_eq (names->len, 2);
     ck_assert_str_eq (names->pdata[0], "late");
     ck_assert_str_eq (names->pdata[1], "early");
@@ -642,6 +693,7 @@ test_suite (void)
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_add_test (tc, test_workload_permutation_derangement);
     tcase_add_test (tc, test_workload_permutation_deterministic);
+    tcase_add_test (tc, test_workload_flow_budget);
     tcase_add_test (tc, test_workload_permutation_shift);
     tcase_add_test (tc, test_workload_hosts_range);
     tcase_add_test (tc, test_workload_incast_count);

@@ -142,6 +142,16 @@ weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t 
         return weft_experiment_fail (x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, NULL,
                                      "more than %u flows: reduce count, duration or hosts",
                                      MAX_FLOWS);
+    if (G_UNLIKELY (x->budget && x->out->len >= x->budget->max_flows)) {
+        const WeftFlowBudget *b = x->budget;
+        return weft_experiment_fail (
+            x->exp, error, WEFT_CONFIG_ERROR_RANGE, x->group, NULL,
+            "more than %" G_GUINT64_FORMAT " flows, whose state (an estimated %" G_GUINT64_FORMAT
+            " bytes a flow) needs more than the %.2f GiB that %s leaves once the fabric is "
+            "built (doc/scale.md): expected a smaller workload, or more memory",
+            b->max_flows, b->flow_bytes,
+            (double) b->bytes / (double) (G_GUINT64_CONSTANT (1) << 30), b->limit);
+    }
     WeftFlowSpec spec;
     memset (&spec, 0, sizeof spec); /* padding too, so equal flow arrays compare equal bytewise */
     spec.src = src;
@@ -469,7 +479,7 @@ typedef struct {
 /* Runs every [workload.NAME] group's generator in turn, each with its own generator state. */
 static gboolean
 generate_groups (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, char **groups,
-                 guint32 first_index, Generated *gen, GError **error)
+                 guint32 first_index, Generated *gen, const WeftFlowBudget *budget, GError **error)
 {
     g_autoptr (GPtrArray) ep_names = endpoint_names (g);
     guint64 seq = 0;
@@ -485,7 +495,8 @@ generate_groups (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, ch
                   .colls = gen->colls,
                   .gates = gen->gates,
                   .ranks = gen->ranks,
-                  .endpoint_names = ep_names };
+                  .endpoint_names = ep_names,
+                  .budget = budget };
         /* A server's GPUDirect may go off from this group's Nth collective on
          * ([fault.NAME] kind = gpudirect-off, after = workload.NAME.collective.N). */
         weft_graph_staging_number_group (g, groups[i], gen->colls->len);
@@ -570,7 +581,7 @@ append_collectives (const Generated *gen, const guint32 *id_of, GArray *deps, GA
 gboolean
 weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed, GArray *flows,
                         GArray *deps, GArray *colls, GArray *coll_gates, GArray *coll_ranks,
-                        GPtrArray *names, GError **error)
+                        GPtrArray *names, const WeftFlowBudget *budget, GError **error)
 {
     g_autoptr (GArray) gen_deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
     g_autoptr (GArray) gen_colls = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
@@ -593,7 +604,7 @@ weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 s
     Generated gen = {
         .out = flows, .deps = gen_deps, .colls = gen_colls, .gates = gen_gates, .ranks = gen_ranks
     };
-    gboolean ok = generate_groups (exp, g, seed, groups, names->len, &gen, error);
+    gboolean ok = generate_groups (exp, g, seed, groups, names->len, &gen, budget, error);
     if (ok && (gen_colls->len > 0 || gen_deps->len > 0) &&
         (!deps || !colls || !coll_gates || !coll_ranks))
         ok = weft_experiment_fail (exp, error, WEFT_CONFIG_ERROR_UNSUPPORTED, groups[0], NULL,

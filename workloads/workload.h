@@ -120,6 +120,17 @@ typedef struct {
     weft_time_t gap_ps;
 } WeftCollGate;
 
+/* The most flows the workloads may make: what the memory left after everything else the run
+ * builds would hold (cli/footprint.h), so that a collective whose flows the estimate before
+ * generating cannot count (weft_workload_estimate_flows) is refused as it grows past it,
+ * before it has taken that memory. */
+typedef struct {
+    guint64 max_flows;
+    guint64 flow_bytes; /* one flow's estimated memory */
+    guint64 bytes;      /* the memory left for flows */
+    char *limit;        /* which limit, as a phrase ("--max-memory", ...; owned) */
+} WeftFlowBudget;
+
 /**
  * weft_workload_generate:
  * Reads every [workload.NAME] group of @exp and appends the flows to @flows (GArray of
@@ -130,12 +141,14 @@ typedef struct {
  * between them to @coll_gates (WeftCollGate) and their ranks' node ids to @coll_ranks
  * (guint32) - with any of the four NULL they are refused; appends each group's NAME
  * (transfer full strings) to @names.  Errors: WEFT_CONFIG_ERROR_* naming file, group and key.
- * An experiment without workload groups is an error (nothing to simulate).  On error @flows
+ * An experiment without workload groups is an error (nothing to simulate).  @budget (may be
+ * NULL: none): more flows than its max_flows are refused, naming the group.  On error @flows
  * and @names are left as they were.  Same @exp, @g and @seed: the same flows.
  */
 gboolean weft_workload_generate (const WeftExperiment *exp, const WeftGraph *g, guint64 seed,
                                  GArray *flows, GArray *deps, GArray *colls, GArray *coll_gates,
-                                 GArray *coll_ranks, GPtrArray *names, GError **error);
+                                 GArray *coll_ranks, GPtrArray *names, const WeftFlowBudget *budget,
+                                 GError **error);
 
 /**
  * weft_workload_estimate_flows:

@@ -170,6 +170,7 @@ typedef struct {
     GArray *colls; /* WeftCollInstance, first_flow in generation order likewise */
     GArray *gates; /* WeftCollGate between this run's instances (indices into colls) */
     GArray *ranks; /* guint32 node ids the instances' rank_first index */
+    const WeftFlowBudget *budget; /* borrowed; NULL: no budget */
 } Ctx;
 
 /* Total flows are indexed by guint32 ids. */

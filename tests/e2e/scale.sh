@@ -56,6 +56,20 @@ if [ -z "${ASAN_OPTIONS:-}" ]; then
 fi
 check "--max-memory lots:" "$WEFT" validate "$TMP/ft.ini" --max-memory lots
 
+# A collective's flows follow NCCL's choices, so the estimate before building cannot count them
+# (doc/scale.md): generation stops where the memory left holds no more.  The flagship makes 2.1
+# million flows up to 256 MB (0.73 GiB at peak), 5.6 million up to 4 GiB (1.9 GiB), and tens of
+# millions up to 64 GiB, whose arrays once failed to allocate under ulimit -v (a crash) or grew
+# past --max-memory unchecked.
+flag="$WEFT_SRCDIR/experiments/dgx4-allreduce.ini"
+check "dgx4-allreduce.ini: \[workload.allreduce\]: more than [0-9]* flows, whose state (an estimated [0-9]* bytes a flow) needs more than the 0\.[0-9]* GiB that --max-memory leaves" \
+    "$WEFT" validate "$flag" --set workload.allreduce:maxbytes=4GiB --max-memory 1GiB
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+    check "\[workload.allreduce\]: more than [0-9]* flows, .* the address-space limit (ulimit -v) leaves" \
+        sh -c "ulimit -v 2097152 && exec \"\$0\" validate \"\$1\" --set workload.allreduce:maxbytes=64GiB" \
+        "$WEFT" "$flag"
+fi
+
 # a host range longer than the topology's endpoints: refused before it is expanded
 check "\[workload.perm\] hosts: range 'host1..host99999999' names 99999999 nodes, more than the topology's 16 endpoints" \
     bounded "$WEFT" validate "$TMP/ft.ini" --set workload.perm:hosts=host1..host99999999
