@@ -54,24 +54,10 @@ fuzz-build-targets:
 	 fi
 	@echo "  DISTDIR  $(fuzz_dir)/src"; \
 	 $(MAKE) $(AM_MAKEFLAGS) distdir distdir=$(fuzz_dir)/src > /dev/null
-	@set -e; cd $(fuzz_dir); \
-	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
-	 for a; do \
-	   shift; \
-	   case $$a in $(subbuild_config_drop)|--enable-werror|CC=*|CFLAGS=*) ;; \
-	     *) set x "$$@" "$$a"; shift;; esac; \
-	 done; \
-	 set x "$$@" $(subbuild_config_add) "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"; shift; \
-	 printf '%s\n' "$$@" > configure-args.new; \
-	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
-	   rm -f configure-args.new; \
-	 else \
-	   echo "  CONFIG   $(fuzz_dir)/build (output in $(fuzz_dir)/configure.log)"; \
-	   rm -rf build configure-args; mkdir build; \
-	   (cd build && ../src/configure "$$@") > configure.log || \
-	     { tail -n 20 configure.log >&2; exit 1; }; \
-	   mv configure-args.new configure-args; \
-	 fi
+	@$(SHELL) $(srcdir)/tests/subbuild-configure.sh \
+	   $(abs_top_builddir)/config.status $(fuzz_dir) \
+	   '$(subbuild_config_drop)|--enable-werror|CC=*|CFLAGS=*' \
+	   $(subbuild_config_add) "CC=$(FUZZ_CC)" "CFLAGS=$(FUZZ_CFLAGS)"
 	@cd $(fuzz_dir)/build && \
 	 for t in $(fuzz_targets); do \
 	   $(MAKE) $(AM_MAKEFLAGS) fuzz/$${t}_fuzz FUZZ_LINKFLAGS="$(FUZZ_LINK)" || exit 1; \

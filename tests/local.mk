@@ -75,7 +75,7 @@ e2e_tests += tests/e2e/gpudirect_at.sh
 # and CI have it.  The copy keeps the files' times, so a second run recompiles only what changed.
 # The build is configured with this build's own options (config.status --config) plus the
 # sanitizer flags and subbuild_config_add (no link-time or profile-guided optimisation;
-# Makefile.am), again only when those change.
+# Makefile.am), again only when those change (tests/subbuild-configure.sh, as for `make fuzz`).
 # (LeakSanitizer is off: GLib and HDF5 keep one-time allocations until exit; valgrind covers
 # leaks instead.  allocator_may_return_null: a request beyond what can be had - libhdf5 asks for
 # what a damaged trace declares - fails as a plain malloc's does, for the caller to handle,
@@ -89,25 +89,10 @@ check-sanitize:
 	@$(MKDIR_P) $(sanitize_dir)
 	@echo "  DISTDIR  $(sanitize_dir)/src"; \
 	 $(MAKE) $(AM_MAKEFLAGS) distdir distdir=$(sanitize_dir)/src > /dev/null
-	@set -e; cd $(sanitize_dir); \
-	 eval "set x `$(abs_top_builddir)/config.status --config`"; shift; \
-	 for a; do \
-	   shift; \
-	   case $$a in $(subbuild_config_drop)) ;; \
-	     *) set x "$$@" "$$a"; shift;; esac; \
-	 done; \
-	 set x "$$@" $(subbuild_config_add) "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"; \
-	 shift; \
-	 printf '%s\n' "$$@" > configure-args.new; \
-	 if test -f build/Makefile && cmp -s configure-args.new configure-args; then \
-	   rm -f configure-args.new; \
-	 else \
-	   echo "  CONFIG   $(sanitize_dir)/build (output in $(sanitize_dir)/configure.log)"; \
-	   rm -rf build configure-args; mkdir build; \
-	   (cd build && $(SANITIZE_ENV) ../src/configure "$$@") > configure.log || \
-	     { tail -n 20 configure.log >&2; exit 1; }; \
-	   mv configure-args.new configure-args; \
-	 fi
+	@$(SANITIZE_ENV) $(SHELL) $(srcdir)/tests/subbuild-configure.sh \
+	   $(abs_top_builddir)/config.status $(sanitize_dir) '$(subbuild_config_drop)' \
+	   $(subbuild_config_add) "CFLAGS=$(CFLAGS) $(SANITIZE_CFLAGS)" \
+	   "LDFLAGS=$(LDFLAGS) $(SANITIZE_LINKFLAGS)"
 	@cd $(sanitize_dir)/build && $(SANITIZE_ENV) $(MAKE) $(AM_MAKEFLAGS) check || \
 	  { echo "check-sanitize: failed; the logs are in $(sanitize_dir)/build (test-suite.log)" >&2; \
 	    exit 1; }
@@ -191,7 +176,7 @@ e2e_tests += tests/e2e/python_reader.sh
 # Damaged and hostile traces: tests/mkdamaged.py derives them from mktrace's, and
 # tests/damaged_check.py runs both readers over them (tests/e2e/damaged_traces.sh).
 e2e_tests += tests/e2e/damaged_traces.sh
-EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py
+EXTRA_DIST += tests/mkdamaged.py tests/damaged_check.py tests/subbuild-configure.sh
 check_PROGRAMS += tests/check_fault
 tests_check_fault_SOURCES = tests/check_fault.c
 # weft plot: every kind against the traces, bad input and the damaged-trace corpus
