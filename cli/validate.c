@@ -40,6 +40,25 @@ print_memory (const WeftSession *s, guint64 base_bytes, guint64 max_bytes)
             fp.n_flows, gib (peak_bytes ()), gib (limit), what);
 }
 
+/* The flows line: the flows made against those the estimate counted before building (a
+ * collective's are not counted), and the budget the memory left holds (cli/footprint.h), so that
+ * a sweep can be sized before it is refused (doc/scale.md). */
+static void
+print_flows (const WeftSession *s)
+{
+    WeftFootprint fp;
+    if (!weft_footprint_estimate (s->exp, s->graph, TRUE, &fp, NULL) || !fp.known)
+        return;
+    printf ("  flows        %u made, %" G_GUINT64_FORMAT " of them counted by the estimate",
+            weft_network_n_flows (s->net), fp.n_flows);
+    const WeftFlowBudget *b = &s->budget;
+    if (b->max_flows != G_MAXUINT64 && b->limit)
+        printf ("; budget %" G_GUINT64_FORMAT " flows (an estimated %" G_GUINT64_FORMAT
+                " bytes a flow, in the %.2f GiB that %s leaves once the fabric is built)",
+                b->max_flows, b->flow_bytes, gib (b->bytes), b->limit);
+    putchar ('\n');
+}
+
 int
 weft_cli_validate (int argc, char **argv)
 {
@@ -57,7 +76,8 @@ weft_cli_validate (int argc, char **argv)
         ctx, "Reads the experiment and its includes, applies overrides, checks every group and\n"
              "key, estimates the memory the run needs (refused above --max-memory or the\n"
              "process's limits), builds the topology, the models and the workload, and stops\n"
-             "before simulating; prints the estimate beside the peak memory it measured.\n"
+             "before simulating; prints the estimate beside the peak memory it measured, and\n"
+             "the flows made beside the budget of flows the memory left holds.\n"
              "Exit status: 0 valid, 2 bad input (one line naming file, group, key).");
     g_option_context_add_main_entries (ctx, entries, NULL);
     g_autoptr (GError) error = NULL;
@@ -80,6 +100,7 @@ weft_cli_validate (int argc, char **argv)
         printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1], weft_graph_n_nodes (s.graph),
                 weft_graph_n_links (s.graph), weft_network_n_flows (s.net));
         print_memory (&s, base_bytes, max_bytes);
+        print_flows (&s);
         /* Other fabrics' groups, accepted for comparisons, but worth seeing. */
         g_autoptr (GString) unused = g_string_new (NULL);
         weft_mechanisms_unused_line (&s.net->env, unused);

@@ -10,7 +10,9 @@
  * fabric's congestion-control or Ultra Ethernet state) is what the transport allocates, on every
  * fabric kind with its mechanisms on and off; the cgroup v2 limit is the smallest memory.max on the
  * way up the hierarchy; a run whose estimate exceeds --max-memory is refused naming [topology]
- * and the estimate, and one that fits is not; experiments/superpod-64su.ini's switches, groups,
+ * and the estimate, and one that fits is not; the flows' budget is the memory the limit leaves
+ * after the models, in flows of the estimate's bytes, never fewer than it counted, and a
+ * collective's first flow past it is refused; experiments/superpod-64su.ini's switches, groups,
  * destinations, NICs and fabric links, computed from its parameters, are the estimate's and the
  * built graph's, and its estimate fits well under the 24 GiB CI machine.
  * Unchecked here: how close the estimate comes to a process's measured peak (doc/scale.md's
@@ -379,6 +381,66 @@ START_TEST (test_footprint_check_refuses_above_limit)
 }
 END_TEST
 
+/* The workloads' flow budget (weft_footprint_flow_budget), once the graph and routes are built:
+ * the memory the limit leaves after the process as it stands and the models' estimate, in
+ * flows of the estimate's bytes; never fewer flows than the estimate counted; none left below
+ * the process's own size, so that a collective's first flow is refused naming its group. */
+START_TEST (test_footprint_flow_budget)
+{
+    g_autoptr (WeftExperiment) exp = exp_text ("[topology]\ngenerator = fattree\nk = 4\n"
+                                               "[workload.p]\nkind = permutation\n");
+    GError *err = NULL;
+    g_autoptr (WeftGraph) g = weft_topology_build (exp, &err);
+    ck_assert (g != NULL);
+    WeftFootprint fp;
+    ck_assert (weft_footprint_estimate (exp, g, TRUE, &fp, &err));
+    ck_assert_uint_eq (fp.n_flows, 16);
+    guint64 limit = G_GUINT64_CONSTANT (1) << 30;
+    WeftFlowBudget b;
+    weft_footprint_flow_budget (exp, g, limit, &b);
+    ck_assert_str_eq (b.limit, "--max-memory");
+    /* a flow: at least its state and its spec twice (doc/scale.md) */
+    ck_assert_uint_ge (b.flow_bytes,
+                       weft_footprint_flow_state_bytes (exp) + 2 * sizeof (WeftFlowSpec));
+    /* the limit less everything but the flows, the graph and the routes (built, so in the
+     * process's size): the process's size moves by a few pages between the two readings */
+    guint64 others = fp.total - fp.flows - fp.graph - fp.routes;
+    ck_assert_uint_lt (others, limit);
+    guint64 expected = limit - others, slack = G_GUINT64_CONSTANT (1) << 20;
+    ck_assert_msg (b.bytes + slack >= expected && b.bytes <= expected + slack,
+                   "%" G_GUINT64_FORMAT " bytes left, expected about %" G_GUINT64_FORMAT, b.bytes,
+                   expected);
+    ck_assert_uint_eq (b.max_flows, b.bytes / b.flow_bytes);
+    ck_assert_uint_gt (b.max_flows, 1000000); /* 1 GiB holds millions of 0.5 KB flows */
+    g_free (b.limit);
+    /* a limit below the process itself: nothing left, but the 16 flows counted still fit */
+    weft_footprint_flow_budget (exp, g, 4096, &b);
+    ck_assert_uint_eq (b.bytes, 0);
+    ck_assert_uint_eq (b.max_flows, 16);
+    g_free (b.limit);
+    /* a collective's flows are not counted: its first flow is refused */
+    g_autoptr (WeftExperiment) nccl =
+        exp_text ("[topology]\ngenerator = fattree\nk = 4\n"
+                  "[workload.n]\nkind = nccl-test\nop = all_reduce\n");
+    weft_footprint_flow_budget (nccl, g, 4096, &b);
+    ck_assert_uint_eq (b.max_flows, 0);
+    g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
+    g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+    g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (WeftCollInstance));
+    g_autoptr (GArray) gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
+    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    ck_assert (
+        !weft_workload_generate (nccl, g, 1, flows, deps, colls, gates, ranks, names, &b, &err));
+    ck_assert_msg (strstr (err->message, "[workload.n]: more than 0 flows") &&
+                       strstr (err->message, "--max-memory"),
+                   "%s", err->message);
+    ck_assert_uint_eq (flows->len, 0);
+    g_clear_error (&err);
+    g_free (b.limit);
+}
+END_TEST
+
 Suite *
 test_suite (void)
 {
@@ -394,6 +456,7 @@ test_suite (void)
     tcase_add_test (tc, test_footprint_flow_state_matches_transport);
     tcase_add_test (tc, test_footprint_cgroup_limit);
     tcase_add_test (tc, test_footprint_check_refuses_above_limit);
+    tcase_add_test (tc, test_footprint_flow_budget);
     suite_add_tcase (s, tc);
     return s;
 }
