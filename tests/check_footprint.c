@@ -39,6 +39,23 @@ exp_text (const char *text)
     return exp;
 }
 
+/* Generates @exp's workloads on @g under @budget (NULL: none); *@n_flows gets the flows made. */
+static gboolean
+generate (const WeftExperiment *exp, const WeftGraph *g, const WeftFlowBudget *budget,
+          guint *n_flows, GError **err)
+{
+    g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
+    g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
+    g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (WeftCollInstance));
+    g_autoptr (GArray) gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
+    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
+    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    gboolean ok =
+        weft_workload_generate (exp, g, 1, flows, deps, colls, gates, ranks, names, budget, err);
+    *n_flows = flows->len;
+    return ok;
+}
+
 static void
 assert_same_size (const char *what, const WeftGraphSize *a, const WeftGraphSize *b)
 {
@@ -191,17 +208,10 @@ START_TEST (test_footprint_flows_match_generated)
         GError *err = NULL;
         g_autoptr (WeftGraph) g = weft_topology_build (exp, &err);
         ck_assert (g != NULL);
-        g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
-        g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
-        g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (WeftCollInstance));
-        g_autoptr (GArray) gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
-        g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
-        g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-        ck_assert_msg (
-            weft_workload_generate (exp, g, 1, flows, deps, colls, gates, ranks, names, NULL, &err),
-            "%s", err ? err->message : "");
-        ck_assert_uint_eq (flows->len, cases[i].expected);
-        ck_assert_uint_eq (weft_workload_estimate_flows (exp, 16, 16), flows->len);
+        guint n_flows;
+        ck_assert_msg (generate (exp, g, NULL, &n_flows, &err), "%s", err ? err->message : "");
+        ck_assert_uint_eq (n_flows, cases[i].expected);
+        ck_assert_uint_eq (weft_workload_estimate_flows (exp, 16, 16), n_flows);
     }
     /* collectives are not counted (their flows follow the algorithm) */
     g_autoptr (WeftExperiment) nccl =
@@ -424,18 +434,12 @@ START_TEST (test_footprint_flow_budget)
                   "[workload.n]\nkind = nccl-test\nop = all_reduce\n");
     weft_footprint_flow_budget (nccl, g, 4096, &b);
     ck_assert_uint_eq (b.max_flows, 0);
-    g_autoptr (GArray) flows = g_array_new (FALSE, FALSE, sizeof (WeftFlowSpec));
-    g_autoptr (GArray) deps = g_array_new (FALSE, FALSE, sizeof (WeftFlowDep));
-    g_autoptr (GArray) colls = g_array_new (FALSE, FALSE, sizeof (WeftCollInstance));
-    g_autoptr (GArray) gates = g_array_new (FALSE, FALSE, sizeof (WeftCollGate));
-    g_autoptr (GArray) ranks = g_array_new (FALSE, FALSE, sizeof (guint32));
-    g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-    ck_assert (
-        !weft_workload_generate (nccl, g, 1, flows, deps, colls, gates, ranks, names, &b, &err));
+    guint n_flows;
+    ck_assert (!generate (nccl, g, &b, &n_flows, &err));
     ck_assert_msg (strstr (err->message, "[workload.n]: more than 0 flows") &&
                        strstr (err->message, "--max-memory"),
                    "%s", err->message);
-    ck_assert_uint_eq (flows->len, 0);
+    ck_assert_uint_eq (n_flows, 0);
     g_clear_error (&err);
     g_free (b.limit);
 }
