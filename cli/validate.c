@@ -26,31 +26,25 @@ gib (guint64 bytes)
  * its routes saw them, with the process as it stood at @base_bytes before reading anything),
  * the peak it measured and the limit (doc/scale.md). */
 static void
-print_memory (const WeftSession *s, guint64 base_bytes, guint64 max_bytes)
+print_memory (const WeftFootprint *fp, guint64 base_bytes, guint64 max_bytes)
 {
-    WeftFootprint fp;
-    if (!weft_footprint_estimate (s->exp, s->graph, TRUE, &fp, NULL) || !fp.known)
-        return;
-    guint64 total = fp.total - fp.base + base_bytes;
+    guint64 total = fp->total - fp->base + base_bytes;
     g_autofree char *what = NULL;
     guint64 limit = weft_footprint_limit (max_bytes, &what);
     printf ("  memory       %.3f GiB estimated (graph %.3f, routes %.3f, models %.3f, flows %.3f "
             "for %" G_GUINT64_FORMAT " flows), %.3f GiB peak; limit %.2f GiB (%s)\n",
-            gib (total), gib (fp.graph), gib (fp.routes), gib (fp.models), gib (fp.flows),
-            fp.n_flows, gib (peak_bytes ()), gib (limit), what);
+            gib (total), gib (fp->graph), gib (fp->routes), gib (fp->models), gib (fp->flows),
+            fp->n_flows, gib (peak_bytes ()), gib (limit), what);
 }
 
 /* The flows line: the flows made against those the estimate counted before building (a
  * collective's are not counted), and the budget the memory left holds (cli/footprint.h), so that
  * a sweep can be sized before it is refused (doc/scale.md). */
 static void
-print_flows (const WeftSession *s)
+print_flows (const WeftSession *s, const WeftFootprint *fp)
 {
-    WeftFootprint fp;
-    if (!weft_footprint_estimate (s->exp, s->graph, TRUE, &fp, NULL) || !fp.known)
-        return;
     printf ("  flows        %u made, %" G_GUINT64_FORMAT " of them counted by the estimate",
-            weft_network_n_flows (s->net), fp.n_flows);
+            weft_network_n_flows (s->net), fp->n_flows);
     const WeftFlowBudget *b = &s->budget;
     if (b->max_flows != G_MAXUINT64 && b->limit)
         printf ("; budget %" G_GUINT64_FORMAT " flows (an estimated %" G_GUINT64_FORMAT
@@ -99,8 +93,12 @@ weft_cli_validate (int argc, char **argv)
     if (ok) {
         printf ("%s: valid: %u nodes, %u links, %u flows\n", argv[1], weft_graph_n_nodes (s.graph),
                 weft_graph_n_links (s.graph), weft_network_n_flows (s.net));
-        print_memory (&s, base_bytes, max_bytes);
-        print_flows (&s);
+        /* The estimate of what was built, from the graph's counts (doc/scale.md). */
+        WeftFootprint fp;
+        if (weft_footprint_estimate (s.exp, s.graph, TRUE, &fp, NULL) && fp.known) {
+            print_memory (&fp, base_bytes, max_bytes);
+            print_flows (&s, &fp);
+        }
         /* Other fabrics' groups, accepted for comparisons, but worth seeing. */
         g_autoptr (GString) unused = g_string_new (NULL);
         weft_mechanisms_unused_line (&s.net->env, unused);
