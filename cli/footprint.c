@@ -268,12 +268,6 @@ weft_footprint_parse_max (const char *text, guint64 *bytes, GError **error)
     return TRUE;
 }
 
-static double
-gib (guint64 bytes)
-{
-    return (double) bytes / (double) (G_GUINT64_CONSTANT (1) << 30);
-}
-
 /* @fp's total as the limit @what counts it: an address-space limit counts the process's virtual
  * size, not what it has touched. */
 static guint64
@@ -295,27 +289,28 @@ weft_footprint_check (const WeftExperiment *exp, const WeftFootprint *fp, guint6
     guint64 need = need_against (fp, what);
     g_debug ("memory estimate: %.3f GiB (base %.3f, graph %.3f, routes %.3f, models %.3f, flows "
              "%.3f for %" G_GUINT64_FORMAT " flows); limit %.3f GiB (%s)",
-             gib (need), gib (fp->base), gib (fp->graph), gib (fp->routes), gib (fp->models),
-             gib (fp->flows), fp->n_flows, gib (limit), what);
+             weft_units_gib (need), weft_units_gib (fp->base), weft_units_gib (fp->graph),
+             weft_units_gib (fp->routes), weft_units_gib (fp->models), weft_units_gib (fp->flows),
+             fp->n_flows, weft_units_gib (limit), what);
     if (need <= limit)
         return TRUE;
     g_autofree char *gen =
         g_key_file_get_string (weft_experiment_keyfile (exp), "topology", "generator", NULL);
     g_autoptr (GString) parts = g_string_new (NULL);
-    g_string_append_printf (parts, "graph %.2f GiB, routes %.2f GiB", gib (fp->graph),
-                            gib (fp->routes));
+    g_string_append_printf (parts, "graph %.2f GiB, routes %.2f GiB", weft_units_gib (fp->graph),
+                            weft_units_gib (fp->routes));
     if (fp->models)
-        g_string_append_printf (parts, ", models %.2f GiB", gib (fp->models));
+        g_string_append_printf (parts, ", models %.2f GiB", weft_units_gib (fp->models));
     if (fp->n_flows)
         g_string_append_printf (parts, ", flows %.2f GiB for %" G_GUINT64_FORMAT " flows",
-                                gib (fp->flows), fp->n_flows);
+                                weft_units_gib (fp->flows), fp->n_flows);
     return weft_experiment_fail (
         exp, error, WEFT_CONFIG_ERROR_RANGE, "topology", "generator",
         "%s: %" G_GUINT64_FORMAT " nodes and %" G_GUINT64_FORMAT
         " links need about %.2f GiB (%s; doc/scale.md), more than the %.2f GiB %s allows: "
         "expected a smaller fabric or workload, or more memory",
-        gen ? g_strstrip (gen) : "?", fp->size.nodes, fp->size.links, gib (need), parts->str,
-        gib (limit), what);
+        gen ? g_strstrip (gen) : "?", fp->size.nodes, fp->size.links, weft_units_gib (need),
+        parts->str, weft_units_gib (limit), what);
 }
 
 void

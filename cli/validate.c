@@ -7,6 +7,7 @@
 #include "cli/footprint.h"
 #include "cli/session.h"
 #include "network/results.h"
+#include "sim/units.h"
 
 /* The process's peak resident size so far (getrusage), in bytes. */
 static guint64
@@ -14,12 +15,6 @@ peak_bytes (void)
 {
     struct rusage ru;
     return getrusage (RUSAGE_SELF, &ru) == 0 ? (guint64) ru.ru_maxrss * 1024 : 0;
-}
-
-static double
-gib (guint64 bytes)
-{
-    return (double) bytes / (double) (G_GUINT64_CONSTANT (1) << 30);
 }
 
 /* The memory line: the estimate of what was built (from the graph's counts, as the check before
@@ -33,8 +28,9 @@ print_memory (const WeftFootprint *fp, guint64 base_bytes, guint64 max_bytes)
     guint64 limit = weft_footprint_limit (max_bytes, &what);
     printf ("  memory       %.3f GiB estimated (graph %.3f, routes %.3f, models %.3f, flows %.3f "
             "for %" G_GUINT64_FORMAT " flows), %.3f GiB peak; limit %.2f GiB (%s)\n",
-            gib (total), gib (fp->graph), gib (fp->routes), gib (fp->models), gib (fp->flows),
-            fp->n_flows, gib (peak_bytes ()), gib (limit), what);
+            weft_units_gib (total), weft_units_gib (fp->graph), weft_units_gib (fp->routes),
+            weft_units_gib (fp->models), weft_units_gib (fp->flows), fp->n_flows,
+            weft_units_gib (peak_bytes ()), weft_units_gib (limit), what);
 }
 
 /* The flows line: the flows made against those the estimate counted before building (a
@@ -49,7 +45,7 @@ print_flows (const WeftSession *s, const WeftFootprint *fp)
     if (b->max_flows != G_MAXUINT64 && b->limit)
         printf ("; budget %" G_GUINT64_FORMAT " flows (an estimated %" G_GUINT64_FORMAT
                 " bytes a flow, in the %.2f GiB that %s leaves once the fabric is built)",
-                b->max_flows, b->flow_bytes, gib (b->bytes), b->limit);
+                b->max_flows, b->flow_bytes, weft_units_gib (b->bytes), b->limit);
     putchar ('\n');
 }
 

@@ -40,5 +40,11 @@ char *weft_units_format_time (weft_time_t ps);
 char *weft_units_format_human_time (weft_time_t ps);
 char *weft_units_format_rate (guint64 bps);
 char *weft_units_format_bytes (guint64 bytes);
+/* @bytes in GiB, for the memory figures printed with a fixed number of decimals. */
+static inline double
+weft_units_gib (guint64 bytes)
+{
+    return (double) bytes / (double) (G_GUINT64_CONSTANT (1) << 30);
+}
 
 #endif /* WEFT_SIM_UNITS_H */

@@ -10,6 +10,7 @@
 
 #include "workloads/workload_private.h"
 #include "sim/rng.h"
+#include "sim/units.h"
 
 /* ---- parameter tables ------------------------------------------------------------------- */
 
@@ -149,8 +150,7 @@ weft_workload_emit (Ctx *x, guint32 src, guint32 dst, guint64 size, weft_time_t 
             "more than %" G_GUINT64_FORMAT " flows, whose state (an estimated %" G_GUINT64_FORMAT
             " bytes a flow) needs more than the %.2f GiB that %s leaves once the fabric is "
             "built (doc/scale.md): expected a smaller workload, or more memory",
-            b->max_flows, b->flow_bytes,
-            (double) b->bytes / (double) (G_GUINT64_CONSTANT (1) << 30), b->limit);
+            b->max_flows, b->flow_bytes, weft_units_gib (b->bytes), b->limit);
     }
     WeftFlowSpec spec;
     memset (&spec, 0, sizeof spec); /* padding too, so equal flow arrays compare equal bytewise */
