@@ -42,7 +42,7 @@ print_flows (const WeftSession *s, const WeftFootprint *fp)
     printf ("  flows        %u made, %" G_GUINT64_FORMAT " of them counted by the estimate",
             weft_network_n_flows (s->net), fp->n_flows);
     const WeftFlowBudget *b = &s->budget;
-    if (b->max_flows != G_MAXUINT64 && b->limit)
+    if (b->max_flows != G_MAXUINT64) /* G_MAXUINT64: the estimate could not be made */
         printf ("; budget %" G_GUINT64_FORMAT " flows (an estimated %" G_GUINT64_FORMAT
                 " bytes a flow, in the %.2f GiB that %s leaves once the fabric is built)",
                 b->max_flows, b->flow_bytes, weft_units_gib (b->bytes), b->limit);
